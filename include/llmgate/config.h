@@ -1,0 +1,117 @@
+/* The effective configuration: providers, accounts, limits and policy knobs. */
+#ifndef LLMGATE_CONFIG_H
+#define LLMGATE_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "llmgate/preset.h"
+
+#define LG_NAME_MAX 64
+#define LG_DIGEST_HEX 17 /* 16 hex digits + NUL */
+#define LG_QUOTA_STEPS_MAX 8
+
+typedef struct {
+    char name[LG_NAME_MAX];
+    char *key;                 /* resolved secret; NULL = use the key the host program sent */
+    char *key_ref;             /* how it is shown: "env:NAME", "file:PATH", "literal:<digest>", "host" */
+    char digest[LG_DIGEST_HEX];/* lg_key_digest of the key; "" for the host's own key */
+} lg_account;
+
+typedef enum { LG_BOUNDARY_UTF8 = 0, LG_BOUNDARY_EVENT, LG_BOUNDARY_NONE } lg_stream_boundary;
+
+typedef struct {
+    int64_t rpm;       /* requests per window, 0 = unlimited */
+    int64_t tpm;       /* tokens per window, 0 = unlimited */
+    int64_t window_ms; /* default 60000 */
+    char tier[32];     /* "" or a tier preset name ("tier-2") */
+} lg_limits;
+
+typedef struct {
+    char name[LG_NAME_MAX];
+    const lg_preset *preset; /* NULL for a custom provider or a plain host rule */
+    lg_dialect dialect;      /* LG_DIALECT_NONE for a plain host rule */
+    lg_auth_style auth;
+    char **hosts;
+    size_t n_hosts;
+    char *upstream;          /* base URL ("http://127.0.0.1:18080"), or NULL */
+    lg_account *accounts;    /* never empty: a provider without accounts gets one "host" account */
+    size_t n_accounts;
+    lg_limits limits;
+    lg_stream_boundary boundary;
+} lg_provider;
+
+typedef struct {
+    bool switch_on_first_rate_limit; /* default true */
+    int64_t max_rate_limit_wait_ms;  /* config: max_rate_limit_wait_seconds, default 300 s */
+    int max_attempts;                /* default 10 */
+    int64_t switch_delay_ms;         /* wait before switching after a rate limit, default 1000 */
+    int64_t same_key_retry_delay_ms; /* switch_on_first_rate_limit=false: retry same key after, default 1000 */
+    int64_t switch_after_retry_ms;   /* switch_on_first_rate_limit=false: then switch after, default 5000 */
+    int max_server_retries;          /* capacity/server errors on one key before rotating, default 2 */
+} lg_retry_conf;
+
+typedef struct {
+    int64_t quota_exhausted_ms[LG_QUOTA_STEPS_MAX]; /* default 60 s, 5 min, 30 min, 2 h */
+    size_t n_quota_steps;
+    int64_t rate_limit_exceeded_ms;      /* 30000 */
+    int64_t model_capacity_exhausted_ms; /* 15000 */
+    int64_t server_error_ms;             /* 20000 */
+    int64_t unknown_ms;                  /* 60000 */
+    int64_t dedup_window_ms;             /* 2000 */
+    int64_t reset_after_ms;              /* 120000 */
+    int64_t single_account_base_ms;      /* 1000 */
+    int64_t single_account_max_ms;       /* 60000 */
+} lg_backoff_conf;
+
+typedef enum { LG_LOG_ERROR = 0, LG_LOG_WARN, LG_LOG_INFO, LG_LOG_DEBUG } lg_log_level;
+
+typedef struct {
+    lg_provider *providers;
+    size_t n_providers;
+    lg_retry_conf retry;
+    lg_backoff_conf backoff;
+    char store_backend[16];  /* "shm" (default) or "redis" */
+    char *store_path;        /* shm: override of the state file path, or NULL */
+    char *redis_url;         /* redis: "redis://host:port", or NULL */
+    lg_log_level log_level;  /* default info */
+    char *log_file;          /* or NULL */
+    char *source;            /* path the config came from, or "(defaults)" */
+} lg_config;
+
+/* A growing list of "path: problem" lines. */
+typedef struct {
+    char **items;
+    size_t n;
+} lg_errors;
+
+void lg_errors_add(lg_errors *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void lg_errors_free(lg_errors *e);
+
+/* Defaults: every preset active with the host's own key as its single account. Never NULL unless OOM. */
+lg_config *lg_config_defaults(void);
+
+/* Parses a JSON config text. origin names it in messages; others_can_read says whether the file is
+ * readable by group or others (then literal keys are refused). Returns NULL and fills errs on any problem;
+ * never crashes on any input. */
+lg_config *lg_config_parse(const char *json, size_t len, const char *origin, bool others_can_read,
+                           lg_errors *errs);
+
+/* Finds and loads the config: explicit path if non-NULL, else $LLMGATE_CONFIG, $XDG_CONFIG_HOME/llmgate/
+ * config.json (~/.config/...), /etc/llmgate/config.json (environment ignored in setuid programs).
+ * With no file anywhere returns lg_config_defaults(). NULL and errs filled on problems. */
+lg_config *lg_config_load(const char *path, lg_errors *errs);
+
+void lg_config_free(lg_config *c);
+
+/* The provider whose hosts match host (no port, any case), or NULL. */
+const lg_provider *lg_config_match_host(const lg_config *c, const char *host);
+
+/* Prints the effective configuration as JSON with keys shown only as key_ref. Caller frees. */
+char *lg_config_render(const lg_config *c);
+
+/* Hex of the first 8 bytes of SHA-256(key) into out (LG_DIGEST_HEX bytes). */
+void lg_key_digest(const char *key, char out[LG_DIGEST_HEX]);
+
+#endif

@@ -1,0 +1,56 @@
+/* The attempt loop of one exchange, whoever carries it: choose an account, send an attempt through the
+ * transport, classify, record, decide, sleep (never under a lock), and say what the host must see. */
+#ifndef LLMGATE_GATE_H
+#define LLMGATE_GATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "llmgate/config.h"
+#include "llmgate/http.h"
+#include "llmgate/outcome.h"
+#include "llmgate/store.h"
+
+#define LG_ATTEMPT_RETRYABLE (-1)
+#define LG_ATTEMPT_FATAL (-2)
+
+/* A transport sends one attempt with a key and reports the response. */
+typedef struct {
+    /* Sends the exchange with `key` (NULL = leave the host's own credentials). On return *resp describes
+     * the response (valid until the next attempt). Returns 0; LG_ATTEMPT_RETRYABLE when the transport
+     * failed in a way worth a bounded retry (connection reset, truncated body); LG_ATTEMPT_FATAL when it
+     * failed in a way the host must see at once (timeout, TLS, aborted by a callback). */
+    int (*attempt)(void *ctx, const char *key, lg_response_view *resp);
+    /* Prepares the request body to be sent again; returns false when it cannot be. May be NULL. */
+    bool (*rewind)(void *ctx);
+} lg_transport;
+
+typedef struct {
+    const lg_config *cfg;
+    const lg_provider *prov;
+    lg_store *store;          /* NULL: no shared state (state kept only for this exchange) */
+    const char *host_key;     /* the key the host program sent, or NULL */
+    bool replayable;          /* the body can be sent again */
+} lg_gate_request;
+
+typedef enum {
+    LG_GATE_DELIVER = 0, /* hand the last attempt's response to the host (possibly normalized) */
+    LG_GATE_REFUSED,     /* no attempt was sent: synthesize a 429 in the provider's format */
+    LG_GATE_TRANSPORT,   /* the last attempt failed in the transport: report its own error */
+} lg_gate_verdict;
+
+typedef struct {
+    lg_gate_verdict verdict;
+    lg_outcome outcome;     /* classification of the last response (synthesized one when REFUSED) */
+    int status;             /* the status the host should see */
+    bool normalized;        /* add Retry-After and X-Llmgate-Reason headers */
+    int64_t retry_after_ms; /* for Retry-After when normalized; LG_NO_HINT when unknown */
+    int attempts;           /* attempts sent */
+    size_t account;         /* account of the last attempt */
+} lg_gate_result;
+
+/* Runs the attempt loop for one exchange. Never sleeps while holding a lock. */
+lg_gate_result lg_gate_run(const lg_gate_request *req, const lg_transport *t, void *ctx);
+
+#endif

@@ -1,0 +1,26 @@
+/* Transport-agnostic views of an HTTP exchange, shared by the hooks, the classifier and the mock. */
+#ifndef LLMGATE_HTTP_H
+#define LLMGATE_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct {
+    const char *name;  /* any case */
+    const char *value; /* without surrounding whitespace */
+} lg_header;
+
+/* A response as the classifier sees it. Nothing here is owned by the view. */
+typedef struct {
+    int status;                /* HTTP status; 0 when the transport failed before one arrived */
+    const lg_header *headers;
+    size_t n_headers;
+    const char *body;          /* raw bytes, not NUL-terminated necessarily */
+    size_t body_len;
+    bool stream;               /* body is text/event-stream */
+} lg_response_view;
+
+/* Case-insensitive lookup of the first header with that name; NULL when absent. */
+const char *lg_header_get(const lg_header *h, size_t n, const char *name);
+
+#endif

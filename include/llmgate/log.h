@@ -1,0 +1,16 @@
+/* Event log: one line per event, written with one write(). Silent unless LLMGATE_DEBUG=1 (stderr) or
+ * LLMGATE_LOG=PATH (append) or the config's log.file. Never logs key material. Preserves errno. */
+#ifndef LLMGATE_LOG_H
+#define LLMGATE_LOG_H
+
+#include "llmgate/config.h"
+
+/* Reads LLMGATE_DEBUG / LLMGATE_LOG and the config's log settings. Safe to call again after fork. */
+void lg_log_init(const lg_config *cfg);
+void lg_log(lg_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* One notice line on stderr even when logging is off ("llmgate: ..."), debounced per key string:
+ * at most once per min_interval_ms for the same key. */
+void lg_notice(const char *key, int64_t min_interval_ms, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,48 @@
+/* The one vocabulary every provider response is classified into. */
+#ifndef LLMGATE_OUTCOME_H
+#define LLMGATE_OUTCOME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+    LG_STATE_SUCCESS = 0,
+    LG_STATE_RETRYABLE_RATE_LIMIT,
+    LG_STATE_PROVIDER_DOWN,
+    LG_STATE_NON_RETRYABLE,
+} lg_state;
+
+typedef enum {
+    LG_REASON_NONE = 0, /* only with LG_STATE_SUCCESS */
+    LG_REASON_QUOTA_EXHAUSTED,
+    LG_REASON_RATE_LIMIT_EXCEEDED,
+    LG_REASON_MODEL_CAPACITY_EXHAUSTED,
+    LG_REASON_SERVER_ERROR,
+    LG_REASON_UNKNOWN,
+} lg_reason;
+
+#define LG_REASON_COUNT 6
+#define LG_NO_HINT (-1)
+#define LG_MESSAGE_MAX 512
+
+/* The classification of one response. */
+typedef struct {
+    lg_state state;
+    lg_reason reason;
+    int64_t retry_after_ms; /* server's relative wait hint, LG_NO_HINT if none */
+    int64_t retry_at_ms;    /* absolute resume time (Unix ms) when only a wall-clock time was given, else LG_NO_HINT */
+    bool has_usage;         /* token usage found (SUCCESS only) */
+    int64_t prompt_tokens;
+    int64_t completion_tokens;
+    char message[LG_MESSAGE_MAX]; /* the provider's own error message, "" if none */
+} lg_outcome;
+
+/* Upper-case names as in the fixtures ("RETRYABLE_RATE_LIMIT"); NULL-safe, never NULL. */
+const char *lg_state_name(lg_state s);
+const char *lg_reason_name(lg_reason r);
+/* Parses a name back; returns false for unknown names. */
+bool lg_state_parse(const char *name, lg_state *out);
+bool lg_reason_parse(const char *name, lg_reason *out);
+
+#endif

@@ -1,0 +1,64 @@
+/* Retry policy: pure functions of an outcome, the accounts' states and the clock. No I/O, no sleeping. */
+#ifndef LLMGATE_POLICY_H
+#define LLMGATE_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "llmgate/config.h"
+#include "llmgate/outcome.h"
+
+/* What every process knows about one account (lives in the shared store). */
+typedef struct {
+    int64_t cooldown_until_ms; /* Unix ms; the account is not used before this; 0 = available */
+    lg_reason reason;          /* why it cools down (LG_REASON_NONE when it does not) */
+    int32_t failures;          /* consecutive failure events, deduplicated */
+    int64_t last_event_ms;     /* Unix ms of the last counted failure event; 0 = none */
+} lg_account_state;
+
+/* Per-request history, owned by the attempt loop. Zero-initialise, then set started_ms. */
+typedef struct {
+    int attempts;         /* attempts made so far, including the one just classified */
+    int same_key_retries; /* retries on the current key after a rate limit (switch_on_first=false) */
+    int server_retries;   /* retries on the current key after PROVIDER_DOWN */
+    int64_t started_ms;   /* Unix ms when the request began */
+    bool replayable;      /* the body can be sent again */
+} lg_history;
+
+typedef enum {
+    LG_ACT_DELIVER = 0, /* hand this response to the host */
+    LG_ACT_RETRY,       /* sleep delay_ms, then try again on account `account` */
+    LG_ACT_GIVE_UP,     /* stop: deliver this (error) response normalized; waiting would pass the deadline */
+} lg_action_kind;
+
+typedef struct {
+    lg_action_kind kind;
+    size_t account;   /* account for the next attempt (RETRY) */
+    int64_t delay_ms; /* sleep before it (RETRY) */
+    bool switched;    /* account differs from the current one */
+} lg_action;
+
+/* Folds one classified response of account st into its state: dedup window, failure count reset after
+ * reset_after_ms, cooldown by reason (quota steps by failures, server hint when longer / when given;
+ * a short hint never shortens a quota lock; retry_at_ms honoured). n_accounts == 1 uses the single-account
+ * exponential backoff as the cooldown. SUCCESS clears the cooldown. NON_RETRYABLE changes nothing. */
+void lg_policy_record(const lg_backoff_conf *b, size_t n_accounts, lg_account_state *st, const lg_outcome *o,
+                      int64_t now_ms);
+
+/* Decides the next step after the attempt on account `current` got outcome o (already recorded into
+ * states[current]). Updates h (same_key_retries, server_retries reset on switch). */
+lg_action lg_policy_decide(const lg_retry_conf *r, const lg_backoff_conf *b, const lg_outcome *o,
+                           const lg_account_state *states, size_t n, size_t current, lg_history *h,
+                           int64_t now_ms);
+
+/* The account a new request starts on: `preferred` if available at now_ms, else the next available one
+ * in order after it. When none is available returns the one that frees soonest and sets *wait_ms to the
+ * time until then (else *wait_ms = 0). */
+size_t lg_policy_choose(const lg_account_state *states, size_t n, size_t preferred, int64_t now_ms,
+                        int64_t *wait_ms);
+
+/* The single-account backoff for the n-th consecutive failure: min(base * 2^(n-1), max). */
+int64_t lg_policy_exp_backoff(const lg_backoff_conf *b, int32_t n);
+
+#endif

@@ -1,0 +1,15 @@
+/* Error responses llmgate writes itself, in the provider's own format, when it answers without
+ * contacting the provider. */
+#ifndef LLMGATE_SYNTH_H
+#define LLMGATE_SYNTH_H
+
+#include <stdint.h>
+
+#include "llmgate/outcome.h"
+#include "llmgate/preset.h"
+
+/* A JSON error body for dialect d saying o->message, with status and the wait (ms, LG_NO_HINT if none).
+ * Caller frees; NULL on allocation failure. */
+char *lg_synth_error_body(lg_dialect d, int status, const lg_outcome *o, int64_t retry_after_ms);
+
+#endif

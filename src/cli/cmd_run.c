@@ -1,0 +1,142 @@
+/* llmgate run [--config FILE] [--] CMD [ARGS]: runs CMD with libllmgate.so first in LD_PRELOAD. */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "llmgate/config.h"
+
+/* Finds libllmgate.so: $LLMGATE_LIB, beside this executable, or in ../lib from it. */
+static bool find_library(char *out, size_t size)
+{
+    const char *env = getenv("LLMGATE_LIB");
+    if (env && *env && access(env, R_OK) == 0)
+        return realpath(env, out) != NULL;
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return false;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return false;
+    *slash = '\0';
+    static const char *const rel[] = {"/libllmgate.so", "/../lib/libllmgate.so"};
+    for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
+        char cand[PATH_MAX + 32];
+        snprintf(cand, sizeof cand, "%s%s", exe, rel[i]);
+        if (access(cand, R_OK) == 0 && realpath(cand, out))
+            return strlen(out) < size;
+    }
+    return false;
+}
+
+/* Resolves cmd through PATH like execvp would. */
+static bool resolve_command(const char *cmd, char *out, size_t size)
+{
+    if (strchr(cmd, '/'))
+        return snprintf(out, size, "%s", cmd) < (int)size;
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    while (*path) {
+        size_t len = strcspn(path, ":");
+        snprintf(out, size, "%.*s/%s", (int)len, path, cmd);
+        if (access(out, X_OK) == 0)
+            return true;
+        path += len + (path[len] == ':');
+    }
+    return false;
+}
+
+/* True when file is an ELF executable without a program interpreter (static: a preload cannot reach it). */
+static bool is_static_elf(const char *file)
+{
+    int fd = open(file, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    Elf64_Ehdr eh;
+    bool is_static = false;
+    if (read(fd, &eh, sizeof eh) == (ssize_t)sizeof eh && !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
+        eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_type == ET_EXEC) {
+        is_static = true;
+        for (int i = 0; i < eh.e_phnum; i++) {
+            Elf64_Phdr ph;
+            if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + (Elf64_Off)i * eh.e_phentsize)) != (ssize_t)sizeof ph)
+                break;
+            if (ph.p_type == PT_INTERP || ph.p_type == PT_DYNAMIC) {
+                is_static = false;
+                break;
+            }
+        }
+    }
+    close(fd);
+    return is_static;
+}
+
+/* Points LLMGATE_CONFIG at file (absolute), after checking that it loads. */
+static int use_config(const char *file)
+{
+    char abs[PATH_MAX];
+    if (!realpath(file, abs)) {
+        fprintf(stderr, "llmgate: %s: %s\n", file, strerror(errno));
+        return -1;
+    }
+    lg_errors errs = {0};
+    lg_config *cfg = lg_config_load(abs, &errs);
+    for (size_t i = 0; i < errs.n; i++)
+        fprintf(stderr, "llmgate: %s\n", errs.items[i]);
+    lg_errors_free(&errs);
+    if (!cfg)
+        return -1;
+    lg_config_free(cfg);
+    setenv("LLMGATE_CONFIG", abs, 1);
+    return 0;
+}
+
+int lg_cmd_run(int argc, char **argv)
+{
+    int i = 1;
+    while (i < argc && argv[i][0] == '-') {
+        if (!strcmp(argv[i], "--")) {
+            i++;
+            break;
+        }
+        if (!strcmp(argv[i], "--config") && i + 1 < argc) {
+            if (use_config(argv[i + 1]) != 0)
+                return 2;
+            i += 2;
+            continue;
+        }
+        fprintf(stderr, "llmgate run: unknown option %s\nusage: llmgate run [--config FILE] -- CMD [ARGS]\n",
+                argv[i]);
+        return 2;
+    }
+    if (i >= argc) {
+        fputs("usage: llmgate run [--config FILE] -- CMD [ARGS]\n", stderr);
+        return 2;
+    }
+    char lib[PATH_MAX], cmd[PATH_MAX];
+    if (!find_library(lib, sizeof lib)) {
+        fputs("llmgate: cannot find libllmgate.so (set LLMGATE_LIB)\n", stderr);
+        return 2;
+    }
+    if (resolve_command(argv[i], cmd, sizeof cmd) && is_static_elf(cmd))
+        fprintf(stderr, "llmgate: warning: %s is statically linked; LD_PRELOAD cannot reach it\n", cmd);
+    const char *old = getenv("LD_PRELOAD");
+    char *preload = NULL;
+    if (asprintf(&preload, "%s%s%s", lib, old && *old ? " " : "", old && *old ? old : "") < 0)
+        return 2;
+    setenv("LD_PRELOAD", preload, 1);
+    free(preload);
+    execvp(argv[i], argv + i);
+    fprintf(stderr, "llmgate: %s: %s\n", argv[i], strerror(errno));
+    return 127;
+}

@@ -1,0 +1,79 @@
+/* Provider-format error bodies for responses llmgate synthesizes (see synth.h). */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+
+#include "llmgate/synth.h"
+
+/* OpenAI and compatible: {"error":{"message","type","param","code"}}. */
+static void openai_body(cJSON *root, const lg_outcome *o)
+{
+    cJSON *e = cJSON_AddObjectToObject(root, "error");
+    cJSON_AddStringToObject(e, "message", o->message);
+    bool quota = o->reason == LG_REASON_QUOTA_EXHAUSTED;
+    cJSON_AddStringToObject(e, "type", quota ? "insufficient_quota" : "requests");
+    cJSON_AddNullToObject(e, "param");
+    cJSON_AddStringToObject(e, "code", quota ? "insufficient_quota" : "rate_limit_exceeded");
+}
+
+static void anthropic_body(cJSON *root, const lg_outcome *o)
+{
+    cJSON_AddStringToObject(root, "type", "error");
+    cJSON *e = cJSON_AddObjectToObject(root, "error");
+    cJSON_AddStringToObject(e, "type", "rate_limit_error");
+    cJSON_AddStringToObject(e, "message", o->message);
+}
+
+/* google.rpc.Status with ErrorInfo and RetryInfo. */
+static void google_body(cJSON *root, int status, const lg_outcome *o, int64_t retry_after_ms)
+{
+    cJSON *e = cJSON_AddObjectToObject(root, "error");
+    cJSON_AddNumberToObject(e, "code", status);
+    cJSON_AddStringToObject(e, "message", o->message);
+    cJSON_AddStringToObject(e, "status", "RESOURCE_EXHAUSTED");
+    cJSON *details = cJSON_AddArrayToObject(e, "details");
+    cJSON *info = cJSON_CreateObject();
+    cJSON_AddStringToObject(info, "@type", "type.googleapis.com/google.rpc.ErrorInfo");
+    cJSON_AddStringToObject(info, "reason", lg_reason_name(o->reason));
+    cJSON_AddStringToObject(info, "domain", "llmgate");
+    cJSON_AddItemToArray(details, info);
+    if (retry_after_ms >= 0) {
+        char delay[32];
+        snprintf(delay, sizeof delay, "%lld.%03llds", (long long)(retry_after_ms / 1000),
+                 (long long)(retry_after_ms % 1000));
+        cJSON *retry = cJSON_CreateObject();
+        cJSON_AddStringToObject(retry, "@type", "type.googleapis.com/google.rpc.RetryInfo");
+        cJSON_AddStringToObject(retry, "retryDelay", delay);
+        cJSON_AddItemToArray(details, retry);
+    }
+}
+
+char *lg_synth_error_body(lg_dialect d, int status, const lg_outcome *o, int64_t retry_after_ms)
+{
+    cJSON *root = cJSON_CreateObject();
+    if (!root)
+        return NULL;
+    switch (d) {
+    case LG_DIALECT_ANTHROPIC:
+        anthropic_body(root, o);
+        break;
+    case LG_DIALECT_GOOGLE:
+        google_body(root, status, o, retry_after_ms);
+        break;
+    case LG_DIALECT_DASHSCOPE:
+        cJSON_AddStringToObject(root, "code",
+                                o->reason == LG_REASON_QUOTA_EXHAUSTED ? "Arrearage" : "Throttling.RateQuota");
+        cJSON_AddStringToObject(root, "message", o->message);
+        cJSON_AddStringToObject(root, "request_id", "llmgate");
+        break;
+    case LG_DIALECT_BAIDU:
+        cJSON_AddNumberToObject(root, "error_code", o->reason == LG_REASON_QUOTA_EXHAUSTED ? 17 : 18);
+        cJSON_AddStringToObject(root, "error_msg", o->message);
+        break;
+    default:
+        openai_body(root, o);
+        break;
+    }
+    char *out = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    return out;
+}

@@ -1,0 +1,23 @@
+/* Where a request carries its API key, and our copy of the header list with another key in it. */
+#ifndef LLMGATE_HOOK_CURL_AUTH_H
+#define LLMGATE_HOOK_CURL_AUTH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "hook/curl_handles.h"
+#include "llmgate/preset.h"
+
+/* Copies the key the host sent into buf: from an Authorization: Bearer, x-api-key, x-goog-api-key or
+ * api-key header, a ?key= query parameter, or CURLOPT_XOAUTH2_BEARER. False when there is none. */
+bool lg_curl_find_key(const lg_curl_rec *r, char *buf, size_t size);
+
+/* A new header list (ours, never the host's): the host's lines with every auth header's value replaced by
+ * key; when the request carries the key in no header and key_elsewhere is false, one header in the
+ * provider's style is appended. NULL on allocation failure. Free with lg_slist_free. */
+struct curl_slist *lg_slist_with_key(const struct curl_slist *host, const char *key, lg_auth_style style,
+                                     bool key_elsewhere);
+/* Frees a list built by lg_slist_with_key (wiping the key material). */
+void lg_slist_free(struct curl_slist *l);
+
+#endif

@@ -1,0 +1,17 @@
+/* Hands the final response to the host exactly as libcurl would have: header lines to the header callback
+ * (or the write function with HEADERDATA), headers into the body with CURLOPT_HEADER, the body to the
+ * write callback (or fwrite to WRITEDATA/stdout) in chunks of at most CURL_MAX_WRITE_SIZE, and
+ * CURLOPT_FAILONERROR's CURLE_HTTP_RETURNED_ERROR with its error-buffer text. */
+#ifndef LLMGATE_HOOK_CURL_DELIVER_H
+#define LLMGATE_HOOK_CURL_DELIVER_H
+
+#include "hook/curl_capture.h"
+#include "hook/curl_handles.h"
+#include "llmgate/gate.h"
+
+/* Delivers the response the gate settled on (the captured one, normalized when res says so, or a
+ * synthesized 429 when it refused). Also sets the record's getinfo overrides. Returns the CURLcode the
+ * host's curl_easy_perform must return. */
+CURLcode lg_curl_deliver(lg_curl_rec *r, lg_capture *cap, const lg_gate_result *res);
+
+#endif

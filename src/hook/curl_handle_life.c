@@ -1,0 +1,76 @@
+/* Interposers for the rest of a handle's life: getinfo (answers what llmgate shaped), reset, duphandle,
+ * cleanup (keep the side table in step). */
+#include <stdarg.h>
+
+#include "hook/curl_handles.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* Answers info from the record when the last perform was shaped by llmgate; true when answered. */
+static bool overridden(lg_curl_rec *r, CURLINFO info, void *out)
+{
+    if (!r || !r->prov)
+        return false;
+    if (info == CURLINFO_EFFECTIVE_URL && r->url) {
+        *(char **)out = r->url;
+        return true;
+    }
+    if (!r->info_override)
+        return false;
+    switch (info) {
+    case CURLINFO_RESPONSE_CODE: *(long *)out = r->info_status; return true;
+    case CURLINFO_RETRY_AFTER:
+        if (r->info_retry_after_s < 0)
+            return false;
+        *(curl_off_t *)out = r->info_retry_after_s;
+        return true;
+    case CURLINFO_CONTENT_TYPE:
+        if (!r->info_content_type)
+            return false;
+        *(char **)out = r->info_content_type;
+        return true;
+    default: return false;
+    }
+}
+
+EXPORT CURLcode curl_easy_getinfo(CURL *h, CURLINFO info, ...)
+{
+    const lg_curl_real *real = lg_curl_real_get();
+    va_list ap;
+    va_start(ap, info);
+    void *out = va_arg(ap, void *);
+    va_end(ap);
+    if (!real->getinfo)
+        return CURLE_FAILED_INIT;
+    CURLcode rc = real->getinfo(h, info, out);
+    if (rc == CURLE_OK && out && overridden(lg_rec_get(h, false), info, out))
+        return CURLE_OK;
+    return rc;
+}
+
+EXPORT void curl_easy_reset(CURL *h)
+{
+    const lg_curl_real *real = lg_curl_real_get();
+    if (real->reset)
+        real->reset(h);
+    lg_rec_reset(h);
+}
+
+EXPORT CURL *curl_easy_duphandle(CURL *h)
+{
+    const lg_curl_real *real = lg_curl_real_get();
+    if (!real->duphandle)
+        return NULL;
+    CURL *dup = real->duphandle(h);
+    if (dup)
+        lg_rec_clone(h, dup);
+    return dup;
+}
+
+EXPORT void curl_easy_cleanup(CURL *h)
+{
+    const lg_curl_real *real = lg_curl_real_get();
+    lg_rec_remove(h);
+    if (real->cleanup)
+        real->cleanup(h);
+}

@@ -1,0 +1,51 @@
+/* Side table keyed by easy handle: what the host set on it, as far as llmgate needs to know. */
+#ifndef LLMGATE_HOOK_CURL_HANDLES_H
+#define LLMGATE_HOOK_CURL_HANDLES_H
+
+#include <stdbool.h>
+#include <uthash.h>
+
+#include "hook/curl_real.h"
+#include "llmgate/config.h"
+
+typedef struct {
+    CURL *handle;
+    char *url;                   /* copy of CURLOPT_URL */
+    const lg_provider *prov;     /* provider of the URL's host, NULL = not ours */
+    struct curl_slist *headers;  /* the host's CURLOPT_HTTPHEADER list (never modified or freed by us) */
+    const char *postfields;      /* CURLOPT_POSTFIELDS (host memory) */
+    char *copied_postfields;     /* our copy when the host used CURLOPT_COPYPOSTFIELDS */
+    curl_off_t postsize;         /* -1: strlen */
+    bool post, upload;           /* CURLOPT_POST / CURLOPT_UPLOAD: without postfields the body is read */
+    bool has_readfn, has_seekfn;
+    curl_seek_callback seekfn;
+    void *seekdata;
+    curl_write_callback writefn; /* NULL: libcurl's default (fwrite) */
+    void *writedata;             /* default stdout */
+    curl_write_callback headerfn;
+    void *headerdata;
+    long header_opt;             /* CURLOPT_HEADER */
+    long failonerror;
+    long followlocation;
+    char *xoauth2;               /* CURLOPT_XOAUTH2_BEARER copy */
+    char *errorbuffer;           /* CURLOPT_ERRORBUFFER (host memory) */
+    /* What getinfo must report after a perform that llmgate shaped. */
+    bool info_override;
+    long info_status;
+    long info_retry_after_s;
+    char *info_content_type;
+    UT_hash_handle hh;
+} lg_curl_rec;
+
+/* The record of h, created with defaults when create is set (NULL on allocation failure or absent). */
+lg_curl_rec *lg_rec_get(CURL *h, bool create);
+/* Forgets h (curl_easy_cleanup). */
+void lg_rec_remove(CURL *h);
+/* Resets h's record to libcurl's defaults (curl_easy_reset). */
+void lg_rec_reset(CURL *h);
+/* Gives dst a deep copy of src's record (curl_easy_duphandle). */
+void lg_rec_clone(CURL *src, CURL *dst);
+/* Replaces a string field with a copy of s (NULL allowed). */
+void lg_rec_set_str(char **field, const char *s);
+
+#endif

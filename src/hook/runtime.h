@@ -1,0 +1,21 @@
+/* Process-wide state of the preload library: the configuration and the shared store, set up lazily on
+ * the first intercepted call (never in a constructor). Fails open: any problem leaves cfg NULL and all
+ * traffic passes untouched, with one line on stderr. */
+#ifndef LLMGATE_HOOK_RUNTIME_H
+#define LLMGATE_HOOK_RUNTIME_H
+
+#include "llmgate/config.h"
+#include "llmgate/store.h"
+
+typedef struct {
+    lg_config *cfg;  /* NULL: llmgate is inactive */
+    lg_store *store; /* NULL: no shared state (per-exchange state only) */
+} lg_runtime;
+
+/* The runtime, initialised on first use. Never NULL. Preserves errno. */
+const lg_runtime *lg_runtime_get(void);
+
+/* Registers a function run in the child after fork (to re-initialise process-local locks). */
+void lg_runtime_on_fork_child(void (*fn)(void));
+
+#endif

@@ -1,0 +1,12 @@
+/* Header lookups shared by every module. */
+#include <strings.h>
+
+#include "llmgate/http.h"
+
+const char *lg_header_get(const lg_header *h, size_t n, const char *name)
+{
+    for (size_t i = 0; h && i < n; i++)
+        if (h[i].name && !strcasecmp(h[i].name, name))
+            return h[i].value ? h[i].value : "";
+    return NULL;
+}

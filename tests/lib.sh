@@ -1,0 +1,68 @@
+# Shared helpers for the integration tests (sourced). Output is TAP: "ok - ..." / "not ok - ...".
+# Each test script gets its own temporary directory, its own XDG dirs (a fresh shared store) and a
+# mock provider it starts with lg_start_mock; everything is stopped on exit.
+set -u
+LG_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+LG_BUILD=$LG_ROOT/build
+LG_LIB=$LG_BUILD/libllmgate.so
+LG_CLI=$LG_BUILD/llmgate
+LG_MOCK=$LG_BUILD/llmgate-mock
+LG_TMP=$(mktemp -d /tmp/llmgate-test.XXXXXX)
+chmod 700 "$LG_TMP"
+export XDG_RUNTIME_DIR=$LG_TMP/run XDG_STATE_HOME=$LG_TMP/state XDG_CONFIG_HOME=$LG_TMP/config
+mkdir -p "$XDG_RUNTIME_DIR" "$XDG_STATE_HOME" "$XDG_CONFIG_HOME"
+chmod 700 "$XDG_RUNTIME_DIR"
+unset LLMGATE_CONFIG LLMGATE_DEBUG LLMGATE_LOG
+LG_MOCK_PIDS=()
+LG_FAILS=0
+
+lg_cleanup() {
+    local p
+    for p in "${LG_MOCK_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+    for p in "${LG_MOCK_PIDS[@]}"; do wait "$p" 2>/dev/null; done
+    rm -rf "$LG_TMP"
+}
+trap lg_cleanup EXIT
+
+ok()     { echo "ok - $*"; }
+not_ok() { echo "not ok - $*"; LG_FAILS=$((LG_FAILS + 1)); }
+diag()   { echo "# $*"; }
+
+# check DESC CMD...: passes when CMD exits 0.
+check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
+# check_eq DESC EXPECTED ACTUAL
+check_eq() {
+    if [ "$2" == "$3" ]; then ok "$1"; else not_ok "$1"; diag "expected: $(printf %q "$2")"; diag "actual:   $(printf %q "$3")"; fi
+}
+# check_match DESC REGEX ACTUAL
+check_match() {
+    if [[ $3 =~ $2 ]]; then ok "$1"; else not_ok "$1"; diag "expected to match: $2"; diag "actual: $(printf %q "${3:0:400}")"; fi
+}
+
+# lg_start_mock ARGS...: starts the mock provider on an ephemeral port; sets MOCK_PORT, MOCK_URL,
+# MOCK_PID (and MOCK_TLS_PORT when --tls-port is given).
+lg_start_mock() {
+    local pf=$LG_TMP/mock.$RANDOM.ports i
+    "$LG_MOCK" --port 0 --port-file "$pf" "$@" >"$LG_TMP/mock.$RANDOM.log" 2>&1 &
+    MOCK_PID=$!
+    LG_MOCK_PIDS+=("$MOCK_PID")
+    for i in $(seq 1 200); do
+        [ -s "$pf" ] && grep -q '^port=' "$pf" && break
+        sleep 0.05
+    done
+    MOCK_PORT=$(sed -n 's/^port=//p' "$pf")
+    MOCK_TLS_PORT=$(sed -n 's/^tls_port=//p' "$pf")
+    MOCK_URL=http://127.0.0.1:$MOCK_PORT
+    [ -n "$MOCK_PORT" ] || { not_ok "mock provider started"; exit 1; }
+}
+
+# lg_stats: prints the mock's /__stats JSON.
+lg_stats() { curl -s "$MOCK_URL/__stats"; }
+
+# lg_json EXPR: evaluates a Python expression on the JSON read from stdin (bound to j).
+lg_json() { python3 -c "import json,sys; j=json.load(sys.stdin); print($1)"; }
+
+# lg_gencerts: creates a test CA and a server certificate for the provider hosts in $LG_TMP/certs.
+lg_gencerts() { bash "$LG_ROOT/tests/gen-certs.sh" "$LG_TMP/certs" >/dev/null 2>&1; }
+
+lg_done() { [ "$LG_FAILS" -eq 0 ]; }
