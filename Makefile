@@ -23,9 +23,9 @@ CLI_OBJ   := $(CLI_SRC:%.c=$(B)/obj/%.o)
 MOCK_OBJ  := $(MOCK_SRC:%.c=$(B)/obj/%.o)
 SAN_CORE_OBJ := $(CORE_SRC:%.c=$(B)/san/%.o)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
-CLIENT_BIN := $(CLIENT_SRC:tests/clients/%.c=$(B)/clients/%)
+CLIENT_BIN := $(CLIENT_SRC:tests/clients/%.c=$(B)/clients/%) $(CLIENT_SRC:tests/clients/%.c=$(B)/clients/asan_%)
 
-CORE_LIBS := -lcjson -lcrypto -lpthread -ldl
+CORE_LIBS := -lcjson -lcrypto -lpthread -ldl -lm
 
 LIB  := $(B)/libllmgate.so
 CLI  := $(B)/llmgate
@@ -35,6 +35,7 @@ DEPS_PKGS := build-essential pkg-config libcurl4-openssl-dev libcjson-dev uthash
              libcmocka-dev libhttp-parser-dev libhiredis-dev libssl-dev curl openssl python3 ca-certificates
 
 .PHONY: all test bench demo install clean deps unit clients
+.SECONDARY:
 all: $(LIB) $(CLI) $(MOCK)
 
 $(B)/obj/%.o: %.c $(wildcard include/llmgate/*.h) | $(B)
@@ -49,7 +50,7 @@ $(B):
 	@mkdir -p $(B)
 
 $(LIB): $(CORE_OBJ) $(HOOK_OBJ) src/hook/exports.map
-	$(CC) -shared -Wl,--version-script=src/hook/exports.map -Wl,-z,now -o $@ $(CORE_OBJ) $(HOOK_OBJ) $(CORE_LIBS)
+	$(CC) -shared -Wl,--version-script=src/hook/exports.map -Wl,-z,now -Wl,--no-undefined -o $@ $(CORE_OBJ) $(HOOK_OBJ) $(CORE_LIBS)
 
 $(CLI): $(CORE_OBJ) $(CLI_OBJ)
 	$(CC) -o $@ $(CLI_OBJ) $(CORE_OBJ) $(CORE_LIBS)
@@ -60,6 +61,10 @@ $(MOCK): $(CORE_OBJ) $(MOCK_OBJ)
 $(B)/tests/%: tests/unit/%.c $(SAN_CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $< $(SAN_CORE_OBJ) -lcmocka $(CORE_LIBS)
+
+$(B)/clients/asan_%: tests/clients/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fsanitize=address -fno-omit-frame-pointer -o $@ $< -lcurl -lpthread
 
 $(B)/clients/%: tests/clients/%.c
 	@mkdir -p $(dir $@)

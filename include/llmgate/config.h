@@ -80,7 +80,8 @@ typedef struct {
     char *source;            /* path the config came from, or "(defaults)" */
 } lg_config;
 
-/* A growing list of "path: problem" lines. */
+/* A growing list of problem lines, each "ORIGIN: json.path: problem" (at most 100, then one line saying
+ * the rest are not shown). */
 typedef struct {
     char **items;
     size_t n;
@@ -94,21 +95,34 @@ lg_config *lg_config_defaults(void);
 
 /* Parses a JSON config text. origin names it in messages; others_can_read says whether the file is
  * readable by group or others (then literal keys are refused). Returns NULL and fills errs on any problem;
- * never crashes on any input. */
+ * never crashes on any input. Semantics beyond the JSON shape:
+ * - providers come in config order, then every preset no listed provider refers to (by its name, an alias
+ *   such as "qwen", or "preset"), each with the host's own key; so presets stay active with zero config.
+ * - a provider that is not a preset, has no "dialect" and no "accounts" is a plain host rule
+ *   (LG_DIALECT_NONE); other custom providers default to the openai dialect.
+ * - "auth" (optional: "bearer", "x-api-key", "x-goog-api-key", "api-key", "query-key") overrides how
+ *   the key is carried; the default is the preset's, else bearer / x-api-key (anthropic) /
+ *   x-goog-api-key (google).
+ * - an account's "name" defaults to "accountN"; its "key" is "env:NAME", "file:/abs/path" (first line),
+ *   "host" (the key the host program sent), or the key itself. Keys are checked to be printable without
+ *   whitespace, so they can never inject a header. */
 lg_config *lg_config_parse(const char *json, size_t len, const char *origin, bool others_can_read,
                            lg_errors *errs);
 
 /* Finds and loads the config: explicit path if non-NULL, else $LLMGATE_CONFIG, $XDG_CONFIG_HOME/llmgate/
  * config.json (~/.config/...), /etc/llmgate/config.json (environment ignored in setuid programs).
- * With no file anywhere returns lg_config_defaults(). NULL and errs filled on problems. */
+ * With no file anywhere returns lg_config_defaults(). NULL and errs filled on problems (an explicitly
+ * named file that is missing is one; files over 1 MiB are refused). Preserves errno. */
 lg_config *lg_config_load(const char *path, lg_errors *errs);
 
 void lg_config_free(lg_config *c);
 
-/* The provider whose hosts match host (no port, any case), or NULL. */
+/* The first provider (config order) whose hosts match host (no port, any case, a trailing dot ignored),
+ * or NULL. */
 const lg_provider *lg_config_match_host(const lg_config *c, const char *host);
 
-/* Prints the effective configuration as JSON with keys shown only as key_ref. Caller frees. */
+/* Prints the effective configuration as JSON (two-space indented) with keys shown only as key_ref and any
+ * password in redis_url as "***". Also shows "source", each provider's "dialect" and "auth". Caller frees. */
 char *lg_config_render(const lg_config *c);
 
 /* Hex of the first 8 bytes of SHA-256(key) into out (LG_DIGEST_HEX bytes). */

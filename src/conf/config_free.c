@@ -1,0 +1,41 @@
+/* Releasing a configuration; key material is overwritten before its memory is returned. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf/conf_internal.h"
+
+void conf_free_secret(char *s)
+{
+    if (!s)
+        return;
+    explicit_bzero(s, strlen(s));
+    free(s);
+}
+
+void conf_provider_free(lg_provider *p)
+{
+    for (size_t i = 0; i < p->n_hosts; i++)
+        free(p->hosts[i]);
+    free(p->hosts);
+    free(p->upstream);
+    for (size_t i = 0; i < p->n_accounts; i++) {
+        conf_free_secret(p->accounts[i].key);
+        free(p->accounts[i].key_ref);
+    }
+    free(p->accounts);
+    memset(p, 0, sizeof *p);
+}
+
+void lg_config_free(lg_config *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->n_providers; i++)
+        conf_provider_free(&c->providers[i]);
+    free(c->providers);
+    free(c->store_path);
+    free(c->redis_url);
+    free(c->log_file);
+    free(c->source);
+    free(c);
+}

@@ -1,0 +1,159 @@
+/* Key references: "env:NAME", "file:/path", "host" (the host program's own key) or a literal key. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "conf/conf_internal.h"
+
+#define KEY_FILE_READ_MAX (LG_KEY_MAX + 256)
+
+/* True for a portable environment variable name: [A-Za-z_][A-Za-z0-9_]*, at most 255 bytes. */
+static bool valid_env_name(const char *s)
+{
+    size_t len = strlen(s);
+    if (len == 0 || len > 255 || (s[0] >= '0' && s[0] <= '9'))
+        return false;
+    for (size_t i = 0; i < len; i++) {
+        char ch = s[i];
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_'))
+            return false;
+    }
+    return true;
+}
+
+/* Returns a copy of the first line of s[0..len) without surrounding whitespace, or NULL when empty/OOM. */
+static char *first_line_trimmed(const char *s, size_t len)
+{
+    size_t end = 0;
+    while (end < len && s[end] != '\n')
+        end++;
+    size_t start = 0;
+    while (start < end && (s[start] == ' ' || s[start] == '\t'))
+        start++;
+    while (end > start && (s[end - 1] == ' ' || s[end - 1] == '\t' || s[end - 1] == '\r'))
+        end--;
+    if (end == start)
+        return NULL;
+    return strndup(s + start, end - start);
+}
+
+/* True when the key can travel in a header: printable, no whitespace, not too long. */
+static bool key_chars_ok(const char *k)
+{
+    size_t len = strlen(k);
+    if (len == 0 || len > LG_KEY_MAX)
+        return false;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char)k[i];
+        if (ch <= 0x20 || ch == 0x7f)
+            return false;
+    }
+    return true;
+}
+
+/* Reads the key from an environment variable; reports a missing or empty one by name only. */
+static char *key_from_env(conf_ctx *cx, const char *name, const char *path)
+{
+    if (!valid_env_name(name)) {
+        conf_err(cx, path, "expected an environment variable name after \"env:\" (letters, digits, _)");
+        return NULL;
+    }
+    const char *v = secure_getenv(name);
+    if (!v) {
+        conf_err(cx, path, "environment variable %s is not set", name);
+        return NULL;
+    }
+    char *k = first_line_trimmed(v, strlen(v));
+    if (!k)
+        conf_err(cx, path, "environment variable %s is empty", name);
+    return k;
+}
+
+/* Reads the first line of a key file; reports an unreadable or empty file by its path only. */
+static char *key_from_file(conf_ctx *cx, const char *file, const char *path)
+{
+    if (file[0] != '/') {
+        conf_err(cx, path, "expected an absolute path after \"file:\"");
+        return NULL;
+    }
+    int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0) {
+        conf_err(cx, path, "cannot read key file %.300s: %s", file, strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        conf_err(cx, path, "key file %.300s is not a regular file", file);
+        return NULL;
+    }
+    char buf[KEY_FILE_READ_MAX];
+    size_t len = 0;
+    while (len < sizeof buf) {
+        ssize_t r = read(fd, buf + len, sizeof buf - len);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        len += (size_t)r;
+    }
+    close(fd);
+    char *k = first_line_trimmed(buf, len);
+    explicit_bzero(buf, sizeof buf);
+    if (!k)
+        conf_err(cx, path, "key file %.300s is empty", file);
+    return k;
+}
+
+bool conf_resolve_key(conf_ctx *cx, const char *spec, const char *path, lg_account *acct)
+{
+    char *key = NULL, *ref = NULL;
+    if (!strcmp(spec, "host")) {
+        acct->key = NULL;
+        acct->digest[0] = '\0';
+        acct->key_ref = strdup("host");
+        return acct->key_ref != NULL;
+    }
+    if (!strncmp(spec, "env:", 4)) {
+        key = key_from_env(cx, spec + 4, path);
+        ref = key ? strdup(spec) : NULL;
+    } else if (!strncmp(spec, "file:", 5)) {
+        key = key_from_file(cx, spec + 5, path);
+        ref = key ? strdup(spec) : NULL;
+    } else if (cx->others_can_read) {
+        char mode[32] = "";
+        if (cx->mode >= 0)
+            snprintf(mode, sizeof mode, " (mode %04o)", (unsigned)cx->mode & 07777u);
+        conf_err(cx, path,
+                 "literal API key in a config readable by others%s; use env:NAME or file:PATH, or chmod 600 %s",
+                 mode, cx->origin);
+        return false;
+    } else {
+        key = strdup(spec);
+    }
+    if (!key) {
+        free(ref);
+        return false;
+    }
+    if (!key_chars_ok(key)) {
+        conf_err(cx, path, "the key contains whitespace or control characters, or is longer than %d bytes",
+                 LG_KEY_MAX);
+        conf_free_secret(key);
+        free(ref);
+        return false;
+    }
+    lg_key_digest(key, acct->digest);
+    if (!ref && asprintf(&ref, "literal:%s", acct->digest) < 0)
+        ref = NULL;
+    if (!ref) {
+        conf_free_secret(key);
+        return false;
+    }
+    acct->key = key;
+    acct->key_ref = ref;
+    return true;
+}

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# make bench: the interposer's overhead, as ratios measured in one run against a baseline without the
+# preload. The same libcurl client (one reused handle, N sequential requests to the mock provider on
+# loopback) runs alternately with and without libllmgate.so, for a provider host (through the gate) and
+# for a non-provider host (pass-through); the ratio of the medians is reported.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+source tests/lib.sh
+N=${BENCH_REQUESTS:-2000}
+ROUNDS=${BENCH_ROUNDS:-5}
+lg_start_mock --quiet
+BODY='{"model":"gpt-4o-mini","max_tokens":16,"messages":[{"role":"user","content":"hi"}]}'
+cat >"$LG_TMP/config.json" <<JSON
+{"providers": {"openai": {"upstream": "$MOCK_URL"}}}
+JSON
+export LLMGATE_CONFIG=$LG_TMP/config.json
+
+# run_one PRELOAD URL CONNECT_TO: prints elapsed microseconds of one client run.
+run_one() {
+    local env=()
+    [ "$1" = yes ] && env=(LD_PRELOAD="$LG_LIB")
+    env "${env[@]}" "$LG_BUILD/clients/bench_client" -n "$N" -c "$3" -H 'Authorization: Bearer sk-bench' \
+        -d "$BODY" "$2" | sed -n 's/.*elapsed_us=\([0-9]*\).*/\1/p'
+}
+
+median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+
+# bench NAME URL CONNECT_TO
+bench() {
+    local base=() pre=() i b p
+    run_one no "$2" "$3" >/dev/null; run_one yes "$2" "$3" >/dev/null   # warm-up
+    for i in $(seq 1 "$ROUNDS"); do
+        b=$(run_one no "$2" "$3"); p=$(run_one yes "$2" "$3")
+        [ -n "$b" ] && [ -n "$p" ] || { echo "$1: a run failed"; return 1; }
+        base+=("$b"); pre+=("$p")
+    done
+    b=$(printf '%s\n' "${base[@]}" | median); p=$(printf '%s\n' "${pre[@]}" | median)
+    awk -v n="$1" -v b="$b" -v p="$p" -v r="$N" 'BEGIN {
+        printf "%-22s baseline %8.1f us/req   llmgate %8.1f us/req   ratio %.3f\n", n, b / r, p / r, p / b }'
+}
+
+echo "interposer overhead: $N requests x $ROUNDS rounds per side, medians"
+bench "provider host" "http://api.openai.com/v1/chat/completions" "api.openai.com:80:127.0.0.1:$MOCK_PORT"
+bench "non-provider host" "http://bench.example.invalid/v1/chat/completions" "bench.example.invalid:80:127.0.0.1:$MOCK_PORT"

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# llmgate check-config: prints the effective configuration (keys only as references) or every problem.
+source "$(dirname "$0")/../lib.sh"
+
+D=$LG_TMP/cfg
+mkdir -p "$D"
+
+# run_cc ARGS...: runs check-config; sets RC, OUT, ERR.
+run_cc() {
+    "$LG_CLI" check-config "$@" >"$D/out" 2>"$D/err"
+    RC=$?
+    OUT=$(cat "$D/out")
+    ERR=$(cat "$D/err")
+}
+
+# A good config: env, file and literal keys, a custom provider, a plain host rule.
+export LGT_OPENAI_KEY=sk-env-secret-111
+printf 'sk-file-secret-222\n' >"$D/openai-2.key"
+chmod 600 "$D/openai-2.key"
+cat >"$D/good.json" <<JSON
+{
+  "providers": {
+    "openai": {
+      "upstream": "http://127.0.0.1:18080",
+      "accounts": [ {"name": "main", "key": "env:LGT_OPENAI_KEY"},
+                    {"name": "backup", "key": "file:$D/openai-2.key"},
+                    {"name": "lit", "key": "sk-literal-secret-333"} ],
+      "limits": {"rpm": 500, "tpm": 30000, "window_ms": 60000}
+    },
+    "corp": {"hosts": ["*.corp.example"], "dialect": "anthropic", "accounts": [{"name": "a", "key": "host"}]},
+    "search": {"hosts": ["api.search.example"], "limits": {"rpm": 60}}
+  },
+  "retry": {"switch_on_first_rate_limit": true, "max_rate_limit_wait_seconds": 0.5, "max_attempts": 4},
+  "store": {"backend": "shm"},
+  "log": {"level": "debug", "file": null}
+}
+JSON
+chmod 600 "$D/good.json"
+run_cc "$D/good.json"
+check_eq "good config exits 0" 0 "$RC"
+check_eq "nothing on stderr for a good config" "" "$ERR"
+check "output is JSON" python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$D/out"
+check_eq "source is the file" "$D/good.json" "$(lg_json 'j["source"]' <"$D/out")"
+check_eq "account keys shown as references" \
+    "['env:LGT_OPENAI_KEY', 'file:$D/openai-2.key', 'literal:$(printf %s sk-literal-secret-333 | sha256sum | cut -c1-16)']" \
+    "$(lg_json '[a["key"] for a in j["providers"]["openai"]["accounts"]]' <"$D/out")"
+check_eq "upstream kept" "http://127.0.0.1:18080" "$(lg_json 'j["providers"]["openai"]["upstream"]' <"$D/out")"
+check_eq "custom provider speaks its dialect with its auth" "anthropic x-api-key" \
+    "$(lg_json 'j["providers"]["corp"]["dialect"]+" "+j["providers"]["corp"]["auth"]' <"$D/out")"
+check_eq "plain host rule has dialect none and the host's key" "none host" \
+    "$(lg_json 'j["providers"]["search"]["dialect"]+" "+j["providers"]["search"]["accounts"][0]["key"]' <"$D/out")"
+check_eq "fractional wait seconds kept" "0.5" "$(lg_json 'j["retry"]["max_rate_limit_wait_seconds"]' <"$D/out")"
+check_eq "presets not listed stay active after the listed ones" \
+    "openai corp search azure-openai anthropic gemini google-cloudcode dashscope deepseek volcengine-ark baidu-qianfan mistral groq openrouter moonshot" \
+    "$(lg_json '" ".join(j["providers"])' <"$D/out")"
+if grep -q -e sk-env-secret-111 -e sk-file-secret-222 -e sk-literal-secret-333 "$D/out" "$D/err"; then
+    not_ok "no key appears in the output"
+else
+    ok "no key appears in the output"
+fi
+
+# A literal key in a file others can read is refused; the same file at 0600 is accepted.
+cat >"$D/literal.json" <<'JSON'
+{"providers": {"anthropic": {"accounts": [{"name": "only", "key": "sk-ant-literal-secret-444"}]}}}
+JSON
+chmod 644 "$D/literal.json"
+run_cc "$D/literal.json"
+check_eq "literal key in a 0644 config exits 1" 1 "$RC"
+check_eq "literal key in a 0644 config: the problem, with the fix" \
+    "$D/literal.json: providers.anthropic.accounts[0].key: literal API key in a config readable by others (mode 0644); use env:NAME or file:PATH, or chmod 600 $D/literal.json" \
+    "$ERR"
+check_eq "nothing on stdout when refused" "" "$OUT"
+chmod 600 "$D/literal.json"
+run_cc "$D/literal.json"
+check_eq "literal key in a 0600 config exits 0" 0 "$RC"
+check_match "literal key shown as a digest" "\"key\":[[:space:]]*\"literal:$(printf %s sk-ant-literal-secret-444 | sha256sum | cut -c1-16)\"" "$OUT"
+if grep -q sk-ant-literal-secret-444 "$D/out" "$D/err"; then
+    not_ok "literal key never printed"
+else
+    ok "literal key never printed"
+fi
+
+# Every problem is reported, one per line, each with the file name and the JSON path.
+unset OPENAI_KEY2
+cat >"$D/bad.json" <<'JSON'
+{
+  "providers": {
+    "openai": {"limits": {"rpm": "fast"},
+               "accounts": [{"name": "a", "key": "host"}, {"name": "b", "key": "env:OPENAI_KEY2"}]},
+    "foo": {"preset": "fooo"}
+  },
+  "retry": {"max_atempts": 3},
+  "backoff": {"server_error_ms": -1}
+}
+JSON
+chmod 600 "$D/bad.json"
+run_cc "$D/bad.json"
+check_eq "bad config exits 1" 1 "$RC"
+check_eq "bad config: one line per problem" \
+    "$D/bad.json: retry.max_atempts: unknown key (did you mean \"max_attempts\"?)
+$D/bad.json: backoff.server_error_ms: expected a non-negative integer (milliseconds), got -1
+$D/bad.json: providers.openai.accounts[1].key: environment variable OPENAI_KEY2 is not set
+$D/bad.json: providers.openai.limits.rpm: expected a positive integer, got \"fast\"
+$D/bad.json: providers.foo: unknown preset \"fooo\"" \
+    "$ERR"
+
+printf '{"providers": {"openai": {"limits": {"rpm": 5,}}}}\n' >"$D/syntax.json"
+run_cc "$D/syntax.json"
+check_eq "invalid JSON exits 1" 1 "$RC"
+check_match "invalid JSON: where (cJSON's position is approximate)" "^$D/syntax.json: invalid JSON near line 1, column 4[6-8]\$" "$ERR"
+
+run_cc "$D/missing.json"
+check_eq "missing explicit file exits 1" 1 "$RC"
+check_eq "missing explicit file: says so" "$D/missing.json: cannot open: No such file or directory" "$ERR"
+
+run_cc a.json b.json
+check_eq "two files is a usage error" 2 "$RC"
+
+# Without FILE: $LLMGATE_CONFIG, then $XDG_CONFIG_HOME/llmgate/config.json, then defaults.
+if [ ! -e /etc/llmgate/config.json ]; then
+    run_cc
+    check_eq "no config anywhere: exits 0" 0 "$RC"
+    check_eq "no config anywhere: defaults" "(defaults)" "$(lg_json 'j["source"]' <"$D/out")"
+    check_eq "defaults: every preset with the host's key" "13 host" \
+        "$(lg_json 'str(len(j["providers"]))+" "+j["providers"]["gemini"]["accounts"][0]["key"]' <"$D/out")"
+fi
+mkdir -p "$XDG_CONFIG_HOME/llmgate"
+printf '{"log": {"level": "warn"}}\n' >"$XDG_CONFIG_HOME/llmgate/config.json"
+run_cc
+check_eq "XDG config found" "$XDG_CONFIG_HOME/llmgate/config.json warn" \
+    "$(lg_json 'j["source"]+" "+j["log"]["level"]' <"$D/out")"
+LLMGATE_CONFIG=$D/literal.json run_cc
+check_eq "LLMGATE_CONFIG wins" "$D/literal.json" "$(lg_json 'j["source"]' <"$D/out")"
+LLMGATE_CONFIG=$D/nope.json run_cc
+check_eq "LLMGATE_CONFIG naming a missing file is a problem" "1 $D/nope.json: cannot open: No such file or directory" \
+    "$RC $ERR"
+
+lg_done
