@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# The curl command line under the preload against the mock provider: rotation, single-key backoff,
+# give-up with the normalized 429, errors inside 200 bodies, -i/-o/-w/-f/--retry, non-replayable bodies,
+# non-provider traffic untouched, logs without keys. Plain HTTP; test_curl_tls.sh covers HTTPS.
+source "$(dirname "$0")/../lib.sh"
+
+cat >"$LG_TMP/scenario.json" <<'JSON'
+{"keys": {
+  "sk-limited":  {"sequence": [{"error": "rate_limit", "retry_after_ms": 20000}], "repeat": true},
+  "sk-locked":   {"sequence": [{"error": "rate_limit", "retry_after_ms": 3600000}], "repeat": true},
+  "sk-locked2":  {"sequence": [{"error": "rate_limit", "retry_after_ms": 3600000}], "repeat": true},
+  "sk-flaky":    {"sequence": [{"status": 429, "body": "{\"error\":{\"message\":\"slow down\",\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}"},
+                               {"status": 429, "body": "{\"error\":{\"message\":\"slow down\",\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}"}]},
+  "sk-baidu":    {"sequence": [{"error_in_200": true}], "repeat": true},
+  "sk-quota":    {"sequence": [{"error": "quota"}], "repeat": true},
+  "sk-badreq":   {"sequence": [{"error": "bad_request"}], "repeat": true}
+}}
+JSON
+lg_start_mock --scenario "$LG_TMP/scenario.json"
+export KEY_LIMITED=sk-limited KEY_GOOD=sk-good KEY_LOCKED=sk-locked KEY_LOCKED2=sk-locked2 KEY_FLAKY=sk-flaky \
+       KEY_BAIDU=sk-baidu KEY_QUOTA=sk-quota KEY_BADREQ=sk-badreq
+
+# write_config NAME JSON-PROVIDERS [JSON-RETRY-MEMBERS]: a 0600 config file with small durations.
+write_config() {
+    local retry=${3:-'"switch_delay_ms": 20, "max_rate_limit_wait_seconds": 5'}
+    cat >"$LG_TMP/$1.json" <<JSON
+{"providers": {$2},
+ "retry": {"same_key_retry_delay_ms": 20, "switch_after_retry_ms": 50, $retry},
+ "backoff": {"single_account_base_ms": 100, "single_account_max_ms": 400, "dedup_window_ms": 10}}
+JSON
+    chmod 600 "$LG_TMP/$1.json"
+}
+openai() { echo "\"openai\": {\"upstream\": \"$MOCK_URL\", \"accounts\": [$1]}"; }
+acct() { echo "{\"name\": \"$1\", \"key\": \"env:$2\"}"; }
+
+BODY='{"model":"gpt-4o-mini","max_tokens":16,"messages":[{"role":"user","content":"hi"}]}'
+URL=http://api.openai.com/v1/chat/completions
+CT=(--connect-to "api.openai.com:80:127.0.0.1:$MOCK_PORT")
+gated() { LLMGATE_CONFIG=$LG_TMP/$1.json LD_PRELOAD=$LG_LIB "${@:2}"; }
+reqlog() { curl -s "$MOCK_URL/__requests"; }
+reset_mock() { curl -s -X POST "$MOCK_URL/__reset" >/dev/null; }
+fresh_store() { rm -rf "$XDG_RUNTIME_DIR/llmgate"; }
+
+# 1. rotation: the first key is rate limited, the second serves; curl prints the success and exits 0
+write_config rotate "$(openai "$(acct main KEY_LIMITED), $(acct backup KEY_GOOD)")"
+out=$(gated rotate curl -s "${CT[@]}" "$URL" -H 'Authorization: Bearer sk-host' -d "$BODY" -w '\n%{http_code}' 2>"$LG_TMP/err")
+rc=$?
+check_eq "rotation: curl exits 0" 0 "$rc"
+check_eq "rotation: host sees 200" 200 "$(tail -n1 <<<"$out")"
+check_match "rotation: body served by the backup key" '"mock_key":"sk-good"' "$out"
+check_eq "rotation: stderr untouched" "" "$(cat "$LG_TMP/err")"
+keys=$(reqlog | lg_json '" ".join(r["key"] for r in j)')
+check_eq "rotation: provider saw main then backup, never the host's key" "sk-limited sk-good" "$keys"
+# the switch sticks: the next request goes straight to the backup
+reset_mock
+gated rotate curl -s "${CT[@]}" "$URL" -H 'Authorization: Bearer sk-host' -d "$BODY" -o /dev/null
+check_eq "rotation: the next request starts on the backup" "sk-good" "$(reqlog | lg_json '" ".join(r["key"] for r in j)')"
+
+# 2. curl's own options: -i, -o, -w, -f
+reset_mock
+gated rotate curl -s -i "${CT[@]}" "$URL" -H 'Authorization: Bearer sk-host' -d "$BODY" >"$LG_TMP/i.out"
+check_match "-i: status line of the success" '^HTTP/1\.1 200' "$(head -n1 "$LG_TMP/i.out")"
+check "-i: exactly one header block" test "$(grep -c '^HTTP/' "$LG_TMP/i.out")" = 1
+gated rotate curl -s "${CT[@]}" "$URL" -H 'Authorization: Bearer sk-host' -d "$BODY" -o "$LG_TMP/o.json"
+check_match "-o: file holds one intact body" '^\{"id":"chatcmpl-mock-[0-9]+".*\}$' "$(cat "$LG_TMP/o.json")"
+
+# 3. give up at once when every key is locked past the maximum wait; then refuse without sending
+write_config locked "$(openai "$(acct a KEY_LOCKED), $(acct b KEY_LOCKED2)")" '"switch_delay_ms": 20, "max_rate_limit_wait_seconds": 2'
+reset_mock
+start=$(date +%s%N)
+out=$(gated locked curl -s -i "${CT[@]}" "$URL" -H 'Authorization: Bearer sk-host' -d "$BODY")
+rc=$?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+check_match "give-up: host sees 429" '^HTTP/1\.1 429' "$out"
+check_match "give-up: Retry-After header" $'\n''[Rr]etry-[Aa]fter: [0-9]+' "$out"
+check_match "give-up: X-Llmgate-Reason header" 'X-Llmgate-Reason: RATE_LIMIT_EXCEEDED' "$out"
+check_match "give-up: body in the provider's format" '"code": ?"rate_limit_exceeded"' "$out"
+check "give-up: at once, not after the maximum wait (${ms} ms)" test "$ms" -lt 1800
+n1=$(reqlog | lg_json 'len(j)')
+out=$(gated locked curl -s "${CT[@]}" "$URL" -H 'Authorization: Bearer sk-host' -d "$BODY" -w '\n%{http_code}')
+check_eq "refused: host sees 429" 429 "$(tail -n1 <<<"$out")"
+check_match "refused: openai error format" '"error":\{"message":"llmgate: every account of openai' "$out"
+check_eq "refused: the provider was not contacted" "$n1" "$(reqlog | lg_json 'len(j)')"
+out=$(gated locked curl -s -f "${CT[@]}" "$URL" -H 'Authorization: Bearer sk-host' -d "$BODY" 2>&1)
+check_eq "-f: curl exits 22 as without llmgate" 22 "$?"
+gated locked curl -sS -f "${CT[@]}" "$URL" -H 'Authorization: Bearer sk-host' -d "$BODY" 2>"$LG_TMP/f.err" >"$LG_TMP/f.out"
+check_eq "-f: no body on stdout" "" "$(cat "$LG_TMP/f.out")"
+check_eq "-f: curl's own error line" "curl: (22) The requested URL returned error: 429" "$(cat "$LG_TMP/f.err")"
+
+# 4. single key: exponential backoff 100 ms, 200 ms, then success
+write_config single "$(openai "$(acct only KEY_FLAKY)")"
+reset_mock
+start=$(date +%s%N)
+out=$(gated single curl -s "${CT[@]}" "$URL" -H 'Authorization: Bearer sk-host' -d "$BODY" -w '\n%{http_code}')
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+check_eq "single key: success after two 429s" 200 "$(tail -n1 <<<"$out")"
+check_eq "single key: three requests reached the provider" 3 "$(reqlog | lg_json 'len(j)')"
+check "single key: backed off 100 + 200 ms (${ms} ms)" test "$ms" -ge 300
+
+# 5. an error inside an HTTP 200 (Baidu error_code 18) reaches the host as a real 429
+cat >"$LG_TMP/baidu.json" <<JSON
+{"providers": {"baidu-qianfan": {"upstream": "$MOCK_URL", "accounts": [{"name": "b", "key": "env:KEY_BAIDU"}]}},
+ "retry": {"max_rate_limit_wait_seconds": 0.3}, "backoff": {"single_account_base_ms": 100}}
+JSON
+chmod 600 "$LG_TMP/baidu.json"
+out=$(LLMGATE_CONFIG=$LG_TMP/baidu.json LD_PRELOAD=$LG_LIB curl -s -i \
+      --connect-to "aip.baidubce.com:80:127.0.0.1:$MOCK_PORT" \
+      "http://aip.baidubce.com/rpc/2.0/ai_custom/v1/wenxinworkshop/chat/completions" -d "$BODY" -w '\n%{http_code}')
+check_match "200-with-error: status line rewritten to 429" '^HTTP/1\.1 429' "$out"
+check_eq "200-with-error: -w http_code says 429" 429 "$(tail -n1 <<<"$out")"
+check_match "200-with-error: body kept in Baidu's format" '"error_code": ?18' "$out"
+
+# 6. non-retryable errors are delivered at once, as they came
+write_config badreq "$(openai "$(acct a KEY_BADREQ), $(acct b KEY_GOOD)")"
+reset_mock
+code=$(gated badreq curl -s -o /dev/null -w '%{http_code}' "${CT[@]}" "$URL" -H 'Authorization: Bearer x' -d "$BODY")
+check_eq "non-retryable: 400 delivered" 400 "$code"
+check_eq "non-retryable: one request only" 1 "$(reqlog | lg_json 'len(j)')"
+
+# 7. a body that cannot be sent again (stdin upload) is never retried
+write_config rotate2 "$(openai "$(acct main KEY_LIMITED), $(acct backup KEY_GOOD)")"
+reset_mock
+fresh_store
+code=$(echo "$BODY" | gated rotate2 curl -s -o /dev/null -w '%{http_code}' "${CT[@]}" -X POST -T - "$URL" -H 'Authorization: Bearer x')
+check_eq "non-replayable: first response delivered as it came" 429 "$code"
+check_eq "non-replayable: one request only" 1 "$(reqlog | lg_json 'len(j)')"
+
+# 8. curl --retry and llmgate do not multiply: every key locked for an hour; curl retries twice, a second
+# apart; llmgate tries each key once, then answers curl's retries locally
+fresh_store
+reset_mock
+code=$(gated locked curl -s -o /dev/null -w '%{http_code}' --retry 2 --retry-delay 1 --retry-max-time 10 "${CT[@]}" "$URL" -H 'Authorization: Bearer x' -d "$BODY")
+check_eq "--retry: host sees the 429" 429 "$code"
+n=$(reqlog | lg_json "len(j)")
+check_eq "--retry: one request per key, not one per key per curl retry" 2 "$n"
+
+# 9. quota exhaustion rotates at once, without waiting
+write_config quota "$(openai "$(acct a KEY_QUOTA), $(acct b KEY_GOOD)")" '"max_rate_limit_wait_seconds": 5, "switch_delay_ms": 3000'
+reset_mock
+start=$(date +%s%N)
+code=$(gated quota curl -s -o /dev/null -w '%{http_code}' "${CT[@]}" "$URL" -H 'Authorization: Bearer x' -d "$BODY")
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+check_eq "quota: success from the other key" 200 "$code"
+check "quota: rotated without sleeping (${ms} ms)" test "$ms" -lt 1500
+
+# 10. logs: one line per event with LLMGATE_DEBUG, never a key
+fresh_store
+reset_mock
+LLMGATE_DEBUG=1 gated rotate curl -s -o /dev/null "${CT[@]}" "$URL" -H 'Authorization: Bearer sk-host' -d "$BODY" 2>"$LG_TMP/debug.err"
+check_match "debug: [RateLimit] line" '\[RateLimit\] 429 provider=openai account=main reason=RATE_LIMIT_EXCEEDED retry_after_ms=20000' "$(cat "$LG_TMP/debug.err")"
+check_match "debug: [Account] line" '\[Account\] openai: main -> backup \(RATE_LIMIT_EXCEEDED\)' "$(cat "$LG_TMP/debug.err")"
+check "debug: no key in the log" bash -c "! grep -q -e sk-limited -e sk-good -e sk-host '$LG_TMP/debug.err'"
+LLMGATE_LOG=$LG_TMP/file.log gated rotate curl -s -o /dev/null "${CT[@]}" "$URL" -H 'Authorization: Bearer sk-host' -d "$BODY"
+check "LLMGATE_LOG: the file exists with mode 0600" test "$(stat -c %a "$LG_TMP/file.log" 2>/dev/null)" = 600
+
+# 11. non-provider traffic is byte-identical with and without the preload
+OTHER=(--connect-to "example.invalid:80:127.0.0.1:$MOCK_PORT" http://example.invalid/v1/chat/completions -H 'Authorization: Bearer sk-other' -d "$BODY")
+reset_mock
+curl -s "${OTHER[@]}" -o "$LG_TMP/plain.out" -w '%{http_code} %{size_download}\n' >"$LG_TMP/plain.w" 2>"$LG_TMP/plain.err"
+gated rotate curl -s "${OTHER[@]}" -o "$LG_TMP/pre.out" -w '%{http_code} %{size_download}\n' >"$LG_TMP/pre.w" 2>"$LG_TMP/pre.err"
+check_eq "non-provider: same status and size" "$(cat "$LG_TMP/plain.w")" "$(cat "$LG_TMP/pre.w")"
+check_eq "non-provider: same bytes (ids aside)" "$(sed 's/mock-[0-9]*//' "$LG_TMP/plain.out")" "$(sed 's/mock-[0-9]*//' "$LG_TMP/pre.out")"
+check_eq "non-provider: same stderr" "$(cat "$LG_TMP/plain.err")" "$(cat "$LG_TMP/pre.err")"
+hdrs=$(reqlog | lg_json '"|".join(r["key"] + "," + str(r["body_len"]) + "," + r["body_sha256"] for r in j)')
+check "non-provider: the provider received the same request twice" bash -c "[ '${hdrs%%|*}' = '${hdrs##*|}' ]"
+check_match "non-provider: the host's own key went out untouched" '^sk-other,' "$hdrs"
+
+# 12. a broken config: traffic passes untouched, one line on stderr
+echo '{"providers": {"openai": {"limits": {"rpm": "fast"}}}}' >"$LG_TMP/broken.json"
+reset_mock
+out=$(LLMGATE_CONFIG=$LG_TMP/broken.json LD_PRELOAD=$LG_LIB curl -s "${CT[@]}" "$URL" -H 'Authorization: Bearer sk-good' -d "$BODY" -w '\n%{http_code}' 2>"$LG_TMP/broken.err")
+check_eq "broken config: request passes untouched" 200 "$(tail -n1 <<<"$out")"
+check_eq "broken config: one line on stderr" 1 "$(wc -l <"$LG_TMP/broken.err")"
+check_match "broken config: names the problem" 'providers\.openai\.limits\.rpm' "$(cat "$LG_TMP/broken.err")"
+
+lg_done
