@@ -42,12 +42,23 @@ typedef struct {
 /* Folds one classified response of account st into its state: dedup window, failure count reset after
  * reset_after_ms, cooldown by reason (quota steps by failures, server hint when longer / when given;
  * a short hint never shortens a quota lock; retry_at_ms honoured). n_accounts == 1 uses the single-account
- * exponential backoff as the cooldown. SUCCESS clears the cooldown. NON_RETRYABLE changes nothing. */
+ * exponential backoff as the cooldown. SUCCESS clears the cooldown (failures reset by time only).
+ * NON_RETRYABLE changes nothing, except NON_RETRYABLE + QUOTA_EXHAUSTED, a billing block of this key,
+ * which locks it like a quota rate limit. A failure within dedup_window_ms of the last counted one while
+ * the key still cools down is the same event (not counted; only a hint or another reason can lengthen the
+ * cooldown); one arriving after the cooldown ended is a new event. The cooldown never shortens. */
 void lg_policy_record(const lg_backoff_conf *b, size_t n_accounts, lg_account_state *st, const lg_outcome *o,
                       int64_t now_ms);
 
 /* Decides the next step after the attempt on account `current` got outcome o (already recorded into
- * states[current]). Updates h (same_key_retries, server_retries reset on switch). */
+ * states[current]). SUCCESS, NON_RETRYABLE (but for quota) and non-replayable requests are delivered;
+ * h->attempts >= max_attempts gives up. Quota: switch at once to the next available account. 429-class
+ * (RATE_LIMIT_EXCEEDED, UNKNOWN): switch after switch_delay_ms, or (switch_on_first_rate_limit false) retry
+ * the same key once after same_key_retry_delay_ms, then switch after switch_after_retry_ms. Capacity and
+ * server errors: same key up to max_server_retries times (hint, else exponential backoff), then switch
+ * after switch_delay_ms. One account: the same key after its cooldown. No account available: the one that
+ * frees soonest, after its cooldown. A retry that would start past started_ms + max_rate_limit_wait_ms
+ * gives up at once. Updates h only on RETRY (same_key_retries/server_retries counted, reset on switch). */
 lg_action lg_policy_decide(const lg_retry_conf *r, const lg_backoff_conf *b, const lg_outcome *o,
                            const lg_account_state *states, size_t n, size_t current, lg_history *h,
                            int64_t now_ms);

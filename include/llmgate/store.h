@@ -58,9 +58,10 @@ typedef void (*lg_store_fn)(lg_provider_slot *p, lg_account_slot *const *account
 int lg_store_with(lg_store *s, const char *provider, const lg_account_ref *refs, size_t n, lg_store_fn fn,
                   void *ctx);
 
-/* Visits every account slot (for `llmgate status`), under the lock. */
+/* Visits every account slot (for `llmgate status`), under the lock. Returns 0, or -1 when the lock could
+ * not be taken (fn not called). */
 typedef void (*lg_store_visit_fn)(const char *provider, const char *account, const char *digest,
                                   const lg_account_slot *slot, void *ctx);
-void lg_store_visit(lg_store *s, lg_store_visit_fn fn, void *ctx);
+int lg_store_visit(lg_store *s, lg_store_visit_fn fn, void *ctx);
 
 #endif

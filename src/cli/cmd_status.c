@@ -1,0 +1,352 @@
+/* llmgate status [--config FILE] [--json|--prometheus] [--watch [SECONDS]]: the shared state per provider
+ * and account, by name (never keys, nor their digests). */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli/commands.h"
+#include "llmgate/clock.h"
+#include "llmgate/config.h"
+#include "llmgate/store.h"
+
+typedef enum { FMT_TEXT = 0, FMT_JSON, FMT_PROMETHEUS } format;
+
+/* One account as shown: slots of the same provider and account name (a key that changed leaves a slot
+ * under its old digest) are merged: counters summed, state from the most recent failure event. */
+typedef struct {
+    char provider[LG_NAME_MAX];
+    char account[LG_NAME_MAX];
+    lg_account_slot slot;
+} row;
+
+typedef struct {
+    row *v;
+    size_t n, cap;
+    bool oom;
+} rows;
+
+static void add_counters(lg_account_counters *to, const lg_account_counters *c)
+{
+    to->requests += c->requests;
+    to->immediate += c->immediate;
+    to->waited += c->waited;
+    to->rate_limited += c->rate_limited;
+    to->retries += c->retries;
+    to->switches += c->switches;
+    to->given_up += c->given_up;
+}
+
+/* Visitor: copies (and merges) one slot; runs under the store lock, so it only copies. */
+static void collect(const char *provider, const char *account, const char *digest, const lg_account_slot *slot,
+                    void *ctx)
+{
+    rows *r = ctx;
+    for (size_t i = 0; i < r->n; i++) {
+        row *w = &r->v[i];
+        if (strcmp(w->provider, provider) || strcmp(w->account, account))
+            continue;
+        add_counters(&w->slot.counters, &slot->counters);
+        if (slot->state.last_event_ms > w->slot.state.last_event_ms)
+            w->slot.state = slot->state;
+        return;
+    }
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 16;
+        row *v = realloc(r->v, cap * sizeof *v);
+        if (!v) {
+            r->oom = true;
+            return;
+        }
+        r->v = v;
+        r->cap = cap;
+    }
+    row *w = &r->v[r->n++];
+    snprintf(w->provider, sizeof w->provider, "%s", provider);
+    snprintf(w->account, sizeof w->account, "%s", account);
+    w->slot = *slot;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    const row *x = a, *y = b;
+    int c = strcmp(x->provider, y->provider);
+    return c ? c : strcmp(x->account, y->account);
+}
+
+static int64_t remaining_ms(const row *w, int64_t now)
+{
+    return w->slot.state.cooldown_until_ms > now ? w->slot.state.cooldown_until_ms - now : 0;
+}
+
+/* "available", or the time left (rounded up to the second) and the reason: "1h05m QUOTA_EXHAUSTED". */
+static void cooldown_text(const row *w, int64_t now, char *out, size_t n)
+{
+    int64_t ms = remaining_ms(w, now);
+    if (ms == 0) {
+        snprintf(out, n, "available");
+        return;
+    }
+    long long s = (long long)((ms + 999) / 1000);
+    const char *reason = lg_reason_name(w->slot.state.reason);
+    if (s < 60)
+        snprintf(out, n, "%llds %s", s, reason);
+    else if (s < 3600)
+        snprintf(out, n, "%lldm%02llds %s", s / 60, s % 60, reason);
+    else
+        snprintf(out, n, "%lldh%02lldm %s", s / 3600, s / 60 % 60, reason);
+}
+
+static void print_text(const rows *r, int64_t now)
+{
+    if (r->n == 0) {
+        puts("no accounts recorded yet");
+        return;
+    }
+    int width = 16;
+    for (size_t i = 0; i < r->n; i++) {
+        int len = (int)strlen(r->v[i].account) + 2;
+        if (len > width)
+            width = len;
+    }
+    printf("%-*s %-34s %8s %9s %9s %7s %12s %8s %8s %8s\n", width, "ACCOUNT", "COOLDOWN", "FAILURES", "REQUESTS",
+           "IMMEDIATE", "WAITED", "RATE_LIMITED", "RETRIES", "SWITCHES", "GIVEN_UP");
+    for (size_t i = 0; i < r->n; i++) {
+        const row *w = &r->v[i];
+        if (i == 0 || strcmp(w->provider, r->v[i - 1].provider))
+            printf("%s\n", w->provider);
+        char cd[64];
+        cooldown_text(w, now, cd, sizeof cd);
+        const lg_account_counters *c = &w->slot.counters;
+        printf("  %-*s %-34s %8d %9llu %9llu %7llu %12llu %8llu %8llu %8llu\n", width - 2, w->account, cd,
+               (int)w->slot.state.failures, (unsigned long long)c->requests, (unsigned long long)c->immediate,
+               (unsigned long long)c->waited, (unsigned long long)c->rate_limited, (unsigned long long)c->retries,
+               (unsigned long long)c->switches, (unsigned long long)c->given_up);
+    }
+}
+
+/* The object at o[name], created when missing. */
+static cJSON *child_object(cJSON *o, const char *name)
+{
+    cJSON *c = cJSON_GetObjectItemCaseSensitive(o, name);
+    return c ? c : cJSON_AddObjectToObject(o, name);
+}
+
+static bool print_json(const rows *r, int64_t now)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON *providers = root ? cJSON_AddObjectToObject(root, "providers") : NULL;
+    bool ok = providers != NULL;
+    for (size_t i = 0; ok && i < r->n; i++) {
+        const row *w = &r->v[i];
+        const lg_account_counters *c = &w->slot.counters;
+        cJSON *prov = child_object(providers, w->provider);
+        cJSON *accounts = prov ? child_object(prov, "accounts") : NULL;
+        cJSON *a = accounts ? cJSON_AddObjectToObject(accounts, w->account) : NULL;
+        int64_t left = remaining_ms(w, now);
+        ok = a && cJSON_AddBoolToObject(a, "available", left == 0) &&
+             cJSON_AddNumberToObject(a, "cooldown_remaining_ms", (double)left) &&
+             cJSON_AddNumberToObject(a, "cooldown_until_ms", (double)(left ? w->slot.state.cooldown_until_ms : 0)) &&
+             cJSON_AddStringToObject(a, "reason", lg_reason_name(left ? w->slot.state.reason : LG_REASON_NONE)) &&
+             cJSON_AddNumberToObject(a, "failures", w->slot.state.failures) &&
+             cJSON_AddNumberToObject(a, "requests", (double)c->requests) &&
+             cJSON_AddNumberToObject(a, "immediate", (double)c->immediate) &&
+             cJSON_AddNumberToObject(a, "waited", (double)c->waited) &&
+             cJSON_AddNumberToObject(a, "rate_limited", (double)c->rate_limited) &&
+             cJSON_AddNumberToObject(a, "retries", (double)c->retries) &&
+             cJSON_AddNumberToObject(a, "switches", (double)c->switches) &&
+             cJSON_AddNumberToObject(a, "given_up", (double)c->given_up);
+    }
+    char *text = ok ? cJSON_Print(root) : NULL;
+    cJSON_Delete(root);
+    if (!text)
+        return false;
+    puts(text);
+    free(text);
+    return true;
+}
+
+/* A label value in the exposition format: backslash, double quote and newline escaped. */
+static void print_label(const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '\\' || *s == '"')
+            printf("\\%c", *s);
+        else if (*s == '\n')
+            fputs("\\n", stdout);
+        else
+            putchar(*s);
+    }
+}
+
+typedef enum { M_REQUESTS, M_IMMEDIATE, M_WAITED, M_RATE_LIMITED, M_RETRIES, M_SWITCHES, M_GIVEN_UP,
+               M_FAILURES, M_COOLDOWN, M_COUNT } metric_id;
+
+static const struct {
+    const char *name, *type, *help;
+} metrics[M_COUNT] = {
+    {"llmgate_requests_total", "counter", "Attempts sent to the provider with this account."},
+    {"llmgate_immediate_total", "counter", "Requests admitted without waiting."},
+    {"llmgate_waited_total", "counter", "Requests that had to wait before being sent."},
+    {"llmgate_rate_limited_total", "counter", "Rate-limit class responses received."},
+    {"llmgate_retries_total", "counter", "Retries made after a rate limit or an overload."},
+    {"llmgate_switches_total", "counter", "Switches away from this account."},
+    {"llmgate_given_up_total", "counter", "Requests given up with a normalized error."},
+    {"llmgate_consecutive_failures", "gauge", "Consecutive failure events of this account."},
+    {"llmgate_cooldown_remaining_seconds", "gauge", "Seconds until this account may be used again."},
+};
+
+static void print_sample(metric_id m, const row *w, int64_t now)
+{
+    const lg_account_counters *c = &w->slot.counters;
+    printf("%s{provider=\"", metrics[m].name);
+    print_label(w->provider);
+    fputs("\",account=\"", stdout);
+    print_label(w->account);
+    if (m == M_COOLDOWN) {
+        int64_t left = remaining_ms(w, now);
+        printf("\",reason=\"%s\"} %.3f\n", lg_reason_name(left ? w->slot.state.reason : LG_REASON_NONE),
+               (double)left / 1000.0);
+        return;
+    }
+    const uint64_t values[] = {c->requests, c->immediate, c->waited, c->rate_limited, c->retries, c->switches,
+                               c->given_up, (uint64_t)(w->slot.state.failures > 0 ? w->slot.state.failures : 0)};
+    printf("\"} %llu\n", (unsigned long long)values[m]);
+}
+
+static void print_prometheus(const rows *r, int64_t now)
+{
+    for (int m = 0; m < M_COUNT; m++) {
+        printf("# HELP %s %s\n# TYPE %s %s\n", metrics[m].name, metrics[m].help, metrics[m].name, metrics[m].type);
+        for (size_t i = 0; i < r->n; i++)
+            print_sample((metric_id)m, &r->v[i], now);
+    }
+}
+
+/* Shows the store once. Returns the exit status. */
+static int show(const char *store_path, format fmt)
+{
+    char file[4096];
+    struct stat st;
+    if (!lg_store_resolve_path(store_path, file, sizeof file)) {
+        fprintf(stderr, "llmgate: state file path too long\n");
+        return 1;
+    }
+    rows r = {0};
+    if (lstat(file, &st) != 0 && errno == ENOENT) {
+        /* Machine formats still get a valid, empty document on stdout. */
+        fputs("no llmgate state yet\n", fmt == FMT_TEXT ? stdout : stderr);
+        if (fmt == FMT_TEXT) {
+            fflush(stdout);
+            return 0;
+        }
+    } else {
+        char err[512] = "";
+        lg_store *s = lg_store_open(store_path, err, sizeof err);
+        if (!s) {
+            fprintf(stderr, "%s\n", err);
+            return 1;
+        }
+        int busy = lg_store_visit(s, collect, &r);
+        lg_store_close(s);
+        if (busy) {
+            fprintf(stderr, "llmgate: the state store stayed locked; try again\n");
+            free(r.v);
+            return 1;
+        }
+    }
+    int rc = 0;
+    if (r.oom) {
+        fprintf(stderr, "llmgate: out of memory\n");
+        rc = 1;
+    } else {
+        if (r.n)
+            qsort(r.v, r.n, sizeof *r.v, by_name);
+        int64_t now = lg_now_ms();
+        if (fmt == FMT_JSON)
+            rc = print_json(&r, now) ? 0 : 1;
+        else if (fmt == FMT_PROMETHEUS)
+            print_prometheus(&r, now);
+        else
+            print_text(&r, now);
+    }
+    free(r.v);
+    fflush(stdout);
+    return rc;
+}
+
+static int usage(FILE *f)
+{
+    fputs("usage: llmgate status [--config FILE] [--json|--prometheus] [--watch [SECONDS]]\n", f);
+    return f == stderr ? 2 : 0;
+}
+
+/* The state file the configuration names (NULL = default) into *path (caller frees); false when the
+ * configured backend is not the shared-memory one. Config problems are reported and the default used. */
+static bool configured_store(const char *config, char **path)
+{
+    lg_errors errs = {0};
+    lg_config *cfg = lg_config_load(config, &errs);
+    *path = NULL;
+    bool ok = true;
+    if (!cfg) {
+        for (size_t i = 0; i < errs.n; i++)
+            fprintf(stderr, "llmgate: config: %s\n", errs.items[i]);
+        fprintf(stderr, "llmgate: showing the default state file\n");
+    } else if (strcmp(cfg->store_backend, "shm") != 0 && cfg->store_backend[0]) {
+        fprintf(stderr, "llmgate: status reads the shm store; this configuration uses store backend '%s'\n",
+                cfg->store_backend);
+        ok = false;
+    } else if (cfg->store_path) {
+        *path = strdup(cfg->store_path);
+        ok = *path != NULL;
+    }
+    lg_errors_free(&errs);
+    lg_config_free(cfg);
+    return ok;
+}
+
+int lg_cmd_status(int argc, char **argv)
+{
+    format fmt = FMT_TEXT;
+    const char *config = NULL;
+    bool watch = false;
+    long interval = 2;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json"))
+            fmt = FMT_JSON;
+        else if (!strcmp(argv[i], "--prometheus"))
+            fmt = FMT_PROMETHEUS;
+        else if (!strcmp(argv[i], "--config") && i + 1 < argc)
+            config = argv[++i];
+        else if (!strcmp(argv[i], "--watch")) {
+            watch = true;
+            char *end;
+            if (i + 1 < argc && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9') {
+                interval = strtol(argv[++i], &end, 10);
+                if (*end || interval < 1 || interval > 86400)
+                    return usage(stderr);
+            }
+        } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+            return usage(stdout);
+        else
+            return usage(stderr);
+    }
+    char *path;
+    if (!configured_store(config, &path))
+        return 1;
+    int rc;
+    do {
+        if (watch)
+            printf("\033[H\033[2JEvery %lds: llmgate status\n\n", interval);
+        rc = show(path, fmt);
+        if (watch)
+            lg_sleep_ms(interval * 1000);
+    } while (watch);
+    free(path);
+    return rc;
+}

@@ -1,0 +1,228 @@
+/* Retry policy: folds outcomes into account states and decides the next step. Pure: no I/O, the clock is
+ * a parameter. */
+#include "llmgate/policy.h"
+
+/* True when the outcome locks this key for billing/quota, whatever its state said. */
+static bool is_quota(const lg_outcome *o)
+{
+    return o->reason == LG_REASON_QUOTA_EXHAUSTED &&
+           (o->state == LG_STATE_RETRYABLE_RATE_LIMIT || o->state == LG_STATE_PROVIDER_DOWN ||
+            o->state == LG_STATE_NON_RETRYABLE);
+}
+
+/* True when the outcome is a failure event of the key (counted, cools the key down). */
+static bool is_failure_event(const lg_outcome *o)
+{
+    return o->state == LG_STATE_RETRYABLE_RATE_LIMIT || o->state == LG_STATE_PROVIDER_DOWN || is_quota(o);
+}
+
+/* True for overloads and server errors: retried on the same key a bounded number of times. */
+static bool is_provider_down(const lg_outcome *o)
+{
+    return o->state == LG_STATE_PROVIDER_DOWN || o->reason == LG_REASON_MODEL_CAPACITY_EXHAUSTED ||
+           o->reason == LG_REASON_SERVER_ERROR;
+}
+
+/* The server's wait hint in ms relative to now_ms (retry_after_ms, else retry_at_ms - now), or -1. */
+static int64_t server_hint_ms(const lg_outcome *o, int64_t now_ms)
+{
+    if (o->retry_after_ms >= 0)
+        return o->retry_after_ms;
+    if (o->retry_at_ms >= 0)
+        return o->retry_at_ms > now_ms ? o->retry_at_ms - now_ms : 0;
+    return -1;
+}
+
+/* The configured default cooldown of a non-quota reason. */
+static int64_t reason_default_ms(const lg_backoff_conf *b, lg_reason r)
+{
+    switch (r) {
+    case LG_REASON_RATE_LIMIT_EXCEEDED:
+        return b->rate_limit_exceeded_ms;
+    case LG_REASON_MODEL_CAPACITY_EXHAUSTED:
+        return b->model_capacity_exhausted_ms;
+    case LG_REASON_SERVER_ERROR:
+        return b->server_error_ms;
+    default:
+        return b->unknown_ms;
+    }
+}
+
+/* The quota lock for the n-th consecutive failure: the configured step, the last step beyond them. */
+static int64_t quota_step_ms(const lg_backoff_conf *b, int32_t failures)
+{
+    size_t steps = b->n_quota_steps < LG_QUOTA_STEPS_MAX ? b->n_quota_steps : LG_QUOTA_STEPS_MAX;
+    if (steps == 0)
+        return 0;
+    size_t i = failures < 1 ? 0 : (size_t)failures - 1;
+    return b->quota_exhausted_ms[i < steps ? i : steps - 1];
+}
+
+int64_t lg_policy_exp_backoff(const lg_backoff_conf *b, int32_t n)
+{
+    int64_t d = b->single_account_base_ms;
+    for (int32_t i = 1; i < n && d > 0 && d < b->single_account_max_ms; i++)
+        d *= 2;
+    return d < b->single_account_max_ms ? d : b->single_account_max_ms;
+}
+
+/* The cooldown a failure event of outcome o earns, given the (already updated) failure count. */
+static int64_t cooldown_ms(const lg_backoff_conf *b, size_t n_accounts, const lg_outcome *o, int32_t failures,
+                           int64_t now_ms)
+{
+    int64_t hint = server_hint_ms(o, now_ms);
+    if (is_quota(o)) {
+        int64_t step = quota_step_ms(b, failures);
+        return hint > step ? hint : step;
+    }
+    if (hint >= 0)
+        return hint;
+    if (n_accounts == 1)
+        return lg_policy_exp_backoff(b, failures);
+    return reason_default_ms(b, o->reason);
+}
+
+void lg_policy_record(const lg_backoff_conf *b, size_t n_accounts, lg_account_state *st, const lg_outcome *o,
+                      int64_t now_ms)
+{
+    if (o->state == LG_STATE_SUCCESS) {
+        st->cooldown_until_ms = 0;
+        st->reason = LG_REASON_NONE;
+        return;
+    }
+    if (!is_failure_event(o))
+        return;
+    lg_reason reason = o->reason == LG_REASON_NONE ? LG_REASON_UNKNOWN : o->reason;
+    /* A response within the dedup window while the key still cools down is the event already counted
+     * (typically concurrent requests); one arriving after the cooldown ended is a new event. */
+    bool same_event = st->last_event_ms != 0 && now_ms - st->last_event_ms < b->dedup_window_ms &&
+                      now_ms < st->cooldown_until_ms;
+    if (same_event) {
+        /* Already counted: only a server hint, or a different reason, can still lengthen the cooldown. */
+        if (reason == st->reason && server_hint_ms(o, now_ms) < 0)
+            return;
+    } else {
+        if (st->last_event_ms == 0 || now_ms - st->last_event_ms >= b->reset_after_ms || st->failures < 1)
+            st->failures = 1;
+        else
+            st->failures++;
+        st->last_event_ms = now_ms;
+    }
+    int64_t until = now_ms + cooldown_ms(b, n_accounts, o, st->failures, now_ms);
+    if (until >= st->cooldown_until_ms || st->reason == LG_REASON_NONE) {
+        st->reason = reason;
+        if (until > st->cooldown_until_ms)
+            st->cooldown_until_ms = until;
+    }
+}
+
+/* The first account after `from` (wrapping, `from` itself last) that is available at now_ms, or n. */
+static size_t next_available(const lg_account_state *s, size_t n, size_t from, int64_t now_ms)
+{
+    for (size_t k = 1; k <= n; k++) {
+        size_t i = (from + k) % n;
+        if (s[i].cooldown_until_ms <= now_ms)
+            return i;
+    }
+    return n;
+}
+
+/* The account whose cooldown ends first (ties: first in order after `from`). */
+static size_t soonest(const lg_account_state *s, size_t n, size_t from)
+{
+    size_t best = (from + 1) % n;
+    for (size_t k = 2; k <= n; k++) {
+        size_t i = (from + k) % n;
+        if (s[i].cooldown_until_ms < s[best].cooldown_until_ms)
+            best = i;
+    }
+    return best;
+}
+
+size_t lg_policy_choose(const lg_account_state *states, size_t n, size_t preferred, int64_t now_ms,
+                        int64_t *wait_ms)
+{
+    *wait_ms = 0;
+    if (n == 0)
+        return 0;
+    preferred %= n;
+    if (states[preferred].cooldown_until_ms <= now_ms)
+        return preferred;
+    size_t i = next_available(states, n, preferred, now_ms);
+    if (i < n)
+        return i;
+    i = soonest(states, n, (preferred + n - 1) % n);
+    *wait_ms = states[i].cooldown_until_ms - now_ms;
+    return i;
+}
+
+/* A retry on another account after `delay` ms, or, when none is available, on the account that frees
+ * soonest after its cooldown. */
+static lg_action switch_account(const lg_account_state *s, size_t n, size_t current, int64_t delay,
+                                int64_t now_ms)
+{
+    lg_action a = {.kind = LG_ACT_RETRY, .account = current, .delay_ms = delay};
+    size_t i = next_available(s, n, current, now_ms);
+    if (i == n || i == current) {
+        i = soonest(s, n, current);
+        a.delay_ms = s[i].cooldown_until_ms > now_ms ? s[i].cooldown_until_ms - now_ms : 0;
+    }
+    a.account = i;
+    return a;
+}
+
+/* A retry on the same account after its own cooldown. */
+static lg_action wait_cooldown(const lg_account_state *s, size_t current, int64_t now_ms)
+{
+    int64_t left = s[current].cooldown_until_ms - now_ms;
+    return (lg_action){.kind = LG_ACT_RETRY, .account = current, .delay_ms = left > 0 ? left : 0};
+}
+
+/* The retry step by case, before the deadline check. Counts same-key retries into h. */
+static lg_action retry_step(const lg_retry_conf *r, const lg_backoff_conf *b, const lg_outcome *o,
+                            const lg_account_state *s, size_t n, size_t current, lg_history *h, int64_t now_ms)
+{
+    if (is_quota(o))
+        return n > 1 ? switch_account(s, n, current, 0, now_ms) : wait_cooldown(s, current, now_ms);
+    if (is_provider_down(o)) {
+        if (h->server_retries < r->max_server_retries) {
+            int64_t hint = server_hint_ms(o, now_ms);
+            h->server_retries++;
+            return (lg_action){.kind = LG_ACT_RETRY,
+                               .account = current,
+                               .delay_ms = hint >= 0 ? hint : lg_policy_exp_backoff(b, h->server_retries)};
+        }
+        return n > 1 ? switch_account(s, n, current, r->switch_delay_ms, now_ms) : wait_cooldown(s, current, now_ms);
+    }
+    if (n == 1)
+        return wait_cooldown(s, current, now_ms);
+    if (r->switch_on_first_rate_limit)
+        return switch_account(s, n, current, r->switch_delay_ms, now_ms);
+    if (h->same_key_retries == 0) {
+        h->same_key_retries++;
+        return (lg_action){.kind = LG_ACT_RETRY, .account = current, .delay_ms = r->same_key_retry_delay_ms};
+    }
+    return switch_account(s, n, current, r->switch_after_retry_ms, now_ms);
+}
+
+lg_action lg_policy_decide(const lg_retry_conf *r, const lg_backoff_conf *b, const lg_outcome *o,
+                           const lg_account_state *states, size_t n, size_t current, lg_history *h,
+                           int64_t now_ms)
+{
+    lg_action deliver = {.kind = LG_ACT_DELIVER, .account = current};
+    if (!is_failure_event(o) || !h->replayable || n == 0 || current >= n)
+        return deliver;
+    if (h->attempts >= r->max_attempts)
+        return (lg_action){.kind = LG_ACT_GIVE_UP, .account = current};
+    lg_history next = *h;
+    lg_action a = retry_step(r, b, o, states, n, current, &next, now_ms);
+    if (now_ms + a.delay_ms > h->started_ms + r->max_rate_limit_wait_ms)
+        return (lg_action){.kind = LG_ACT_GIVE_UP, .account = current};
+    a.switched = a.account != current;
+    if (a.switched) {
+        next.same_key_retries = 0;
+        next.server_retries = 0;
+    }
+    *h = next;
+    return a;
+}

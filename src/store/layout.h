@@ -1,0 +1,45 @@
+/* The on-disk (and in-memory) layout of the shared-memory store file. Private to src/store. */
+#ifndef LLMGATE_STORE_LAYOUT_H
+#define LLMGATE_STORE_LAYOUT_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "llmgate/config.h"
+#include "llmgate/store.h"
+
+#define LG_STORE_MAGIC UINT64_C(0x31455441474d4c4c) /* "LLMGATE1" as little-endian bytes */
+#define LG_STORE_VERSION 1u
+#define LG_STORE_PROVIDERS 64
+#define LG_STORE_ACCOUNTS 256
+
+/* One provider's record; a slot is free while used == 0. Slots are never freed. */
+typedef struct {
+    uint32_t used;
+    char name[LG_NAME_MAX];
+    lg_provider_slot slot;
+} lg_store_provider_entry;
+
+/* One account's record, keyed by (provider, name, digest). */
+typedef struct {
+    uint32_t used;
+    char provider[LG_NAME_MAX];
+    char name[LG_NAME_MAX];
+    char digest[LG_DIGEST_HEX];
+    lg_account_slot slot;
+} lg_store_account_entry;
+
+/* The whole file. size is sizeof(lg_store_layout), which also changes with the platform's mutex size, so a
+ * file written by an incompatible build is rebuilt rather than trusted. */
+typedef struct {
+    uint64_t magic;
+    uint32_t version;
+    uint32_t reserved;
+    uint64_t size;
+    int64_t created_ms;
+    pthread_mutex_t lock; /* robust, process-shared, error-checking */
+    lg_store_provider_entry providers[LG_STORE_PROVIDERS];
+    lg_store_account_entry accounts[LG_STORE_ACCOUNTS];
+} lg_store_layout;
+
+#endif
