@@ -7,36 +7,37 @@ set -u
 cd "$(dirname "$0")/../.." || exit 2
 source tests/lib.sh
 N=${BENCH_REQUESTS:-2000}
-ROUNDS=${BENCH_ROUNDS:-5}
-lg_start_mock --quiet
+ROUNDS=${BENCH_ROUNDS:-9}
+lg_start_mock --quiet --threads 1
 BODY='{"model":"gpt-4o-mini","max_tokens":16,"messages":[{"role":"user","content":"hi"}]}'
 cat >"$LG_TMP/config.json" <<JSON
 {"providers": {"openai": {"upstream": "$MOCK_URL"}}}
 JSON
 export LLMGATE_CONFIG=$LG_TMP/config.json
 
-# run_one PRELOAD URL CONNECT_TO: prints elapsed microseconds of one client run.
+# run_one PRELOAD URL CONNECT_TO: prints "elapsed_us cpu_us" of one client run.
 run_one() {
     local env=()
     [ "$1" = yes ] && env=(LD_PRELOAD="$LG_LIB")
     env "${env[@]}" "$LG_BUILD/clients/bench_client" -n "$N" -c "$3" -H 'Authorization: Bearer sk-bench' \
-        -d "$BODY" "$2" | sed -n 's/.*elapsed_us=\([0-9]*\).*/\1/p'
+        -d "$BODY" "$2" | sed -n 's/.*failures=0 elapsed_us=\([0-9]*\) cpu_us=\([0-9]*\).*/\1 \2/p'
 }
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 
-# bench NAME URL CONNECT_TO
+# bench NAME URL CONNECT_TO: alternating runs; medians of wall and CPU time per side, and their ratios.
 bench() {
-    local base=() pre=() i b p
+    local bw=() bc=() pw=() pc=() i b p
     run_one no "$2" "$3" >/dev/null; run_one yes "$2" "$3" >/dev/null   # warm-up
     for i in $(seq 1 "$ROUNDS"); do
         b=$(run_one no "$2" "$3"); p=$(run_one yes "$2" "$3")
         [ -n "$b" ] && [ -n "$p" ] || { echo "$1: a run failed"; return 1; }
-        base+=("$b"); pre+=("$p")
+        bw+=("${b% *}"); bc+=("${b#* }"); pw+=("${p% *}"); pc+=("${p#* }")
     done
-    b=$(printf '%s\n' "${base[@]}" | median); p=$(printf '%s\n' "${pre[@]}" | median)
-    awk -v n="$1" -v b="$b" -v p="$p" -v r="$N" 'BEGIN {
-        printf "%-22s baseline %8.1f us/req   llmgate %8.1f us/req   ratio %.3f\n", n, b / r, p / r, p / b }'
+    awk -v n="$1" -v r="$N" -v bw="$(printf '%s\n' "${bw[@]}" | median)" -v pw="$(printf '%s\n' "${pw[@]}" | median)" \
+        -v bc="$(printf '%s\n' "${bc[@]}" | median)" -v pc="$(printf '%s\n' "${pc[@]}" | median)" 'BEGIN {
+        printf "%-18s wall %6.1f -> %6.1f us/req (ratio %.3f)   client cpu %5.1f -> %5.1f us/req (ratio %.3f)\n",
+               n, bw / r, pw / r, pw / bw, bc / r, pc / r, pc / bc }'
 }
 
 echo "interposer overhead: $N requests x $ROUNDS rounds per side, medians"
