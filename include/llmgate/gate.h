@@ -32,12 +32,15 @@ typedef struct {
     lg_store *store;          /* NULL: no shared state (state kept only for this exchange) */
     const char *host_key;     /* the key the host program sent, or NULL */
     bool replayable;          /* the body can be sent again */
+    const char *body;         /* the request body (for token estimates), or NULL */
+    size_t body_len;
 } lg_gate_request;
 
 typedef enum {
     LG_GATE_DELIVER = 0, /* hand the last attempt's response to the host (possibly normalized) */
     LG_GATE_REFUSED,     /* no attempt was sent: synthesize a 429 in the provider's format */
     LG_GATE_TRANSPORT,   /* the last attempt failed in the transport: report its own error */
+    LG_GATE_DELIVERED,   /* the transport already handed the response to the host (a committed stream) */
 } lg_gate_verdict;
 
 typedef struct {

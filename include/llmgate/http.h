@@ -18,6 +18,7 @@ typedef struct {
     const char *body;          /* raw bytes, not NUL-terminated necessarily */
     size_t body_len;
     bool stream;               /* body is text/event-stream */
+    bool delivered;            /* the transport already handed (part of) it to the host: no retry possible */
 } lg_response_view;
 
 /* Case-insensitive lookup of the first header with that name; NULL when absent. */

@@ -144,6 +144,10 @@ lg_gate_result lg_gate_run(const lg_gate_request *req, const lg_transport *t, vo
         lg_accounts_record(&a, idx, &res.outcome, false, now);
         if (is_failure(&res.outcome))
             log_failure(p, &p->accounts[idx], resp.status, &res.outcome);
+        if (resp.delivered) {
+            res.verdict = LG_GATE_DELIVERED;
+            break;
+        }
         lg_action act = lg_policy_decide(&req->cfg->retry, &req->cfg->backoff, &res.outcome, a.snapshot, a.n,
                                          idx, &h, now);
         if (act.kind == LG_ACT_RETRY) {

@@ -154,6 +154,8 @@ static CURLcode gated_perform(CURL *h, lg_curl_rec *r, const lg_curl_real *real,
         .store = rt->store,
         .host_key = has_key ? host_key : NULL,
         .replayable = r->postfields || !(r->post || r->upload) || r->has_seekfn,
+        .body = r->postfields,
+        .body_len = !r->postfields ? 0 : r->postsize >= 0 ? (size_t)r->postsize : strlen(r->postfields),
     };
     lg_transport t = {.attempt = attempt, .rewind = rewind_body};
     install_capture(&x);
