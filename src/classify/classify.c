@@ -1,0 +1,297 @@
+/* The response classifier: status gives the starting state, the body (JSON, JSON array, or event stream)
+ * overrides it through the dialect scanners, the most specific evidence picks the reason, and the wait
+ * hint follows the documented precedence: retry-after-ms, retry-after, reset headers of the exhausted
+ * dimension, RetryInfo, quotaResetDelay, quotaResetTimeStamp, then prose. Pure and bounded: no I/O,
+ * allocations only inside cJSON and the SSE data buffer, both capped. */
+#include <errno.h>
+#include <string.h>
+
+#include "classify/dialects.h"
+#include "llmgate/duration.h"
+
+typedef bool (*scanner)(lg_cls *c, const cJSON *doc, bool http_error);
+
+static bool scan_openai(lg_cls *c, const cJSON *doc, bool http_error)
+{
+    return lg_openai_error(c, doc, http_error);
+}
+static bool scan_anthropic(lg_cls *c, const cJSON *doc, bool http_error)
+{
+    return lg_anthropic_error(c, doc);
+}
+static bool scan_google(lg_cls *c, const cJSON *doc, bool http_error)
+{
+    return lg_google_error(c, doc);
+}
+static bool scan_dashscope(lg_cls *c, const cJSON *doc, bool http_error)
+{
+    return lg_dashscope_error(c, doc);
+}
+static bool scan_baidu(lg_cls *c, const cJSON *doc, bool http_error)
+{
+    return lg_baidu_error(c, doc);
+}
+
+/* The dialect's own scanner first, then the others: providers' compatible endpoints borrow each other's
+ * envelopes. The OpenAI scanner goes last because it accepts the loosest shapes. */
+static scanner native_scanner(lg_dialect d)
+{
+    switch (d) {
+    case LG_DIALECT_ANTHROPIC:
+        return scan_anthropic;
+    case LG_DIALECT_GOOGLE:
+        return scan_google;
+    case LG_DIALECT_DASHSCOPE:
+        return scan_dashscope;
+    case LG_DIALECT_BAIDU:
+        return scan_baidu;
+    default:
+        return NULL;
+    }
+}
+
+typedef struct {
+    lg_cls *c;
+    bool http_error;
+} scan_ctx;
+
+static bool scan_document(lg_cls *c, const cJSON *doc, bool http_error);
+
+static bool scan_element(const cJSON *el, void *ctx)
+{
+    scan_ctx *s = ctx;
+    scan_document(s->c, el, s->http_error);
+    return !s->c->error;
+}
+
+/* Scans one document: an object, or an array of them (Google wraps errors and streams in arrays). */
+static bool scan_document(lg_cls *c, const cJSON *doc, bool http_error)
+{
+    if (cJSON_IsArray(doc)) {
+        const cJSON *el;
+        cJSON_ArrayForEach(el, doc)
+        {
+            if (cJSON_IsObject(el))
+                scan_document(c, el, http_error);
+            if (c->error)
+                break;
+        }
+        return c->error;
+    }
+    if (!cJSON_IsObject(doc))
+        return false;
+    static const scanner all[] = {scan_anthropic, scan_google, scan_baidu, scan_dashscope, scan_openai};
+    scanner first = native_scanner(c->dialect);
+    bool found = first && first(c, doc, http_error);
+    for (size_t i = 0; !found && i < sizeof all / sizeof all[0]; i++)
+        if (all[i] != first)
+            found = all[i](c, doc, http_error);
+    if (!found && !c->error)
+        lg_usage_scan(c, doc);
+    return found;
+}
+
+static bool on_event(const lg_sse_event *ev, void *ctx)
+{
+    scan_ctx *s = ctx;
+    lg_cls *c = s->c;
+    bool named_error = !strcmp(ev->event, "error");
+    if (ev->comment_status >= 400 && ev->comment_status <= 599) {
+        c->error = true;
+        c->body_status = ev->comment_status;
+    }
+    size_t i = 0;
+    while (i < ev->data_len && (ev->data[i] == ' ' || ev->data[i] == '\t' || ev->data[i] == '\n'))
+        i++;
+    if (i < ev->data_len && (ev->data[i] == '{' || ev->data[i] == '[')) {
+        cJSON *doc = lg_json_parse(ev->data, ev->data_len);
+        if (doc)
+            scan_document(c, doc, s->http_error || named_error || c->error);
+        cJSON_Delete(doc);
+    } else if (named_error && ev->data_len && strcmp(ev->data, "[DONE]")) {
+        lg_cls_text(c, ev->data, ev->data_len, true);
+    }
+    if (named_error)
+        c->error = true;
+    return !c->error;
+}
+
+static bool starts_like_sse(const char *b, size_t n)
+{
+    return (n >= 5 && !memcmp(b, "data:", 5)) || (n >= 6 && !memcmp(b, "event:", 6)) ||
+           (n >= 3 && !memcmp(b, "id:", 3)) || (n >= 1 && b[0] == ':');
+}
+
+/* Reads the body into c. Returns whether the body was an event stream. */
+static bool scan_body(lg_cls *c, const lg_response_view *r, bool http_error)
+{
+    const char *b = r->body;
+    size_t n = b ? r->body_len : 0, i = 0;
+    while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n'))
+        i++;
+    if (i >= n)
+        return r->stream;
+    scan_ctx s = {c, http_error};
+    if (b[i] == '[') {
+        lg_json_each_element(b + i, n - i, scan_element, &s);
+        return r->stream;
+    }
+    if (b[i] == '{') {
+        cJSON *doc = lg_json_parse(b + i, n - i);
+        if (doc)
+            scan_document(c, doc, http_error);
+        else if (http_error) /* a truncated error body: its text still tells something */
+            lg_cls_text(c, b + i, n - i, false);
+        cJSON_Delete(doc);
+        return false;
+    }
+    if (r->stream || starts_like_sse(b + i, n - i)) {
+        lg_sse_each(b, n, on_event, &s);
+        return true;
+    }
+    if (http_error && b[i] != '<') { /* a plain-text error body is the message itself */
+        size_t e = n;
+        while (e > i && (b[e - 1] == ' ' || b[e - 1] == '\r' || b[e - 1] == '\n' || b[e - 1] == '\t'))
+            e--;
+        lg_cls_text(c, b + i, e - i, true);
+    }
+    return false;
+}
+
+/* The status the outcome is judged by: the HTTP one, or for errors inside a success response the status
+ * the body states, else 500 for a stream (a mid-stream failure) and 400 for a body. */
+static int effective_status(const lg_response_view *r, const lg_cls *c, bool stream)
+{
+    int st = r->status;
+    if (!c->error || st == 0 || (st >= 400 && st <= 599))
+        return st;
+    if (c->body_status >= 400 && c->body_status <= 599)
+        return c->body_status;
+    return stream ? 500 : 400;
+}
+
+static lg_sig status_signal(int st)
+{
+    if (st == 0)
+        return LG_SIG_SERVER;
+    if (st == 429)
+        return LG_SIG_LIMIT;
+    if (st == 402) /* Payment Required: out of credit */
+        return LG_SIG_QUOTA;
+    if (st == 529 || st == 498) /* Anthropic overloaded, Groq flex capacity */
+        return LG_SIG_CAPACITY;
+    if (st >= 500 && st <= 599)
+        return LG_SIG_SERVER;
+    return LG_SIG_REJECT;
+}
+
+/* The deciding signal: the most specific evidence, unless the request can never fit; a family name of
+ * "invalid request" does not outweigh a 402, 429 or 5xx status. */
+static lg_sig decide(const lg_cls *c, int st)
+{
+    if (c->never_fit)
+        return LG_SIG_REJECT;
+    for (int ev = 0; ev < LG_EV_COUNT; ev++) {
+        lg_sig s = c->ev[ev];
+        if (s == LG_SIG_NONE)
+            continue;
+        if (ev == LG_EV_GENERIC && s == LG_SIG_REJECT && (st == 402 || st == 429 || st >= 500))
+            break;
+        return s;
+    }
+    return status_signal(st);
+}
+
+static void set_state(lg_outcome *out, lg_sig s, int st)
+{
+    switch (s) {
+    case LG_SIG_QUOTA:
+        out->state = LG_STATE_RETRYABLE_RATE_LIMIT, out->reason = LG_REASON_QUOTA_EXHAUSTED;
+        break;
+    case LG_SIG_RATE:
+        out->state = LG_STATE_RETRYABLE_RATE_LIMIT, out->reason = LG_REASON_RATE_LIMIT_EXCEEDED;
+        break;
+    case LG_SIG_LIMIT:
+        out->state = LG_STATE_RETRYABLE_RATE_LIMIT, out->reason = LG_REASON_UNKNOWN;
+        break;
+    case LG_SIG_CAPACITY:
+        out->state = st >= 400 && st <= 499 ? LG_STATE_RETRYABLE_RATE_LIMIT : LG_STATE_PROVIDER_DOWN;
+        out->reason = LG_REASON_MODEL_CAPACITY_EXHAUSTED;
+        break;
+    case LG_SIG_SERVER:
+        out->state = LG_STATE_PROVIDER_DOWN, out->reason = LG_REASON_SERVER_ERROR;
+        break;
+    default:
+        out->state = LG_STATE_NON_RETRYABLE, out->reason = LG_REASON_UNKNOWN;
+        break;
+    }
+}
+
+/* Picks the wait hint by precedence; an absolute time becomes relative to Date when there is one. */
+static void set_hint(lg_outcome *out, const lg_response_view *r, const lg_cls *c, lg_sig s)
+{
+    int64_t ms = LG_NO_HINT, at = LG_NO_HINT;
+    bool limit = s == LG_SIG_RATE || s == LG_SIG_LIMIT || s == LG_SIG_QUOTA;
+    lg_dim dim = c->dim != LG_DIM_NONE ? c->dim : c->text_dim;
+    if (!lg_header_retry_after(r, &ms, &at) && !(limit && lg_header_reset(r, dim, s == LG_SIG_QUOTA, &ms, &at))) {
+        const int64_t rel[] = {c->retry_info_ms, c->quota_delay_ms, LG_NO_HINT, c->prose_ms, LG_NO_HINT};
+        const int64_t abs[] = {LG_NO_HINT, LG_NO_HINT, c->reset_at_ms, LG_NO_HINT, c->prose_at_ms};
+        ms = at = LG_NO_HINT;
+        for (size_t i = 0; i < sizeof rel / sizeof rel[0] && ms == LG_NO_HINT && at == LG_NO_HINT; i++)
+            ms = rel[i], at = abs[i];
+    }
+    if (at != LG_NO_HINT) {
+        const char *date = lg_header_get(r->headers, r->n_headers, "date");
+        int64_t now;
+        if (date && lg_parse_http_date(date, strlen(date), &now))
+            ms = at > now ? at - now : 0;
+        else
+            out->retry_at_ms = at;
+    }
+    out->retry_after_ms = ms;
+}
+
+static void set_usage(lg_outcome *out, const lg_cls *c)
+{
+    if (c->usage == LG_USAGE_TOTALS) {
+        out->prompt_tokens = c->prompt;
+        out->completion_tokens = c->completion;
+    } else if (c->usage == LG_USAGE_FIELDS) {
+        out->prompt_tokens = (c->u_in > 0 ? c->u_in : 0) + (c->u_cache_w > 0 ? c->u_cache_w : 0) +
+                             (c->u_cache_r > 0 ? c->u_cache_r : 0);
+        out->completion_tokens = c->u_out > 0 ? c->u_out : 0;
+    } else {
+        return;
+    }
+    out->has_usage = true;
+}
+
+void lg_classify(lg_dialect d, const lg_response_view *r, lg_outcome *out)
+{
+    int saved_errno = errno;
+    memset(out, 0, sizeof *out);
+    out->retry_after_ms = out->retry_at_ms = LG_NO_HINT;
+    if (!r) {
+        out->state = LG_STATE_PROVIDER_DOWN, out->reason = LG_REASON_SERVER_ERROR;
+        errno = saved_errno;
+        return;
+    }
+    lg_cls c;
+    lg_cls_init(&c, d);
+    bool http_error = r->status < 200 || r->status > 299;
+    bool stream = scan_body(&c, r, http_error);
+    if (!http_error && !c.error) {
+        out->state = LG_STATE_SUCCESS;
+        out->reason = LG_REASON_NONE;
+        set_usage(out, &c);
+    } else {
+        int st = effective_status(r, &c, stream);
+        lg_sig s = decide(&c, st);
+        /* An error inside a success response that states no status is not a client-side 4xx. */
+        bool inferred = !http_error && !(c.body_status >= 400 && c.body_status <= 599);
+        set_state(out, s, inferred ? 500 : st);
+        set_hint(out, r, &c, s);
+        memcpy(out->message, c.message, sizeof out->message);
+    }
+    errno = saved_errno;
+}

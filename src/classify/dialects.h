@@ -1,0 +1,127 @@
+/* Internal interface between the classifier core (src/classify) and the dialect files (src/providers).
+ * A dialect scanner reads one JSON document (a whole body, one array element or one stream event) and
+ * records what it finds into an lg_cls: whether it is an error, signals at each level of evidence,
+ * wait hints from structured fields, and token usage. classify.c turns that into an lg_outcome. */
+#ifndef LLMGATE_CLASSIFY_DIALECTS_H
+#define LLMGATE_CLASSIFY_DIALECTS_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "llmgate/classify.h"
+
+/* What a piece of evidence says about the response. */
+typedef enum {
+    LG_SIG_NONE = 0,
+    LG_SIG_QUOTA,    /* billing, credit, daily or longer quota, spend cap, a limit of 0 */
+    LG_SIG_RATE,     /* per-second / per-minute / concurrency window */
+    LG_SIG_CAPACITY, /* the provider lacks capacity for everyone */
+    LG_SIG_SERVER,   /* generic server-side failure */
+    LG_SIG_REJECT,   /* the request itself is refused: auth, validation, content policy */
+    LG_SIG_LIMIT,    /* some limit was hit, nothing tells which */
+} lg_sig;
+
+/* Levels of evidence, most specific first; the first level holding a signal decides. */
+typedef enum {
+    LG_EV_CODE = 0, /* a structured code that names the condition exactly */
+    LG_EV_QUOTA_ID, /* google.rpc.QuotaFailure quotaId: per day vs per minute */
+    LG_EV_MESSAGE,  /* the provider's message text */
+    LG_EV_GENERIC,  /* a structured code that only names a family (rate_limit_exceeded, RESOURCE_EXHAUSTED) */
+    LG_EV_COUNT
+} lg_evidence;
+
+/* The rate-limit dimension an error names. */
+typedef enum { LG_DIM_NONE = 0, LG_DIM_REQUESTS, LG_DIM_TOKENS, LG_DIM_INPUT_TOKENS, LG_DIM_OUTPUT_TOKENS } lg_dim;
+
+typedef enum { LG_USAGE_NONE = 0, LG_USAGE_TOTALS, LG_USAGE_FIELDS } lg_usage_kind;
+
+/* Everything the scanners found in a response. Zero-initialise with lg_cls_init. */
+typedef struct {
+    lg_dialect dialect;
+    bool error;              /* the body carries an error */
+    int body_status;         /* HTTP status stated inside the body (google code, ":HTTP_STATUS/429"), 0 = none */
+    lg_sig ev[LG_EV_COUNT];  /* first signal found at each level */
+    bool never_fit;          /* the request can never fit the limit it hit */
+    lg_dim dim;              /* dimension from a structured field (OpenAI type "tokens") */
+    lg_dim text_dim;         /* dimension named in the message */
+    bool has_message;
+    char message[LG_MESSAGE_MAX];
+    int64_t retry_info_ms;   /* google.rpc.RetryInfo.retryDelay */
+    int64_t quota_delay_ms;  /* ErrorInfo.metadata.quotaResetDelay */
+    int64_t reset_at_ms;     /* absolute reset time from a structured field (Unix ms) */
+    int64_t prose_ms;        /* relative wait in the message text */
+    int64_t prose_at_ms;     /* absolute resume time in the message text */
+    lg_usage_kind usage;     /* which of the two usage shapes was seen last */
+    int64_t prompt, completion;                /* LG_USAGE_TOTALS */
+    int64_t u_in, u_cache_w, u_cache_r, u_out; /* LG_USAGE_FIELDS; -1 = not seen */
+} lg_cls;
+
+void lg_cls_init(lg_cls *c, lg_dialect d);
+
+/* Records signal s at level ev unless that level already holds one. */
+void lg_cls_evidence(lg_cls *c, lg_evidence ev, lg_sig s);
+/* Looks up a structured code or type name (any provider's vocabulary) and records it at LG_EV_CODE or
+ * LG_EV_GENERIC. Returns true when the code was known. */
+bool lg_cls_code(lg_cls *c, const char *code);
+/* Analyses error text: signals, never-fit, dimension and wait hints. When as_message is set and no message
+ * was kept yet, keeps a truncated, valid UTF-8 copy as the outcome's message. */
+void lg_cls_text(lg_cls *c, const char *text, size_t len, bool as_message);
+
+/* Signal of a code or type name in the shared table; *specific tells LG_EV_CODE from LG_EV_GENERIC. */
+lg_sig lg_code_signal(const char *code, bool *specific);
+
+/* Text matching (src/classify/text.c). Case-insensitive; '-' and '_' in the text match a ' ' in the
+ * needle. Returns the offset of the first match, or -1. */
+long lg_text_find(const char *text, size_t len, const char *needle);
+/* Like lg_text_find for short acronyms ("rpm"): the match must not touch letters or digits. */
+long lg_text_find_word(const char *text, size_t len, const char *word);
+/* Message signal of a text (LG_SIG_NONE when it says nothing definite), never-fit and named dimension. */
+lg_sig lg_text_signal(const char *text, size_t len, bool *never_fit, lg_dim *dim);
+
+/* Wait hints in prose (src/classify/hint_prose.c): a relative wait ("try again in 9m38.016s") in *ms,
+ * or an absolute time ("regain access on 2026-04-01 at 00:00 UTC") in *at_ms. */
+bool lg_prose_wait(const char *text, size_t len, int64_t *ms);
+bool lg_prose_time(const char *text, size_t len, int64_t *at_ms);
+
+/* JSON helpers (src/classify/json.c). */
+cJSON *lg_json_parse(const char *s, size_t len); /* NULL on malformed or oversized input */
+const char *lg_json_str(const cJSON *o, const char *key); /* non-empty string member or NULL */
+bool lg_json_int(const cJSON *o, const char *key, int64_t *v); /* integral number (or numeric string) */
+/* Calls fn on each element of a top-level JSON array text, even a truncated one; stops when fn
+ * returns false. */
+void lg_json_each_element(const char *s, size_t len, bool (*fn)(const cJSON *el, void *ctx), void *ctx);
+
+/* Server-sent events (src/classify/sse.c). */
+typedef struct {
+    const char *event;  /* event name or "" */
+    const char *data;   /* data lines joined by '\n', NUL-terminated */
+    size_t data_len;
+    int comment_status; /* status from a ":HTTP_STATUS/NNN" comment in this event, 0 = none */
+} lg_sse_event;
+/* Calls fn for each event of an event-stream text (also the unterminated last one); stops when fn
+ * returns false. Lines may end in LF, CRLF or CR. */
+void lg_sse_each(const char *s, size_t len, bool (*fn)(const lg_sse_event *ev, void *ctx), void *ctx);
+
+/* Usage objects (src/classify/usage.c): {prompt_tokens, completion_tokens} totals or Anthropic-style
+ * {input_tokens, cache_*_input_tokens, output_tokens} fields, merged per field. */
+void lg_usage_object(lg_cls *c, const cJSON *usage);
+/* Finds usage anywhere a provider puts it in one document and records it. */
+void lg_usage_scan(lg_cls *c, const cJSON *doc);
+
+/* Reset headers of the exhausted dimension (src/classify/header_hint.c); see classify.c for precedence. */
+bool lg_header_retry_after(const lg_response_view *r, int64_t *ms, int64_t *at_ms);
+bool lg_header_reset(const lg_response_view *r, lg_dim named, bool need_exhausted, int64_t *ms, int64_t *at_ms);
+
+/* Dialect scanners (src/providers). Each returns true when the document is an error it recognises.
+ * http_error tells whether the HTTP status is already an error (some shapes, such as a bare
+ * {"message": ...}, are only errors then). */
+bool lg_openai_error(lg_cls *c, const cJSON *doc, bool http_error);
+bool lg_openai_error_object(lg_cls *c, const cJSON *err);
+bool lg_anthropic_error(lg_cls *c, const cJSON *doc);
+bool lg_google_error(lg_cls *c, const cJSON *doc);
+void lg_google_usage(lg_cls *c, const cJSON *meta);
+bool lg_dashscope_error(lg_cls *c, const cJSON *doc);
+bool lg_baidu_error(lg_cls *c, const cJSON *doc);
+
+#endif

@@ -1,0 +1,22 @@
+/* Anthropic: {"type": "error", "error": {"type": "rate_limit_error" | "overloaded_error" | "api_error" |
+ * "authentication_error" | "permission_error" | "not_found_error" | "request_too_large" | "billing_error" |
+ * "invalid_request_error" | "timeout_error", "message": ...}, "request_id": ...}, in a body or as the data
+ * of a stream's "event: error". The messages carry the quota cases that reuse generic types: "Your credit
+ * balance is too low" (400), "You have reached your specified API usage limits. You will regain access on
+ * ..." (400), "monthly spend limit" and "Extra usage is required" (429 rate_limit_error). Stream usage
+ * (message_start / message_delta) is merged per field by lg_usage_object. */
+#include <string.h>
+
+#include "classify/dialects.h"
+
+bool lg_anthropic_error(lg_cls *c, const cJSON *doc)
+{
+    const char *type = lg_json_str(doc, "type");
+    if (!type || strcmp(type, "error"))
+        return false;
+    const cJSON *err = cJSON_GetObjectItemCaseSensitive(doc, "error");
+    if (lg_openai_error_object(c, err))
+        return true;
+    c->error = true; /* {"type": "error"} without a usable error object is still an error */
+    return true;
+}

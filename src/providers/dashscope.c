@@ -1,0 +1,30 @@
+/* Alibaba DashScope native API: a flat {"code": "Throttling.RateQuota", "message": ..., "request_id": ...}
+ * error envelope (429 Throttling*, 400 Arrearage, 401 InvalidApiKey, 400 DataInspectionFailed, 500
+ * InternalError...), in a body or as the data of a stream's "event:error" whose real status sits in a
+ * ":HTTP_STATUS/429" comment (read by sse.c). The SDK's dumps add "status_code". Compatible mode speaks
+ * the OpenAI envelope, handled by openai.c. Usage {input_tokens, output_tokens} is per-field. */
+#include <string.h>
+#include <strings.h>
+
+#include "classify/dialects.h"
+
+/* Codes some gateways put on successful responses: "0", "200", "success", "ok". */
+static bool success_code(const char *code)
+{
+    return !strcmp(code, "0") || !strcmp(code, "200") || !strcasecmp(code, "success") || !strcasecmp(code, "ok");
+}
+
+bool lg_dashscope_error(lg_cls *c, const cJSON *doc)
+{
+    const char *code = lg_json_str(doc, "code");
+    const char *msg = lg_json_str(doc, "message");
+    if (!code || !msg || success_code(code) || cJSON_GetObjectItemCaseSensitive(doc, "error"))
+        return false;
+    c->error = true;
+    int64_t st;
+    if (lg_json_int(doc, "status_code", &st) && st >= 100 && st <= 599 && c->body_status == 0)
+        c->body_status = (int)st;
+    lg_cls_text(c, msg, strlen(msg), true);
+    lg_cls_code(c, code);
+    return true;
+}

@@ -1,0 +1,451 @@
+/* Unit tests for the classifier rules, one test per rule with inputs written for it, plus prose-hint
+ * parsing, message handling and malformed inputs that must classify without crashing. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "classify/dialects.h"
+#include "llmgate/classify.h"
+
+#define NO LG_NO_HINT
+#define OAI LG_DIALECT_OPENAI
+#define ANT LG_DIALECT_ANTHROPIC
+#define GOO LG_DIALECT_GOOGLE
+#define DSC LG_DIALECT_DASHSCOPE
+#define BAI LG_DIALECT_BAIDU
+#define OK LG_STATE_SUCCESS
+#define RL LG_STATE_RETRYABLE_RATE_LIMIT
+#define DOWN LG_STATE_PROVIDER_DOWN
+#define NR LG_STATE_NON_RETRYABLE
+#define NONE LG_REASON_NONE
+#define QUOTA LG_REASON_QUOTA_EXHAUSTED
+#define RATE LG_REASON_RATE_LIMIT_EXCEEDED
+#define CAP LG_REASON_MODEL_CAPACITY_EXHAUSTED
+#define SERV LG_REASON_SERVER_ERROR
+#define UNK LG_REASON_UNKNOWN
+
+typedef struct {
+    const char *name;
+    lg_dialect d;
+    int status;
+    const char *headers; /* "name: value" lines */
+    const char *body;
+    bool stream;
+    lg_state state;
+    lg_reason reason;
+    int64_t retry_after_ms, retry_at_ms;
+    int64_t prompt, completion; /* -1: no usage expected */
+} rule_case;
+
+#define RULE(name, d, st, h, body, stream, state, reason, ra, at) {name, d, st, h, body, stream, state, reason, ra, at, -1, -1}
+#define USAGE(name, d, h, body, stream, p, c) {name, d, 200, h, body, stream, OK, NONE, NO, NO, p, c}
+
+static const rule_case rules[] = {
+    /* Status gives the starting state. */
+    RULE("status_200_success", OAI, 200, "", "{\"id\":\"x\",\"choices\":[]}", false, OK, NONE, NO, NO),
+    RULE("status_429_empty_body_unknown", OAI, 429, "", "", false, RL, UNK, NO, NO),
+    RULE("status_500_empty_server_error", OAI, 500, "", "", false, DOWN, SERV, NO, NO),
+    RULE("status_502_html_server_error", OAI, 502, "", "<html><body>Bad Gateway</body></html>", false, DOWN, SERV, NO, NO),
+    RULE("status_529_capacity", ANT, 529, "", "", false, DOWN, CAP, NO, NO),
+    RULE("status_402_payment_required", OAI, 402, "", "{\"error\":{\"message\":\"Prompt tokens limit exceeded: 1234 > 1000.\","
+         "\"code\":\"invalid_request_error\"}}", false, RL, QUOTA, NO, NO),
+    RULE("status_404_non_retryable", OAI, 404, "", "{\"error\":{\"message\":\"nope\"}}", false, NR, UNK, NO, NO),
+    RULE("status_0_transport_failure", OAI, 0, "", "", false, DOWN, SERV, NO, NO),
+    RULE("plain_text_429_hint", OAI, 429, "", "Too Many Requests. Retry after 7 seconds.\n", false, RL, RATE, 7000, NO),
+    /* OpenAI and compatibles. */
+    RULE("openai_insufficient_quota_ignores_reset_headers", OAI, 429,
+         "x-ratelimit-remaining-requests: 10\nx-ratelimit-reset-requests: 6s\n",
+         "{\"error\":{\"message\":\"You exceeded your current quota, please check your plan and billing details.\","
+         "\"type\":\"insufficient_quota\",\"param\":null,\"code\":\"insufficient_quota\"}}", false, RL, QUOTA, NO, NO),
+    RULE("openai_org_spend_limit", OAI, 429, "", "{\"error\":{\"message\":\"x\",\"code\":\"organization_spend_limit_exceeded\"}}",
+         false, RL, QUOTA, NO, NO),
+    RULE("openai_billing_hard_limit_on_400", OAI, 400, "", "{\"error\":{\"message\":\"Billing hard limit has been reached\","
+         "\"type\":\"invalid_request_error\",\"code\":\"billing_hard_limit_reached\"}}", false, RL, QUOTA, NO, NO),
+    RULE("openai_rpm_prose_hint", OAI, 429, "", "{\"error\":{\"message\":\"Rate limit reached for gpt-4 on requests per min (RPM): "
+         "Limit 3, Used 3, Requested 1. Please try again in 20s.\",\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}",
+         false, RL, RATE, 20000, NO),
+    RULE("openai_request_too_large_never_fits", OAI, 429, "", "{\"error\":{\"message\":\"Request too large for gpt-4o on tokens per "
+         "min (TPM): Limit 30000, Requested 36821.\",\"type\":\"tokens\",\"code\":\"rate_limit_exceeded\"}}", false, NR, UNK, NO, NO),
+    RULE("groq_413_requested_over_limit", OAI, 413, "", "{\"error\":{\"message\":\"Rate limit reached on tokens per minute (TPM): "
+         "Limit 6000, Used 0, Requested 7000.\",\"type\":\"tokens\",\"code\":\"rate_limit_exceeded\"}}", false, NR, UNK, NO, NO),
+    RULE("openai_context_length", OAI, 400, "", "{\"error\":{\"message\":\"This model's maximum context length is 8192 tokens.\","
+         "\"code\":\"context_length_exceeded\"}}", false, NR, UNK, NO, NO),
+    RULE("openai_invalid_api_key", OAI, 401, "", "{\"error\":{\"message\":\"Incorrect API key provided: sk-ab***cd.\","
+         "\"type\":\"invalid_request_error\",\"code\":\"invalid_api_key\"}}", false, NR, UNK, NO, NO),
+    RULE("openai_server_error", OAI, 500, "", "{\"error\":{\"message\":\"The server had an error while processing your request.\","
+         "\"type\":\"server_error\"}}", false, DOWN, SERV, NO, NO),
+    RULE("openai_engine_overloaded_503", OAI, 503, "", "{\"error\":{\"message\":\"The engine is currently overloaded, please try "
+         "again later\",\"type\":\"server_error\"}}", false, DOWN, CAP, NO, NO),
+    RULE("openai_model_overloaded_429", OAI, 429, "", "{\"error\":{\"message\":\"That model is currently overloaded with other "
+         "requests.\",\"type\":\"server_error\"}}", false, RL, CAP, NO, NO),
+    RULE("openai_exhausted_dimension_header", OAI, 429,
+         "x-ratelimit-remaining-requests: 0\nx-ratelimit-remaining-tokens: 5000\nx-ratelimit-reset-requests: 2m59.56s\n"
+         "x-ratelimit-reset-tokens: 7.66s\n", "{\"error\":{\"message\":\"Rate limit reached.\"}}", false, RL, RATE, 179560, NO),
+    RULE("retry_after_ms_wins", OAI, 429, "retry-after-ms: 1500.5\nretry-after: 2\nx-ratelimit-reset-tokens: 9s\n",
+         "{\"error\":{\"message\":\"Rate limit reached. Please try again in 30s.\"}}", false, RL, RATE, 1501, NO),
+    RULE("retry_after_seconds_over_prose", OAI, 429, "Retry-After: 2\n", "{\"error\":{\"message\":\"Rate limited, try again in 30s\"}}",
+         false, RL, RATE, 2000, NO),
+    RULE("retry_after_http_date_with_date", OAI, 503, "Retry-After: Tue, 26 Mar 2024 20:00:30 GMT\nDate: Tue, 26 Mar 2024 20:00:00 GMT\n",
+         "", false, DOWN, SERV, 30000, NO),
+    RULE("retry_after_http_date_without_date", OAI, 503, "Retry-After: Tue, 26 Mar 2024 20:00:30 GMT\n", "", false, DOWN, SERV,
+         NO, 1711483230000LL),
+    /* Azure. */
+    RULE("azure_reset_tokens_plain_seconds", OAI, 429, "x-rate-limit-reset-tokens: 12\n",
+         "{\"error\":{\"code\":\"429\",\"message\":\"Requests have exceeded token rate limit of your current tier.\"}}",
+         false, RL, RATE, 12000, NO),
+    RULE("azure_deployment_not_found", OAI, 404, "", "{\"error\":{\"code\":\"DeploymentNotFound\",\"message\":\"The API "
+         "deployment for this resource does not exist.\"}}", false, NR, UNK, NO, NO),
+    RULE("azure_content_filter", OAI, 400, "", "{\"error\":{\"message\":\"filtered\",\"code\":\"content_filter\",\"innererror\":"
+         "{\"code\":\"ResponsibleAIPolicyViolation\"}}}", false, NR, UNK, NO, NO),
+    /* Anthropic. */
+    RULE("anthropic_credit_balance_low", ANT, 400, "", "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\","
+         "\"message\":\"Your credit balance is too low to access the Anthropic API.\"}}", false, RL, QUOTA, NO, NO),
+    RULE("anthropic_monthly_spend_limit", ANT, 429, "retry-after: 600\n", "{\"type\":\"error\",\"error\":{\"type\":"
+         "\"rate_limit_error\",\"message\":\"This request would exceed your account's monthly spend limit.\"}}", false, RL, QUOTA,
+         600000, NO),
+    RULE("anthropic_api_error_overloaded_message", ANT, 500, "", "{\"type\":\"error\",\"error\":{\"type\":\"api_error\","
+         "\"message\":\"Overloaded\"}}", false, DOWN, SERV, NO, NO),
+    RULE("anthropic_billing_error", ANT, 402, "", "{\"type\":\"error\",\"error\":{\"type\":\"billing_error\",\"message\":\"x\"}}",
+         false, RL, QUOTA, NO, NO),
+    RULE("anthropic_request_too_large", ANT, 413, "", "{\"type\":\"error\",\"error\":{\"type\":\"request_too_large\","
+         "\"message\":\"Request exceeds the maximum allowed number of bytes.\"}}", false, NR, UNK, NO, NO),
+    RULE("anthropic_authentication_error", ANT, 401, "", "{\"type\":\"error\",\"error\":{\"type\":\"authentication_error\","
+         "\"message\":\"invalid x-api-key\"}}", false, NR, UNK, NO, NO),
+    RULE("anthropic_stream_overloaded_event", ANT, 200, "", "event: message_start\ndata: {\"type\":\"message_start\",\"message\":"
+         "{\"usage\":{\"input_tokens\":5,\"output_tokens\":1}}}\n\nevent: error\ndata: {\"type\":\"error\",\"error\":{\"type\":"
+         "\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n", true, DOWN, CAP, NO, NO),
+    RULE("anthropic_tokens_reset_header_with_date", ANT, 429,
+         "anthropic-ratelimit-requests-remaining: 4\nanthropic-ratelimit-requests-reset: 2024-03-26T20:00:05Z\n"
+         "anthropic-ratelimit-tokens-remaining: 0\nanthropic-ratelimit-tokens-reset: 2024-03-26T20:00:20Z\n"
+         "date: Tue, 26 Mar 2024 20:00:00 GMT\n", "{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\",\"message\":"
+         "\"x\"}}", false, RL, RATE, 20000, NO),
+    RULE("anthropic_reset_header_without_date", ANT, 429, "anthropic-ratelimit-requests-remaining: 0\n"
+         "anthropic-ratelimit-requests-reset: 2024-03-26T20:00:05Z\n", "", false, RL, UNK, NO, 1711483205000LL),
+    RULE("anthropic_input_tokens_named", ANT, 429, "anthropic-ratelimit-input-tokens-reset: 2024-03-26T20:00:09Z\n"
+         "anthropic-ratelimit-requests-reset: 2024-03-26T20:00:30Z\ndate: Tue, 26 Mar 2024 20:00:00 GMT\n",
+         "{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\",\"message\":\"This request would exceed the rate limit for "
+         "your organization of 40,000 input tokens per minute.\"}}", false, RL, RATE, 9000, NO),
+    RULE("anthropic_unified_reset_epoch", ANT, 429, "anthropic-ratelimit-unified-status: rejected\n"
+         "anthropic-ratelimit-unified-reset: 1750000000\ndate: Sun, 15 Jun 2025 15:06:30 GMT\n", "{\"type\":\"error\",\"error\":"
+         "{\"type\":\"rate_limit_error\",\"message\":\"This request would exceed your account's rate limit.\"}}", false, RL, RATE,
+         10000, NO),
+    /* Google. */
+    RULE("google_per_day_quota_id_with_retry", GOO, 429, "", "{\"error\":{\"code\":429,\"message\":\"You exceeded your current "
+         "quota.\",\"status\":\"RESOURCE_EXHAUSTED\",\"details\":[{\"@type\":\"type.googleapis.com/google.rpc.QuotaFailure\","
+         "\"violations\":[{\"quotaId\":\"GenerateRequestsPerDayPerProjectPerModel-FreeTier\",\"quotaValue\":\"50\"}]},"
+         "{\"@type\":\"type.googleapis.com/google.rpc.RetryInfo\",\"retryDelay\":\"47s\"}]}}", false, RL, QUOTA, 47000, NO),
+    RULE("google_bare_resource_exhausted", GOO, 429, "", "{\"error\":{\"code\":429,\"message\":\"Resource has been exhausted "
+         "(e.g. check quota).\",\"status\":\"RESOURCE_EXHAUSTED\"}}", false, RL, UNK, NO, NO),
+    RULE("google_error_info_quota_reset_delay", GOO, 429, "", "{\"error\":{\"code\":429,\"message\":\"m\",\"status\":"
+         "\"RESOURCE_EXHAUSTED\",\"details\":[{\"@type\":\"type.googleapis.com/google.rpc.ErrorInfo\",\"reason\":"
+         "\"RATE_LIMIT_EXCEEDED\",\"metadata\":{\"quotaResetDelay\":\"1.5s\"}}]}}", false, RL, RATE, 1500, NO),
+    RULE("google_retry_delay_object", GOO, 503, "", "{\"error\":{\"code\":503,\"status\":\"UNAVAILABLE\",\"details\":[{\"@type\":"
+         "\"type.googleapis.com/google.rpc.RetryInfo\",\"retryDelay\":{\"seconds\":3,\"nanos\":500000000}}]}}", false, DOWN, SERV,
+         3500, NO),
+    RULE("google_invalid_argument", GOO, 400, "", "{\"error\":{\"code\":400,\"message\":\"API key not valid.\",\"status\":"
+         "\"INVALID_ARGUMENT\"}}", false, NR, UNK, NO, NO),
+    RULE("google_deadline_exceeded", GOO, 504, "", "{\"error\":{\"code\":504,\"message\":\"Deadline expired\",\"status\":"
+         "\"DEADLINE_EXCEEDED\"}}", false, DOWN, SERV, NO, NO),
+    RULE("google_legacy_daily_limit", GOO, 403, "", "{\"error\":{\"code\":403,\"message\":\"m\",\"errors\":[{\"domain\":"
+         "\"usageLimits\",\"reason\":\"dailyLimitExceeded\"}]}}", false, RL, QUOTA, NO, NO),
+    RULE("google_stream_error_chunk", GOO, 200, "", "data: {\"candidates\":[]}\n\ndata: {\"error\":{\"code\":503,\"message\":"
+         "\"The service is currently unavailable.\",\"status\":\"UNAVAILABLE\"}}\n\n", true, DOWN, SERV, NO, NO),
+    RULE("google_quota_reset_timestamp", GOO, 429, "", "{\"error\":{\"code\":429,\"message\":\"m\",\"status\":"
+         "\"RESOURCE_EXHAUSTED\",\"details\":[{\"@type\":\"type.googleapis.com/google.rpc.ErrorInfo\",\"reason\":"
+         "\"QUOTA_EXHAUSTED\",\"metadata\":{\"quotaResetTimeStamp\":\"2026-09-20T21:03:14Z\"}}]}}", false, RL, QUOTA, NO,
+         1789938194000LL),
+    /* DashScope. */
+    RULE("dashscope_arrearage", DSC, 400, "", "{\"code\":\"Arrearage\",\"message\":\"Access denied, please make sure your "
+         "account is in good standing.\",\"request_id\":\"r\"}", false, RL, QUOTA, NO, NO),
+    RULE("dashscope_invalid_api_key", DSC, 401, "", "{\"code\":\"InvalidApiKey\",\"message\":\"Invalid API-key provided.\","
+         "\"request_id\":\"r\"}", false, NR, UNK, NO, NO),
+    RULE("dashscope_internal_error", DSC, 500, "", "{\"code\":\"InternalError\",\"message\":\"An internal error has occured\","
+         "\"request_id\":\"r\"}", false, DOWN, SERV, NO, NO),
+    RULE("dashscope_allocation_quota_tpm", DSC, 429, "", "{\"code\":\"Throttling.AllocationQuota\",\"message\":\"Allocated quota "
+         "exceeded, please increase your quota limit.\",\"request_id\":\"r\"}", false, RL, RATE, NO, NO),
+    RULE("bailian_compat_token_limit_anchor", DSC, 429, "", "{\"error\":{\"message\":\"You exceeded your current quota, please "
+         "check your plan and billing details. For details, see: https://help.aliyun.com/zh/model-studio/error-code#token-limit\","
+         "\"type\":\"insufficient_quota\",\"param\":null,\"code\":\"insufficient_quota\"}}", false, RL, RATE, NO, NO),
+    RULE("dashscope_status_comment_without_error_event", DSC, 200, "", "event:result\n:HTTP_STATUS/429\ndata:{\"code\":"
+         "\"Throttling\",\"message\":\"Requests throttling triggered.\"}\n\n", true, RL, RATE, NO, NO),
+    /* DeepSeek, Groq, Mistral, OpenRouter, Moonshot, Ark. */
+    RULE("deepseek_server_overloaded", OAI, 503, "", "{\"error\":{\"message\":\"Server overloaded, please retry shortly.\","
+         "\"type\":\"server_error\"}}", false, DOWN, CAP, NO, NO),
+    RULE("groq_requests_per_day", OAI, 429, "", "{\"error\":{\"message\":\"Rate limit reached for model on requests per day "
+         "(RPD): Limit 1000, Used 1000, Requested 1. Please try again in 1m26.4s.\",\"type\":\"requests\",\"code\":"
+         "\"rate_limit_exceeded\"}}", false, RL, QUOTA, 86400, NO),
+    RULE("groq_tpm_reset_tokens_header", OAI, 429, "x-ratelimit-reset-requests: 2m59.56s\nx-ratelimit-reset-tokens: 7.66s\n",
+         "{\"error\":{\"message\":\"Rate limit reached on tokens per minute (TPM): Limit 6000, Used 5800, Requested 400.\","
+         "\"type\":\"tokens\",\"code\":\"rate_limit_exceeded\"}}", false, RL, RATE, 7660, NO),
+    RULE("mistral_detail_unauthorized", OAI, 401, "", "{\"detail\":\"Unauthorized\"}", false, NR, UNK, NO, NO),
+    RULE("openrouter_insufficient_credits", OAI, 402, "", "{\"error\":{\"code\":402,\"message\":\"Insufficient credits. Add more "
+         "using https://openrouter.ai/credits\"}}", false, RL, QUOTA, NO, NO),
+    RULE("openrouter_free_per_day_reset", OAI, 429, "", "{\"error\":{\"message\":\"Rate limit exceeded: free-models-per-day.\","
+         "\"code\":429,\"metadata\":{\"headers\":{\"X-RateLimit-Limit\":\"50\",\"X-RateLimit-Remaining\":\"0\","
+         "\"X-RateLimit-Reset\":\"1741305600000\"}}}}", false, RL, QUOTA, NO, 1741305600000LL),
+    RULE("openrouter_midstream_numeric_502", OAI, 200, "", ": OPENROUTER PROCESSING\n\ndata: {\"error\":{\"code\":502,\"message\":"
+         "\"Upstream failed\"},\"choices\":[{\"finish_reason\":\"error\"}]}\n\n", true, DOWN, SERV, NO, NO),
+    RULE("moonshot_exceeded_current_quota", OAI, 429, "", "{\"error\":{\"message\":\"Your account is suspended\",\"type\":"
+         "\"exceeded_current_quota_error\"}}", false, RL, QUOTA, NO, NO),
+    RULE("moonshot_engine_overloaded", OAI, 429, "", "{\"error\":{\"message\":\"The engine is currently overloaded, please try "
+         "again later\",\"type\":\"engine_overloaded_error\"}}", false, RL, CAP, NO, NO),
+    RULE("ark_endpoint_tpm", OAI, 429, "", "{\"error\":{\"code\":\"RateLimitExceeded.EndpointTPMExceeded\",\"message\":\"m\","
+         "\"param\":\"\",\"type\":\"TooManyRequests\"}}", false, RL, RATE, NO, NO),
+    RULE("ark_account_overdue", OAI, 403, "", "{\"error\":{\"code\":\"AccountOverdueError\",\"message\":\"The request failed "
+         "because your account has an overdue balance.\",\"type\":\"Forbidden\"}}", false, RL, QUOTA, NO, NO),
+    RULE("ark_model_account_tpm", OAI, 429, "", "{\"error\":{\"code\":\"ModelAccountTpmRateLimitExceeded\",\"message\":\"m\"}}",
+         false, RL, RATE, NO, NO),
+    RULE("ark_internal_service_error", OAI, 500, "", "{\"error\":{\"code\":\"InternalServiceError\",\"message\":\"m\"}}", false,
+         DOWN, SERV, NO, NO),
+    /* Baidu. */
+    RULE("baidu_daily_limit_17", BAI, 200, "", "{\"error_code\":17,\"error_msg\":\"Open api daily request limit reached\"}", false,
+         RL, QUOTA, NO, NO),
+    RULE("baidu_server_high_load", BAI, 200, "", "{\"error_code\":336100,\"error_msg\":\"try again later\"}", false, DOWN, CAP, NO,
+         NO),
+    RULE("baidu_tpm_336502", BAI, 200, "", "{\"error_code\":336502,\"error_msg\":\"Rate limit reached for TPM\"}", false, RL,
+         RATE, NO, NO),
+    RULE("baidu_code_msg_variant", BAI, 200, "", "{\"code\":336501,\"msg\":\"Rate limit reached for RPM\"}", false, RL, RATE, NO,
+         NO),
+    RULE("baidu_v2_tpm", BAI, 429, "", "{\"error\":{\"code\":\"tpm_rate_limit_exceeded\",\"message\":\"m\",\"type\":"
+         "\"rate_limit_exceeded\"}}", false, RL, RATE, NO, NO),
+    /* Usage. */
+    USAGE("usage_openai_body", OAI, "", "{\"choices\":[],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":30,"
+          "\"completion_tokens_details\":{\"reasoning_tokens\":20}}}", false, 12, 30),
+    USAGE("usage_anthropic_cache_fields", ANT, "", "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":"
+          "{\"input_tokens\":10,\"cache_creation_input_tokens\":20,\"cache_read_input_tokens\":30,\"output_tokens\":1}}}\n\n"
+          "event: message_delta\ndata: {\"type\":\"message_delta\",\"usage\":{\"output_tokens\":7}}\n\n", true, 60, 7),
+    USAGE("usage_gemini_stream_last_chunk", GOO, "", "data: {\"usageMetadata\":{\"promptTokenCount\":8,\"candidatesTokenCount\":"
+          "3}}\r\n\r\ndata:{\"usageMetadata\":{\"promptTokenCount\":9,\"candidatesTokenCount\":5,\"thoughtsTokenCount\":4}}\r\n\r\n",
+          true, 9, 9),
+    USAGE("usage_gemini_truncated_array_stream", GOO, "", "[{\"candidates\":[],\"usageMetadata\":{\"promptTokenCount\":4,"
+          "\"candidatesTokenCount\":2}},\n{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"unfinish", false, 4, 2),
+    USAGE("usage_cloudcode_response_wrapper", GOO, "", "{\"response\":{\"candidates\":[],\"usageMetadata\":{\"promptTokenCount\":"
+          "6,\"candidatesTokenCount\":1}}}", false, 6, 1),
+    USAGE("usage_moonshot_choice", OAI, "", "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\",\"usage\":"
+          "{\"prompt_tokens\":3,\"completion_tokens\":4}}]}\n\ndata: [DONE]\n\n", true, 3, 4),
+    USAGE("usage_openai_responses_api", OAI, "", "event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":"
+          "{\"usage\":{\"input_tokens\":11,\"output_tokens\":22}}}\n\n", true, 11, 22),
+    USAGE("usage_baidu_body", BAI, "", "{\"result\":\"hi\",\"usage\":{\"prompt_tokens\":2,\"completion_tokens\":5}}", false, 2, 5),
+    RULE("gateway_success_code_is_not_an_error", OAI, 200, "", "{\"code\":200,\"msg\":\"success\",\"data\":{}}", false, OK,
+         NONE, NO, NO),
+    RULE("gateway_success_string_code_is_not_an_error", DSC, 200, "", "{\"code\":\"Success\",\"message\":\"ok\"}", false, OK,
+         NONE, NO, NO),
+    RULE("stream_prefix_keepalives_only", OAI, 200, "", ": keep-alive\n\n: keep-alive\n", true, OK, NONE, NO, NO),
+    RULE("stream_prefix_partial_json", OAI, 200, "", "data: {\"choices\":[{\"delta\":{\"content\":\"He", true, OK, NONE, NO, NO),
+};
+
+/* Builds a view from a rule's header lines and body (copied to an exact-size heap buffer so ASan sees any
+ * read past the end) and classifies it. */
+static void classify_case(const rule_case *rc, lg_outcome *o)
+{
+    char hbuf[2048];
+    lg_header hs[16];
+    size_t nh = 0;
+    snprintf(hbuf, sizeof hbuf, "%s", rc->headers);
+    for (char *line = strtok(hbuf, "\n"); line && nh < 16; line = strtok(NULL, "\n")) {
+        char *colon = strchr(line, ':');
+        assert_non_null(colon);
+        *colon = '\0';
+        hs[nh].name = line;
+        hs[nh++].value = colon + 2;
+    }
+    size_t len = strlen(rc->body);
+    char *body = malloc(len ? len : 1);
+    memcpy(body, rc->body, len);
+    lg_response_view v = {.status = rc->status, .headers = hs, .n_headers = nh, .body = body, .body_len = len,
+                          .stream = rc->stream};
+    lg_classify(rc->d, &v, o);
+    free(body);
+}
+
+static void run_rule(void **state)
+{
+    const rule_case *rc = *state;
+    lg_outcome o;
+    classify_case(rc, &o);
+    if (o.state != rc->state || o.reason != rc->reason)
+        fail_msg("%s: got %s/%s, expected %s/%s", rc->name, lg_state_name(o.state), lg_reason_name(o.reason),
+                 lg_state_name(rc->state), lg_reason_name(rc->reason));
+    assert_int_equal(o.retry_after_ms, rc->retry_after_ms);
+    assert_int_equal(o.retry_at_ms, rc->retry_at_ms);
+    assert_int_equal(o.has_usage, rc->prompt >= 0);
+    if (rc->prompt >= 0) {
+        assert_int_equal(o.prompt_tokens, rc->prompt);
+        assert_int_equal(o.completion_tokens, rc->completion);
+    }
+    if (o.state != OK)
+        assert_int_equal(o.has_usage, false);
+}
+
+static int64_t wait_of(const char *s)
+{
+    int64_t ms = -42;
+    return lg_prose_wait(s, strlen(s), &ms) ? ms : -1;
+}
+
+static void test_prose_waits(void **state)
+{
+    (void)state;
+    assert_int_equal(wait_of("Please try again in 644ms."), 644);
+    assert_int_equal(wait_of("Please try again in 18.642s."), 18642);
+    assert_int_equal(wait_of("Please try again in 9m38.016s. Need more"), 578016);
+    assert_int_equal(wait_of("Please retry after 45 seconds."), 45000);
+    assert_int_equal(wait_of("Try again in 50 seconds"), 50000);
+    assert_int_equal(wait_of("Please retry in 43.71576202s."), 43716);
+    assert_int_equal(wait_of("Your quota will reset after 12h34m16s."), 45256000);
+    assert_int_equal(wait_of("please try again after 1 seconds"), 1000);
+    assert_int_equal(wait_of("Please wait 2 minutes"), 120000);
+    assert_int_equal(wait_of("retry after 250 milliseconds"), 250);
+    assert_int_equal(wait_of("Please try again later."), -1);
+    assert_int_equal(wait_of("try again in a few moments"), -1);
+    assert_int_equal(wait_of("retry in 5 parsecs"), -1);
+    assert_int_equal(wait_of("retry in 99999999999999999999 hours"), -1);
+    assert_int_equal(wait_of(""), -1);
+}
+
+static int64_t time_of(const char *s)
+{
+    int64_t at = -42;
+    return lg_prose_time(s, strlen(s), &at) ? at : -1;
+}
+
+static void test_prose_times(void **state)
+{
+    (void)state;
+    assert_int_equal(time_of("You will regain access on 2026-04-01 at 00:00 UTC."), 1775001600000LL);
+    assert_int_equal(time_of("Limit resets at 2026-04-01T08:00:00+08:00."), 1775001600000LL);
+    assert_int_equal(time_of("available again on 2026-04-01."), 1775001600000LL);
+    assert_int_equal(time_of("API version 2023-05-15. Please retry."), -1);
+    assert_int_equal(time_of("on 2026-13-45 at 99:99"), -1);
+    assert_int_equal(time_of("on 2026-04"), -1);
+    assert_int_equal(time_of("Claude AI usage limit reached|1753387200"), 1753387200000LL);
+    assert_int_equal(time_of("limit reached|12"), -1);
+}
+
+static void test_message_is_truncated_valid_utf8(void **state)
+{
+    (void)state;
+    char body[4096];
+    size_t n = (size_t)snprintf(body, sizeof body, "{\"error\":{\"message\":\"bad \xff\xfe bytes ");
+    while (n < 3000) /* 3-byte characters, so the cut falls inside one */
+        n += (size_t)snprintf(body + n, sizeof body - n, "\xe4\xbd\x99");
+    snprintf(body + n, sizeof body - n, "\"}}");
+    lg_response_view v = {.status = 400, .body = body, .body_len = strlen(body)};
+    lg_outcome o;
+    lg_classify(OAI, &v, &o);
+    size_t len = strlen(o.message);
+    assert_true(len < LG_MESSAGE_MAX);
+    assert_true(len > LG_MESSAGE_MAX - 8);
+    assert_memory_equal(o.message, "bad ?? bytes ", 13);
+    for (size_t i = 13; i < len; i += 3)
+        assert_memory_equal(o.message + i, "\xe4\xbd\x99", 3);
+    assert_int_equal((len - 13) % 3, 0);
+}
+
+/* Classifies bytes from an exact-size heap copy; the checks are that nothing crashes (ASan/UBSan) and that
+ * the outcome is well-formed. */
+static lg_outcome robust(int status, const char *bytes, size_t len, bool stream)
+{
+    char *copy = malloc(len ? len : 1);
+    memcpy(copy, bytes, len);
+    lg_response_view v = {.status = status, .body = copy, .body_len = len, .stream = stream};
+    lg_outcome o;
+    lg_classify(OAI, &v, &o);
+    free(copy);
+    assert_true(o.state <= LG_STATE_NON_RETRYABLE);
+    assert_true(o.reason < LG_REASON_COUNT);
+    assert_true((o.state == OK) == (o.reason == NONE));
+    assert_true(memchr(o.message, '\0', sizeof o.message) != NULL);
+    return o;
+}
+
+#define ROBUST(st, s, stream) robust(st, s, sizeof(s) - 1, stream)
+
+static void test_malformed_inputs_never_crash(void **state)
+{
+    (void)state;
+    assert_int_equal(ROBUST(429, "{\"error\":{\"message\":\"Rate limit reached. Please try again in 2", false).state, RL);
+    assert_int_equal(ROBUST(200, "{\"error\":123}", false).state, OK); /* not an error object */
+    ROBUST(500, "{\"error\":{\"message\":5,\"code\":[1],\"type\":{},\"metadata\":[]}}", false);
+    ROBUST(429, "{\"error\":{\"status\":7,\"details\":{\"a\":1},\"errors\":\"x\"}}", false);
+    ROBUST(429, "{\"error\":{\"code\":1e300,\"status\":\"RESOURCE_EXHAUSTED\",\"details\":[{\"@type\":\"google.rpc.RetryInfo\","
+                "\"retryDelay\":\"99999999999999999999s\"},{\"@type\":\"google.rpc.RetryInfo\",\"retryDelay\":{\"seconds\":1e300}}]}}",
+           false);
+    lg_outcome big = ROBUST(200, "{\"usage\":{\"prompt_tokens\":1e300,\"completion_tokens\":-5}}", false);
+    assert_int_equal(big.state, OK);
+    ROBUST(200, "{\"error_code\":1e300,\"error_msg\":[]}", false);
+    ROBUST(429, "retry-after", false);
+    assert_int_equal(ROBUST(200, "", false).state, OK);
+    assert_int_equal(ROBUST(429, "", true).state, RL);
+    ROBUST(400, "\xff\xfe\x00\x01garbage\x80\x80", false);
+    ROBUST(200, "data: {\"error\":{\"message\":\"\xc3\x28\xe2\x82\"}}\n\n", true);
+    ROBUST(200, "event: error\ndata: not json at all\n\n", true);
+    ROBUST(200, "event: error\n", true);
+    ROBUST(200, ":HTTP_STATUS/9x9\n:HTTP_STATUS/\ndata:\n\n", true);
+    ROBUST(200, "\r\r\r\n\n\ndata\ndata:\r\nevent:\n:\n", true);
+
+    char *deep = malloc(300002);
+    memset(deep, '[', 150000);
+    memset(deep + 150000, ']', 150000);
+    robust(429, deep, 300000, false);
+    robust(200, deep, 150000, false);
+    memset(deep, '{', 100000);
+    robust(500, deep, 100000, false);
+    for (int i = 0; i < 100000; i++)
+        memcpy(deep + 3 * i, "{\"a", 3);
+    robust(500, deep, 300000, false);
+    free(deep);
+
+    char *huge = malloc(3u << 20); /* one event larger than the per-event cap */
+    memcpy(huge, "data: ", 6);
+    memset(huge + 6, 'x', (3u << 20) - 6);
+    robust(200, huge, 3u << 20, true);
+    free(huge);
+
+    static const char alphabet[] = "{}[]\":,0123456789.-eE \n\rdata:event:error\\ux\xff";
+    unsigned seed = 12345;
+    char noise[512];
+    for (int round = 0; round < 2000; round++) {
+        for (size_t i = 0; i < sizeof noise; i++) {
+            seed = seed * 1103515245u + 12345u;
+            noise[i] = alphabet[(seed >> 16) % (sizeof alphabet - 1)];
+        }
+        robust(round % 2 ? 200 : 429, noise, (size_t)(seed % sizeof noise), round % 3 == 0);
+    }
+}
+
+static void test_null_and_errno(void **state)
+{
+    (void)state;
+    lg_outcome o;
+    lg_classify(OAI, NULL, &o);
+    assert_int_equal(o.state, DOWN);
+    lg_response_view v = {.status = 429, .n_headers = 3, .body_len = 10}; /* NULL headers and body with sizes */
+    errno = EAGAIN;
+    lg_classify(GOO, &v, &o);
+    assert_int_equal(errno, EAGAIN);
+    assert_int_equal(o.state, RL);
+    lg_classify(LG_DIALECT_NONE, &v, &o);
+    assert_int_equal(o.state, RL);
+}
+
+int main(void)
+{
+    static struct CMUnitTest tests[sizeof rules / sizeof rules[0] + 8];
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
+        tests[n++] = (struct CMUnitTest){rules[i].name, run_rule, NULL, NULL, (void *)&rules[i]};
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_prose_waits);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_prose_times);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_message_is_truncated_valid_utf8);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_malformed_inputs_never_crash);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_null_and_errno);
+    return _cmocka_run_group_tests("classify_rules", tests, n, NULL, NULL);
+}
