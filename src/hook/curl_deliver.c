@@ -121,28 +121,41 @@ static void set_error(lg_curl_rec *r, const char *msg)
         snprintf(r->errorbuffer, CURL_ERROR_SIZE, "%s", msg);
 }
 
+bool lg_curl_deliver_headers(lg_curl_rec *r, char *const *lines, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!deliver_header(r, lines[i])) {
+            set_error(r, "Failed writing header");
+            return false;
+        }
+    return true;
+}
+
+bool lg_curl_emit_body(void *rec, const char *p, size_t len)
+{
+    lg_curl_rec *r = rec;
+    for (size_t off = 0; off < len;) {
+        size_t n = len - off < CURL_MAX_WRITE_SIZE ? len - off : CURL_MAX_WRITE_SIZE;
+        if (body_sink(r, (char *)p + off, n, r->writedata) != n) {
+            set_error(r, "Failure writing output to destination");
+            return false;
+        }
+        off += n;
+    }
+    return true;
+}
+
 static CURLcode deliver(lg_curl_rec *r, line_list *lines, char *body, size_t body_len, int status)
 {
-    for (size_t i = 0; i < lines->n; i++)
-        if (!deliver_header(r, lines->lines[i])) {
-            set_error(r, "Failed writing header");
-            return CURLE_WRITE_ERROR;
-        }
+    if (!lg_curl_deliver_headers(r, lines->lines, lines->n))
+        return CURLE_WRITE_ERROR;
     if (r->failonerror && status >= 400) {
         char msg[64];
         snprintf(msg, sizeof msg, "The requested URL returned error: %d", status);
         set_error(r, msg);
         return CURLE_HTTP_RETURNED_ERROR;
     }
-    for (size_t off = 0; off < body_len;) {
-        size_t n = body_len - off < CURL_MAX_WRITE_SIZE ? body_len - off : CURL_MAX_WRITE_SIZE;
-        if (body_sink(r, body + off, n, r->writedata) != n) {
-            set_error(r, "Failure writing output to destination");
-            return CURLE_WRITE_ERROR;
-        }
-        off += n;
-    }
-    return CURLE_OK;
+    return lg_curl_emit_body(r, body, body_len) ? CURLE_OK : CURLE_WRITE_ERROR;
 }
 
 CURLcode lg_curl_deliver(lg_curl_rec *r, lg_capture *cap, const lg_gate_result *res)

@@ -14,4 +14,11 @@
  * host's curl_easy_perform must return. */
 CURLcode lg_curl_deliver(lg_curl_rec *r, lg_capture *cap, const lg_gate_result *res);
 
+/* Header lines to where libcurl sends them (callback, HEADERDATA, body with CURLOPT_HEADER); false when
+ * the host refused one. */
+bool lg_curl_deliver_headers(lg_curl_rec *r, char *const *lines, size_t n);
+/* Body bytes to the host's write callback (or fwrite), in chunks of at most CURL_MAX_WRITE_SIZE; rec is
+ * the lg_curl_rec (an lg_emit_fn). False when the host refused them. */
+bool lg_curl_emit_body(void *rec, const char *p, size_t len);
+
 #endif

@@ -8,6 +8,7 @@
 #include "hook/curl_capture.h"
 #include "hook/curl_deliver.h"
 #include "hook/curl_handles.h"
+#include "hook/curl_stream.h"
 #include "hook/runtime.h"
 #include "llmgate/gate.h"
 #include "llmgate/url.h"
@@ -25,6 +26,7 @@ typedef struct {
     char *attempt_url;               /* ours, while set on the handle */
     struct curl_slist *attempt_hdrs; /* ours, while set on the handle */
     lg_capture cap;
+    lg_relay relay;
     CURLcode last_rc;
 } curl_xfer;
 
@@ -77,6 +79,7 @@ static int attempt(void *ctx, const char *key, lg_response_view *resp)
 {
     curl_xfer *x = ctx;
     lg_capture_reset(&x->cap);
+    lg_relay_reset(&x->relay, x->rec, &x->cap, x->prov->dialect, x->prov->boundary);
     if (!shape_request(x, key)) {
         x->last_rc = CURLE_OUT_OF_MEMORY;
         lg_capture_view(&x->cap, resp);
@@ -84,7 +87,14 @@ static int attempt(void *ctx, const char *key, lg_response_view *resp)
     }
     x->last_rc = x->real->perform(x->h);
     lg_capture_view(&x->cap, resp);
-    if (x->last_rc == CURLE_OK) {
+    if (lg_relay_committed(&x->relay)) {
+        /* the host has (part of) this stream: whatever happened, it is the final response */
+        if (x->last_rc == CURLE_OK && !lg_relay_finish(&x->relay))
+            x->last_rc = CURLE_WRITE_ERROR;
+        resp->delivered = true;
+        return 0;
+    }
+    if (x->last_rc == CURLE_OK || x->relay.stopped_on_error) {
         long code = 0;
         if (x->real->getinfo(x->h, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK && code > 0)
             resp->status = (int)code;
@@ -106,8 +116,8 @@ static bool rewind_body(void *ctx)
 static void install_capture(curl_xfer *x)
 {
     const lg_curl_real *real = x->real;
-    real->setopt(x->h, CURLOPT_WRITEFUNCTION, lg_capture_write);
-    real->setopt(x->h, CURLOPT_WRITEDATA, &x->cap);
+    real->setopt(x->h, CURLOPT_WRITEFUNCTION, lg_relay_write);
+    real->setopt(x->h, CURLOPT_WRITEDATA, &x->relay);
     real->setopt(x->h, CURLOPT_HEADERFUNCTION, lg_capture_header);
     real->setopt(x->h, CURLOPT_HEADERDATA, &x->cap);
     real->setopt(x->h, CURLOPT_HEADER, 0L);
@@ -163,7 +173,9 @@ static CURLcode gated_perform(CURL *h, lg_curl_rec *r, const lg_curl_real *real,
     restore_host(&x);
     explicit_bzero(host_key, sizeof host_key);
     CURLcode rc;
-    if (res.verdict == LG_GATE_TRANSPORT) {
+    if (res.verdict == LG_GATE_DELIVERED) {
+        rc = x.last_rc;
+    } else if (res.verdict == LG_GATE_TRANSPORT) {
         lg_gate_result as_is = res;
         as_is.normalized = false;
         as_is.status = x.cap.status;
@@ -174,6 +186,7 @@ static CURLcode gated_perform(CURL *h, lg_curl_rec *r, const lg_curl_real *real,
         rc = lg_curl_deliver(r, &x.cap, &res);
     }
     lg_capture_free(&x.cap);
+    lg_relay_free(&x.relay);
     free(x.base_url);
     return rc;
 }
