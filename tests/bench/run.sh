@@ -8,7 +8,10 @@ cd "$(dirname "$0")/../.." || exit 2
 source tests/lib.sh
 N=${BENCH_REQUESTS:-2000}
 ROUNDS=${BENCH_ROUNDS:-9}
-lg_start_mock --quiet --threads 1
+cat >"$LG_TMP/scenario.json" <<JSON
+{"keys": {"sk-stream": {"sequence": [{"fixture": "$LG_ROOT/tests/fixtures/streams/openai_multibyte.json", "chunk": 200, "chunk_delay_ms": 2}], "repeat": true}}}
+JSON
+lg_start_mock --quiet --threads 1 --scenario "$LG_TMP/scenario.json"
 BODY='{"model":"gpt-4o-mini","max_tokens":16,"messages":[{"role":"user","content":"hi"}]}'
 cat >"$LG_TMP/config.json" <<JSON
 {"providers": {"openai": {"upstream": "$MOCK_URL"}}}
@@ -43,3 +46,16 @@ bench() {
 echo "interposer overhead: $N requests x $ROUNDS rounds per side, medians"
 bench "provider host" "http://api.openai.com/v1/chat/completions" "api.openai.com:80:127.0.0.1:$MOCK_PORT"
 bench "non-provider host" "http://bench.example.invalid/v1/chat/completions" "bench.example.invalid:80:127.0.0.1:$MOCK_PORT"
+
+# ttfb: time to the first body byte of a healthy stream whose events arrive every 2 ms, with and without
+# the preload (llmgate holds the start of a stream until its first complete event with content).
+ttfb_runs() { # PRELOAD: prints the median ttfb in microseconds over 100 requests
+    local env=() i
+    [ "$1" = yes ] && env=(LD_PRELOAD="$LG_LIB")
+    for i in $(seq 1 100); do
+        env "${env[@]}" "$LG_BUILD/clients/stream_client" -H 'Authorization: Bearer sk-stream' \
+            -c "api.openai.com:80:127.0.0.1:$MOCK_PORT" http://api.openai.com/v1/chat/completions 2>&1 >/dev/null | sed -n 's/.*ttfb_us=\([0-9]*\).*/\1/p'
+    done | median
+}
+b=$(ttfb_runs no); p=$(ttfb_runs yes)
+awk -v b="$b" -v p="$p" 'BEGIN { printf "stream ttfb         %.0f us -> %.0f us (+%.0f us)\n", b, p, p - b }'

@@ -1,7 +1,7 @@
 /* A streaming libcurl host program: POSTs once and checks every chunk its write callback receives.
- * usage: stream_client [-H HEADER]... [-d BODY] [--event] URL
+ * usage: stream_client [-H HEADER]... [-d BODY] [-c CONNECT_TO] [--event] URL
  * Writes the body it received to stdout; on stderr one line:
- *   "status=S chunks=N bad_utf8=U bad_event=E bytes=B"
+ *   "status=S chunks=N bad_utf8=U bad_event=E bytes=B ttfb_us=T" (T: from perform to the first body byte)
  * bad_utf8 counts chunks that end inside a UTF-8 character (or hold invalid UTF-8); with --event,
  * bad_event counts chunks (but the last) that do not end after a blank line. */
 #include <curl/curl.h>
@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct {
+    struct timespec start, first;
     int chunks, bad_utf8, bad_event;
     size_t bytes;
     bool last_ended_event;
@@ -37,7 +39,8 @@ static size_t on_write(char *p, size_t size, size_t n, void *ud)
 {
     tally *t = ud;
     size_t len = size * n;
-    t->chunks++;
+    if (t->chunks++ == 0)
+        clock_gettime(CLOCK_MONOTONIC, &t->first);
     t->bytes += len;
     t->bad_utf8 += !whole_utf8((const unsigned char *)p, len);
     bool ends = len >= 2 && p[len - 1] == '\n' && p[len - 2] == '\n';
@@ -52,15 +55,16 @@ int main(int argc, char **argv)
 {
     const char *url = NULL, *body = "{\"stream\":true}";
     bool event = false;
-    struct curl_slist *headers = NULL;
+    struct curl_slist *headers = NULL, *connect_to = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-H") && i + 1 < argc) headers = curl_slist_append(headers, argv[++i]);
         else if (!strcmp(argv[i], "-d") && i + 1 < argc) body = argv[++i];
+        else if (!strcmp(argv[i], "-c") && i + 1 < argc) connect_to = curl_slist_append(connect_to, argv[++i]);
         else if (!strcmp(argv[i], "--event")) event = true;
         else url = argv[i];
     }
     if (!url) {
-        fputs("usage: stream_client [-H HEADER]... [-d BODY] [--event] URL\n", stderr);
+        fputs("usage: stream_client [-H HEADER]... [-d BODY] [-c CONNECT_TO] [--event] URL\n", stderr);
         return 2;
     }
     curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -68,17 +72,23 @@ int main(int argc, char **argv)
     tally t = {0};
     curl_easy_setopt(h, CURLOPT_URL, url);
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(h, CURLOPT_CONNECT_TO, connect_to);
     curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_write);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &t);
+    clock_gettime(CLOCK_MONOTONIC, &t.start);
     CURLcode rc = curl_easy_perform(h);
     long status = 0;
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
     fflush(stdout);
-    fprintf(stderr, "status=%ld chunks=%d bad_utf8=%d bad_event=%d bytes=%zu\n", status, t.chunks, t.bad_utf8,
-            event ? t.bad_event : 0, t.bytes);
+    long long ttfb = t.chunks ? (long long)(t.first.tv_sec - t.start.tv_sec) * 1000000 +
+                                    (t.first.tv_nsec - t.start.tv_nsec) / 1000
+                              : -1;
+    fprintf(stderr, "status=%ld chunks=%d bad_utf8=%d bad_event=%d bytes=%zu ttfb_us=%lld\n", status, t.chunks,
+            t.bad_utf8, event ? t.bad_event : 0, t.bytes, ttfb);
     curl_easy_cleanup(h);
     curl_slist_free_all(headers);
+    curl_slist_free_all(connect_to);
     curl_global_cleanup();
     return rc == CURLE_OK ? 0 : 1;
 }
