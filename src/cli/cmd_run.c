@@ -56,7 +56,8 @@ static bool resolve_command(const char *cmd, char *out, size_t size)
     return false;
 }
 
-/* True when file is an ELF executable without a program interpreter (static: a preload cannot reach it). */
+/* True when file is an ELF executable (static or static-pie) without a program interpreter: the dynamic
+ * loader never runs for it, so a preload cannot reach it. */
 static bool is_static_elf(const char *file)
 {
     int fd = open(file, O_RDONLY | O_CLOEXEC);
@@ -65,13 +66,13 @@ static bool is_static_elf(const char *file)
     Elf64_Ehdr eh;
     bool is_static = false;
     if (read(fd, &eh, sizeof eh) == (ssize_t)sizeof eh && !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
-        eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_type == ET_EXEC) {
+        eh.e_ident[EI_CLASS] == ELFCLASS64 && (eh.e_type == ET_EXEC || eh.e_type == ET_DYN)) {
         is_static = true;
         for (int i = 0; i < eh.e_phnum; i++) {
             Elf64_Phdr ph;
             if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + (Elf64_Off)i * eh.e_phentsize)) != (ssize_t)sizeof ph)
                 break;
-            if (ph.p_type == PT_INTERP || ph.p_type == PT_DYNAMIC) {
+            if (ph.p_type == PT_INTERP) {
                 is_static = false;
                 break;
             }
