@@ -2,6 +2,7 @@
  * read from stdin, printing one compact JSON object per response:
  * {"file","state","reason","retry_after_ms","retry_at","usage","message"}, or {"file","error"} for a file
  * that cannot be read or understood (then the exit status is 1). */
+#include <ctype.h>
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -237,6 +238,16 @@ static size_t dechunk(const char *in, size_t len, char *out)
     return o;
 }
 
+/* True when body starts with a chunk-size line ("1a\r\n", "0;ext\r\n"): curl -i output, for one, keeps
+ * the Transfer-Encoding header but shows the body already decoded. */
+static bool looks_chunked(const char *body, size_t len)
+{
+    size_t i = 0;
+    while (i < len && i < 16 && isxdigit((unsigned char)body[i]))
+        i++;
+    return i > 0 && i < len && (body[i] == '\r' || body[i] == '\n' || body[i] == ';');
+}
+
 typedef struct {
     int status;
     lg_header headers[RAW_HEADERS_MAX];
@@ -285,7 +296,7 @@ static const char *parse_raw(char *buf, size_t len, raw_response *r)
             break;
     }
     const char *te = lg_header_get(r->headers, r->n_headers, "transfer-encoding");
-    if (te && strcasestr(te, "chunked")) {
+    if (te && strcasestr(te, "chunked") && looks_chunked(r->body, r->body_len)) {
         r->decoded = malloc(r->body_len + 1);
         if (!r->decoded)
             return "out of memory";

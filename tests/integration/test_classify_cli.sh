@@ -88,6 +88,11 @@ out=$(printf 'not http at all' | "$LG_CLI" classify --provider openai)
 check_eq "stdin without a status line exits 1" 1 $?
 check_match "stdin without a status line prints an error object" '"error"' "$out"
 
+# curl -i output keeps "Transfer-Encoding: chunked" but shows the body decoded
+out=$(printf 'HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\ndata: {"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4}}\n\ndata: [DONE]\n\n' |
+      "$LG_CLI" classify --provider openai)
+check_match "an already decoded body under a chunked header keeps its usage" '"usage":\{"prompt":3,"completion":4\}' "$out"
+
 "$LG_CLI" classify >/dev/null 2>&1
 check_eq "no files and no provider is a usage error" 2 $?
 
