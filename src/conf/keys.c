@@ -118,6 +118,13 @@ bool conf_resolve_key(conf_ctx *cx, const char *spec, const char *path, lg_accou
         acct->key_ref = strdup("host");
         return acct->key_ref != NULL;
     }
+    if (cx->mode >= 0 && (cx->mode & (S_IWGRP | S_IWOTH))) {
+        conf_err(cx, path,
+                 "API key in a config writable by others (mode %04o): whoever can write it can send the key "
+                 "elsewhere; chmod go-w %s",
+                 (unsigned)cx->mode & 07777u, cx->origin);
+        return false;
+    }
     if (!strncmp(spec, "env:", 4)) {
         key = key_from_env(cx, spec + 4, path);
         ref = key ? strdup(spec) : NULL;

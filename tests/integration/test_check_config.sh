@@ -135,4 +135,13 @@ LLMGATE_CONFIG=$D/nope.json run_cc
 check_eq "LLMGATE_CONFIG naming a missing file is a problem" "1 $D/nope.json: cannot open: No such file or directory" \
     "$RC $ERR"
 
+# a config that others can write must not name keys: they could point its upstream elsewhere
+printf '{"providers": {"openai": {"accounts": [{"name": "a", "key": "env:HOME"}]}}}\n' >"$D/writable.json"
+chmod 664 "$D/writable.json"
+"$LG_CLI" check-config "$D/writable.json" >/dev/null 2>"$D/werr"
+check_eq "group-writable config with keys: refused" 1 "$?"
+check_match "group-writable config: the message says why and how" 'writable by others \(mode 0664\).*chmod go-w' "$(cat "$D/werr")"
+chmod 644 "$D/writable.json"
+check "the same config at 0644 is accepted" "$LG_CLI" check-config "$D/writable.json"
+
 lg_done
