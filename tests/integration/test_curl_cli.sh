@@ -13,11 +13,12 @@ cat >"$LG_TMP/scenario.json" <<'JSON'
                                {"status": 429, "body": "{\"error\":{\"message\":\"slow down\",\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}"}]},
   "sk-baidu":    {"sequence": [{"error_in_200": true}], "repeat": true},
   "sk-quota":    {"sequence": [{"error": "quota"}], "repeat": true},
-  "sk-badreq":   {"sequence": [{"error": "bad_request"}], "repeat": true}
+  "sk-badreq":   {"sequence": [{"error": "bad_request"}], "repeat": true},
+  "sk-slow":     {"sequence": [{"error": "rate_limit", "retry_after_ms": 3000}]}
 }}
 JSON
 lg_start_mock --scenario "$LG_TMP/scenario.json"
-export KEY_LIMITED=sk-limited KEY_GOOD=sk-good KEY_LOCKED=sk-locked KEY_LOCKED2=sk-locked2 KEY_FLAKY=sk-flaky \
+export KEY_SLOW=sk-slow KEY_LIMITED=sk-limited KEY_GOOD=sk-good KEY_LOCKED=sk-locked KEY_LOCKED2=sk-locked2 KEY_FLAKY=sk-flaky \
        KEY_BAIDU=sk-baidu KEY_QUOTA=sk-quota KEY_BADREQ=sk-badreq
 
 # write_config NAME JSON-PROVIDERS [JSON-RETRY-MEMBERS]: a 0600 config file with small durations.
@@ -165,7 +166,14 @@ hdrs=$(reqlog | lg_json '"|".join(r["key"] + "," + str(r["body_len"]) + "," + r[
 check "non-provider: the provider received the same request twice" bash -c "[ '${hdrs%%|*}' = '${hdrs##*|}' ]"
 check_match "non-provider: the host's own key went out untouched" '^sk-other,' "$hdrs"
 
-# 12. a broken config: traffic passes untouched, one line on stderr
+# 12. a wait of several seconds gets one notice line on stderr, even without debug logging
+write_config slow "$(openai "$(acct only KEY_SLOW)")"
+out=$(gated slow curl -s "${CT[@]}" "$URL" -H 'Authorization: Bearer x' -d "$BODY" -w '\n%{http_code}' 2>"$LG_TMP/slow.err")
+check_eq "notice: the request succeeded after the server's 3 s hint" 200 "$(tail -n1 <<<"$out")"
+check_eq "notice: exactly one line on stderr" 1 "$(wc -l <"$LG_TMP/slow.err")"
+check_match "notice: says who waits and how long" '^llmgate: openai: .*waiting 3s$' "$(cat "$LG_TMP/slow.err")"
+
+# 13. a broken config: traffic passes untouched, one line on stderr
 echo '{"providers": {"openai": {"limits": {"rpm": "fast"}}}}' >"$LG_TMP/broken.json"
 reset_mock
 out=$(LLMGATE_CONFIG=$LG_TMP/broken.json LD_PRELOAD=$LG_LIB curl -s "${CT[@]}" "$URL" -H 'Authorization: Bearer sk-good' -d "$BODY" -w '\n%{http_code}' 2>"$LG_TMP/broken.err")
