@@ -13,4 +13,7 @@ void lg_log(lg_log_level level, const char *fmt, ...) __attribute__((format(prin
 void lg_notice(const char *key, int64_t min_interval_ms, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Re-initialises the log's process-local lock in a child after fork. */
+void lg_log_after_fork(void);
+
 #endif

@@ -35,6 +35,7 @@ static void init(void)
     }
     lg_errors_free(&errs);
     lg_log_init(rt.cfg);
+    pthread_atfork(NULL, NULL, lg_log_after_fork);
     char err[256] = "";
     rt.store = lg_store_open(rt.cfg->store_path, err, sizeof err);
     if (!rt.store)

@@ -21,6 +21,8 @@ static struct {
     int64_t at;
 } notices[NOTICE_SLOTS];
 
+void lg_log_after_fork(void) { pthread_mutex_init(&notice_mu, NULL); }
+
 void lg_log_init(const lg_config *cfg)
 {
     int saved = errno;

@@ -39,6 +39,6 @@ out=$(ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0 LD_PRELOAD=$LG_LIB "$
 check_match "ASan host freeing its header list after each perform" '^requests=80 ok=80 .*unique_ids=80$' "$out"
 check "ASan: no report" bash -c "! grep -q 'ERROR: AddressSanitizer' '$LG_TMP/asan.err'"
 
-# without the preload the same program sees the 429s (the scenario is real)
-out=$(env -u LD_PRELOAD "$C/threaded_client" -t 2 -n 20 -H 'Authorization: Bearer sk-a' --connect-to x "$URL" 2>/dev/null)
+out=$(LD_PRELOAD=$LG_LIB "$C/fork_client" -c 4 -n 10 "${HDR[@]}" -d "$BODY" "$URL")
+check_eq "a host that forks: parent and children all served through the gate" "ok=45 failed=0" "$out"
 lg_done
