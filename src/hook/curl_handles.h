@@ -17,7 +17,7 @@ typedef struct {
     char *copied_postfields;     /* our copy when the host used CURLOPT_COPYPOSTFIELDS */
     curl_off_t postsize;         /* -1: strlen */
     bool post, upload;           /* CURLOPT_POST / CURLOPT_UPLOAD: without postfields the body is read */
-    bool has_readfn, has_seekfn;
+    bool has_seekfn;
     curl_seek_callback seekfn;
     void *seekdata;
     curl_write_callback writefn; /* NULL: libcurl's default (fwrite) */

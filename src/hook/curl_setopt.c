@@ -76,7 +76,6 @@ static void record_fn(lg_curl_rec *r, CURLoption opt, any_fn f)
     switch (opt) {
     case CURLOPT_WRITEFUNCTION: r->writefn = (curl_write_callback)f; break;
     case CURLOPT_HEADERFUNCTION: r->headerfn = (curl_write_callback)f; break;
-    case CURLOPT_READFUNCTION: r->has_readfn = f != NULL; break;
     case CURLOPT_SEEKFUNCTION:
         r->seekfn = (curl_seek_callback)f;
         r->has_seekfn = f != NULL;
