@@ -40,7 +40,7 @@ CT=(--connect-to "api.openai.com:80:127.0.0.1:$MOCK_PORT")
 gated() { LLMGATE_CONFIG=$LG_TMP/$1.json LD_PRELOAD=$LG_LIB "${@:2}"; }
 reqlog() { curl -s "$MOCK_URL/__requests"; }
 reset_mock() { curl -s -X POST "$MOCK_URL/__reset" >/dev/null; }
-fresh_store() { rm -rf "$XDG_RUNTIME_DIR/llmgate"; }
+fresh_store() { rm -rf "$XDG_RUNTIME_DIR/llmgate" "$XDG_STATE_HOME/llmgate"; }
 
 # 1. rotation: the first key is rate limited, the second serves; curl prints the success and exits 0
 write_config rotate "$(openai "$(acct main KEY_LIMITED), $(acct backup KEY_GOOD)")"
