@@ -1,6 +1,7 @@
 /* Interposers for the rest of a handle's life: getinfo (answers what llmgate shaped), reset, duphandle,
  * cleanup (keep the side table in step). */
 #include <stdarg.h>
+#include <strings.h>
 
 #include "hook/curl_handles.h"
 
@@ -29,6 +30,13 @@ static bool overridden(lg_curl_rec *r, CURLINFO info, void *out)
             return false;
         *(char **)out = r->info_content_type;
         return true;
+    case CURLINFO_SCHEME:
+        /* a response llmgate answered itself on a handle that never connected: still HTTP(S) */
+        if (*(char **)out)
+            return false;
+        *(const char **)out = strncasecmp(r->url, "https:", 6) ? "HTTP" : "HTTPS";
+        return true;
+
     default: return false;
     }
 }

@@ -82,6 +82,8 @@ out=$(gated locked curl -s "${CT[@]}" "$URL" -H 'Authorization: Bearer sk-host' 
 check_eq "refused: host sees 429" 429 "$(tail -n1 <<<"$out")"
 check_match "refused: openai error format" '"error":\{"message":"llmgate: every account of openai' "$out"
 check_eq "refused: the provider was not contacted" "$n1" "$(reqlog | lg_json 'len(j)')"
+out=$(gated locked curl -s -i "${CT[@]}" "$URL" -H 'Authorization: Bearer sk-host' -d "$BODY")
+check_match "refused: curl -i shows llmgate's own header block" $'^HTTP/1\\.1 429 Too Many Requests\r\nContent-Type: application/json\r\n' "$out"
 out=$(gated locked curl -s -f "${CT[@]}" "$URL" -H 'Authorization: Bearer sk-host' -d "$BODY" 2>&1)
 check_eq "-f: curl exits 22 as without llmgate" 22 "$?"
 gated locked curl -sS -f "${CT[@]}" "$URL" -H 'Authorization: Bearer sk-host' -d "$BODY" 2>"$LG_TMP/f.err" >"$LG_TMP/f.out"
