@@ -56,4 +56,9 @@ typedef struct {
 /* Runs the attempt loop for one exchange. Never sleeps while holding a lock. */
 lg_gate_result lg_gate_run(const lg_gate_request *req, const lg_transport *t, void *ctx);
 
+/* Admission only (plain host rules): waits for room in the provider's limits, never under a lock.
+ * Returns true when the request may go; false with a synthesized refusal in *res (status 429,
+ * retry_after_ms) when no room comes within max_rate_limit_wait_seconds. */
+bool lg_gate_admit(const lg_gate_request *req, lg_gate_result *res);
+
 #endif

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "llmgate/config.h"
+#include "llmgate/limiter.h"
 #include "llmgate/policy.h"
 
 typedef struct lg_store lg_store;
@@ -26,6 +27,7 @@ typedef struct {
 typedef struct {
     lg_account_state state;
     lg_account_counters counters;
+    lg_window window; /* requests and tokens admitted per window, learned limits */
 } lg_account_slot;
 
 /* Per-provider shared record. */
@@ -57,6 +59,17 @@ typedef void (*lg_store_fn)(lg_provider_slot *p, lg_account_slot *const *account
  * Returns 0, or -1 when the store is full or unusable (fn not called). */
 int lg_store_with(lg_store *s, const char *provider, const lg_account_ref *refs, size_t n, lg_store_fn fn,
                   void *ctx);
+
+#define LG_PERSIST_MIN_MS 60000 /* cooldowns longer than this also go to the state file */
+
+/* Writes every cooldown with more than LG_PERSIST_MIN_MS left to $XDG_STATE_HOME/llmgate/cooldowns (else
+ * ~/.local/state/llmgate/; directory 0700, file 0600, written beside and renamed into place, digests and
+ * names only). A store created fresh (after a reboot, or when its file was removed or rebuilt) restores the
+ * cooldowns still running from it. Returns 0, or -1 when it could not be written. Preserves errno. */
+int lg_store_save_cooldowns(lg_store *s);
+
+/* True when lg_store_save_cooldowns left cooldowns on disk, which a store created now would restore. */
+bool lg_store_has_saved_cooldowns(void);
 
 /* Visits every account slot (for `llmgate status`), under the lock. Returns 0, or -1 when the lock could
  * not be taken (fn not called). */

@@ -6,29 +6,73 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include <cjson/cJSON.h>
 
 #include "cli/commands.h"
 #include "llmgate/clock.h"
 #include "llmgate/config.h"
+#include "llmgate/limiter.h"
 #include "llmgate/store.h"
 
 typedef enum { FMT_TEXT = 0, FMT_JSON, FMT_PROMETHEUS } format;
 
+/* What the window of an account holds now, and the limits it was last checked against. */
+typedef struct {
+    int64_t requests, tokens, reserved; /* admitted in the current window; reserved ahead of it */
+    int64_t rpm, tpm, window_ms;        /* limits enforced (configured, tier or learned); 0 = none */
+    int64_t learned_rpm, learned_tpm;   /* limits the provider reported; 0 = none */
+} window_view;
+
 /* One account as shown: slots of the same provider and account name (a key that changed leaves a slot
- * under its old digest) are merged: counters summed, state from the most recent failure event. */
+ * under its old digest) are merged: counters and window usage summed, state from the most recent failure
+ * event, the limits of the slot used last. */
 typedef struct {
     char provider[LG_NAME_MAX];
     char account[LG_NAME_MAX];
-    lg_account_slot slot;
+    struct {
+        lg_account_state state;
+        lg_account_counters counters;
+    } slot;
+    window_view win;
 } row;
 
 typedef struct {
     row *v;
     size_t n, cap;
     bool oom;
+    int64_t now;
 } rows;
+
+static window_view view_of(const lg_window *w, int64_t now)
+{
+    window_view v = {.rpm = w->limit[LG_DIM_REQUESTS], .tpm = w->limit[LG_DIM_TOKENS], .window_ms = w->window_ms,
+                     .learned_rpm = w->learned_limit[LG_DIM_REQUESTS], .learned_tpm = w->learned_limit[LG_DIM_TOKENS]};
+    lg_window_usage(w, now, &v.requests, &v.tokens, &v.reserved);
+    if (!v.rpm)
+        v.rpm = v.learned_rpm;
+    if (!v.tpm)
+        v.tpm = v.learned_tpm;
+    return v;
+}
+
+/* Folds the window of another slot of the same account into w. */
+static void add_window(window_view *w, const window_view *o)
+{
+    w->requests += o->requests;
+    w->tokens += o->tokens;
+    w->reserved += o->reserved;
+    if (o->window_ms) {
+        w->rpm = o->rpm;
+        w->tpm = o->tpm;
+        w->window_ms = o->window_ms;
+    }
+    if (o->learned_rpm)
+        w->learned_rpm = o->learned_rpm;
+    if (o->learned_tpm)
+        w->learned_tpm = o->learned_tpm;
+}
 
 static void add_counters(lg_account_counters *to, const lg_account_counters *c)
 {
@@ -53,6 +97,8 @@ static void collect(const char *provider, const char *account, const char *diges
         add_counters(&w->slot.counters, &slot->counters);
         if (slot->state.last_event_ms > w->slot.state.last_event_ms)
             w->slot.state = slot->state;
+        window_view v = view_of(&slot->window, r->now);
+        add_window(&w->win, &v);
         return;
     }
     if (r->n == r->cap) {
@@ -68,7 +114,9 @@ static void collect(const char *provider, const char *account, const char *diges
     row *w = &r->v[r->n++];
     snprintf(w->provider, sizeof w->provider, "%s", provider);
     snprintf(w->account, sizeof w->account, "%s", account);
-    w->slot = *slot;
+    w->slot.state = slot->state;
+    w->slot.counters = slot->counters;
+    w->win = view_of(&slot->window, r->now);
 }
 
 static int by_name(const void *a, const void *b)
@@ -83,7 +131,8 @@ static int64_t remaining_ms(const row *w, int64_t now)
     return w->slot.state.cooldown_until_ms > now ? w->slot.state.cooldown_until_ms - now : 0;
 }
 
-/* "available", or the time left (rounded up to the second) and the reason: "1h05m QUOTA_EXHAUSTED". */
+/* "available", or the time left (rounded up to the second), the reason and the local end time:
+ * "1h05m QUOTA_EXHAUSTED until 14:05:33" (the date too when it ends on another day). */
 static void cooldown_text(const row *w, int64_t now, char *out, size_t n)
 {
     int64_t ms = remaining_ms(w, now);
@@ -93,12 +142,31 @@ static void cooldown_text(const row *w, int64_t now, char *out, size_t n)
     }
     long long s = (long long)((ms + 999) / 1000);
     const char *reason = lg_reason_name(w->slot.state.reason);
+    char left[32], until[32] = "";
     if (s < 60)
-        snprintf(out, n, "%llds %s", s, reason);
+        snprintf(left, sizeof left, "%llds", s);
     else if (s < 3600)
-        snprintf(out, n, "%lldm%02llds %s", s / 60, s % 60, reason);
+        snprintf(left, sizeof left, "%lldm%02llds", s / 60, s % 60);
     else
-        snprintf(out, n, "%lldh%02lldm %s", s / 3600, s / 60 % 60, reason);
+        snprintf(left, sizeof left, "%lldh%02lldm", s / 3600, s / 60 % 60);
+    time_t end = (time_t)(w->slot.state.cooldown_until_ms / 1000), today = (time_t)(now / 1000);
+    struct tm te, tn;
+    if (localtime_r(&end, &te) && localtime_r(&today, &tn))
+        strftime(until, sizeof until, te.tm_yday == tn.tm_yday && te.tm_year == tn.tm_year ? "%H:%M:%S" : "%Y-%m-%d %H:%M:%S",
+                 &te);
+    snprintf(out, n, "%s %s until %s", left, reason, until);
+}
+
+/* "used/limit" ("used/-" without a limit), with a "+N" of reservations ahead when there are some. */
+static void usage_text(int64_t used, int64_t limit, int64_t reserved, char *out, size_t n)
+{
+    char lim[32] = "-";
+    if (limit > 0)
+        snprintf(lim, sizeof lim, "%lld", (long long)limit);
+    if (reserved > 0)
+        snprintf(out, n, "%lld/%s+%lld", (long long)used, lim, (long long)reserved);
+    else
+        snprintf(out, n, "%lld/%s", (long long)used, lim);
 }
 
 static void print_text(const rows *r, int64_t now)
@@ -113,19 +181,29 @@ static void print_text(const rows *r, int64_t now)
         if (len > width)
             width = len;
     }
-    printf("%-*s %-34s %8s %9s %9s %7s %12s %8s %8s %8s\n", width, "ACCOUNT", "COOLDOWN", "FAILURES", "REQUESTS",
-           "IMMEDIATE", "WAITED", "RATE_LIMITED", "RETRIES", "SWITCHES", "GIVEN_UP");
+    printf("%-*s %-14s %-22s %-48s %8s %9s %9s %7s %12s %8s %8s %8s\n", width, "ACCOUNT", "REQ/WINDOW",
+           "TOKENS/WINDOW", "COOLDOWN", "FAILURES", "REQUESTS", "IMMEDIATE", "WAITED", "RATE_LIMITED", "RETRIES",
+           "SWITCHES", "GIVEN_UP");
     for (size_t i = 0; i < r->n; i++) {
         const row *w = &r->v[i];
-        if (i == 0 || strcmp(w->provider, r->v[i - 1].provider))
-            printf("%s\n", w->provider);
-        char cd[64];
+        if (i == 0 || strcmp(w->provider, r->v[i - 1].provider)) {
+            int64_t win = 0;
+            for (size_t j = i; j < r->n && !strcmp(r->v[j].provider, w->provider); j++)
+                win = r->v[j].win.window_ms > win ? r->v[j].win.window_ms : win;
+            if (win > 0)
+                printf("%s (window %.3gs)\n", w->provider, (double)win / 1000.0);
+            else
+                printf("%s\n", w->provider);
+        }
+        char cd[96], rq[48], tk[64];
         cooldown_text(w, now, cd, sizeof cd);
+        usage_text(w->win.requests, w->win.rpm, w->win.reserved, rq, sizeof rq);
+        usage_text(w->win.tokens, w->win.tpm, 0, tk, sizeof tk);
         const lg_account_counters *c = &w->slot.counters;
-        printf("  %-*s %-34s %8d %9llu %9llu %7llu %12llu %8llu %8llu %8llu\n", width - 2, w->account, cd,
-               (int)w->slot.state.failures, (unsigned long long)c->requests, (unsigned long long)c->immediate,
-               (unsigned long long)c->waited, (unsigned long long)c->rate_limited, (unsigned long long)c->retries,
-               (unsigned long long)c->switches, (unsigned long long)c->given_up);
+        printf("  %-*s %-14s %-22s %-48s %8d %9llu %9llu %7llu %12llu %8llu %8llu %8llu\n", width - 2, w->account,
+               rq, tk, cd, (int)w->slot.state.failures, (unsigned long long)c->requests,
+               (unsigned long long)c->immediate, (unsigned long long)c->waited, (unsigned long long)c->rate_limited,
+               (unsigned long long)c->retries, (unsigned long long)c->switches, (unsigned long long)c->given_up);
     }
 }
 
@@ -134,6 +212,21 @@ static cJSON *child_object(cJSON *o, const char *name)
 {
     cJSON *c = cJSON_GetObjectItemCaseSensitive(o, name);
     return c ? c : cJSON_AddObjectToObject(o, name);
+}
+
+/* The Triggerfish-style snapshot of the window (tokensUsed, requestsUsed, tpmLimit, rpmLimit, windowMs; a
+ * limit of 0 means none) and what goes with it. */
+static bool add_window_json(cJSON *a, const window_view *v)
+{
+    cJSON *learned = cJSON_AddObjectToObject(a, "learnedLimits");
+    return learned && cJSON_AddNumberToObject(a, "tokensUsed", (double)v->tokens) &&
+           cJSON_AddNumberToObject(a, "requestsUsed", (double)v->requests) &&
+           cJSON_AddNumberToObject(a, "tpmLimit", (double)v->tpm) &&
+           cJSON_AddNumberToObject(a, "rpmLimit", (double)v->rpm) &&
+           cJSON_AddNumberToObject(a, "windowMs", (double)v->window_ms) &&
+           cJSON_AddNumberToObject(a, "requestsReserved", (double)v->reserved) &&
+           cJSON_AddNumberToObject(learned, "rpm", (double)v->learned_rpm) &&
+           cJSON_AddNumberToObject(learned, "tpm", (double)v->learned_tpm);
 }
 
 static bool print_json(const rows *r, int64_t now)
@@ -153,6 +246,7 @@ static bool print_json(const rows *r, int64_t now)
              cJSON_AddNumberToObject(a, "cooldown_until_ms", (double)(left ? w->slot.state.cooldown_until_ms : 0)) &&
              cJSON_AddStringToObject(a, "reason", lg_reason_name(left ? w->slot.state.reason : LG_REASON_NONE)) &&
              cJSON_AddNumberToObject(a, "failures", w->slot.state.failures) &&
+             add_window_json(a, &w->win) &&
              cJSON_AddNumberToObject(a, "requests", (double)c->requests) &&
              cJSON_AddNumberToObject(a, "immediate", (double)c->immediate) &&
              cJSON_AddNumberToObject(a, "waited", (double)c->waited) &&
@@ -184,7 +278,8 @@ static void print_label(const char *s)
 }
 
 typedef enum { M_REQUESTS, M_IMMEDIATE, M_WAITED, M_RATE_LIMITED, M_RETRIES, M_SWITCHES, M_GIVEN_UP,
-               M_FAILURES, M_COOLDOWN, M_COUNT } metric_id;
+               M_FAILURES, M_WIN_REQUESTS, M_WIN_TOKENS, M_WIN_RESERVED, M_RPM_LIMIT, M_TPM_LIMIT, M_COOLDOWN,
+               M_WINDOW, M_COUNT } metric_id;
 
 static const struct {
     const char *name, *type, *help;
@@ -197,7 +292,13 @@ static const struct {
     {"llmgate_switches_total", "counter", "Switches away from this account."},
     {"llmgate_given_up_total", "counter", "Requests given up with a normalized error."},
     {"llmgate_consecutive_failures", "gauge", "Consecutive failure events of this account."},
+    {"llmgate_window_requests", "gauge", "Requests admitted in the current window."},
+    {"llmgate_window_tokens", "gauge", "Tokens admitted in the current window (estimates until reconciled)."},
+    {"llmgate_window_reserved_requests", "gauge", "Requests waiting with a reserved place ahead of now."},
+    {"llmgate_window_requests_limit", "gauge", "Requests allowed per window (0: no limit)."},
+    {"llmgate_window_tokens_limit", "gauge", "Tokens allowed per window (0: no limit)."},
     {"llmgate_cooldown_remaining_seconds", "gauge", "Seconds until this account may be used again."},
+    {"llmgate_window_seconds", "gauge", "Length of the limits' window."},
 };
 
 static void print_sample(metric_id m, const row *w, int64_t now)
@@ -213,8 +314,14 @@ static void print_sample(metric_id m, const row *w, int64_t now)
                (double)left / 1000.0);
         return;
     }
+    if (m == M_WINDOW) {
+        printf("\"} %.3f\n", (double)w->win.window_ms / 1000.0);
+        return;
+    }
     const uint64_t values[] = {c->requests, c->immediate, c->waited, c->rate_limited, c->retries, c->switches,
-                               c->given_up, (uint64_t)(w->slot.state.failures > 0 ? w->slot.state.failures : 0)};
+                               c->given_up, (uint64_t)(w->slot.state.failures > 0 ? w->slot.state.failures : 0),
+                               (uint64_t)w->win.requests, (uint64_t)w->win.tokens, (uint64_t)w->win.reserved,
+                               (uint64_t)w->win.rpm, (uint64_t)w->win.tpm};
     printf("\"} %llu\n", (unsigned long long)values[m]);
 }
 
@@ -236,8 +343,8 @@ static int show(const char *store_path, format fmt)
         fprintf(stderr, "llmgate: state file path too long\n");
         return 1;
     }
-    rows r = {0};
-    if (lstat(file, &st) != 0 && errno == ENOENT) {
+    rows r = {.now = lg_now_ms()};
+    if (lstat(file, &st) != 0 && errno == ENOENT && !lg_store_has_saved_cooldowns()) {
         /* Machine formats still get a valid, empty document on stdout. */
         fputs("no llmgate state yet\n", fmt == FMT_TEXT ? stdout : stderr);
         if (fmt == FMT_TEXT) {
@@ -266,7 +373,7 @@ static int show(const char *store_path, format fmt)
     } else {
         if (r.n)
             qsort(r.v, r.n, sizeof *r.v, by_name);
-        int64_t now = lg_now_ms();
+        int64_t now = r.now;
         if (fmt == FMT_JSON)
             rc = print_json(&r, now) ? 0 : 1;
         else if (fmt == FMT_PROMETHEUS)

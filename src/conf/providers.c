@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "conf/conf_internal.h"
+#include "llmgate/limiter.h"
 
 #define HOSTS_MAX 64
 #define ACCOUNTS_MAX 64
@@ -197,10 +198,12 @@ static void parse_limits(conf_ctx *cx, const cJSON *obj, const char *path, lg_li
         const char *s;
         conf_path_key(kp, path, "tier");
         if (conf_string(cx, tier, kp, sizeof l->tier - 1, &s)) {
-            if (conf_valid_name(s))
-                snprintf(l->tier, sizeof l->tier, "%s", s);
-            else
+            if (!conf_valid_name(s))
                 conf_err(cx, kp, "expected a tier name such as \"tier-2\"");
+            else if (!lg_tier_known(s))
+                conf_err(cx, kp, "unknown tier \"%s\" (known: free, tier-1 ... tier-5)", s);
+            else
+                snprintf(l->tier, sizeof l->tier, "%s", s);
         }
     }
 }

@@ -1,9 +1,11 @@
 /* Shared-state access for one exchange: the accounts of one provider, read and updated under the store
- * lock, or in process-local slots when there is no store. */
+ * lock, or in process-local slots when there is no store. Admission reserves the request's place in the
+ * chosen account's window; the outcome of the attempt reconciles it. */
 #ifndef LLMGATE_GATE_ACCOUNTS_H
 #define LLMGATE_GATE_ACCOUNTS_H
 
 #include "llmgate/gate.h"
+#include "llmgate/limiter.h"
 #include "llmgate/policy.h"
 #include "llmgate/store.h"
 
@@ -15,25 +17,55 @@ typedef struct {
     lg_account_slot *local;      /* used when req->store is NULL */
     lg_provider_slot local_prov;
     lg_account_state *snapshot;  /* states as last seen under the lock */
+    lg_window_limits limits;     /* configured (or tier) limits; 0 = take the learned one, else unlimited */
+    int64_t tokens;              /* the request's token estimate */
+    bool has_ticket;             /* a place is reserved for the next (or current) attempt ... */
+    size_t ticket_account;       /* ... in this account's window ... */
+    int64_t ticket;              /* ... in this bucket */
 } lg_accounts;
 
-/* Sets up the references of every account (the host's own key is identified by its digest).
+/* Sets up the references of every account (the host's own key is identified by its digest), the limits
+ * (configured, else the provider's tier preset for the body's model) and the token estimate of the body.
  * Returns false on allocation failure. */
 bool lg_accounts_init(lg_accounts *a, const lg_gate_request *req);
 void lg_accounts_free(lg_accounts *a);
 
-/* Chooses the account to start on (see lg_policy_choose) and makes it current; *wait_ms is how long until
- * it is available. Counts nothing. */
-size_t lg_accounts_choose(lg_accounts *a, int64_t now_ms, int64_t *wait_ms);
+/* The answer of one admission round. */
+typedef struct {
+    size_t idx;       /* the account chosen */
+    int64_t at_ms;    /* when the request may go on it (a lower bound when not reserved) */
+    bool reserved;    /* its place is reserved (a ticket is held) */
+    int64_t retry_ms; /* not reserved: ask again after this long */
+} lg_admission;
 
-/* Folds the outcome of an attempt on account idx into the shared state and counters; refreshes the
- * snapshot. transport_failed: nothing to record but the attempt itself. */
-void lg_accounts_record(lg_accounts *a, size_t idx, const lg_outcome *o, bool transport_failed, int64_t now_ms);
+#define LG_PREFER_CURRENT ((size_t)-1) /* lg_accounts_admit: start from the provider's current account */
 
-/* Counter events of the request that are not attempts. */
-typedef enum { LG_EV_IMMEDIATE, LG_EV_WAITED, LG_EV_RETRY, LG_EV_SWITCH, LG_EV_GIVEN_UP } lg_account_event;
+/* Chooses the account for the next attempt and, when it can go by deadline_ms, reserves its place: the
+ * preferred account (LG_PREFER_CURRENT: the provider's current one) when it can go now, else the first in
+ * order after it that can, else the one that can go soonest (cooldowns and windows both counted). An
+ * account cooling down hands the provider's "current" mark to the chosen one; a merely full one keeps it.
+ * Counts nothing. */
+lg_admission lg_accounts_admit(lg_accounts *a, size_t preferred, int64_t now_ms, int64_t deadline_ms);
 
-/* Counts ev against account idx; LG_EV_SWITCH also makes `to` the provider's current account. */
+/* After sleeping until a reserved time: true when the account may still be used; false (the reservation
+ * released) when it started cooling down meanwhile. */
+bool lg_accounts_confirm(lg_accounts *a, size_t idx, int64_t now_ms);
+
+/* Gives back a reservation that will not be used. */
+void lg_accounts_release(lg_accounts *a);
+
+/* Folds the outcome of an attempt on account idx into the shared state and counters: policy state,
+ * the window (a refused request leaves it, real token usage replaces the estimate), what the response's
+ * rate-limit headers say (resp may be NULL); refreshes the snapshot; saves the long cooldowns to disk
+ * when one started or ended. transport_failed: nothing to record but the attempt itself. */
+void lg_accounts_record(lg_accounts *a, size_t idx, const lg_outcome *o, const lg_response_view *resp,
+                        bool transport_failed, int64_t now_ms);
+
+/* Counter events of the request that are not classified attempts. */
+typedef enum { LG_EV_IMMEDIATE, LG_EV_WAITED, LG_EV_RETRY, LG_EV_SWITCH, LG_EV_GIVEN_UP, LG_EV_SENT } lg_account_event;
+
+/* Counts ev against account idx; LG_EV_SWITCH also makes `to` the provider's current account; LG_EV_SENT
+ * counts a request sent without a classified outcome (plain host rules) and consumes the ticket. */
 void lg_accounts_count(lg_accounts *a, size_t idx, lg_account_event ev, size_t to);
 
 /* Milliseconds until the soonest account is available (0 when one is now). From the snapshot. */

@@ -58,25 +58,47 @@ static void refusal(lg_gate_result *res, const lg_accounts *a, size_t idx, int64
     res->account = idx;
 }
 
-/* Waits until an account is available; false (and a refusal in res) when that is past the deadline. */
-static bool admit(lg_accounts *a, const lg_gate_request *req, int64_t deadline, size_t *idx, lg_gate_result *res)
+/* Waits for admission (preferred account first, see lg_accounts_admit): a place is reserved in an account's
+ * window, then slept for without any lock. False, with a refusal in res, when no account can admit before
+ * the deadline. *waited is set when it slept. */
+static bool admit(lg_accounts *a, const lg_gate_request *req, size_t preferred, int64_t deadline, size_t *idx,
+                  bool *waited, lg_gate_result *res)
 {
-    bool waited = false;
-    for (int rounds = 0;; rounds++) {
-        int64_t now = lg_now_ms(), wait;
-        *idx = lg_accounts_choose(a, now, &wait);
-        if (wait == 0)
-            break;
-        if (now + wait > deadline || rounds >= req->cfg->retry.max_attempts) {
-            refusal(res, a, *idx, wait);
-            lg_accounts_count(a, *idx, LG_EV_GIVEN_UP, 0);
-            lg_log(LG_LOG_INFO, "[GiveUp] %s: every account limited for %lldms, answering 429 locally",
-                   req->prov->name, (long long)wait);
+    for (;;) {
+        int64_t now = lg_now_ms();
+        lg_admission ad = lg_accounts_admit(a, preferred, now, deadline);
+        if (ad.reserved && ad.at_ms <= now) {
+            *idx = ad.idx;
+            return true;
+        }
+        if (ad.at_ms > deadline) {
+            refusal(res, a, ad.idx, ad.at_ms - now);
+            lg_accounts_count(a, ad.idx, LG_EV_GIVEN_UP, 0);
+            lg_log(LG_LOG_INFO, "[GiveUp] %s: no account can admit for %lldms, answering 429 locally",
+                   req->prov->name, (long long)(ad.at_ms - now));
             return false;
         }
-        wait_for(req->prov, wait, "all accounts rate limited");
-        waited = true;
+        *waited = true;
+        if (!ad.reserved) {
+            wait_for(req->prov, ad.retry_ms, "rate limits full beyond the reservable horizon");
+            continue;
+        }
+        wait_for(req->prov, ad.at_ms - now,
+                 a->snapshot[ad.idx].cooldown_until_ms > now ? "all accounts rate limited" : "rate limit window full");
+        if (lg_accounts_confirm(a, ad.idx, lg_now_ms())) {
+            *idx = ad.idx;
+            return true;
+        }
     }
+}
+
+/* The first admission of a request: counted as immediate or waited. */
+static bool admit_first(lg_accounts *a, const lg_gate_request *req, int64_t deadline, size_t *idx,
+                        lg_gate_result *res)
+{
+    bool waited = false;
+    if (!admit(a, req, LG_PREFER_CURRENT, deadline, idx, &waited, res))
+        return false;
     lg_accounts_count(a, *idx, waited ? LG_EV_WAITED : LG_EV_IMMEDIATE, 0);
     return true;
 }
@@ -86,6 +108,16 @@ static void log_failure(const lg_provider *p, const lg_account *acct, int status
     lg_log(LG_LOG_INFO, "[%s] %d provider=%s account=%s reason=%s retry_after_ms=%lld",
            o->state == LG_STATE_PROVIDER_DOWN ? "Down" : "RateLimit", status, p->name, acct->name,
            lg_reason_name(o->reason), (long long)o->retry_after_ms);
+}
+
+/* Admission before a retry on `preferred`; false when no account can admit before the deadline (the last
+ * response is then delivered, normalized, as when the policy gives up). */
+static bool readmit(lg_accounts *a, const lg_gate_request *req, size_t preferred, int64_t deadline, size_t *idx)
+{
+    bool waited = false;
+    lg_gate_result scratch;
+    memset(&scratch, 0, sizeof scratch);
+    return admit(a, req, preferred, deadline, idx, &waited, &scratch);
 }
 
 lg_gate_result lg_gate_run(const lg_gate_request *req, const lg_transport *t, void *ctx)
@@ -105,15 +137,17 @@ lg_gate_result lg_gate_run(const lg_gate_request *req, const lg_transport *t, vo
     lg_history h = {.started_ms = lg_now_ms(), .replayable = req->replayable};
     int64_t deadline = h.started_ms + req->cfg->retry.max_rate_limit_wait_ms;
     size_t idx;
-    if (!admit(&a, req, deadline, &idx, &res)) {
+    if (!admit_first(&a, req, deadline, &idx, &res)) {
         lg_accounts_free(&a);
         return res;
     }
     for (;;) {
         lg_response_view resp;
         memset(&resp, 0, sizeof resp);
-        if (h.attempts > 0 && t->rewind && !t->rewind(ctx))
+        if (h.attempts > 0 && t->rewind && !t->rewind(ctx)) {
+            lg_accounts_release(&a);
             break; /* cannot resend: deliver what we have */
+        }
         int rc = t->attempt(ctx, p->accounts[idx].key, &resp);
         bool failed = rc != 0;
         h.attempts++;
@@ -127,7 +161,7 @@ lg_gate_result lg_gate_run(const lg_gate_request *req, const lg_transport *t, vo
             res.outcome.reason = LG_REASON_SERVER_ERROR;
             res.outcome.retry_after_ms = res.outcome.retry_at_ms = LG_NO_HINT;
             res.verdict = LG_GATE_TRANSPORT;
-            lg_accounts_record(&a, idx, &res.outcome, true, now);
+            lg_accounts_record(&a, idx, &res.outcome, NULL, true, now);
             int64_t delay = lg_policy_exp_backoff(&req->cfg->backoff, h.server_retries + 1);
             if (rc == LG_ATTEMPT_FATAL || !h.replayable || h.server_retries >= req->cfg->retry.max_server_retries ||
                 h.attempts >= req->cfg->retry.max_attempts || now + delay > deadline)
@@ -137,11 +171,13 @@ lg_gate_result lg_gate_run(const lg_gate_request *req, const lg_transport *t, vo
                    p->accounts[idx].name, (long long)delay);
             lg_accounts_count(&a, idx, LG_EV_RETRY, 0);
             lg_sleep_ms(delay);
+            if (!readmit(&a, req, idx, deadline, &idx))
+                break;
             continue;
         }
         res.verdict = LG_GATE_DELIVER;
         lg_classify(p->dialect, &resp, &res.outcome);
-        lg_accounts_record(&a, idx, &res.outcome, false, now);
+        lg_accounts_record(&a, idx, &res.outcome, &resp, false, now);
         if (is_failure(&res.outcome))
             log_failure(p, &p->accounts[idx], resp.status, &res.outcome);
         if (resp.delivered) {
@@ -158,7 +194,8 @@ lg_gate_result lg_gate_run(const lg_gate_request *req, const lg_transport *t, vo
                        p->accounts[act.account].name, lg_reason_name(res.outcome.reason));
             }
             wait_for(p, act.delay_ms, act.switched ? "switching account" : "rate limited, backing off");
-            idx = act.account;
+            if (!readmit(&a, req, act.account, deadline, &idx))
+                break;
             continue;
         }
         if (act.kind == LG_ACT_GIVE_UP) {
@@ -176,4 +213,19 @@ lg_gate_result lg_gate_run(const lg_gate_request *req, const lg_transport *t, vo
     }
     lg_accounts_free(&a);
     return res;
+}
+
+bool lg_gate_admit(const lg_gate_request *req, lg_gate_result *res)
+{
+    memset(res, 0, sizeof *res);
+    res->retry_after_ms = LG_NO_HINT;
+    lg_accounts a;
+    if (!lg_accounts_init(&a, req))
+        return true; /* fail open */
+    size_t idx;
+    bool ok = admit_first(&a, req, lg_now_ms() + req->cfg->retry.max_rate_limit_wait_ms, &idx, res);
+    if (ok)
+        lg_accounts_count(&a, idx, LG_EV_SENT, 0);
+    lg_accounts_free(&a);
+    return ok;
 }

@@ -191,6 +191,17 @@ static CURLcode gated_perform(CURL *h, lg_curl_rec *r, const lg_curl_real *real,
     return rc;
 }
 
+/* A plain host rule: admission only, then libcurl as usual; a refusal is answered locally. */
+static CURLcode paced_perform(CURL *h, lg_curl_rec *r, const lg_curl_real *real, const lg_runtime *rt)
+{
+    lg_gate_request req = {.cfg = rt->cfg, .prov = r->prov, .store = rt->store};
+    lg_gate_result res;
+    if (lg_gate_admit(&req, &res))
+        return real->perform(h);
+    lg_capture none = {0};
+    return lg_curl_deliver(r, &none, &res);
+}
+
 EXPORT CURLcode curl_easy_perform(CURL *h)
 {
     const lg_curl_real *real = lg_curl_real_get();
@@ -200,5 +211,7 @@ EXPORT CURLcode curl_easy_perform(CURL *h)
     if (!r || !r->prov || !r->url || !real->setopt || !real->getinfo)
         return real->perform(h);
     r->info_override = false;
+    if (r->prov->dialect == LG_DIALECT_NONE)
+        return paced_perform(h, r, real, lg_runtime_get());
     return gated_perform(h, r, real, lg_runtime_get());
 }

@@ -9,7 +9,7 @@
 #include "llmgate/store.h"
 
 #define LG_STORE_MAGIC UINT64_C(0x31455441474d4c4c) /* "LLMGATE1" as little-endian bytes */
-#define LG_STORE_VERSION 1u
+#define LG_STORE_VERSION 2u /* 2: per-account sliding windows */
 #define LG_STORE_PROVIDERS 64
 #define LG_STORE_ACCOUNTS 256
 
@@ -41,5 +41,9 @@ typedef struct {
     lg_store_provider_entry providers[LG_STORE_PROVIDERS];
     lg_store_account_entry accounts[LG_STORE_ACCOUNTS];
 } lg_store_layout;
+
+/* The account's entry in m, created when missing; NULL when the table is full. Under the lock, or on a
+ * mapping no other process sees yet. */
+lg_store_account_entry *lg_layout_account(lg_store_layout *m, const char *provider, const lg_account_ref *ref);
 
 #endif

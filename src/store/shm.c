@@ -16,6 +16,7 @@
 #include "llmgate/clock.h"
 #include "store/layout.h"
 #include "store/path.h"
+#include "store/persist.h"
 
 #define OPEN_TRIES 8
 #define LOCK_TIMEOUT_MS 2000
@@ -53,7 +54,8 @@ static uint64_t hash_names(const char *a, const char *b, const char *c)
     return h;
 }
 
-/* Initialises a fresh zeroed mapping: header and robust, shared, error-checking mutex. Magic goes last. */
+/* Initialises a fresh zeroed mapping: header, robust, shared, error-checking mutex, and the long cooldowns
+ * kept on disk. Magic goes last. */
 static int init_layout(lg_store_layout *m)
 {
     pthread_mutexattr_t attr;
@@ -72,6 +74,7 @@ static int init_layout(lg_store_layout *m)
     m->version = LG_STORE_VERSION;
     m->size = sizeof *m;
     m->created_ms = lg_now_ms();
+    lg_persist_restore(m, m->created_ms);
     __atomic_store_n(&m->magic, LG_STORE_MAGIC, __ATOMIC_RELEASE);
     return 0;
 }
@@ -239,8 +242,7 @@ static lg_store_provider_entry *provider_entry(lg_store_layout *m, const char *p
     return NULL;
 }
 
-/* The account's entry, created when missing; NULL when the table is full. Under the lock. */
-static lg_store_account_entry *account_entry(lg_store_layout *m, const char *provider, const lg_account_ref *ref)
+lg_store_account_entry *lg_layout_account(lg_store_layout *m, const char *provider, const lg_account_ref *ref)
 {
     char prov[LG_NAME_MAX], name[LG_NAME_MAX], digest[LG_DIGEST_HEX];
     copy_name(prov, provider, sizeof prov);
@@ -275,7 +277,7 @@ int lg_store_with(lg_store *s, const char *provider, const lg_account_ref *refs,
         lg_store_provider_entry *p = provider_entry(s->map, provider);
         size_t i = 0;
         for (; p && i < n; i++) {
-            lg_store_account_entry *e = account_entry(s->map, provider, &refs[i]);
+            lg_store_account_entry *e = lg_layout_account(s->map, provider, &refs[i]);
             if (!e)
                 break;
             slots[i] = &e->slot;

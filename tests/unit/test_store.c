@@ -35,6 +35,9 @@ static int setup(void **state)
     if (!mkdtemp(f->dir))
         return -1;
     snprintf(f->path, sizeof f->path, "%s/state.shm", f->dir);
+    char st[300];
+    snprintf(st, sizeof st, "%s/xdg-state", f->dir);
+    setenv("XDG_STATE_HOME", st, 1); /* cooldowns saved and restored here, never in the real home */
     *state = f;
     return 0;
 }
@@ -546,6 +549,84 @@ static void concurrent_first_open_agrees(void **state)
     }
 }
 
+/* Callback: gives every account the cooldown (until, reason) in ctx. */
+struct cool {
+    int64_t until[2];
+    lg_reason reason;
+};
+
+static void cool_cb(lg_provider_slot *p, lg_account_slot *const *a, size_t n, void *ctx)
+{
+    struct cool *c = ctx;
+    for (size_t i = 0; i < n && i < 2; i++) {
+        a[i]->state.cooldown_until_ms = c->until[i];
+        a[i]->state.reason = c->reason;
+        a[i]->state.failures = 3;
+        a[i]->counters.requests = 9;
+    }
+}
+
+/* Long cooldowns go to a private file and come back into a store created fresh; short ones do not. */
+static void long_cooldowns_survive_a_new_store(void **state)
+{
+    fixture *f = *state;
+    lg_store *s = open_ok(f->path);
+    lg_account_ref refs[2] = {{"main", "0123456789abcdef"}, {"backup", "fedcba9876543210"}};
+    int64_t now = lg_now_ms();
+    struct cool c = {.until = {now + 7200000, now + 30000}, .reason = LG_REASON_QUOTA_EXHAUSTED};
+    assert_int_equal(lg_store_with(s, "openai", refs, 2, cool_cb, &c), 0);
+    assert_false(lg_store_has_saved_cooldowns());
+    assert_int_equal(lg_store_save_cooldowns(s), 0);
+    assert_true(lg_store_has_saved_cooldowns());
+    lg_store_close(s);
+
+    char file[450], dir[400];
+    snprintf(dir, sizeof dir, "%s/xdg-state/llmgate", f->dir);
+    snprintf(file, sizeof file, "%s/cooldowns", dir);
+    struct stat st;
+    assert_int_equal(stat(file, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+    assert_int_equal(stat(dir, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0700);
+
+    assert_int_equal(unlink(f->path), 0); /* a reboot */
+    s = open_ok(f->path);
+    struct find m = lookup(s, "openai", "main", "0123456789abcdef");
+    assert_int_equal(m.found, 1);
+    assert_int_equal(m.slot.state.cooldown_until_ms, now + 7200000);
+    assert_int_equal(m.slot.state.reason, LG_REASON_QUOTA_EXHAUSTED);
+    assert_int_equal(m.slot.state.failures, 3);
+    assert_int_equal(m.slot.counters.requests, 0); /* counters start again */
+    assert_int_equal(lookup(s, "openai", "backup", "fedcba9876543210").found, 0);
+    lg_store_close(s);
+}
+
+/* A damaged file restores what is well formed in it, and nothing that already expired. */
+static void damaged_or_expired_lines_are_skipped(void **state)
+{
+    fixture *f = *state;
+    char dir[400], file[450];
+    snprintf(dir, sizeof dir, "%s/xdg-state", f->dir);
+    mkdir(dir, 0700);
+    snprintf(dir, sizeof dir, "%s/xdg-state/llmgate", f->dir);
+    mkdir(dir, 0700);
+    snprintf(file, sizeof file, "%s/cooldowns", dir);
+    FILE *fp = fopen(file, "w");
+    assert_non_null(fp);
+    long long now = (long long)lg_now_ms();
+    fprintf(fp, "llmgate-cooldowns 1\n");
+    fprintf(fp, "openai\tgood\t0123456789abcdef\t%lld\tRATE_LIMIT_EXCEEDED\t1\t%lld\n", now + 600000, now);
+    fprintf(fp, "openai\told\t0123456789abcdef\t%lld\tQUOTA_EXHAUSTED\t1\t%lld\n", now - 1000, now - 5000);
+    fprintf(fp, "openai\tbad\t0123456789abcdef\tsoon\tQUOTA_EXHAUSTED\t1\t0\n");
+    fprintf(fp, "openai\tworse\t0123456789abcdef\t%lld\tNOT_A_REASON\t1\t0\n", now + 600000);
+    fprintf(fp, "truncated\tline\n");
+    fclose(fp);
+    lg_store *s = open_ok(f->path);
+    assert_int_equal(lookup(s, "openai", "good", "0123456789abcdef").slot.state.reason, LG_REASON_RATE_LIMIT_EXCEEDED);
+    assert_int_equal(count_slots(s), 1);
+    lg_store_close(s);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -565,6 +646,8 @@ int main(void)
         T(stopped_holder_fails_open),
         T(default_path_under_runtime_dir),
         T(concurrent_first_open_agrees),
+        T(long_cooldowns_survive_a_new_store),
+        T(damaged_or_expired_lines_are_skipped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

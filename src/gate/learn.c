@@ -1,0 +1,88 @@
+/* The provider's own rate-limit headers (see limiter.h): limits, what remains, and when room comes back. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "llmgate/duration.h"
+#include "llmgate/limiter.h"
+
+/* A non-negative integer header value, or -1. */
+static int64_t count_of(const lg_header *h, size_t n, const char *name)
+{
+    const char *v = lg_header_get(h, n, name);
+    if (!v || *v < '0' || *v > '9')
+        return -1;
+    char *end;
+    long long x = strtoll(v, &end, 10);
+    while (*end == ' ')
+        end++;
+    return *end == '\0' && x >= 0 ? (int64_t)x : -1;
+}
+
+/* A reset value relative to now: a Go duration ("6m0s", "1.5s", "20ms"), plain seconds, or an RFC 3339
+ * time; -1 when absent or malformed. */
+static int64_t reset_of(const lg_header *h, size_t n, const char *name, int64_t now_ms)
+{
+    const char *v = lg_header_get(h, n, name);
+    if (!v)
+        return -1;
+    size_t len = strlen(v);
+    int64_t ms;
+    if (lg_parse_go_duration(v, len, &ms) || lg_parse_delta_seconds(v, len, &ms))
+        return ms;
+    if (lg_parse_rfc3339(v, len, &ms))
+        return ms > now_ms ? ms - now_ms : 0;
+    return -1;
+}
+
+/* One dimension from the headers named by fmt ("x-ratelimit-%s-requests" style with %s = limit,
+ * remaining, reset). True when any of the three was present. */
+static bool read_dim(const lg_header *h, size_t n, const char *fmt, int64_t now_ms, int64_t *limit,
+                     int64_t *remaining, int64_t *reset)
+{
+    char name[96];
+    snprintf(name, sizeof name, fmt, "limit");
+    *limit = count_of(h, n, name);
+    snprintf(name, sizeof name, fmt, "remaining");
+    *remaining = count_of(h, n, name);
+    snprintf(name, sizeof name, fmt, "reset");
+    *reset = reset_of(h, n, name, now_ms);
+    return *limit >= 0 || *remaining >= 0 || *reset >= 0;
+}
+
+/* Anthropic's tokens: the combined "tokens" family, else input + output summed (a figure is known only
+ * when both halves are), the reset being the later of the two. */
+static bool anthropic_tokens(const lg_header *h, size_t n, int64_t now_ms, int64_t *l, int64_t *r, int64_t *t)
+{
+    if (read_dim(h, n, "anthropic-ratelimit-tokens-%s", now_ms, l, r, t))
+        return true;
+    int64_t li, ri, ti, lo, ro, to;
+    bool in = read_dim(h, n, "anthropic-ratelimit-input-tokens-%s", now_ms, &li, &ri, &ti);
+    bool out = read_dim(h, n, "anthropic-ratelimit-output-tokens-%s", now_ms, &lo, &ro, &to);
+    if (in && out) {
+        *l = li >= 0 && lo >= 0 ? li + lo : -1;
+        *r = ri >= 0 && ro >= 0 ? ri + ro : -1;
+        *t = ti > to ? ti : to;
+    } else if (in) {
+        *l = li, *r = ri, *t = ti;
+    } else if (out) {
+        *l = lo, *r = ro, *t = to;
+    }
+    return in || out;
+}
+
+bool lg_ratelimit_parse(const lg_header *h, size_t n, int64_t now_ms, lg_ratelimit_info *out)
+{
+    for (int d = 0; d < 2; d++)
+        out->limit[d] = out->remaining[d] = out->reset_ms[d] = -1;
+    bool any = false;
+    static const char *const openai[2] = {"x-ratelimit-%s-requests", "x-ratelimit-%s-tokens"};
+    for (int d = 0; d < 2; d++)
+        any |= read_dim(h, n, openai[d], now_ms, &out->limit[d], &out->remaining[d], &out->reset_ms[d]);
+    if (any)
+        return true;
+    any = read_dim(h, n, "anthropic-ratelimit-requests-%s", now_ms, &out->limit[0], &out->remaining[0],
+                   &out->reset_ms[0]);
+    any |= anthropic_tokens(h, n, now_ms, &out->limit[1], &out->remaining[1], &out->reset_ms[1]);
+    return any;
+}

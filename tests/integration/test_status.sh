@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# llmgate status after real traffic: window usage against the limits (configured, tier preset), the cooldown
+# with its reason and end, counters; --json with the Triggerfish snapshot fields, --prometheus, --watch;
+# never a key nor a digest; a long cooldown kept on disk survives the loss of the shared memory file.
+source "$(dirname "$0")/../lib.sh"
+
+cat >"$LG_TMP/scenario.json" <<'JSON'
+{"keys": {"sk-stat-main": {"sequence": [{"error": "quota", "retry_after_ms": 7200000}], "repeat": true}}}
+JSON
+lg_start_mock --scenario "$LG_TMP/scenario.json" --quiet
+export KEY_MAIN=sk-stat-main KEY_BACKUP=sk-stat-backup KEY_TIER=sk-stat-tier
+cat >"$LG_TMP/config.json" <<JSON
+{"providers": {
+  "openai": {"upstream": "$MOCK_URL", "limits": {"rpm": 50, "window_ms": 60000},
+             "accounts": [{"name": "main", "key": "env:KEY_MAIN"}, {"name": "backup", "key": "env:KEY_BACKUP"}]},
+  "tiered": {"dialect": "openai", "hosts": ["tiered.example"], "upstream": "$MOCK_URL", "limits": {"tier": "tier-2"},
+             "accounts": [{"name": "t", "key": "env:KEY_TIER"}]}},
+ "retry": {"switch_delay_ms": 10, "max_rate_limit_wait_seconds": 5}}
+JSON
+chmod 600 "$LG_TMP/config.json"
+export LLMGATE_CONFIG=$LG_TMP/config.json
+BODY='{"model":"gpt-4o-mini","max_tokens":16,"messages":[{"role":"user","content":"hi"}]}'
+URL=http://api.openai.com/v1/chat/completions
+CT=(--connect-to "api.openai.com:80:127.0.0.1:$MOCK_PORT")
+gated() { LD_PRELOAD=$LG_LIB "$@"; }
+stat_of() { lg_stats | lg_json "j['keys'].get('$1', {}).get('$2', 0)"; }
+digest() { printf %s "$1" | sha256sum | cut -c1-16; }
+
+check_eq "before any traffic: nothing recorded" "no llmgate state yet" "$("$LG_CLI" status)"
+
+# traffic: main is out of quota for two hours (the switch to backup is immediate), three successes on backup
+for _ in 1 2 3; do
+    gated curl -s -o /dev/null "${CT[@]}" "$URL" -H 'Authorization: Bearer sk-host' -d "$BODY"
+done
+gated curl -s -o /dev/null --connect-to "tiered.example:80:127.0.0.1:$MOCK_PORT" http://tiered.example/v1/chat/completions \
+    -H 'Authorization: Bearer x' -d '{"model":"o1-mini","max_completion_tokens":16,"messages":[]}'
+check_eq "traffic: main was tried once, backup served three" "1 3" "$(stat_of sk-stat-main requests) $(stat_of sk-stat-backup success)"
+
+# text
+text=$("$LG_CLI" status)
+check_match "text: provider with its window" $'(^|\n)openai \\(window 60s\\)\n' "$text"
+check_match "text: backup's window usage against the limit" $'\n  backup +3/50 +[0-9]+/- +available' "$text"
+check_match "text: main's cooldown, reason and end" $'\n  main +0/50 +0/- +(1h59m|2h00m) QUOTA_EXHAUSTED until [0-9:-]+' "$text"
+check_match "text: tier preset limits for the o1 family" $'\n  t +1/1000 +[0-9]+/100000 ' "$text"
+
+# json
+json=$("$LG_CLI" status --json)
+acct() { lg_json "j['providers']['$1']['accounts']['$2']['$3']" <<<"$json"; }
+check_eq "json: backup snapshot (requestsUsed rpmLimit tpmLimit windowMs)" "3 50 0 60000" \
+    "$(acct openai backup requestsUsed) $(acct openai backup rpmLimit) $(acct openai backup tpmLimit) $(acct openai backup windowMs)"
+check_eq "json: tokensUsed holds the real usage the provider counted" "$(stat_of sk-stat-backup tokens)" \
+    "$(acct openai backup tokensUsed)"
+check_eq "json: main cools down for quota" "False QUOTA_EXHAUSTED" "$(acct openai main available) $(acct openai main reason)"
+check "json: main's cooldown ends in about two hours" test "$(acct openai main cooldown_remaining_ms | cut -d. -f1)" -gt 7000000
+check_eq "json: counters (main: requests immediate rate_limited switches; backup: requests immediate)" "1 1 1 1 3 2" \
+    "$(acct openai main requests) $(acct openai main immediate) $(acct openai main rate_limited) $(acct openai main switches) $(acct openai backup requests) $(acct openai backup immediate)"
+check_eq "json: tier-2 limits of the o1 family" "1000 100000" "$(acct tiered t rpmLimit) $(acct tiered t tpmLimit)"
+
+# prometheus
+prom=$("$LG_CLI" status --prometheus)
+check_match "prometheus: window gauge" $'\nllmgate_window_requests\\{provider="openai",account="backup"\\} 3\n' "$prom"
+check_match "prometheus: limit gauge" $'\nllmgate_window_requests_limit\\{provider="openai",account="backup"\\} 50\n' "$prom"
+check_match "prometheus: cooldown with reason" $'\nllmgate_cooldown_remaining_seconds\\{provider="openai",account="main",reason="QUOTA_EXHAUSTED"\\} [0-9]+\\.[0-9]{3}\n' "$prom"
+bad=$(grep -vE '^(# (HELP|TYPE) llmgate_[a-z_]+ .+|llmgate_[a-z_]+\{provider="[^"]*",account="[^"]*"(,reason="[A-Z_]+")?\} [0-9]+(\.[0-9]+)?)$' <<<"$prom")
+check_eq "prometheus: every line is in the exposition format" "" "$bad"
+
+# watch: refreshes until interrupted
+timeout 2.5 "$LG_CLI" status --watch 1 >"$LG_TMP/watch.out"
+check "watch: refreshed at least twice" test "$(grep -c 'Every 1s: llmgate status' "$LG_TMP/watch.out")" -ge 2
+
+# never a key nor a digest
+all="$text$json$prom$(cat "$LG_TMP/watch.out")"
+leak=0
+for k in sk-stat-main sk-stat-backup sk-stat-tier sk-host; do
+    [[ $all == *"$k"* || $all == *"$(digest "$k")"* ]] && leak=1
+done
+check_eq "no key or digest in any output" 0 "$leak"
+
+# the long cooldown is on disk: private, digests only
+state=$XDG_STATE_HOME/llmgate/cooldowns
+check_eq "state file: mode 0600 in a 0700 directory" "600 700" "$(stat -c %a "$state" 2>/dev/null) $(stat -c %a "$(dirname "$state")" 2>/dev/null)"
+check_match "state file: main's cooldown by digest" "openai	main	$(digest sk-stat-main)	[0-9]+	QUOTA_EXHAUSTED	" "$(cat "$state")"
+check "state file: no key" bash -c "! grep -q sk-stat '$state'"
+check "state file: short cooldowns are not kept" bash -c "! grep -q backup '$state'"
+
+# a reboot loses the shared memory: the cooldown comes back from the state file
+rm -rf "$XDG_RUNTIME_DIR/llmgate"
+json=$("$LG_CLI" status --json)
+check_eq "after losing the store: main still out of quota" "False QUOTA_EXHAUSTED" \
+    "$(acct openai main available) $(acct openai main reason)"
+gated curl -s -o /dev/null "${CT[@]}" "$URL" -H 'Authorization: Bearer sk-host' -d "$BODY"
+check_eq "after losing the store: main is not tried again" "1 4" "$(stat_of sk-stat-main requests) $(stat_of sk-stat-backup success)"
+
+lg_done

@@ -1,0 +1,260 @@
+/* Unit tests of admission through the gate (src/gate/gate.c, accounts.c) with a real shared store and a
+ * fake transport: plain host rules paced and refused (lg_gate_admit), the window reconciled with the real
+ * usage, a refused attempt leaving the window, limits learned from headers, capacity choosing the account. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "llmgate/clock.h"
+#include "llmgate/gate.h"
+#include "llmgate/store.h"
+
+typedef struct {
+    char dir[64];
+    char path[128];
+    lg_store *store;
+    lg_config *cfg;
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    snprintf(f->dir, sizeof f->dir, "/tmp/llmgate-admission.XXXXXX");
+    if (!mkdtemp(f->dir))
+        return -1;
+    snprintf(f->path, sizeof f->path, "%s/state.shm", f->dir);
+    setenv("XDG_STATE_HOME", f->dir, 1);
+    char err[256];
+    f->store = lg_store_open(f->path, err, sizeof err);
+    *state = f;
+    return f->store ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    lg_store_close(f->store);
+    lg_config_free(f->cfg);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
+    int rc = system(cmd);
+    free(f);
+    return rc == 0 ? 0 : -1;
+}
+
+static lg_config *config(fixture *f, const char *json)
+{
+    lg_errors errs = {0};
+    f->cfg = lg_config_parse(json, strlen(json), "test", false, &errs);
+    if (!f->cfg)
+        fail_msg("config: %s", errs.n ? errs.items[0] : "?");
+    return f->cfg;
+}
+
+static const lg_provider *provider(const lg_config *c, const char *name)
+{
+    for (size_t i = 0; i < c->n_providers; i++)
+        if (!strcmp(c->providers[i].name, name))
+            return &c->providers[i];
+    fail_msg("no provider %s", name);
+    return NULL;
+}
+
+/* Reads one account's slot. */
+struct find {
+    const char *provider, *account;
+    lg_account_slot slot;
+    int found;
+};
+
+static void find_cb(const char *provider, const char *account, const char *digest, const lg_account_slot *slot,
+                    void *ctx)
+{
+    struct find *q = ctx;
+    if (!strcmp(provider, q->provider) && !strcmp(account, q->account)) {
+        q->slot = *slot;
+        q->found++;
+    }
+}
+
+static lg_account_slot *slot_of(fixture *f, const char *provider, const char *account)
+{
+    static struct find q;
+    memset(&q, 0, sizeof q);
+    q.provider = provider;
+    q.account = account;
+    assert_int_equal(lg_store_visit(f->store, find_cb, &q), 0);
+    assert_int_equal(q.found, 1);
+    return &q.slot;
+}
+
+static void plain_host_rule_is_paced(void **state)
+{
+    fixture *f = *state;
+    lg_config *c = config(f, "{\"providers\": {\"hook\": {\"hosts\": [\"hooks.example\"], "
+                             "\"limits\": {\"rpm\": 2, \"window_ms\": 300}}}, "
+                             "\"retry\": {\"max_rate_limit_wait_seconds\": 5}}");
+    const lg_provider *p = provider(c, "hook");
+    assert_int_equal(p->dialect, LG_DIALECT_NONE);
+    lg_gate_request req = {.cfg = c, .prov = p, .store = f->store, .body = "{\"text\":\"deploy done\"}", .body_len = 22};
+    lg_gate_result res;
+    int64_t t0 = lg_mono_ms();
+    assert_true(lg_gate_admit(&req, &res));
+    assert_true(lg_gate_admit(&req, &res));
+    assert_true(lg_mono_ms() - t0 < 150);
+    assert_true(lg_gate_admit(&req, &res)); /* the third waits for the window */
+    assert_true(lg_mono_ms() - t0 >= 280);
+    lg_account_slot *s = slot_of(f, "hook", "host");
+    assert_int_equal(s->counters.requests, 3);
+    assert_int_equal(s->counters.immediate, 2);
+    assert_int_equal(s->counters.waited, 1);
+    int64_t used;
+    lg_window_usage(&s->window, lg_now_ms(), &used, NULL, NULL);
+    assert_true(used >= 1);
+}
+
+static void plain_host_rule_refused_past_the_maximum(void **state)
+{
+    fixture *f = *state;
+    lg_config *c = config(f, "{\"providers\": {\"hook\": {\"hosts\": [\"hooks.example\"], "
+                             "\"limits\": {\"rpm\": 1, \"window_ms\": 60000}}}, "
+                             "\"retry\": {\"max_rate_limit_wait_seconds\": 0.2}}");
+    lg_gate_request req = {.cfg = c, .prov = provider(c, "hook"), .store = f->store};
+    lg_gate_result res;
+    assert_true(lg_gate_admit(&req, &res));
+    int64_t t0 = lg_mono_ms();
+    assert_false(lg_gate_admit(&req, &res));
+    assert_true(lg_mono_ms() - t0 < 150);
+    assert_int_equal(res.verdict, LG_GATE_REFUSED);
+    assert_int_equal(res.status, 429);
+    assert_true(res.retry_after_ms > 55000 && res.retry_after_ms < 63000);
+    assert_int_equal(slot_of(f, "hook", "host")->counters.given_up, 1);
+}
+
+/* The fake provider: one canned response per attempt. */
+typedef struct {
+    int status[4];
+    const lg_header *headers;
+    size_t n_headers;
+    const char *body[4];
+    const char *keys[4];
+    int calls;
+} fake;
+
+static int fake_attempt(void *ctx, const char *key, lg_response_view *resp)
+{
+    fake *x = ctx;
+    int i = x->calls++;
+    x->keys[i] = key;
+    resp->status = x->status[i];
+    resp->headers = x->headers;
+    resp->n_headers = x->n_headers;
+    resp->body = x->body[i];
+    resp->body_len = strlen(x->body[i]);
+    return 0;
+}
+
+#define OK_BODY "{\"id\":\"x\",\"choices\":[],\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":5,\"total_tokens\":12}}"
+#define LIMITED_BODY "{\"error\":{\"message\":\"Rate limit reached\",\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}"
+
+static const char *openai_config(void)
+{
+    return "{\"providers\": {\"openai\": {\"limits\": {\"tpm\": 100000, \"window_ms\": 60000}, "
+           "\"accounts\": [{\"name\": \"a\", \"key\": \"sk-unit-a-123\"}, {\"name\": \"b\", \"key\": \"sk-unit-b-456\"}]}}, "
+           "\"retry\": {\"switch_delay_ms\": 1, \"max_rate_limit_wait_seconds\": 5}}";
+}
+
+static void window_holds_real_usage_and_learned_limits(void **state)
+{
+    fixture *f = *state;
+    lg_config *c = config(f, openai_config());
+    const char *body = "{\"model\":\"gpt-4o\",\"max_tokens\":500,\"messages\":[]}";
+    lg_gate_request req = {.cfg = c, .prov = provider(c, "openai"), .store = f->store, .replayable = true,
+                           .body = body, .body_len = strlen(body)};
+    lg_header h[] = {{"x-ratelimit-limit-requests", "77"}, {"x-ratelimit-remaining-requests", "76"},
+                     {"x-ratelimit-reset-requests", "1s"}};
+    fake x = {.status = {200}, .headers = h, .n_headers = 3, .body = {OK_BODY}};
+    lg_transport t = {.attempt = fake_attempt};
+    lg_gate_result res = lg_gate_run(&req, &t, &x);
+    assert_int_equal(res.verdict, LG_GATE_DELIVER);
+    lg_account_slot *s = slot_of(f, "openai", "a");
+    int64_t used, tokens;
+    lg_window_usage(&s->window, lg_now_ms(), &used, &tokens, NULL);
+    assert_int_equal(used, 1);
+    assert_int_equal(tokens, 12); /* not the estimate of about 512 */
+    assert_int_equal(s->window.learned_limit[0], 77);
+    fake y = {.status = {200}, .headers = h, .n_headers = 3, .body = {OK_BODY}};
+    lg_gate_run(&req, &t, &y);
+    s = slot_of(f, "openai", "a");
+    assert_int_equal(s->window.limit[0], 77); /* no configured rpm: the learned one is enforced */
+    assert_int_equal(s->window.limit[1], 100000);
+}
+
+static void refused_attempt_leaves_the_window(void **state)
+{
+    fixture *f = *state;
+    lg_config *c = config(f, openai_config());
+    const char *body = "{\"max_tokens\":10}";
+    lg_gate_request req = {.cfg = c, .prov = provider(c, "openai"), .store = f->store, .replayable = true,
+                           .body = body, .body_len = strlen(body)};
+    fake x = {.status = {429, 200}, .body = {LIMITED_BODY, OK_BODY}};
+    lg_transport t = {.attempt = fake_attempt};
+    lg_gate_result res = lg_gate_run(&req, &t, &x);
+    assert_int_equal(res.status, 200);
+    assert_int_equal(x.calls, 2);
+    assert_string_equal(x.keys[0], "sk-unit-a-123");
+    assert_string_equal(x.keys[1], "sk-unit-b-456");
+    int64_t used_a, used_b, tok_b;
+    lg_window_usage(&slot_of(f, "openai", "a")->window, lg_now_ms(), &used_a, NULL, NULL);
+    lg_window_usage(&slot_of(f, "openai", "b")->window, lg_now_ms(), &used_b, &tok_b, NULL);
+    assert_int_equal(used_a, 0);
+    assert_int_equal(used_b, 1);
+    assert_int_equal(tok_b, 12);
+}
+
+static void full_key_hands_over_to_one_with_room(void **state)
+{
+    fixture *f = *state;
+    lg_config *c = config(f, "{\"providers\": {\"openai\": {\"limits\": {\"rpm\": 1, \"window_ms\": 60000}, "
+                             "\"accounts\": [{\"name\": \"a\", \"key\": \"sk-unit-a-123\"}, "
+                             "{\"name\": \"b\", \"key\": \"sk-unit-b-456\"}]}}, "
+                             "\"retry\": {\"max_rate_limit_wait_seconds\": 0.5}}");
+    lg_gate_request req = {.cfg = c, .prov = provider(c, "openai"), .store = f->store, .replayable = true};
+    lg_transport t = {.attempt = fake_attempt};
+    const char *keys[3];
+    int64_t t0 = lg_mono_ms();
+    for (int i = 0; i < 3; i++) {
+        fake x = {.status = {200}, .body = {OK_BODY}};
+        lg_gate_result res = lg_gate_run(&req, &t, &x);
+        keys[i] = x.calls ? x.keys[0] : NULL;
+        if (i < 2)
+            assert_int_equal(res.verdict, LG_GATE_DELIVER);
+        else
+            assert_int_equal(res.verdict, LG_GATE_REFUSED); /* both full for a minute */
+    }
+    assert_true(lg_mono_ms() - t0 < 300);
+    assert_string_equal(keys[0], "sk-unit-a-123");
+    assert_string_equal(keys[1], "sk-unit-b-456");
+    assert_null(keys[2]);
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        T(plain_host_rule_is_paced),
+        T(plain_host_rule_refused_past_the_maximum),
+        T(window_holds_real_usage_and_learned_limits),
+        T(refused_attempt_leaves_the_window),
+        T(full_key_hands_over_to_one_with_room),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,149 @@
+/* Unit tests of the provider rate-limit headers (src/gate/learn.c): OpenAI's x-ratelimit-* with Go-duration
+ * resets, Anthropic's anthropic-ratelimit-* with RFC 3339 resets, partial and malformed values. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "llmgate/limiter.h"
+
+#define NOW INT64_C(1711483200000) /* 2024-03-26T20:00:00Z */
+
+static void openai_headers(void **state)
+{
+    (void)state;
+    lg_header h[] = {
+        {"x-ratelimit-limit-requests", "5000"},   {"x-ratelimit-limit-tokens", "450000"},
+        {"x-ratelimit-remaining-requests", "4999"}, {"X-RateLimit-Remaining-Tokens", "449985"},
+        {"x-ratelimit-reset-requests", "12ms"},   {"x-ratelimit-reset-tokens", "6m0s"},
+        {"content-type", "application/json"},
+    };
+    lg_ratelimit_info in;
+    assert_true(lg_ratelimit_parse(h, sizeof h / sizeof h[0], NOW, &in));
+    assert_int_equal(in.limit[LG_DIM_REQUESTS], 5000);
+    assert_int_equal(in.limit[LG_DIM_TOKENS], 450000);
+    assert_int_equal(in.remaining[LG_DIM_REQUESTS], 4999);
+    assert_int_equal(in.remaining[LG_DIM_TOKENS], 449985);
+    assert_int_equal(in.reset_ms[LG_DIM_REQUESTS], 12);
+    assert_int_equal(in.reset_ms[LG_DIM_TOKENS], 360000);
+}
+
+static void openai_fractional_and_seconds_resets(void **state)
+{
+    (void)state;
+    lg_header h[] = {{"x-ratelimit-remaining-requests", "0"}, {"x-ratelimit-reset-requests", "1.234s"},
+                     {"x-ratelimit-reset-tokens", "20"}};
+    lg_ratelimit_info in;
+    assert_true(lg_ratelimit_parse(h, 3, NOW, &in));
+    assert_int_equal(in.limit[LG_DIM_REQUESTS], -1);
+    assert_int_equal(in.remaining[LG_DIM_REQUESTS], 0);
+    assert_int_equal(in.reset_ms[LG_DIM_REQUESTS], 1234);
+    assert_int_equal(in.reset_ms[LG_DIM_TOKENS], 20000);
+    assert_int_equal(in.remaining[LG_DIM_TOKENS], -1);
+}
+
+static void anthropic_headers(void **state)
+{
+    (void)state;
+    lg_header h[] = {
+        {"anthropic-ratelimit-requests-limit", "50"},
+        {"anthropic-ratelimit-requests-remaining", "49"},
+        {"anthropic-ratelimit-requests-reset", "2024-03-26T20:00:01.5Z"},
+        {"anthropic-ratelimit-tokens-limit", "40000"},
+        {"anthropic-ratelimit-tokens-remaining", "39000"},
+        {"anthropic-ratelimit-tokens-reset", "2024-03-26T20:00:30Z"},
+        {"anthropic-ratelimit-input-tokens-limit", "1"},
+    };
+    lg_ratelimit_info in;
+    assert_true(lg_ratelimit_parse(h, sizeof h / sizeof h[0], NOW, &in));
+    assert_int_equal(in.limit[LG_DIM_REQUESTS], 50);
+    assert_int_equal(in.remaining[LG_DIM_REQUESTS], 49);
+    assert_int_equal(in.reset_ms[LG_DIM_REQUESTS], 1500);
+    assert_int_equal(in.limit[LG_DIM_TOKENS], 40000); /* the combined family wins */
+    assert_int_equal(in.remaining[LG_DIM_TOKENS], 39000);
+    assert_int_equal(in.reset_ms[LG_DIM_TOKENS], 30000);
+}
+
+static void anthropic_input_and_output_tokens_summed(void **state)
+{
+    (void)state;
+    lg_header h[] = {
+        {"anthropic-ratelimit-input-tokens-limit", "40000"},
+        {"anthropic-ratelimit-input-tokens-remaining", "30000"},
+        {"anthropic-ratelimit-input-tokens-reset", "2024-03-26T20:00:10Z"},
+        {"anthropic-ratelimit-output-tokens-limit", "8000"},
+        {"anthropic-ratelimit-output-tokens-remaining", "8000"},
+        {"anthropic-ratelimit-output-tokens-reset", "2024-03-26T20:00:20+00:00"},
+    };
+    lg_ratelimit_info in;
+    assert_true(lg_ratelimit_parse(h, sizeof h / sizeof h[0], NOW, &in));
+    assert_int_equal(in.limit[LG_DIM_TOKENS], 48000);
+    assert_int_equal(in.remaining[LG_DIM_TOKENS], 38000);
+    assert_int_equal(in.reset_ms[LG_DIM_TOKENS], 20000);
+    assert_int_equal(in.limit[LG_DIM_REQUESTS], -1);
+}
+
+static void past_reset_is_zero_and_garbage_ignored(void **state)
+{
+    (void)state;
+    lg_header h[] = {
+        {"anthropic-ratelimit-requests-remaining", "3"},
+        {"anthropic-ratelimit-requests-reset", "2024-03-26T19:59:00Z"},
+        {"anthropic-ratelimit-requests-limit", "-4"},
+        {"anthropic-ratelimit-tokens-limit", "12abc"},
+        {"anthropic-ratelimit-tokens-reset", "tomorrow"},
+    };
+    lg_ratelimit_info in;
+    assert_true(lg_ratelimit_parse(h, sizeof h / sizeof h[0], NOW, &in));
+    assert_int_equal(in.reset_ms[LG_DIM_REQUESTS], 0);
+    assert_int_equal(in.limit[LG_DIM_REQUESTS], -1);
+    assert_int_equal(in.limit[LG_DIM_TOKENS], -1);
+    assert_int_equal(in.reset_ms[LG_DIM_TOKENS], -1);
+}
+
+static void nothing_to_learn(void **state)
+{
+    (void)state;
+    lg_header h[] = {{"retry-after", "20"}, {"content-type", "application/json"}};
+    lg_ratelimit_info in;
+    assert_false(lg_ratelimit_parse(h, 2, NOW, &in));
+    assert_false(lg_ratelimit_parse(NULL, 0, NOW, &in));
+    for (int d = 0; d < 2; d++) {
+        assert_int_equal(in.limit[d], -1);
+        assert_int_equal(in.remaining[d], -1);
+        assert_int_equal(in.reset_ms[d], -1);
+    }
+}
+
+/* What is learned reaches the window: the limit is remembered, the remaining count caps until the reset. */
+static void learned_into_the_window(void **state)
+{
+    (void)state;
+    static lg_window w;
+    lg_header h[] = {{"x-ratelimit-limit-requests", "3"}, {"x-ratelimit-remaining-requests", "0"},
+                     {"x-ratelimit-reset-requests", "800ms"}};
+    lg_ratelimit_info in;
+    assert_true(lg_ratelimit_parse(h, 3, NOW, &in));
+    lg_window_learn(&w, &in, NOW);
+    assert_int_equal(w.learned_limit[LG_DIM_REQUESTS], 3);
+    lg_window_limits l = {.limit = {w.learned_limit[0], 0}, .window_ms = 60000, .margin_ms = 0};
+    int64_t retry;
+    assert_int_equal(lg_window_earliest(&w, &l, 10, NOW + 100, 0, &retry), NOW + 800);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(openai_headers),
+        cmocka_unit_test(openai_fractional_and_seconds_resets),
+        cmocka_unit_test(anthropic_headers),
+        cmocka_unit_test(anthropic_input_and_output_tokens_summed),
+        cmocka_unit_test(past_reset_is_zero_and_garbage_ignored),
+        cmocka_unit_test(nothing_to_learn),
+        cmocka_unit_test(learned_into_the_window),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
