@@ -82,4 +82,15 @@ LD_PRELOAD=$LG_LIB curl -s -H "Authorization: Bearer sk-err-mid" "${URL[openai]}
 check "mid-stream error: passed through byte for byte" cmp -s "$LG_TMP/out" "$LG_TMP/mid.expected"
 failures=$("$LG_CLI" status --json | lg_json 'j["providers"]["openai"]["accounts"]["host"]["failures"]')
 check_eq "mid-stream error: the account's failure is recorded" 1 "$failures"
+# usage of a streamed call lands in the shared window, replacing the admission estimate
+cat >"$LG_TMP/config-usage.json" <<JSON
+{"providers": {"anthropic": {"upstream": "$MOCK_URL", "limits": {"rpm": 100, "tpm": 100000, "window_ms": 60000}}}}
+JSON
+chmod 600 "$LG_TMP/config-usage.json"
+rm -rf "$XDG_RUNTIME_DIR/llmgate" "$XDG_STATE_HOME/llmgate"
+LLMGATE_CONFIG=$LG_TMP/config-usage.json LD_PRELOAD=$LG_LIB "$LG_BUILD/clients/stream_client" \
+    -H "x-api-key: sk-anthropic-3" -d '{"stream":true,"max_tokens":4000,"messages":[]}' "${URL[anthropic]}" >/dev/null 2>&1
+used=$(LLMGATE_CONFIG=$LG_TMP/config-usage.json "$LG_CLI" status --json |
+       lg_json 'str(j["providers"]["anthropic"]["accounts"]["host"]["tokensUsed"]) + " " + str(j["providers"]["anthropic"]["accounts"]["host"]["requestsUsed"])')
+check_eq "streamed usage (20 prompt + 41 completion) replaced the estimate in status" "61 1" "$used"
 lg_done
