@@ -40,12 +40,14 @@ cat >"$work/config.json" <<JSON
       "upstream": "https://127.0.0.1:$tls",
       "accounts": [{"name": "main", "key": "env:OPENAI_API_KEY"},
                    {"name": "second", "key": "env:DEMO_OPENAI_2"},
-                   {"name": "third", "key": "env:DEMO_OPENAI_3"}]
+                   {"name": "third", "key": "env:DEMO_OPENAI_3"}],
+      "limits": {"rpm": 5, "window_ms": 20000}
     },
     "anthropic": {
       "upstream": "https://127.0.0.1:$tls",
       "accounts": [{"name": "main", "key": "env:ANTHROPIC_API_KEY"},
-                   {"name": "backup", "key": "env:DEMO_ANTHROPIC_2"}]
+                   {"name": "backup", "key": "env:DEMO_ANTHROPIC_2"}],
+      "limits": {"rpm": 5, "window_ms": 20000}
     }
   },
   "retry": {"switch_delay_ms": 100, "max_rate_limit_wait_seconds": 30}
@@ -69,6 +71,6 @@ rc=$?
 echo
 echo "== 3. what happened"
 echo "plain run: the provider answered $plain_429 requests with 429, and the script saw each of them"
-echo "llmgate run: the provider answered $(stat rate_limited) requests with 429; the script saw none of them"
+echo "llmgate run: the provider answered $(stat rate_limited) requests with 429, and the script saw none"
 "$B/llmgate" status
 exit $rc
