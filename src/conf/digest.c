@@ -1,9 +1,16 @@
 /* lg_key_digest: a short, stable, non-reversible name for an API key (SHA-256, first 8 bytes). */
+#include <pthread.h>
 #include <string.h>
 
 #include <openssl/evp.h>
 
 #include "llmgate/config.h"
+
+static EVP_MD *sha256;
+static pthread_once_t sha256_once = PTHREAD_ONCE_INIT;
+
+/* Fetches the digest once: an implicit fetch on every call costs more than the hashing. */
+static void fetch_sha256(void) { sha256 = EVP_MD_fetch(NULL, "SHA256", NULL); }
 
 void lg_key_digest(const char *key, char out[LG_DIGEST_HEX])
 {
@@ -13,7 +20,8 @@ void lg_key_digest(const char *key, char out[LG_DIGEST_HEX])
     out[0] = '\0';
     if (!key)
         return;
-    if (!EVP_Digest(key, strlen(key), md, &md_len, EVP_sha256(), NULL) || md_len < 8)
+    pthread_once(&sha256_once, fetch_sha256);
+    if (!EVP_Digest(key, strlen(key), md, &md_len, sha256 ? sha256 : EVP_sha256(), NULL) || md_len < 8)
         return;
     for (int i = 0; i < 8; i++) {
         out[2 * i] = hex[md[i] >> 4];

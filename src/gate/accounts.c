@@ -4,6 +4,24 @@
 
 #include "gate/accounts.h"
 
+/* The digest of the host's own key, remembered per thread for the last key seen (a host sends the same
+ * key request after request, and hashing it each time costs more than the rest of admission). */
+static void host_key_digest(const char *key, char out[LG_DIGEST_HEX])
+{
+    static __thread char last_key[256];
+    static __thread char last_digest[LG_DIGEST_HEX];
+    size_t len = strlen(key);
+    if (len < sizeof last_key && last_digest[0] && !strcmp(last_key, key)) {
+        memcpy(out, last_digest, LG_DIGEST_HEX);
+        return;
+    }
+    lg_key_digest(key, out);
+    if (len < sizeof last_key) {
+        memcpy(last_key, key, len + 1);
+        memcpy(last_digest, out, LG_DIGEST_HEX);
+    }
+}
+
 bool lg_accounts_init(lg_accounts *a, const lg_gate_request *req)
 {
     memset(a, 0, sizeof *a);
@@ -11,9 +29,8 @@ bool lg_accounts_init(lg_accounts *a, const lg_gate_request *req)
     a->n = req->prov->n_accounts;
     a->refs = calloc(a->n, sizeof *a->refs);
     a->digests = calloc(a->n, sizeof *a->digests);
-    a->local = calloc(a->n, sizeof *a->local);
     a->snapshot = calloc(a->n, sizeof *a->snapshot);
-    if (!a->refs || !a->digests || !a->local || !a->snapshot) {
+    if (!a->refs || !a->digests || !a->snapshot) {
         lg_accounts_free(a);
         return false;
     }
@@ -22,7 +39,7 @@ bool lg_accounts_init(lg_accounts *a, const lg_gate_request *req)
         if (acct->key)
             memcpy(a->digests[i], acct->digest, LG_DIGEST_HEX);
         else if (req->host_key)
-            lg_key_digest(req->host_key, a->digests[i]);
+            host_key_digest(req->host_key, a->digests[i]);
         a->refs[i].name = acct->name;
         a->refs[i].digest = a->digests[i];
     }
@@ -57,6 +74,8 @@ static void with_slots(lg_accounts *a, lg_store_fn fn, void *ctx)
 {
     if (a->req->store && lg_store_with(a->req->store, a->req->prov->name, a->refs, a->n, fn, ctx) == 0)
         return;
+    if (!a->local && !(a->local = calloc(a->n, sizeof *a->local)))
+        return; /* no memory for even local state: nothing is recorded */
     lg_account_slot *ptrs[a->n];
     for (size_t i = 0; i < a->n; i++)
         ptrs[i] = &a->local[i];

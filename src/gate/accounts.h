@@ -14,7 +14,7 @@ typedef struct {
     size_t n;
     lg_account_ref *refs;
     char (*digests)[LG_DIGEST_HEX];
-    lg_account_slot *local;      /* used when req->store is NULL */
+    lg_account_slot *local;      /* allocated on first use when there is no usable store */
     lg_provider_slot local_prov;
     lg_account_state *snapshot;  /* states as last seen under the lock */
     lg_window_limits limits;     /* configured (or tier) limits; 0 = take the learned one, else unlimited */

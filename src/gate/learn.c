@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "llmgate/duration.h"
 #include "llmgate/limiter.h"
@@ -71,10 +72,22 @@ static bool anthropic_tokens(const lg_header *h, size_t n, int64_t now_ms, int64
     return in || out;
 }
 
+/* True when some header name starts with prefix (any case): most responses carry no rate-limit headers. */
+static bool any_header_with_prefix(const lg_header *h, size_t n, const char *prefix)
+{
+    size_t len = strlen(prefix);
+    for (size_t i = 0; i < n; i++)
+        if (h[i].name && !strncasecmp(h[i].name, prefix, len))
+            return true;
+    return false;
+}
+
 bool lg_ratelimit_parse(const lg_header *h, size_t n, int64_t now_ms, lg_ratelimit_info *out)
 {
     for (int d = 0; d < 2; d++)
         out->limit[d] = out->remaining[d] = out->reset_ms[d] = -1;
+    if (!any_header_with_prefix(h, n, "x-ratelimit-") && !any_header_with_prefix(h, n, "anthropic-ratelimit-"))
+        return false;
     bool any = false;
     static const char *const openai[2] = {"x-ratelimit-%s-requests", "x-ratelimit-%s-tokens"};
     for (int d = 0; d < 2; d++)

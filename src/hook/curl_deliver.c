@@ -171,14 +171,19 @@ CURLcode lg_curl_deliver(lg_curl_rec *r, lg_capture *cap, const lg_gate_result *
         body_len = strlen(body);
         ok = refused_lines(&lines, res, body_len);
         lg_rec_set_str(&r->info_content_type, "application/json");
-    } else {
+    } else if (res->normalized) {
         ok = normalized_lines(&lines, cap, res);
+    } else {
+        lines.lines = cap->lines; /* delivered as captured: no copy */
+        lines.n = cap->n_lines;
+        ok = true;
     }
     r->info_override = true;
     r->info_status = res->status;
     r->info_retry_after_s = res->normalized ? retry_after_s(res->retry_after_ms) : -1;
     CURLcode rc = ok ? deliver(r, &lines, body, body_len, res->status) : CURLE_OUT_OF_MEMORY;
-    free_lines(&lines);
+    if (lines.lines != cap->lines)
+        free_lines(&lines);
     free(synth);
     return rc;
 }

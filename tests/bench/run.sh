@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make bench: the interposer's overhead, as ratios measured in one run against a baseline without the
+# make bench (tests/bench/run.sh [overhead]): the interposer's overhead, as ratios measured in one run against a baseline without the
 # preload. The same libcurl client (one reused handle, N sequential requests to the mock provider on
 # loopback) runs alternately with and without libllmgate.so, for a provider host (through the gate) and
 # for a non-provider host (pass-through); the ratio of the medians is reported.
@@ -59,4 +59,4 @@ ttfb_runs() { # PRELOAD: prints the median ttfb in microseconds over 100 request
 }
 b=$(ttfb_runs no); p=$(ttfb_runs yes)
 awk -v b="$b" -v p="$p" 'BEGIN { printf "stream ttfb         %.0f us -> %.0f us (+%.0f us)\n", b, p, p - b }'
-bash tests/bench/quota.sh
+[ "${1:-all}" = overhead ] || bash tests/bench/quota.sh
