@@ -92,7 +92,8 @@ bool mock_timer_suspend(struct MHD_Connection *conn, int64_t ms)
         }
         if (T.n < T.cap) {
             MHD_suspend_connection(conn);
-            T.w[T.n++] = (waiter){lg_mono_ms() + ms, conn};
+            /* +1: the clock truncates to whole ms, and a delay must never end early */
+            T.w[T.n++] = (waiter){lg_mono_ms() + ms + 1, conn};
             pthread_cond_signal(&T.wake);
             ok = true;
         }
