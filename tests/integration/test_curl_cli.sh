@@ -14,11 +14,14 @@ cat >"$LG_TMP/scenario.json" <<'JSON'
   "sk-baidu":    {"sequence": [{"error_in_200": true}], "repeat": true},
   "sk-quota":    {"sequence": [{"error": "quota"}], "repeat": true},
   "sk-badreq":   {"sequence": [{"error": "bad_request"}], "repeat": true},
-  "sk-slow":     {"sequence": [{"error": "rate_limit", "retry_after_ms": 3000}]}
+  "sk-slow":     {"sequence": [{"error": "rate_limit", "retry_after_ms": 3000}]},
+  "sk-reset":    {"sequence": [{"reset": true}]},
+  "sk-trunc":    {"sequence": [{"truncate": 10}]},
+  "sk-deadconn": {"sequence": [{"reset": true}], "repeat": true}
 }}
 JSON
 lg_start_mock --scenario "$LG_TMP/scenario.json"
-export KEY_SLOW=sk-slow KEY_LIMITED=sk-limited KEY_GOOD=sk-good KEY_LOCKED=sk-locked KEY_LOCKED2=sk-locked2 KEY_FLAKY=sk-flaky \
+export KEY_RESET=sk-reset KEY_TRUNC=sk-trunc KEY_DEAD=sk-deadconn KEY_SLOW=sk-slow KEY_LIMITED=sk-limited KEY_GOOD=sk-good KEY_LOCKED=sk-locked KEY_LOCKED2=sk-locked2 KEY_FLAKY=sk-flaky \
        KEY_BAIDU=sk-baidu KEY_QUOTA=sk-quota KEY_BADREQ=sk-badreq
 
 # write_config NAME JSON-PROVIDERS [JSON-RETRY-MEMBERS]: a 0600 config file with small durations.
@@ -176,7 +179,20 @@ check_eq "notice: the request succeeded after the server's 3 s hint" 200 "$(tail
 check_eq "notice: exactly one line on stderr" 1 "$(wc -l <"$LG_TMP/slow.err")"
 check_match "notice: says who waits and how long" '^llmgate: openai: .*waiting 3s$' "$(cat "$LG_TMP/slow.err")"
 
-# 13. a broken config: traffic passes untouched, one line on stderr
+# 13. a provider that drops the connection or truncates the body: retried, the host sees one clean answer
+for k in RESET TRUNC; do
+    write_config "t$k" "$(openai "$(acct only KEY_$k)")"
+    out=$(gated "t$k" curl -s "${CT[@]}" "$URL" -H 'Authorization: Bearer x' -d "$BODY" -w '\n%{http_code}')
+    check_eq "transport failure ($k): retried to a 200" 200 "$(tail -n1 <<<"$out")"
+    check_match "transport failure ($k): one intact body" '^\{"id":"chatcmpl-mock-[0-9]+".*\}$' "$(head -n1 <<<"$out")"
+done
+write_config tDEAD "$(openai "$(acct only KEY_DEAD)")"
+reset_mock
+gated tDEAD curl -s -o /dev/null "${CT[@]}" "$URL" -H 'Authorization: Bearer x' -d "$BODY"
+check_eq "a connection that always drops: curl's own error (52) after bounded retries" 52 "$?"
+check_eq "a connection that always drops: 1 + max_server_retries attempts" 3 "$(reqlog | lg_json 'len(j)')"
+
+# 14. a broken config: traffic passes untouched, one line on stderr
 echo '{"providers": {"openai": {"limits": {"rpm": "fast"}}}}' >"$LG_TMP/broken.json"
 reset_mock
 out=$(LLMGATE_CONFIG=$LG_TMP/broken.json LD_PRELOAD=$LG_LIB curl -s "${CT[@]}" "$URL" -H 'Authorization: Bearer sk-good' -d "$BODY" -w '\n%{http_code}' 2>"$LG_TMP/broken.err")
