@@ -192,7 +192,17 @@ gated tDEAD curl -s -o /dev/null "${CT[@]}" "$URL" -H 'Authorization: Bearer x' 
 check_eq "a connection that always drops: curl's own error (52) after bounded retries" 52 "$?"
 check_eq "a connection that always drops: 1 + max_server_retries attempts" 3 "$(reqlog | lg_json 'len(j)')"
 
-# 14. a broken config: traffic passes untouched, one line on stderr
+# 14. a dead store (its file cannot be created): per-request state only, the host is served all the same
+cat >"$LG_TMP/deadstore.json" <<JSON
+{"providers": {$(openai "$(acct main KEY_LIMITED), $(acct backup KEY_GOOD)")},
+ "retry": {"switch_delay_ms": 20}, "store": {"backend": "shm", "path": "/proc/llmgate-cannot-exist/state.shm"}}
+JSON
+chmod 600 "$LG_TMP/deadstore.json"
+out=$(gated deadstore curl -s "${CT[@]}" "$URL" -H 'Authorization: Bearer x' -d "$BODY" -w '\n%{http_code}' 2>"$LG_TMP/dead.err")
+check_eq "dead store: rotation still serves a 200" 200 "$(tail -n1 <<<"$out")"
+check_eq "dead store: nothing on stderr without debug" "" "$(cat "$LG_TMP/dead.err")"
+
+# 15. a broken config: traffic passes untouched, one line on stderr
 echo '{"providers": {"openai": {"limits": {"rpm": "fast"}}}}' >"$LG_TMP/broken.json"
 reset_mock
 out=$(LLMGATE_CONFIG=$LG_TMP/broken.json LD_PRELOAD=$LG_LIB curl -s "${CT[@]}" "$URL" -H 'Authorization: Bearer sk-good' -d "$BODY" -w '\n%{http_code}' 2>"$LG_TMP/broken.err")
