@@ -1,5 +1,6 @@
-/* The attempt loop of one exchange, whoever carries it: choose an account, send an attempt through the
- * transport, classify, record, decide, sleep (never under a lock), and say what the host must see. */
+/* The blocking driver of one exchange (engine.h) for front ends that may sleep (curl_easy_perform): it
+ * sends each attempt through a transport and sleeps where the engine says wait (never under a lock).
+ * The request and result types are shared with the engine. */
 #ifndef LLMGATE_GATE_H
 #define LLMGATE_GATE_H
 
@@ -41,6 +42,7 @@ typedef enum {
     LG_GATE_REFUSED,     /* no attempt was sent: synthesize a 429 in the provider's format */
     LG_GATE_TRANSPORT,   /* the last attempt failed in the transport: report its own error */
     LG_GATE_DELIVERED,   /* the transport already handed the response to the host (a committed stream) */
+    LG_GATE_PASS,        /* a plain host rule admitted the request: let the host's own request go untouched */
 } lg_gate_verdict;
 
 typedef struct {
@@ -53,7 +55,7 @@ typedef struct {
     size_t account;         /* account of the last attempt */
 } lg_gate_result;
 
-/* Runs the attempt loop for one exchange. Never sleeps while holding a lock. */
+/* Runs one exchange to its end through transport t. Never sleeps while holding a lock. */
 lg_gate_result lg_gate_run(const lg_gate_request *req, const lg_transport *t, void *ctx);
 
 /* Admission only (plain host rules): waits for room in the provider's limits, never under a lock.

@@ -63,6 +63,14 @@ lg_action lg_policy_decide(const lg_retry_conf *r, const lg_backoff_conf *b, con
                            const lg_account_state *states, size_t n, size_t current, lg_history *h,
                            int64_t now_ms);
 
+/* Decides the next step after the attempt on `current` failed in the transport (h->attempts counts it;
+ * the failure is not blamed on the key). A retryable failure (reset, refused, truncated) of a replayable
+ * request is retried on the same account after the single-account exponential backoff, at most
+ * max_server_retries times in a row and within max_attempts and the request's deadline; anything else
+ * gives up (the host sees the transport's own error). Updates h only on RETRY (server_retries counted). */
+lg_action lg_policy_decide_transport(const lg_retry_conf *r, const lg_backoff_conf *b, bool retryable,
+                                     size_t current, lg_history *h, int64_t now_ms);
+
 /* The account a new request starts on: `preferred` if available at now_ms, else the next available one
  * in order after it. When none is available returns the one that frees soonest and sets *wait_ms to the
  * time until then (else *wait_ms = 0). */

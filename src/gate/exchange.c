@@ -1,0 +1,352 @@
+/* The exchange engine's state machine (see engine.h). Decisions come from the pure policy (policy.c);
+ * this file sequences them: admission rounds, attempts, backoffs, the final answer. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gate/accounts.h"
+#include "llmgate/classify.h"
+#include "llmgate/engine.h"
+#include "llmgate/log.h"
+
+#define NOTICE_AFTER_MS 3000     /* a wait this long gets a notice on stderr */
+#define NOTICE_INTERVAL_MS 10000 /* at most one notice per provider this often */
+
+typedef enum {
+    X_ADMIT,   /* asking for admission (again at the timer) */
+    X_CONFIRM, /* a place is reserved: confirm it at the timer */
+    X_BACKOFF, /* waiting before asking for admission for a retry */
+    X_SENT,    /* an attempt is out */
+    X_DONE,
+} x_phase;
+
+struct lg_exchange {
+    lg_gate_request req; /* our copy; host_key and body are cleared after begin */
+    lg_accounts a;
+    bool bare;           /* no account state could be set up: one attempt with the host's credentials */
+    bool first;          /* the first admission is still pending (its failure is a local refusal) */
+    bool waited;         /* the first admission had to wait */
+    x_phase phase;
+    size_t preferred;    /* account to ask for at the next admission */
+    size_t idx;          /* account of the reservation or of the attempt out */
+    int64_t deadline;
+    int64_t wait_at;
+    const char *wait_why;
+    lg_history h;
+    lg_gate_result res;
+};
+
+static bool is_failure(const lg_outcome *o)
+{
+    return o->state == LG_STATE_RETRYABLE_RATE_LIMIT || o->state == LG_STATE_PROVIDER_DOWN;
+}
+
+/* The status the host should see for a final outcome: errors hidden in a 2xx become real statuses. */
+static int host_status(const lg_outcome *o, int status)
+{
+    if (status >= 200 && status < 300) {
+        if (o->state == LG_STATE_RETRYABLE_RATE_LIMIT)
+            return 429;
+        if (o->state == LG_STATE_PROVIDER_DOWN)
+            return 503;
+    }
+    return status;
+}
+
+/* Ends the exchange with res as it stands; a failure to deliver is normalized (real status, Retry-After
+ * from the server's hint or the soonest account, X-Llmgate-Reason). */
+static void finish(lg_exchange *x, int64_t now, lg_step *step)
+{
+    lg_gate_result *res = &x->res;
+    if (res->verdict == LG_GATE_DELIVER && !x->bare && is_failure(&res->outcome)) {
+        res->normalized = true;
+        res->status = host_status(&res->outcome, res->status);
+        int64_t soonest = lg_accounts_soonest_ms(&x->a, now);
+        res->retry_after_ms = res->outcome.retry_after_ms > 0 ? res->outcome.retry_after_ms : soonest;
+    }
+    x->phase = X_DONE;
+    memset(step, 0, sizeof *step);
+    step->kind = LG_STEP_DONE;
+    step->result = *res;
+}
+
+/* A synthesized rate-limit answer for a request refused without contacting the provider. */
+static void refuse(lg_exchange *x, size_t idx, int64_t wait_ms, int64_t now, lg_step *step)
+{
+    const lg_account_state *st = &x->a.snapshot[idx];
+    lg_gate_result *res = &x->res;
+    res->verdict = LG_GATE_REFUSED;
+    res->outcome.state = LG_STATE_RETRYABLE_RATE_LIMIT;
+    res->outcome.reason = st->reason != LG_REASON_NONE ? st->reason : LG_REASON_RATE_LIMIT_EXCEEDED;
+    res->outcome.retry_after_ms = wait_ms;
+    res->outcome.retry_at_ms = LG_NO_HINT;
+    snprintf(res->outcome.message, sizeof res->outcome.message,
+             "llmgate: every account of %s is rate limited for %llds more (%s)", x->req.prov->name,
+             (long long)((wait_ms + 999) / 1000), lg_reason_name(res->outcome.reason));
+    res->status = 429;
+    res->normalized = true;
+    res->retry_after_ms = wait_ms;
+    res->account = idx;
+    lg_accounts_count(&x->a, idx, LG_EV_GIVEN_UP, 0);
+    lg_log(LG_LOG_INFO, "[GiveUp] %s: no account can admit for %lldms, answering 429 locally", x->req.prov->name,
+           (long long)wait_ms);
+    x->phase = X_DONE;
+    memset(step, 0, sizeof *step);
+    step->kind = LG_STEP_DONE;
+    step->result = *res;
+}
+
+/* A WAIT step until at, logged (and noticed once on stderr when long) when it is issued. */
+static void wait_until(lg_exchange *x, x_phase phase, int64_t at, const char *why, int64_t now, lg_step *step)
+{
+    const lg_provider *p = x->req.prov;
+    int64_t ms = at - now;
+    lg_log(LG_LOG_INFO, "[Wait] %s: %s, waiting %lldms", p->name, why, (long long)ms);
+    if (ms >= NOTICE_AFTER_MS)
+        lg_notice(p->name, NOTICE_INTERVAL_MS, "%s: %s, waiting %llds", p->name, why, (long long)((ms + 999) / 1000));
+    x->phase = phase;
+    x->wait_at = at;
+    x->wait_why = why;
+    memset(step, 0, sizeof *step);
+    step->kind = LG_STEP_WAIT;
+    step->at_ms = at;
+    step->why = why;
+}
+
+/* Admitted on account idx: the next attempt goes out (or, for a plain host rule, the host's own request). */
+static void admitted(lg_exchange *x, size_t idx, lg_step *step)
+{
+    if (x->first) {
+        lg_accounts_count(&x->a, idx, x->waited ? LG_EV_WAITED : LG_EV_IMMEDIATE, 0);
+        x->first = false;
+    }
+    x->idx = idx;
+    memset(step, 0, sizeof *step);
+    if (x->req.prov->dialect == LG_DIALECT_NONE) {
+        lg_accounts_count(&x->a, idx, LG_EV_SENT, 0);
+        x->res.verdict = LG_GATE_PASS;
+        x->phase = X_DONE;
+        step->kind = LG_STEP_DONE;
+        step->result = x->res;
+        return;
+    }
+    x->phase = X_SENT;
+    step->kind = LG_STEP_SEND;
+    step->account = idx;
+    step->key = x->req.prov->accounts[idx].key;
+    step->resend = x->h.attempts > 0;
+}
+
+/* One admission round on x->preferred: go now, wait for a reserved place (or to ask again), or, when no
+ * account can admit before the deadline, refuse locally (first admission) or deliver the last response. */
+static void admit(lg_exchange *x, int64_t now, lg_step *step)
+{
+    lg_admission ad = lg_accounts_admit(&x->a, x->preferred, now, x->deadline);
+    if (ad.reserved && ad.at_ms <= now) {
+        admitted(x, ad.idx, step);
+        return;
+    }
+    if (ad.at_ms > x->deadline) {
+        if (x->first)
+            refuse(x, ad.idx, ad.at_ms - now, now, step);
+        else
+            finish(x, now, step);
+        return;
+    }
+    x->waited = true;
+    if (!ad.reserved) {
+        wait_until(x, X_ADMIT, now + ad.retry_ms, "rate limits full beyond the reservable horizon", now, step);
+        return;
+    }
+    x->idx = ad.idx;
+    wait_until(x, X_CONFIRM, ad.at_ms,
+               x->a.snapshot[ad.idx].cooldown_until_ms > now ? "all accounts rate limited" : "rate limit window full",
+               now, step);
+}
+
+/* The policy chose a retry on `account` after delay_ms: wait, then ask for admission there. */
+static void retry_after(lg_exchange *x, size_t account, int64_t delay_ms, const char *why, int64_t now,
+                        lg_step *step)
+{
+    x->preferred = account;
+    if (delay_ms > 0)
+        wait_until(x, X_BACKOFF, now + delay_ms, why, now, step);
+    else
+        admit(x, now, step);
+}
+
+lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_step *step)
+{
+    lg_exchange *x = calloc(1, sizeof *x);
+    if (!x)
+        return NULL;
+    x->req = *req;
+    x->res.retry_after_ms = LG_NO_HINT;
+    x->bare = !lg_accounts_init(&x->a, &x->req);
+    x->req.host_key = NULL;
+    x->req.body = NULL;
+    x->req.body_len = 0;
+    x->h.started_ms = now_ms;
+    x->h.replayable = req->replayable;
+    x->deadline = now_ms + req->cfg->retry.max_rate_limit_wait_ms;
+    x->first = true;
+    x->preferred = LG_PREFER_CURRENT;
+    if (!x->bare) {
+        admit(x, now_ms, step);
+        return x;
+    }
+    memset(step, 0, sizeof *step);
+    if (req->prov->dialect == LG_DIALECT_NONE) { /* fail open: pace nothing */
+        x->res.verdict = LG_GATE_PASS;
+        x->phase = X_DONE;
+        step->kind = LG_STEP_DONE;
+        step->result = x->res;
+        return x;
+    }
+    x->phase = X_SENT;
+    step->kind = LG_STEP_SEND;
+    return x;
+}
+
+/* Logs a failed attempt. */
+static void log_failure(const lg_exchange *x, int status, const lg_outcome *o)
+{
+    lg_log(LG_LOG_INFO, "[%s] %d provider=%s account=%s reason=%s retry_after_ms=%lld",
+           o->state == LG_STATE_PROVIDER_DOWN ? "Down" : "RateLimit", status, x->req.prov->name,
+           x->req.prov->accounts[x->idx].name, lg_reason_name(o->reason), (long long)o->retry_after_ms);
+}
+
+/* The step the exchange already stands at (an event that does not belong to its phase changes nothing). */
+static void repeat(const lg_exchange *x, lg_step *step)
+{
+    memset(step, 0, sizeof *step);
+    if (x->phase == X_DONE) {
+        step->kind = LG_STEP_DONE;
+        step->result = x->res;
+    } else if (x->phase == X_SENT) {
+        step->kind = LG_STEP_SEND;
+        step->account = x->idx;
+        step->key = x->bare ? NULL : x->req.prov->accounts[x->idx].key;
+        step->resend = x->h.attempts > 0;
+    } else {
+        step->kind = LG_STEP_WAIT;
+        step->at_ms = x->wait_at;
+        step->why = x->wait_why;
+    }
+}
+
+void lg_exchange_on_response(lg_exchange *x, const lg_response_view *resp, int64_t now_ms, lg_step *step)
+{
+    if (x->phase != X_SENT) {
+        repeat(x, step);
+        return;
+    }
+    lg_gate_result *res = &x->res;
+    x->h.attempts++;
+    res->attempts = x->h.attempts;
+    res->account = x->idx;
+    res->status = resp->status;
+    res->verdict = resp->delivered ? LG_GATE_DELIVERED : LG_GATE_DELIVER;
+    if (x->bare) {
+        finish(x, now_ms, step);
+        return;
+    }
+    const lg_provider *p = x->req.prov;
+    lg_classify(p->dialect, resp, &res->outcome);
+    lg_accounts_record(&x->a, x->idx, &res->outcome, resp, false, now_ms);
+    if (is_failure(&res->outcome))
+        log_failure(x, resp->status, &res->outcome);
+    if (resp->delivered) {
+        finish(x, now_ms, step);
+        return;
+    }
+    const lg_config *cfg = x->req.cfg;
+    lg_action act = lg_policy_decide(&cfg->retry, &cfg->backoff, &res->outcome, x->a.snapshot, x->a.n, x->idx,
+                                     &x->h, now_ms);
+    if (act.kind == LG_ACT_RETRY) {
+        lg_accounts_count(&x->a, x->idx, LG_EV_RETRY, 0);
+        if (act.switched) {
+            lg_accounts_count(&x->a, x->idx, LG_EV_SWITCH, act.account);
+            lg_log(LG_LOG_INFO, "[Account] %s: %s -> %s (%s)", p->name, p->accounts[x->idx].name,
+                   p->accounts[act.account].name, lg_reason_name(res->outcome.reason));
+        }
+        retry_after(x, act.account, act.delay_ms, act.switched ? "switching account" : "rate limited, backing off",
+                    now_ms, step);
+        return;
+    }
+    if (act.kind == LG_ACT_GIVE_UP) {
+        lg_accounts_count(&x->a, x->idx, LG_EV_GIVEN_UP, 0);
+        lg_log(LG_LOG_INFO, "[GiveUp] %s: %s after %d attempts", p->name, lg_reason_name(res->outcome.reason),
+               x->h.attempts);
+    }
+    finish(x, now_ms, step);
+}
+
+void lg_exchange_on_transport_error(lg_exchange *x, bool retryable, int64_t now_ms, lg_step *step)
+{
+    if (x->phase != X_SENT) {
+        repeat(x, step);
+        return;
+    }
+    lg_gate_result *res = &x->res;
+    x->h.attempts++;
+    res->attempts = x->h.attempts;
+    res->account = x->idx;
+    res->status = 0;
+    res->verdict = LG_GATE_TRANSPORT;
+    memset(&res->outcome, 0, sizeof res->outcome);
+    res->outcome.state = LG_STATE_PROVIDER_DOWN;
+    res->outcome.reason = LG_REASON_SERVER_ERROR;
+    res->outcome.retry_after_ms = res->outcome.retry_at_ms = LG_NO_HINT;
+    if (x->bare) {
+        finish(x, now_ms, step);
+        return;
+    }
+    lg_accounts_record(&x->a, x->idx, &res->outcome, NULL, true, now_ms);
+    const lg_config *cfg = x->req.cfg;
+    lg_action act = lg_policy_decide_transport(&cfg->retry, &cfg->backoff, retryable, x->idx, &x->h, now_ms);
+    if (act.kind != LG_ACT_RETRY) {
+        finish(x, now_ms, step);
+        return;
+    }
+    lg_log(LG_LOG_INFO, "[Retry] %s: transport failure on account=%s, retrying in %lldms", x->req.prov->name,
+           x->req.prov->accounts[x->idx].name, (long long)act.delay_ms);
+    lg_accounts_count(&x->a, x->idx, LG_EV_RETRY, 0);
+    retry_after(x, act.account, act.delay_ms, "transport failure, backing off", now_ms, step);
+}
+
+void lg_exchange_on_timer(lg_exchange *x, int64_t now_ms, lg_step *step)
+{
+    if (x->phase == X_DONE || x->phase == X_SENT || now_ms < x->wait_at) {
+        repeat(x, step);
+        return;
+    }
+    if (x->phase == X_CONFIRM && lg_accounts_confirm(&x->a, x->idx, now_ms)) {
+        admitted(x, x->idx, step);
+        return;
+    }
+    admit(x, now_ms, step);
+}
+
+void lg_exchange_cannot_resend(lg_exchange *x, int64_t now_ms, lg_step *step)
+{
+    if (x->phase != X_SENT || x->h.attempts == 0) {
+        repeat(x, step);
+        return;
+    }
+    lg_accounts_release(&x->a);
+    finish(x, now_ms, step);
+}
+
+void lg_exchange_free(lg_exchange *x)
+{
+    if (!x)
+        return;
+    if (!x->bare) {
+        if (x->phase == X_SENT)
+            x->a.has_ticket = false; /* the attempt went out: the provider may have counted it */
+        lg_accounts_release(&x->a);
+        lg_accounts_free(&x->a);
+    }
+    free(x);
+}
