@@ -15,6 +15,7 @@ typedef struct {
     lg_reason reason;          /* why it cools down (LG_REASON_NONE when it does not) */
     int32_t failures;          /* consecutive failure events, deduplicated */
     int64_t last_event_ms;     /* Unix ms of the last counted failure event; 0 = none */
+    int64_t probe_until_ms;    /* Unix ms: a lone probe request is out on this key until then; 0 = none */
 } lg_account_state;
 
 /* Per-request history, owned by the attempt loop. Zero-initialise, then set started_ms. */
@@ -49,6 +50,26 @@ typedef struct {
  * cooldown); one arriving after the cooldown ended is a new event. The cooldown never shortens. */
 void lg_policy_record(const lg_backoff_conf *b, size_t n_accounts, lg_account_state *st, const lg_outcome *o,
                       int64_t now_ms);
+
+#define LG_PROBE_LEASE_MS 10000 /* a probe whose outcome never comes frees the key after this */
+#define LG_PROBE_POLL_MS 250     /* requests behind a probe look again this often */
+#define LG_JITTER_MIN_MS 50      /* the spread of wake-ups after a cooldown: a tenth of the cooldown, */
+#define LG_JITTER_MAX_MS 1000    /* within these bounds */
+
+/* When a request may go on the key, at the earliest (now_ms or later), as far as its state goes: after its
+ * cooldown, shifted by jitter (0 <= jitter < 1: the request's own fraction of the spread, so that processes
+ * waiting for one cooldown do not all wake at once), and, while another request probes the key after a
+ * failure, after the probe's outcome (looked at again every LG_PROBE_POLL_MS). */
+int64_t lg_policy_ready_at(const lg_account_state *st, double jitter, int64_t now_ms);
+
+/* A request admitted now on a key that failed and has not succeeded since becomes its probe: the others
+ * wait for its outcome (lg_policy_record ends the probe) or for the lease to run out. True when this
+ * request took the probe. */
+bool lg_policy_claim_probe(lg_account_state *st, int64_t now_ms);
+
+/* An attempt on the key failed in the transport (not the key's fault): a probe it was ends, so that the
+ * others need not wait for its lease. */
+void lg_policy_record_transport(lg_account_state *st);
 
 /* Decides the next step after the attempt on account `current` got outcome o (already recorded into
  * states[current]). SUCCESS, NON_RETRYABLE (but for quota) and non-replayable requests are delivered;

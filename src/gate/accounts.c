@@ -1,8 +1,10 @@
 /* Shared-state access for one exchange (see accounts.h). */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gate/accounts.h"
+#include "llmgate/clock.h"
 
 /* The digest of the host's own key, remembered per thread for the last key seen (a host sends the same
  * key request after request, and hashing it each time costs more than the rest of admission). */
@@ -20,6 +22,18 @@ static void host_key_digest(const char *key, char out[LG_DIGEST_HEX])
         memcpy(last_key, key, len + 1);
         memcpy(last_digest, out, LG_DIGEST_HEX);
     }
+}
+
+/* A fraction in [0, 1) that differs between requests and processes (xorshift, seeded per thread). */
+static double request_jitter(void)
+{
+    static __thread uint64_t x;
+    if (!x)
+        x = ((uint64_t)lg_mono_ms() << 20) ^ ((uint64_t)getpid() << 40) ^ (uint64_t)(uintptr_t)&x ^ 1;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return (double)(x >> 11) / 9007199254740992.0;
 }
 
 bool lg_accounts_init(lg_accounts *a, const lg_gate_request *req)
@@ -43,6 +57,7 @@ bool lg_accounts_init(lg_accounts *a, const lg_gate_request *req)
         a->refs[i].name = acct->name;
         a->refs[i].digest = a->digests[i];
     }
+    a->jitter = request_jitter();
     const lg_provider *p = req->prov;
     char model[LG_MODEL_MAX];
     a->tokens = lg_estimate_tokens(p->dialect, req->body, req->body ? req->body_len : 0, model);
@@ -127,7 +142,7 @@ static void admit_cb(lg_provider_slot *p, lg_account_slot *const *slots, size_t 
         lg_window_limits lim = limits_for(a, &slots[i]->window);
         int64_t retry;
         int64_t at = lg_window_earliest(&slots[i]->window, &lim, a->tokens, c->now,
-                                        slots[i]->state.cooldown_until_ms, &retry);
+                                        lg_policy_ready_at(&slots[i]->state, a->jitter, c->now), &retry);
         bool better = k == 0 || (retry == 0 && best_retry != 0) || ((retry == 0) == (best_retry == 0) && at < best_at);
         if (better) {
             best = i;
@@ -144,6 +159,8 @@ static void admit_cb(lg_provider_slot *p, lg_account_slot *const *slots, size_t 
         a->ticket_account = best;
         a->has_ticket = true;
         c->out.reserved = true;
+        if (best_at <= c->now)
+            lg_policy_claim_probe(&slots[best]->state, c->now);
     }
     if (slots[pref]->state.cooldown_until_ms > c->now && slots[best]->state.cooldown_until_ms <= c->now)
         p->current = (uint32_t)best;
@@ -167,8 +184,11 @@ static void confirm_cb(lg_provider_slot *p, lg_account_slot *const *slots, size_
 {
     struct confirm_ctx *c = vctx;
     take_snapshot(c->a, slots);
-    c->ok = slots[c->idx]->state.cooldown_until_ms <= c->now;
-    if (!c->ok)
+    lg_account_state *st = &slots[c->idx]->state;
+    c->ok = lg_policy_ready_at(st, c->a->jitter, c->now) <= c->now;
+    if (c->ok)
+        lg_policy_claim_probe(st, c->now);
+    else
         drop_ticket(c->a, slots);
 }
 
@@ -230,6 +250,8 @@ static void record_cb(lg_provider_slot *p, lg_account_slot *const *slots, size_t
         lg_ratelimit_info info;
         if (c->resp && lg_ratelimit_parse(c->resp->headers, c->resp->n_headers, c->now, &info))
             lg_window_learn(&s->window, &info, c->now);
+    } else {
+        lg_policy_record_transport(&s->state);
     }
     if (a->ticket_account == c->idx)
         a->has_ticket = false; /* a transport failure keeps its place: the provider may have counted it */

@@ -19,6 +19,7 @@ typedef struct {
     lg_account_state *snapshot;  /* states as last seen under the lock */
     lg_window_limits limits;     /* configured (or tier) limits; 0 = take the learned one, else unlimited */
     int64_t tokens;              /* the request's token estimate */
+    double jitter;               /* this request's fraction of the wake-up spread after a cooldown, [0, 1) */
     bool has_ticket;             /* a place is reserved for the next (or current) attempt ... */
     size_t ticket_account;       /* ... in this account's window ... */
     int64_t ticket;              /* ... in this bucket */
@@ -44,11 +45,12 @@ typedef struct {
  * preferred account (LG_PREFER_CURRENT: the provider's current one) when it can go now, else the first in
  * order after it that can, else the one that can go soonest (cooldowns and windows both counted). An
  * account cooling down hands the provider's "current" mark to the chosen one; a merely full one keeps it.
- * Counts nothing. */
+ * An account is ready per lg_policy_ready_at (cooldown with this request's jitter, a probe out); a request
+ * admitted at once on a key that failed and has not succeeded since takes its probe. Counts nothing. */
 lg_admission lg_accounts_admit(lg_accounts *a, size_t preferred, int64_t now_ms, int64_t deadline_ms);
 
-/* After sleeping until a reserved time: true when the account may still be used; false (the reservation
- * released) when it started cooling down meanwhile. */
+/* After sleeping until a reserved time: true when the account may still be used (taking its probe when it
+ * needs one); false (the reservation released) when it started cooling down or another request probes it. */
 bool lg_accounts_confirm(lg_accounts *a, size_t idx, int64_t now_ms);
 
 /* Gives back a reservation that will not be used. */

@@ -85,6 +85,7 @@ static int64_t cooldown_ms(const lg_backoff_conf *b, size_t n_accounts, const lg
 void lg_policy_record(const lg_backoff_conf *b, size_t n_accounts, lg_account_state *st, const lg_outcome *o,
                       int64_t now_ms)
 {
+    st->probe_until_ms = 0;
     if (o->state == LG_STATE_SUCCESS) {
         st->cooldown_until_ms = 0;
         st->reason = LG_REASON_NONE;
@@ -238,3 +239,25 @@ lg_action lg_policy_decide_transport(const lg_retry_conf *r, const lg_backoff_co
     h->server_retries++;
     return (lg_action){.kind = LG_ACT_RETRY, .account = current, .delay_ms = delay};
 }
+
+int64_t lg_policy_ready_at(const lg_account_state *st, double jitter, int64_t now_ms)
+{
+    if (st->cooldown_until_ms > now_ms) {
+        int64_t len = st->last_event_ms > 0 ? st->cooldown_until_ms - st->last_event_ms : 0;
+        int64_t spread = len / 10 < LG_JITTER_MIN_MS ? LG_JITTER_MIN_MS : len / 10 > LG_JITTER_MAX_MS ? LG_JITTER_MAX_MS : len / 10;
+        return st->cooldown_until_ms + (int64_t)(jitter * (double)spread);
+    }
+    if (st->probe_until_ms > now_ms)
+        return st->probe_until_ms - now_ms < LG_PROBE_POLL_MS ? st->probe_until_ms : now_ms + LG_PROBE_POLL_MS;
+    return now_ms;
+}
+
+bool lg_policy_claim_probe(lg_account_state *st, int64_t now_ms)
+{
+    if (st->reason == LG_REASON_NONE || st->cooldown_until_ms > now_ms || st->probe_until_ms > now_ms)
+        return false;
+    st->probe_until_ms = now_ms + LG_PROBE_LEASE_MS;
+    return true;
+}
+
+void lg_policy_record_transport(lg_account_state *st) { st->probe_until_ms = 0; }
