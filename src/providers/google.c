@@ -9,6 +9,45 @@
 #include "classify/dialects.h"
 #include "llmgate/duration.h"
 
+/* google.rpc.Code names (error.status), ErrorInfo.reason values and legacy errors[].reason values. */
+static const lg_code_entry codes[] = {
+    {"RESOURCE_EXHAUSTED", LG_SIG_LIMIT, false},
+    {"UNAVAILABLE", LG_SIG_SERVER, false},
+    {"INTERNAL", LG_SIG_SERVER, false},
+    {"DEADLINE_EXCEEDED", LG_SIG_SERVER, false},
+    {"UNKNOWN", LG_SIG_SERVER, false},
+    {"INVALID_ARGUMENT", LG_SIG_REJECT, false},
+    {"FAILED_PRECONDITION", LG_SIG_REJECT, false},
+    {"OUT_OF_RANGE", LG_SIG_REJECT, false},
+    {"PERMISSION_DENIED", LG_SIG_REJECT, false},
+    {"UNAUTHENTICATED", LG_SIG_REJECT, false},
+    {"NOT_FOUND", LG_SIG_REJECT, false},
+    {"ALREADY_EXISTS", LG_SIG_REJECT, false},
+    {"ABORTED", LG_SIG_SERVER, false},
+    {"UNIMPLEMENTED", LG_SIG_REJECT, false},
+    {"CANCELLED", LG_SIG_SERVER, false},
+    {"RATE_LIMIT_EXCEEDED", LG_SIG_RATE, false}, /* a family: QuotaFailure tells the window */
+    {"QUOTA_EXHAUSTED", LG_SIG_QUOTA, true},
+    {"MODEL_CAPACITY_EXHAUSTED", LG_SIG_CAPACITY, true},
+    {"BILLING_DISABLED", LG_SIG_QUOTA, true},
+    {"API_KEY_INVALID", LG_SIG_REJECT, true},
+    {"API_KEY_SERVICE_BLOCKED", LG_SIG_REJECT, true},
+    {"SERVICE_DISABLED", LG_SIG_REJECT, true},
+    {"CONSUMER_SUSPENDED", LG_SIG_REJECT, true},
+    {"ACCESS_TOKEN_SCOPE_INSUFFICIENT", LG_SIG_REJECT, true},
+    {"rateLimitExceeded", LG_SIG_RATE, true},
+    {"userRateLimitExceeded", LG_SIG_RATE, true},
+    {"rateLimitExceededUnreg", LG_SIG_RATE, true},
+    {"userRateLimitExceededUnreg", LG_SIG_RATE, true},
+    {"dailyLimitExceeded", LG_SIG_QUOTA, true},
+    {"dailyLimitExceededUnreg", LG_SIG_QUOTA, true},
+    {"quotaExceeded", LG_SIG_QUOTA, true},
+    {"backendError", LG_SIG_SERVER, true},
+    {"keyInvalid", LG_SIG_REJECT, true},
+    {"keyExpired", LG_SIG_REJECT, true},
+};
+const lg_code_table lg_google_codes = {codes, sizeof codes / sizeof codes[0]};
+
 /* What a quota name says about its window: "GenerateRequestsPerDayPerProjectPerModel-FreeTier". */
 static lg_sig quota_period(const char *name)
 {
