@@ -105,7 +105,9 @@ static bool on_event(const lg_sse_event *ev, void *ctx)
     size_t i = 0;
     while (i < ev->data_len && (ev->data[i] == ' ' || ev->data[i] == '\t' || ev->data[i] == '\n'))
         i++;
-    if (i < ev->data_len && (ev->data[i] == '{' || ev->data[i] == '[')) {
+    bool plain = !s->http_error && !named_error && !c->error;
+    if (i < ev->data_len && (ev->data[i] == '{' || ev->data[i] == '[') &&
+        !(plain && lg_lazy_success(c, ev->data + i, ev->data_len - i))) {
         cJSON *doc = lg_json_parse(ev->data, ev->data_len);
         if (doc)
             scan_document(c, doc, s->http_error || named_error || c->error);
@@ -139,6 +141,8 @@ static bool scan_body(lg_cls *c, const lg_response_view *r, bool http_error)
         return r->stream;
     }
     if (b[i] == '{') {
+        if (!http_error && lg_lazy_success(c, b + i, n - i))
+            return false;
         cJSON *doc = lg_json_parse(b + i, n - i);
         if (doc)
             scan_document(c, doc, http_error);

@@ -119,6 +119,15 @@ bool lg_json_int(const cJSON *o, const char *key, int64_t *v); /* integral numbe
 /* Calls fn on each element of a top-level JSON array text, even a truncated one; stops when fn
  * returns false. */
 void lg_json_each_element(const char *s, size_t len, bool (*fn)(const cJSON *el, void *ctx), void *ctx);
+/* End (exclusive) of the object or array starting at s[i], counting brackets outside strings; 0 when the
+ * text ends first. */
+size_t lg_json_value_end(const char *s, size_t n, size_t i);
+
+/* Lazy reading of a success document (src/classify/lazy.c): one scan of the top-level members without
+ * building a tree. Returns false when the document needs a full parse (it may be an error, it is
+ * malformed, or usage may sit below the top level); otherwise records the top-level usage or
+ * usageMetadata it found, with no allocation. */
+bool lg_lazy_success(lg_cls *c, const char *s, size_t n);
 
 /* Server-sent events (src/classify/sse.c). */
 typedef struct {
@@ -132,7 +141,21 @@ typedef struct {
 void lg_sse_each(const char *s, size_t len, bool (*fn)(const lg_sse_event *ev, void *ctx), void *ctx);
 
 /* Usage objects (src/classify/usage.c): {prompt_tokens, completion_tokens} totals or Anthropic-style
- * {input_tokens, cache_*_input_tokens, output_tokens} fields, merged per field. */
+ * {input_tokens, cache_*_input_tokens, output_tokens} fields, merged per field; Gemini's usageMetadata
+ * counts (google.c). The counts of one object are first read into an lg_usage_fields. */
+enum {
+    LG_UF_PROMPT, LG_UF_COMPLETION, LG_UF_INPUT, LG_UF_CACHE_WRITE, LG_UF_CACHE_READ, LG_UF_OUTPUT,
+    LG_UF_G_PROMPT, LG_UF_G_CANDIDATES, LG_UF_G_TOOL, LG_UF_G_THOUGHTS, LG_UF_COUNT
+};
+typedef struct {
+    int64_t v[LG_UF_COUNT];
+    unsigned has; /* bit i: v[i] was present */
+} lg_usage_fields;
+/* Records the count of a member named key (not NUL-terminated) when it is one usage knows. */
+void lg_usage_field(lg_usage_fields *f, const char *key, size_t key_len, int64_t v);
+void lg_usage_fields_of(const cJSON *usage, lg_usage_fields *f);
+void lg_usage_apply(lg_cls *c, const lg_usage_fields *f);
+void lg_google_usage_apply(lg_cls *c, const lg_usage_fields *f);
 void lg_usage_object(lg_cls *c, const cJSON *usage);
 /* Finds usage anywhere a provider puts it in one document and records it. */
 void lg_usage_scan(lg_cls *c, const cJSON *doc);

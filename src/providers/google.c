@@ -184,16 +184,27 @@ bool lg_google_error(lg_cls *c, const cJSON *doc)
     return true;
 }
 
-void lg_google_usage(lg_cls *c, const cJSON *meta)
+void lg_google_usage_apply(lg_cls *c, const lg_usage_fields *f)
 {
-    int64_t prompt = 0, tool = 0, cand = 0, thoughts = 0;
-    bool any = lg_json_int(meta, "promptTokenCount", &prompt);
-    any |= lg_json_int(meta, "candidatesTokenCount", &cand);
-    lg_json_int(meta, "toolUsePromptTokenCount", &tool);
-    lg_json_int(meta, "thoughtsTokenCount", &thoughts);
-    if (!any || prompt < 0 || tool < 0 || cand < 0 || thoughts < 0)
+    int64_t x[LG_UF_COUNT] = {0};
+    for (int i = LG_UF_G_PROMPT; i <= LG_UF_G_THOUGHTS; i++) {
+        if (f->has & (1u << i))
+            x[i] = f->v[i];
+        if (x[i] < 0)
+            return;
+    }
+    if (!(f->has & (1u << LG_UF_G_PROMPT | 1u << LG_UF_G_CANDIDATES)))
         return;
     c->usage = LG_USAGE_TOTALS;
-    c->prompt = prompt + tool;
-    c->completion = cand + thoughts;
+    c->prompt = x[LG_UF_G_PROMPT] + x[LG_UF_G_TOOL];
+    c->completion = x[LG_UF_G_CANDIDATES] + x[LG_UF_G_THOUGHTS];
+}
+
+void lg_google_usage(lg_cls *c, const cJSON *meta)
+{
+    if (!cJSON_IsObject(meta))
+        return;
+    lg_usage_fields f;
+    lg_usage_fields_of(meta, &f);
+    lg_google_usage_apply(c, &f);
 }
