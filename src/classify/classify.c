@@ -86,7 +86,9 @@ static bool scan_document(lg_cls *c, const cJSON *doc, bool http_error)
     for (size_t i = 0; !found && i < sizeof all / sizeof all[0]; i++)
         if (all[i] != first)
             found = all[i](c, doc, http_error);
-    if (!found && !c->error)
+    if (found)
+        lg_scan_nested(c, doc);
+    else if (!c->error)
         lg_usage_scan(c, doc);
     return found;
 }
@@ -103,7 +105,9 @@ static bool on_event(const lg_sse_event *ev, void *ctx)
     size_t i = 0;
     while (i < ev->data_len && (ev->data[i] == ' ' || ev->data[i] == '\t' || ev->data[i] == '\n'))
         i++;
-    if (i < ev->data_len && (ev->data[i] == '{' || ev->data[i] == '[')) {
+    bool plain = !s->http_error && !named_error && !c->error;
+    if (i < ev->data_len && (ev->data[i] == '{' || ev->data[i] == '[') &&
+        !(plain && lg_lazy_success(c, ev->data + i, ev->data_len - i))) {
         cJSON *doc = lg_json_parse(ev->data, ev->data_len);
         if (doc)
             scan_document(c, doc, s->http_error || named_error || c->error);
@@ -137,6 +141,8 @@ static bool scan_body(lg_cls *c, const lg_response_view *r, bool http_error)
         return r->stream;
     }
     if (b[i] == '{') {
+        if (!http_error && lg_lazy_success(c, b + i, n - i))
+            return false;
         cJSON *doc = lg_json_parse(b + i, n - i);
         if (doc)
             scan_document(c, doc, http_error);
@@ -156,6 +162,19 @@ static bool scan_body(lg_cls *c, const lg_response_view *r, bool http_error)
         lg_cls_text(c, b + i, e - i, true);
     }
     return false;
+}
+
+/* AWS names the error class in a header: "x-amzn-ErrorType: ThrottlingException:http://internal...". */
+static void header_code(lg_cls *c, const lg_response_view *r)
+{
+    const char *v = lg_header_get(r->headers, r->n_headers, "x-amzn-errortype");
+    char code[64];
+    size_t n = v ? strcspn(v, ":") : 0;
+    if (!n || n >= sizeof code)
+        return;
+    memcpy(code, v, n);
+    code[n] = '\0';
+    lg_cls_code(c, code);
 }
 
 /* The status the outcome is judged by: the HTTP one, or for errors inside a success response the status
@@ -280,6 +299,10 @@ void lg_classify(lg_dialect d, const lg_response_view *r, lg_outcome *out)
     lg_cls_init(&c, d);
     bool http_error = r->status < 200 || r->status > 299;
     bool stream = scan_body(&c, r, http_error);
+    if (http_error || c.error) {
+        header_code(&c, r);
+        lg_cls_evidence(&c, LG_EV_HEADER, lg_rl_window_signal(r));
+    }
     if (!http_error && !c.error) {
         out->state = LG_STATE_SUCCESS;
         out->reason = LG_REASON_NONE;
@@ -290,6 +313,9 @@ void lg_classify(lg_dialect d, const lg_response_view *r, lg_outcome *out)
         /* An error inside a success response that states no status is not a client-side 4xx. */
         bool inferred = !http_error && !(c.body_status >= 400 && c.body_status <= 599);
         set_state(out, s, inferred ? 500 : st);
+        /* A request that alone exceeds a per-minute window: never retried, but the reason is that window. */
+        if (c.never_fit && (st == 413 || st == 429) && c.window_named)
+            out->reason = LG_REASON_RATE_LIMIT_EXCEEDED;
         set_hint(out, r, &c, s);
         memcpy(out->message, c.message, sizeof out->message);
     }

@@ -1,20 +1,17 @@
-/* The structured error codes and type names of every provider, and what each one says.
- * One shared table: the names do not collide between providers, and OpenAI-compatible endpoints of one
- * provider often carry another's names (Anthropic's compat endpoint sends code "rate_limit_error"). */
+/* Structured error codes and type names: the lookup over the per-dialect tables, the shared table of
+ * OpenAI-compatible APIs, and the code families matched by prefix or suffix. A dialect's own table is
+ * consulted first; the others follow because compatible endpoints borrow each other's names (Anthropic's
+ * OpenAI-compatible endpoint sends code "rate_limit_error"). An entry ending in '.' matches a dotted
+ * family by prefix ("RateLimitExceeded.EndpointTPMExceeded"). */
 #include <stddef.h>
 #include <string.h>
 #include <strings.h>
 
 #include "classify/dialects.h"
 
-typedef struct {
-    const char *name;
-    lg_sig sig;
-    bool specific; /* names the exact condition (LG_EV_CODE) rather than a family (LG_EV_GENERIC) */
-} code_entry;
-
-static const code_entry codes[] = {
-    /* OpenAI and OpenAI-compatible */
+/* OpenAI and every OpenAI-compatible API: OpenAI, Azure, Groq, Mistral, DeepSeek, Moonshot, OpenRouter,
+ * Cerebras, Volcengine Ark, Qianfan v2, gateways such as LiteLLM; and AWS Bedrock's x-amzn-ErrorType. */
+static const lg_code_entry shared[] = {
     {"insufficient_quota", LG_SIG_QUOTA, true},
     {"billing_hard_limit_reached", LG_SIG_QUOTA, true},
     {"billing_not_active", LG_SIG_QUOTA, true},
@@ -24,6 +21,11 @@ static const code_entry codes[] = {
     {"tokens_usage_based", LG_SIG_RATE, false},
     {"requests_usage_based", LG_SIG_RATE, false},
     {"rate_limited", LG_SIG_RATE, false},
+    {"throttling_error", LG_SIG_RATE, false},
+    {"too_many_requests_error", LG_SIG_LIMIT, false},
+    {"too_many_tokens_error", LG_SIG_LIMIT, false},
+    {"request_quota_exceeded", LG_SIG_LIMIT, false}, /* Cerebras: per minute or per day, the text tells */
+    {"token_quota_exceeded", LG_SIG_LIMIT, false},
     {"server_error", LG_SIG_SERVER, false},
     {"internal_server_error", LG_SIG_SERVER, false},
     {"service_unavailable", LG_SIG_SERVER, false},
@@ -46,27 +48,16 @@ static const code_entry codes[] = {
     {"DeploymentNotFound", LG_SIG_REJECT, true},
     {"invalid_request_error", LG_SIG_REJECT, false},
     {"invalid_request", LG_SIG_REJECT, false},
-    {"authentication_error", LG_SIG_REJECT, false},
-    {"permission_error", LG_SIG_REJECT, false},
-    {"permission_denied_error", LG_SIG_REJECT, false},
-    {"not_found_error", LG_SIG_REJECT, false},
     /* Moonshot */
     {"rate_limit_reached_error", LG_SIG_RATE, false},
     {"exceeded_current_quota_error", LG_SIG_QUOTA, true},
-    /* Anthropic */
-    {"rate_limit_error", LG_SIG_RATE, false},
-    {"overloaded_error", LG_SIG_CAPACITY, true},
-    {"api_error", LG_SIG_SERVER, true},
-    {"timeout_error", LG_SIG_SERVER, true},
-    {"billing_error", LG_SIG_QUOTA, true},
-    {"request_too_large", LG_SIG_REJECT, true},
-    {"enforced_spend_limit_reached", LG_SIG_QUOTA, true},
-    /* Baidu Qianfan v2 */
+    /* Qianfan v2 */
     {"rpm_rate_limit_exceeded", LG_SIG_RATE, true},
     {"tpm_rate_limit_exceeded", LG_SIG_RATE, true},
     {"qps_rate_limit_exceeded", LG_SIG_RATE, true},
-    /* Volcengine Ark */
+    /* Volcengine Ark, and names Ark shares with DashScope */
     {"RateLimitExceeded", LG_SIG_RATE, false},
+    {"RateLimitExceeded.", LG_SIG_RATE, true},
     {"TooManyRequests", LG_SIG_LIMIT, false},
     {"ServerOverloaded", LG_SIG_CAPACITY, true},
     {"ModelLoadingError", LG_SIG_CAPACITY, true},
@@ -78,75 +69,64 @@ static const code_entry codes[] = {
     {"InternalServiceError", LG_SIG_SERVER, true},
     {"ServiceUnavailable", LG_SIG_SERVER, false},
     {"InternalError", LG_SIG_SERVER, false},
+    {"InternalError.", LG_SIG_SERVER, false},
     {"SystemError", LG_SIG_SERVER, false},
     {"RequestTimeOut", LG_SIG_SERVER, false},
     {"SensitiveContentDetected", LG_SIG_REJECT, true},
     {"OutofContextError", LG_SIG_REJECT, true},
     {"AuthenticationError", LG_SIG_REJECT, true},
     {"AccessDenied", LG_SIG_REJECT, false},
+    {"AccessDenied.", LG_SIG_REJECT, false},
     {"InvalidParameter", LG_SIG_REJECT, false},
+    {"InvalidParameter.", LG_SIG_REJECT, false},
     {"InvalidApiKey", LG_SIG_REJECT, true},
     {"InvalidEndpointOrModel", LG_SIG_REJECT, false},
-    /* Alibaba DashScope (native and compatible mode) */
-    {"Throttling", LG_SIG_RATE, false},
-    {"Throttling.RateQuota", LG_SIG_RATE, true},
-    {"Throttling.BurstRate", LG_SIG_RATE, true},
-    {"Throttling.User", LG_SIG_RATE, true},
-    {"Throttling.AllocationQuota", LG_SIG_RATE, false},
-    {"Throttling.Concurrency", LG_SIG_RATE, true},
-    {"Arrearage", LG_SIG_QUOTA, true},
-    {"AllocationQuota.FreeTierOnly", LG_SIG_QUOTA, true},
-    {"DataInspectionFailed", LG_SIG_REJECT, true},
-    {"data_inspection_failed", LG_SIG_REJECT, true},
-    {"limit_requests", LG_SIG_RATE, false},
-    {"ModelUnavailable", LG_SIG_SERVER, false},
-    {"ModelServingError", LG_SIG_SERVER, false},
-    /* Google: google.rpc.Status status names */
-    {"RESOURCE_EXHAUSTED", LG_SIG_LIMIT, false},
-    {"UNAVAILABLE", LG_SIG_SERVER, false},
-    {"INTERNAL", LG_SIG_SERVER, false},
-    {"DEADLINE_EXCEEDED", LG_SIG_SERVER, false},
-    {"UNKNOWN", LG_SIG_SERVER, false},
-    {"INVALID_ARGUMENT", LG_SIG_REJECT, false},
-    {"FAILED_PRECONDITION", LG_SIG_REJECT, false},
-    {"OUT_OF_RANGE", LG_SIG_REJECT, false},
-    {"PERMISSION_DENIED", LG_SIG_REJECT, false},
-    {"UNAUTHENTICATED", LG_SIG_REJECT, false},
-    {"NOT_FOUND", LG_SIG_REJECT, false},
-    {"ALREADY_EXISTS", LG_SIG_REJECT, false},
-    {"ABORTED", LG_SIG_SERVER, false},
-    {"UNIMPLEMENTED", LG_SIG_REJECT, false},
-    {"CANCELLED", LG_SIG_SERVER, false},
-    /* Google: ErrorInfo.reason */
-    {"RATE_LIMIT_EXCEEDED", LG_SIG_RATE, true},
-    {"QUOTA_EXHAUSTED", LG_SIG_QUOTA, true},
-    {"MODEL_CAPACITY_EXHAUSTED", LG_SIG_CAPACITY, true},
-    {"BILLING_DISABLED", LG_SIG_QUOTA, true},
-    {"API_KEY_INVALID", LG_SIG_REJECT, true},
-    {"API_KEY_SERVICE_BLOCKED", LG_SIG_REJECT, true},
-    {"SERVICE_DISABLED", LG_SIG_REJECT, true},
-    {"CONSUMER_SUSPENDED", LG_SIG_REJECT, true},
-    {"ACCESS_TOKEN_SCOPE_INSUFFICIENT", LG_SIG_REJECT, true},
-    /* Google: legacy errors[].reason */
-    {"rateLimitExceeded", LG_SIG_RATE, true},
-    {"userRateLimitExceeded", LG_SIG_RATE, true},
-    {"rateLimitExceededUnreg", LG_SIG_RATE, true},
-    {"userRateLimitExceededUnreg", LG_SIG_RATE, true},
-    {"dailyLimitExceeded", LG_SIG_QUOTA, true},
-    {"dailyLimitExceededUnreg", LG_SIG_QUOTA, true},
-    {"quotaExceeded", LG_SIG_QUOTA, true},
-    {"backendError", LG_SIG_SERVER, true},
-    {"keyInvalid", LG_SIG_REJECT, true},
-    {"keyExpired", LG_SIG_REJECT, true},
+    {"InvalidEndpointOrModel.", LG_SIG_REJECT, false},
+    {"BadRequest.", LG_SIG_REJECT, false},
+    /* AWS Bedrock (x-amzn-ErrorType) */
+    {"ThrottlingException", LG_SIG_RATE, false},
+    {"ServiceQuotaExceededException", LG_SIG_LIMIT, false},
+    {"ModelNotReadyException", LG_SIG_CAPACITY, true},
+    {"ServiceUnavailableException", LG_SIG_SERVER, false},
+    {"InternalServerException", LG_SIG_SERVER, false},
+    {"ModelTimeoutException", LG_SIG_SERVER, false},
+    {"ValidationException", LG_SIG_REJECT, false},
+    {"AccessDeniedException", LG_SIG_REJECT, false},
 };
+const lg_code_table lg_shared_codes = {shared, sizeof shared / sizeof shared[0]};
 
-/* Dotted-code families ("RateLimitExceeded.EndpointTPMExceeded"), matched by prefix. */
-static const code_entry prefixes[] = {
-    {"RateLimitExceeded.", LG_SIG_RATE, true},   {"Throttling.", LG_SIG_RATE, false},
-    {"InternalError.", LG_SIG_SERVER, false},    {"InvalidParameter.", LG_SIG_REJECT, false},
-    {"AccessDenied.", LG_SIG_REJECT, false},     {"InvalidEndpointOrModel.", LG_SIG_REJECT, false},
-    {"DataInspectionFailed.", LG_SIG_REJECT, true}, {"BadRequest.", LG_SIG_REJECT, false},
-};
+static bool entry_matches(const char *name, const char *code)
+{
+    size_t n = strlen(name);
+    if (n && name[n - 1] == '.')
+        return !strncasecmp(name, code, n);
+    return !strcasecmp(name, code);
+}
+
+static bool table_lookup(const lg_code_table *t, const char *code, lg_sig *sig, bool *specific)
+{
+    for (size_t i = 0; t && i < t->n; i++)
+        if (entry_matches(t->e[i].name, code)) {
+            *sig = t->e[i].sig;
+            *specific = t->e[i].specific;
+            return true;
+        }
+    return false;
+}
+
+static const lg_code_table *native_table(lg_dialect d)
+{
+    switch (d) {
+    case LG_DIALECT_ANTHROPIC:
+        return &lg_anthropic_codes;
+    case LG_DIALECT_GOOGLE:
+        return &lg_google_codes;
+    case LG_DIALECT_DASHSCOPE:
+        return &lg_dashscope_codes;
+    default:
+        return &lg_shared_codes;
+    }
+}
 
 /* Suffix families: "organization_spend_limit_exceeded", "ModelAccountTpmRateLimitExceeded". */
 static bool has_suffix(const char *s, const char *suffix)
@@ -155,21 +135,17 @@ static bool has_suffix(const char *s, const char *suffix)
     return n >= m && !strcasecmp(s + n - m, suffix);
 }
 
-lg_sig lg_code_signal(const char *code, bool *specific)
+lg_sig lg_code_signal(lg_dialect d, const char *code, bool *specific)
 {
     *specific = false;
     if (!code || !*code)
         return LG_SIG_NONE;
-    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
-        if (!strcasecmp(codes[i].name, code)) {
-            *specific = codes[i].specific;
-            return codes[i].sig;
-        }
-    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
-        if (!strncasecmp(prefixes[i].name, code, strlen(prefixes[i].name))) {
-            *specific = prefixes[i].specific;
-            return prefixes[i].sig;
-        }
+    const lg_code_table *all[] = {native_table(d), &lg_shared_codes, &lg_anthropic_codes, &lg_google_codes,
+                                  &lg_dashscope_codes};
+    lg_sig s;
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (table_lookup(all[i], code, &s, specific))
+            return s;
     *specific = true;
     if (has_suffix(code, "spend_limit_exceeded") || has_suffix(code, "SpendLimitExceeded"))
         return LG_SIG_QUOTA;
@@ -184,7 +160,7 @@ lg_sig lg_code_signal(const char *code, bool *specific)
 bool lg_cls_code(lg_cls *c, const char *code)
 {
     bool specific;
-    lg_sig s = lg_code_signal(code, &specific);
+    lg_sig s = lg_code_signal(c->dialect, code, &specific);
     if (s == LG_SIG_NONE)
         return false;
     lg_cls_evidence(c, specific ? LG_EV_CODE : LG_EV_GENERIC, s);

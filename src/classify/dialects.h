@@ -27,6 +27,7 @@ typedef enum {
     LG_EV_CODE = 0, /* a structured code that names the condition exactly */
     LG_EV_QUOTA_ID, /* google.rpc.QuotaFailure quotaId: per day vs per minute */
     LG_EV_MESSAGE,  /* the provider's message text */
+    LG_EV_HEADER,   /* the window of an exhausted rate-limit header family (x-ratelimit-remaining-requests-day: 0) */
     LG_EV_GENERIC,  /* a structured code that only names a family (rate_limit_exceeded, RESOURCE_EXHAUSTED) */
     LG_EV_COUNT
 } lg_evidence;
@@ -43,6 +44,7 @@ typedef struct {
     int body_status;         /* HTTP status stated inside the body (google code, ":HTTP_STATUS/429"), 0 = none */
     lg_sig ev[LG_EV_COUNT];  /* first signal found at each level */
     bool never_fit;          /* the request can never fit the limit it hit */
+    bool window_named;       /* the text names a per-second or per-minute window */
     lg_dim dim;              /* dimension from a structured field (OpenAI type "tokens") */
     lg_dim text_dim;         /* dimension named in the message */
     bool has_message;
@@ -68,20 +70,46 @@ bool lg_cls_code(lg_cls *c, const char *code);
  * was kept yet, keeps a truncated, valid UTF-8 copy as the outcome's message. */
 void lg_cls_text(lg_cls *c, const char *text, size_t len, bool as_message);
 
-/* Signal of a code or type name in the shared table; *specific tells LG_EV_CODE from LG_EV_GENERIC. */
-lg_sig lg_code_signal(const char *code, bool *specific);
+/* Tables of structured codes and type names (src/classify/codes.c and the dialect files). */
+typedef struct {
+    const char *name; /* a name ending in '.' matches a dotted family by prefix */
+    lg_sig sig;
+    bool specific;    /* names the exact condition (LG_EV_CODE) rather than a family (LG_EV_GENERIC) */
+} lg_code_entry;
+typedef struct {
+    const lg_code_entry *e;
+    size_t n;
+} lg_code_table;
+extern const lg_code_table lg_shared_codes; /* OpenAI and OpenAI-compatible APIs */
+extern const lg_code_table lg_anthropic_codes;
+extern const lg_code_table lg_google_codes;
+extern const lg_code_table lg_dashscope_codes;
+/* Signal of a code or type name: the dialect's table first, then the others, then the suffix families.
+ * *specific tells LG_EV_CODE from LG_EV_GENERIC. */
+lg_sig lg_code_signal(lg_dialect d, const char *code, bool *specific);
+/* Walks an error document at any depth (nested objects, arrays, JSON documents embedded in message
+ * strings) and records every known code and every message text found (src/classify/nested.c). */
+void lg_scan_nested(lg_cls *c, const cJSON *doc);
 
 /* Text matching (src/classify/text.c). Case-insensitive; '-' and '_' in the text match a ' ' in the
  * needle. Returns the offset of the first match, or -1. */
 long lg_text_find(const char *text, size_t len, const char *needle);
 /* Like lg_text_find for short acronyms ("rpm"): the match must not touch letters or digits. */
 long lg_text_find_word(const char *text, size_t len, const char *word);
-/* Message signal of a text (LG_SIG_NONE when it says nothing definite), never-fit and named dimension. */
-lg_sig lg_text_signal(const char *text, size_t len, bool *never_fit, lg_dim *dim);
+/* What a text says (src/classify/text.c). */
+typedef struct {
+    lg_sig sig;        /* LG_SIG_NONE when it says nothing definite */
+    bool never_fit;    /* the request alone exceeds the limit */
+    bool window_named; /* a per-second or per-minute window is named */
+    lg_dim dim;        /* the dimension named first */
+} lg_text_info;
+lg_text_info lg_text_signal(const char *text, size_t len);
 
 /* Wait hints in prose (src/classify/hint_prose.c): a relative wait ("try again in 9m38.016s") in *ms,
  * or an absolute time ("regain access on 2026-04-01 at 00:00 UTC") in *at_ms. */
 bool lg_prose_wait(const char *text, size_t len, int64_t *ms);
+/* The wait after a "reset(s) in/after" phrase only ("Your quota will reset after 12h34m16s."). */
+bool lg_prose_reset_wait(const char *text, size_t len, int64_t *ms);
 bool lg_prose_time(const char *text, size_t len, int64_t *at_ms);
 
 /* JSON helpers (src/classify/json.c). */
@@ -91,6 +119,15 @@ bool lg_json_int(const cJSON *o, const char *key, int64_t *v); /* integral numbe
 /* Calls fn on each element of a top-level JSON array text, even a truncated one; stops when fn
  * returns false. */
 void lg_json_each_element(const char *s, size_t len, bool (*fn)(const cJSON *el, void *ctx), void *ctx);
+/* End (exclusive) of the object or array starting at s[i], counting brackets outside strings; 0 when the
+ * text ends first. */
+size_t lg_json_value_end(const char *s, size_t n, size_t i);
+
+/* Lazy reading of a success document (src/classify/lazy.c): one scan of the top-level members without
+ * building a tree. Returns false when the document needs a full parse (it may be an error, it is
+ * malformed, or usage may sit below the top level); otherwise records the top-level usage or
+ * usageMetadata it found, with no allocation. */
+bool lg_lazy_success(lg_cls *c, const char *s, size_t n);
 
 /* Server-sent events (src/classify/sse.c). */
 typedef struct {
@@ -104,10 +141,44 @@ typedef struct {
 void lg_sse_each(const char *s, size_t len, bool (*fn)(const lg_sse_event *ev, void *ctx), void *ctx);
 
 /* Usage objects (src/classify/usage.c): {prompt_tokens, completion_tokens} totals or Anthropic-style
- * {input_tokens, cache_*_input_tokens, output_tokens} fields, merged per field. */
+ * {input_tokens, cache_*_input_tokens, output_tokens} fields, merged per field; Gemini's usageMetadata
+ * counts (google.c). The counts of one object are first read into an lg_usage_fields. */
+enum {
+    LG_UF_PROMPT, LG_UF_COMPLETION, LG_UF_INPUT, LG_UF_CACHE_WRITE, LG_UF_CACHE_READ, LG_UF_OUTPUT,
+    LG_UF_G_PROMPT, LG_UF_G_CANDIDATES, LG_UF_G_TOOL, LG_UF_G_THOUGHTS, LG_UF_COUNT
+};
+typedef struct {
+    int64_t v[LG_UF_COUNT];
+    unsigned has; /* bit i: v[i] was present */
+} lg_usage_fields;
+/* Records the count of a member named key (not NUL-terminated) when it is one usage knows. */
+void lg_usage_field(lg_usage_fields *f, const char *key, size_t key_len, int64_t v);
+void lg_usage_fields_of(const cJSON *usage, lg_usage_fields *f);
+void lg_usage_apply(lg_cls *c, const lg_usage_fields *f);
+void lg_google_usage_apply(lg_cls *c, const lg_usage_fields *f);
 void lg_usage_object(lg_cls *c, const cJSON *usage);
 /* Finds usage anywhere a provider puts it in one document and records it. */
 void lg_usage_scan(lg_cls *c, const cJSON *doc);
+
+/* Rate-limit header families (src/classify/ratelimit_headers.c): every header whose name contains
+ * "ratelimit" or "rate-limit" / "rate_limit", grouped by what follows (dimension and window), e.g.
+ * x-ratelimit-{limit,remaining,reset}-tokens-minute, anthropic-ratelimit-input-tokens-{remaining,reset},
+ * x-ratelimit-minute-{limit,remaining,reset}, x-ratelimit-remaining-req-minute. */
+typedef enum { LG_WIN_NONE = 0, LG_WIN_SECOND, LG_WIN_MINUTE, LG_WIN_HOUR, LG_WIN_DAY, LG_WIN_WEEK, LG_WIN_MONTH } lg_window;
+typedef struct {
+    char key[48];      /* the name without prefix and kind word: "tokens-minute", "input-tokens", "" */
+    lg_dim dim;        /* LG_DIM_NONE when the name names none */
+    lg_window window;  /* LG_WIN_NONE when the name names none */
+    bool exhausted;    /* remaining is 0, or the status is "rejected" */
+    bool has_reset;
+    int64_t reset_ms, reset_at_ms; /* one is set when has_reset */
+} lg_rl_family;
+#define LG_RL_FAMILIES_MAX 16
+/* Fills out[] with the families of r's headers that carry a value (families reporting -1 are left out);
+ * returns how many. */
+size_t lg_rl_families(const lg_response_view *r, lg_rl_family *out, size_t cap);
+/* What the exhausted families say: QUOTA for an hour or longer window, RATE for a second or minute. */
+lg_sig lg_rl_window_signal(const lg_response_view *r);
 
 /* Reset headers of the exhausted dimension (src/classify/header_hint.c); see classify.c for precedence. */
 bool lg_header_retry_after(const lg_response_view *r, int64_t *ms, int64_t *at_ms);

@@ -76,12 +76,12 @@ void lg_cls_text(lg_cls *c, const char *text, size_t len, bool as_message)
     if (nul)
         len = (size_t)(nul - text);
     size_t n = len > TEXT_SCAN_MAX ? TEXT_SCAN_MAX : len;
-    bool never_fit;
-    lg_dim dim;
-    lg_cls_evidence(c, LG_EV_MESSAGE, lg_text_signal(text, n, &never_fit, &dim));
-    c->never_fit = c->never_fit || never_fit;
+    lg_text_info info = lg_text_signal(text, n);
+    lg_cls_evidence(c, LG_EV_MESSAGE, info.sig);
+    c->never_fit = c->never_fit || info.never_fit;
+    c->window_named = c->window_named || info.window_named;
     if (c->text_dim == LG_DIM_NONE)
-        c->text_dim = dim;
+        c->text_dim = info.dim;
     int64_t v;
     if (c->prose_ms == LG_NO_HINT && lg_prose_wait(text, n, &v))
         c->prose_ms = v;

@@ -81,12 +81,10 @@ static bool wait_at(const char *t, size_t n, size_t i, int64_t *ms)
     return true;
 }
 
-bool lg_prose_wait(const char *t, size_t n, int64_t *ms)
+/* The first wait after any of keys[]. */
+static bool wait_after(const char *t, size_t n, const char *const *keys, size_t count, int64_t *ms)
 {
-    static const char *const keys[] = {"try again in",  "try again after", "retry in",    "retry after",
-                                       "retrying in",   "retry again in",  "resets in",   "reset in",
-                                       "resets after",  "reset after",     "again in",    "wait"};
-    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+    for (size_t k = 0; k < count; k++) {
         size_t kl = strlen(keys[k]);
         size_t from = 0;
         long at;
@@ -98,6 +96,21 @@ bool lg_prose_wait(const char *t, size_t n, int64_t *ms)
         }
     }
     return false;
+}
+
+static const char *const reset_keys[] = {"resets in", "reset in", "resets after", "reset after"};
+
+bool lg_prose_wait(const char *t, size_t n, int64_t *ms)
+{
+    static const char *const keys[] = {"try again in", "try again after", "retry in",   "retry after",
+                                       "retrying in",  "retry again in",  "again in",   "wait"};
+    return wait_after(t, n, keys, 6, ms) || wait_after(t, n, reset_keys, sizeof reset_keys / sizeof reset_keys[0], ms) ||
+           wait_after(t, n, keys + 6, 2, ms);
+}
+
+bool lg_prose_reset_wait(const char *t, size_t n, int64_t *ms)
+{
+    return wait_after(t, n, reset_keys, sizeof reset_keys / sizeof reset_keys[0], ms);
 }
 
 /* True when the word just before t[i] is one that introduces a resume time. */

@@ -44,9 +44,8 @@ bool lg_json_int(const cJSON *o, const char *key, int64_t *out)
     return true;
 }
 
-/* End (exclusive) of the JSON value starting at s[i] (an object or array), found by counting brackets
- * outside strings; 0 when the text ends first. Iterative: no recursion on deep nesting. */
-static size_t value_end(const char *s, size_t n, size_t i)
+/* Iterative: no recursion on deep nesting. */
+size_t lg_json_value_end(const char *s, size_t n, size_t i)
 {
     size_t depth = 0;
     bool in_str = false;
@@ -82,7 +81,7 @@ void lg_json_each_element(const char *s, size_t len, bool (*fn)(const cJSON *el,
             i++;
         if (i >= len || (s[i] != '{' && s[i] != '['))
             return;
-        size_t end = value_end(s, len, i);
+        size_t end = lg_json_value_end(s, len, i);
         if (!end)
             return;
         cJSON *el = lg_json_parse(s + i, end - i);

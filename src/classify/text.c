@@ -68,36 +68,50 @@ static bool any_word(const char *t, size_t n, const char *const *list, size_t co
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Out of something that does not come back within minutes. "exceeded your current quota" is deliberately
- * absent: Gemini and Bailian use it for per-minute windows. */
+/* One vocabulary per reason. Strong quota phrases: out of something that does not come back within
+ * minutes (billing, credit, balance, spend caps, hourly/daily/weekly/monthly allowances). */
 static const char *const quota_phrases[] = {
     "insufficient balance", "insufficient account balance", "balance is insufficient", "balance is not enough",
-    "insufficient credit", "credit balance", "out of credits", "not enough credits", "more credits",
-    "can only afford", "spend limit", "spending limit", "usage limit", "extra usage", "billing hard limit",
-    "hard limit", "per day", "daily limit", "daily quota", "daily request", "per month", "monthly limit",
-    "monthly quota", "per week", "weekly limit", "perday", "permonth", "account is not active",
+    "balance is too low", "insufficient credit", "credit balance", "out of credits", "not enough credits",
+    "more credits", "available credits", "can only afford", "spend limit", "spending limit", "usage limit",
+    "extra usage", "billing hard limit", "hard limit", "per hour", "hourly", "per day", "daily", "per month",
+    "monthly", "per week", "weekly", "perhour", "perday", "permonth", "perweek", "account is not active",
     "account has been suspended", "is suspended", "overdue", "arrearage", "in arrears", "payment required",
-    "good standing", "free allocated quota", "free tier of the model", "free quota", "\xe4\xbd\x99\xe9\xa2\x9d\xe4\xb8\x8d\xe8\xb6\xb3" /* 余额不足 */,
-    "\xe6\xac\xa0\xe8\xb4\xb9" /* 欠费 */,
+    "good standing", "free allocated quota", "free tier of the model", "free quota", "resource package",
+    "\xe4\xbd\x99\xe9\xa2\x9d\xe4\xb8\x8d\xe8\xb6\xb3" /* 余额不足 */, "\xe6\xac\xa0\xe8\xb4\xb9" /* 欠费 */,
 };
-static const char *const quota_words[] = {"tpd", "rpd"};
+static const char *const quota_words[] = {"tpd", "rpd", "tph", "rph"};
+
+/* Weak quota phrases: they decide only when no window is named. "exceeded your current quota" and
+ * "billing" also appear in per-minute refusals (Gemini, Together, Groq's upgrade links). */
+static const char *const weak_quota_phrases[] = {"exceeded your current quota", "billing"};
 
 static const char *const capacity_phrases[] = {
     "overloaded", "over capacity", "capacity exceeded", "no capacity", "at capacity", "insufficient capacity",
-    "currently unable to handle", "high demand", "experiencing high traffic", "too busy",
-    "server is busy",
+    "currently unable to handle", "high demand", "experiencing high traffic", "too busy", "server is busy",
 };
 
-static const char *const rate_phrases[] = {
-    "rate limit", "ratelimit", "rate limited", "too many requests", "per minute", "per min",
-    "per second", "per sec", "perminute", "persecond", "concurren", "throttl", "requests rate", "call rate",
+/* A per-second or per-minute window, or concurrency. */
+static const char *const window_phrases[] = {
+    "per minute", "per min", "per second", "per sec", "perminute", "persecond", "concurren", "/ min",
+    "\xe5\xb9\xb6\xe5\x8f\x91" /* 并发 */,
 };
-static const char *const rate_words[] = {"rpm", "tpm", "rps", "tps", "qps", "ipm", "itpm", "otpm"};
+static const char *const window_words[] = {"rpm", "tpm", "rps", "tps", "qps", "ipm", "itpm", "otpm"};
+
+/* Throttling without a named window. */
+static const char *const rate_phrases[] = {
+    "rate limit", "ratelimit", "rate limited", "too many requests", "too many tokens", "throttl",
+    "requests rate", "call rate", "\xe9\x80\x9f\xe7\x8e\x87\xe9\x99\x90\xe5\x88\xb6" /* 速率限制 */,
+    "\xe8\xaf\xb7\xe6\xb1\x82\xe9\xa2\x91\xe7\x8e\x87" /* 请求频率 */, "\xe9\x99\x90\xe6\xb5\x81" /* 限流 */,
+};
 
 static const char *const never_fit_phrases[] = {
     "request too large", "too large for", "context length", "maximum context", "context window",
     "prompt is too long", "input is too long", "reduce the length of the messages", "exceeds the maximum number of tokens",
 };
+
+/* A quota reset that is an hour or more away ("Your quota will reset after 12h34m16s."). */
+#define LONG_RESET_MS 3600000
 
 /* "limit: 0" (Gemini): a limit of zero, not 0.5 or 05. */
 static bool zero_limit(const char *t, size_t n)
@@ -116,7 +130,7 @@ static bool number_after(const char *t, size_t n, const char *keyword, int64_t *
     size_t m = strlen(keyword);
     for (long at = lg_text_find(t, n, keyword); at >= 0; at = find_from(t, n, (size_t)at + 1, keyword)) {
         size_t i = (size_t)at + m;
-        while (i < n && (t[i] == ' ' || t[i] == ':'))
+        while (i < n && (t[i] == ' ' || t[i] == ':' || t[i] == '~'))
             i++;
         if (i >= n || t[i] < '0' || t[i] > '9')
             continue;
@@ -163,25 +177,28 @@ static lg_dim text_dimension(const char *t, size_t n)
     return dim;
 }
 
-lg_sig lg_text_signal(const char *t, size_t n, bool *never_fit, lg_dim *dim)
+lg_text_info lg_text_signal(const char *t, size_t n)
 {
-    *never_fit = false;
-    *dim = LG_DIM_NONE;
+    lg_text_info r = {LG_SIG_NONE, false, false, LG_DIM_NONE};
     if (!t || !n)
-        return LG_SIG_NONE;
-    int64_t limit, requested;
-    *never_fit = any_phrase(t, n, never_fit_phrases, COUNT(never_fit_phrases)) ||
-                 (number_after(t, n, "limit", &limit) && number_after(t, n, "requested", &requested) &&
-                  requested > limit);
-    *dim = text_dimension(t, n);
+        return r;
+    int64_t limit, requested, reset;
+    r.never_fit = any_phrase(t, n, never_fit_phrases, COUNT(never_fit_phrases)) ||
+                  (number_after(t, n, "limit", &limit) && number_after(t, n, "requested", &requested) &&
+                   requested > limit);
+    r.dim = text_dimension(t, n);
+    r.window_named = any_phrase(t, n, window_phrases, COUNT(window_phrases)) ||
+                     any_word(t, n, window_words, COUNT(window_words));
     if (zero_limit(t, n) || any_phrase(t, n, quota_phrases, COUNT(quota_phrases)) ||
-        any_word(t, n, quota_words, COUNT(quota_words)))
-        return LG_SIG_QUOTA;
-    if (any_phrase(t, n, capacity_phrases, COUNT(capacity_phrases)))
-        return LG_SIG_CAPACITY;
+        any_word(t, n, quota_words, COUNT(quota_words)) ||
+        (lg_prose_reset_wait(t, n, &reset) && reset >= LONG_RESET_MS))
+        r.sig = LG_SIG_QUOTA;
+    else if (any_phrase(t, n, capacity_phrases, COUNT(capacity_phrases)))
+        r.sig = LG_SIG_CAPACITY;
     /* Scaleway words every rate limit as "INSUFFICIENT QUOTA" (upper case). */
-    if (memmem(t, n, "INSUFFICIENT QUOTA", 18) || any_phrase(t, n, rate_phrases, COUNT(rate_phrases)) ||
-        any_word(t, n, rate_words, COUNT(rate_words)))
-        return LG_SIG_RATE;
-    return LG_SIG_NONE;
+    else if (r.window_named || memmem(t, n, "INSUFFICIENT QUOTA", 18) || any_phrase(t, n, rate_phrases, COUNT(rate_phrases)))
+        r.sig = LG_SIG_RATE;
+    else if (any_phrase(t, n, weak_quota_phrases, COUNT(weak_quota_phrases)))
+        r.sig = LG_SIG_QUOTA;
+    return r;
 }

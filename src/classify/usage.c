@@ -1,21 +1,39 @@
 /* Token usage wherever providers put it. Two shapes: totals ({prompt_tokens, completion_tokens}: OpenAI,
- * DeepSeek, Groq, Baidu), replaced by each newer object; and per-field counts ({input_tokens,
- * cache_creation_input_tokens, cache_read_input_tokens, output_tokens}: Anthropic, DashScope native,
- * OpenAI Responses), where each field keeps its latest value because Anthropic streams split them
- * across events and report output_tokens cumulatively. */
+ * DeepSeek, Groq, Baidu; Gemini's usageMetadata), replaced by each newer object; and per-field counts
+ * ({input_tokens, cache_creation_input_tokens, cache_read_input_tokens, output_tokens}: Anthropic, DashScope
+ * native, OpenAI Responses), where each field keeps its latest value because Anthropic streams split them
+ * across events and report output_tokens cumulatively. The counts of one usage object are read into an
+ * lg_usage_fields first, from a cJSON object or from raw text (lazy.c), and applied here. */
+#include <string.h>
+
 #include "classify/dialects.h"
 
-static bool count(const cJSON *o, const char *key, int64_t *v)
+static const char *const field_names[LG_UF_COUNT] = {
+    "prompt_tokens",    "completion_tokens",       "input_tokens",         "cache_creation_input_tokens",
+    "cache_read_input_tokens", "output_tokens",    "promptTokenCount",     "candidatesTokenCount",
+    "toolUsePromptTokenCount", "thoughtsTokenCount",
+};
+
+void lg_usage_field(lg_usage_fields *f, const char *key, size_t key_len, int64_t v)
 {
-    return lg_json_int(o, key, v) && *v >= 0;
+    for (int i = 0; i < LG_UF_COUNT; i++)
+        if (strlen(field_names[i]) == key_len && !memcmp(field_names[i], key, key_len)) {
+            f->v[i] = v;
+            f->has |= 1u << i;
+            return;
+        }
 }
 
-void lg_usage_object(lg_cls *c, const cJSON *u)
+static bool count(const lg_usage_fields *f, int i, int64_t *v)
 {
-    if (!cJSON_IsObject(u))
-        return;
-    int64_t p = -1, q = -1;
-    bool hp = count(u, "prompt_tokens", &p), hq = count(u, "completion_tokens", &q);
+    *v = f->v[i];
+    return (f->has & (1u << i)) && *v >= 0;
+}
+
+void lg_usage_apply(lg_cls *c, const lg_usage_fields *f)
+{
+    int64_t p = -1, q = -1, v;
+    bool hp = count(f, LG_UF_PROMPT, &p), hq = count(f, LG_UF_COMPLETION, &q);
     if (hp || hq) {
         c->usage = LG_USAGE_TOTALS;
         c->prompt = hp ? p : 0;
@@ -23,17 +41,37 @@ void lg_usage_object(lg_cls *c, const cJSON *u)
         return;
     }
     bool any = false;
-    int64_t v;
-    if (count(u, "input_tokens", &v))
+    if (count(f, LG_UF_INPUT, &v))
         c->u_in = v, any = true;
-    if (count(u, "cache_creation_input_tokens", &v))
+    if (count(f, LG_UF_CACHE_WRITE, &v))
         c->u_cache_w = v, any = true;
-    if (count(u, "cache_read_input_tokens", &v))
+    if (count(f, LG_UF_CACHE_READ, &v))
         c->u_cache_r = v, any = true;
-    if (count(u, "output_tokens", &v))
+    if (count(f, LG_UF_OUTPUT, &v))
         c->u_out = v, any = true;
     if (any)
         c->usage = LG_USAGE_FIELDS;
+}
+
+void lg_usage_fields_of(const cJSON *u, lg_usage_fields *f)
+{
+    memset(f, 0, sizeof *f);
+    const cJSON *m;
+    cJSON_ArrayForEach(m, u)
+    {
+        int64_t v;
+        if (m->string && lg_json_int(u, m->string, &v))
+            lg_usage_field(f, m->string, strlen(m->string), v);
+    }
+}
+
+void lg_usage_object(lg_cls *c, const cJSON *u)
+{
+    if (!cJSON_IsObject(u))
+        return;
+    lg_usage_fields f;
+    lg_usage_fields_of(u, &f);
+    lg_usage_apply(c, &f);
 }
 
 void lg_usage_scan(lg_cls *c, const cJSON *doc)

@@ -9,6 +9,22 @@
 
 #include "classify/dialects.h"
 
+/* error.type names (docs.anthropic.com/en/api/errors). */
+static const lg_code_entry codes[] = {
+    {"rate_limit_error", LG_SIG_RATE, false},
+    {"overloaded_error", LG_SIG_CAPACITY, true},
+    {"api_error", LG_SIG_SERVER, true},
+    {"timeout_error", LG_SIG_SERVER, true},
+    {"billing_error", LG_SIG_QUOTA, true},
+    {"request_too_large", LG_SIG_REJECT, true},
+    {"enforced_spend_limit_reached", LG_SIG_QUOTA, true},
+    {"authentication_error", LG_SIG_REJECT, false},
+    {"permission_error", LG_SIG_REJECT, false},
+    {"permission_denied_error", LG_SIG_REJECT, false},
+    {"not_found_error", LG_SIG_REJECT, false},
+};
+const lg_code_table lg_anthropic_codes = {codes, sizeof codes / sizeof codes[0]};
+
 bool lg_anthropic_error(lg_cls *c, const cJSON *doc)
 {
     const char *type = lg_json_str(doc, "type");

@@ -8,6 +8,26 @@
 
 #include "classify/dialects.h"
 
+/* Codes of the DashScope error-code page (native API and compatible mode). */
+static const lg_code_entry codes[] = {
+    {"Throttling", LG_SIG_RATE, false},
+    {"Throttling.RateQuota", LG_SIG_RATE, true},
+    {"Throttling.BurstRate", LG_SIG_RATE, true},
+    {"Throttling.User", LG_SIG_RATE, true},
+    {"Throttling.AllocationQuota", LG_SIG_RATE, false},
+    {"Throttling.Concurrency", LG_SIG_RATE, true},
+    {"Throttling.", LG_SIG_RATE, false},
+    {"Arrearage", LG_SIG_QUOTA, true},
+    {"AllocationQuota.FreeTierOnly", LG_SIG_QUOTA, true},
+    {"DataInspectionFailed", LG_SIG_REJECT, true},
+    {"DataInspectionFailed.", LG_SIG_REJECT, true},
+    {"data_inspection_failed", LG_SIG_REJECT, true},
+    {"limit_requests", LG_SIG_RATE, false},
+    {"ModelUnavailable", LG_SIG_SERVER, false},
+    {"ModelServingError", LG_SIG_SERVER, false},
+};
+const lg_code_table lg_dashscope_codes = {codes, sizeof codes / sizeof codes[0]};
+
 /* Codes some gateways put on successful responses: "0", "200", "success", "ok". */
 static bool success_code(const char *code)
 {

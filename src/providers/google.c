@@ -9,6 +9,45 @@
 #include "classify/dialects.h"
 #include "llmgate/duration.h"
 
+/* google.rpc.Code names (error.status), ErrorInfo.reason values and legacy errors[].reason values. */
+static const lg_code_entry codes[] = {
+    {"RESOURCE_EXHAUSTED", LG_SIG_LIMIT, false},
+    {"UNAVAILABLE", LG_SIG_SERVER, false},
+    {"INTERNAL", LG_SIG_SERVER, false},
+    {"DEADLINE_EXCEEDED", LG_SIG_SERVER, false},
+    {"UNKNOWN", LG_SIG_SERVER, false},
+    {"INVALID_ARGUMENT", LG_SIG_REJECT, false},
+    {"FAILED_PRECONDITION", LG_SIG_REJECT, false},
+    {"OUT_OF_RANGE", LG_SIG_REJECT, false},
+    {"PERMISSION_DENIED", LG_SIG_REJECT, false},
+    {"UNAUTHENTICATED", LG_SIG_REJECT, false},
+    {"NOT_FOUND", LG_SIG_REJECT, false},
+    {"ALREADY_EXISTS", LG_SIG_REJECT, false},
+    {"ABORTED", LG_SIG_SERVER, false},
+    {"UNIMPLEMENTED", LG_SIG_REJECT, false},
+    {"CANCELLED", LG_SIG_SERVER, false},
+    {"RATE_LIMIT_EXCEEDED", LG_SIG_RATE, false}, /* a family: QuotaFailure tells the window */
+    {"QUOTA_EXHAUSTED", LG_SIG_QUOTA, true},
+    {"MODEL_CAPACITY_EXHAUSTED", LG_SIG_CAPACITY, true},
+    {"BILLING_DISABLED", LG_SIG_QUOTA, true},
+    {"API_KEY_INVALID", LG_SIG_REJECT, true},
+    {"API_KEY_SERVICE_BLOCKED", LG_SIG_REJECT, true},
+    {"SERVICE_DISABLED", LG_SIG_REJECT, true},
+    {"CONSUMER_SUSPENDED", LG_SIG_REJECT, true},
+    {"ACCESS_TOKEN_SCOPE_INSUFFICIENT", LG_SIG_REJECT, true},
+    {"rateLimitExceeded", LG_SIG_RATE, true},
+    {"userRateLimitExceeded", LG_SIG_RATE, true},
+    {"rateLimitExceededUnreg", LG_SIG_RATE, true},
+    {"userRateLimitExceededUnreg", LG_SIG_RATE, true},
+    {"dailyLimitExceeded", LG_SIG_QUOTA, true},
+    {"dailyLimitExceededUnreg", LG_SIG_QUOTA, true},
+    {"quotaExceeded", LG_SIG_QUOTA, true},
+    {"backendError", LG_SIG_SERVER, true},
+    {"keyInvalid", LG_SIG_REJECT, true},
+    {"keyExpired", LG_SIG_REJECT, true},
+};
+const lg_code_table lg_google_codes = {codes, sizeof codes / sizeof codes[0]};
+
 /* What a quota name says about its window: "GenerateRequestsPerDayPerProjectPerModel-FreeTier". */
 static lg_sig quota_period(const char *name)
 {
@@ -145,16 +184,27 @@ bool lg_google_error(lg_cls *c, const cJSON *doc)
     return true;
 }
 
-void lg_google_usage(lg_cls *c, const cJSON *meta)
+void lg_google_usage_apply(lg_cls *c, const lg_usage_fields *f)
 {
-    int64_t prompt = 0, tool = 0, cand = 0, thoughts = 0;
-    bool any = lg_json_int(meta, "promptTokenCount", &prompt);
-    any |= lg_json_int(meta, "candidatesTokenCount", &cand);
-    lg_json_int(meta, "toolUsePromptTokenCount", &tool);
-    lg_json_int(meta, "thoughtsTokenCount", &thoughts);
-    if (!any || prompt < 0 || tool < 0 || cand < 0 || thoughts < 0)
+    int64_t x[LG_UF_COUNT] = {0};
+    for (int i = LG_UF_G_PROMPT; i <= LG_UF_G_THOUGHTS; i++) {
+        if (f->has & (1u << i))
+            x[i] = f->v[i];
+        if (x[i] < 0)
+            return;
+    }
+    if (!(f->has & (1u << LG_UF_G_PROMPT | 1u << LG_UF_G_CANDIDATES)))
         return;
     c->usage = LG_USAGE_TOTALS;
-    c->prompt = prompt + tool;
-    c->completion = cand + thoughts;
+    c->prompt = x[LG_UF_G_PROMPT] + x[LG_UF_G_TOOL];
+    c->completion = x[LG_UF_G_CANDIDATES] + x[LG_UF_G_THOUGHTS];
+}
+
+void lg_google_usage(lg_cls *c, const cJSON *meta)
+{
+    if (!cJSON_IsObject(meta))
+        return;
+    lg_usage_fields f;
+    lg_usage_fields_of(meta, &f);
+    lg_google_usage_apply(c, &f);
 }

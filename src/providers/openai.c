@@ -62,7 +62,7 @@ static void openrouter_metadata(lg_cls *c, const cJSON *meta)
             c->reset_at_ms = at < 100000000000LL ? at * 1000 : at; /* seconds or ms */
     }
     bool specific;
-    lg_sig s = lg_code_signal(lg_json_str(meta, "provider_error_code"), &specific);
+    lg_sig s = lg_code_signal(c->dialect, lg_json_str(meta, "provider_error_code"), &specific);
     lg_cls_evidence(c, LG_EV_GENERIC, s);
 }
 
@@ -112,6 +112,10 @@ bool lg_openai_error(lg_cls *c, const cJSON *doc, bool http_error)
     /* Bare shapes seen only with an error status: {"message": ...}, {"detail": "..."}, {"detail": {...}}. */
     if (lg_json_str(doc, "message") || lg_json_str(doc, "type") || lg_json_str(doc, "code"))
         return lg_openai_error_object(c, doc);
+    if (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, "errors"))) { /* {"errors": [...]}: read by nested.c */
+        c->error = true;
+        return true;
+    }
     const cJSON *detail = cJSON_GetObjectItemCaseSensitive(doc, "detail");
     if (cJSON_IsString(detail) || cJSON_IsObject(detail))
         return lg_openai_error_object(c, detail);

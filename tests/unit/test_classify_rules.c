@@ -72,9 +72,9 @@ static const rule_case rules[] = {
          "Limit 3, Used 3, Requested 1. Please try again in 20s.\",\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}",
          false, RL, RATE, 20000, NO),
     RULE("openai_request_too_large_never_fits", OAI, 429, "", "{\"error\":{\"message\":\"Request too large for gpt-4o on tokens per "
-         "min (TPM): Limit 30000, Requested 36821.\",\"type\":\"tokens\",\"code\":\"rate_limit_exceeded\"}}", false, NR, UNK, NO, NO),
+         "min (TPM): Limit 30000, Requested 36821.\",\"type\":\"tokens\",\"code\":\"rate_limit_exceeded\"}}", false, NR, RATE, NO, NO),
     RULE("groq_413_requested_over_limit", OAI, 413, "", "{\"error\":{\"message\":\"Rate limit reached on tokens per minute (TPM): "
-         "Limit 6000, Used 0, Requested 7000.\",\"type\":\"tokens\",\"code\":\"rate_limit_exceeded\"}}", false, NR, UNK, NO, NO),
+         "Limit 6000, Used 0, Requested 7000.\",\"type\":\"tokens\",\"code\":\"rate_limit_exceeded\"}}", false, NR, RATE, NO, NO),
     RULE("openai_context_length", OAI, 400, "", "{\"error\":{\"message\":\"This model's maximum context length is 8192 tokens.\","
          "\"code\":\"context_length_exceeded\"}}", false, NR, UNK, NO, NO),
     RULE("openai_invalid_api_key", OAI, 401, "", "{\"error\":{\"message\":\"Incorrect API key provided: sk-ab***cd.\","
@@ -215,6 +215,50 @@ static const rule_case rules[] = {
          NO),
     RULE("baidu_v2_tpm", BAI, 429, "", "{\"error\":{\"code\":\"tpm_rate_limit_exceeded\",\"message\":\"m\",\"type\":"
          "\"rate_limit_exceeded\"}}", false, RL, RATE, NO, NO),
+    /* Structured codes at any depth of the error object. */
+    RULE("nested_details_error_code", OAI, 400, "", "{\"error\":{\"message\":\"failed\",\"details\":{\"error_code\":"
+         "\"insufficient_quota\"}}}", false, RL, QUOTA, NO, NO),
+    RULE("nested_details_array_entry", OAI, 429, "", "{\"error\":{\"message\":\"failed\",\"details\":[{\"kind\":\"x\"},"
+         "{\"code\":\"RateLimitExceeded.EndpointRPMExceeded\"}]}}", false, RL, RATE, NO, NO),
+    RULE("nested_top_level_errors_array", OAI, 503, "", "{\"errors\":[{\"code\":\"engine_overloaded\",\"detail\":\"x\"}]}",
+         false, DOWN, CAP, NO, NO),
+    RULE("nested_json_quoted_in_message", OAI, 429, "", "{\"error\":{\"message\":\"{\\\"error\\\":{\\\"code\\\":"
+         "\\\"insufficient_quota\\\",\\\"message\\\":\\\"x\\\"}}\",\"code\":429}}", false, RL, QUOTA, NO, NO),
+    RULE("nested_top_level_code_wins_over_deeper", OAI, 429, "", "{\"error\":{\"code\":\"insufficient_quota\",\"details\":"
+         "[{\"code\":\"rate_limit_exceeded\"}]}}", false, RL, QUOTA, NO, NO),
+    /* AWS names the error class in a header. */
+    RULE("amzn_error_type_throttling", OAI, 429, "x-amzn-ErrorType: ThrottlingException:http://internal.example/\n",
+         "{\"message\":\"slow down\"}", false, RL, RATE, NO, NO),
+    RULE("amzn_error_type_model_not_ready", OAI, 429, "x-amzn-ErrorType: ModelNotReadyException\n", "", false, RL, CAP, NO, NO),
+    /* Rate-limit header families: any spelling, window as evidence, -1 as no value. */
+    RULE("header_family_day_window_is_quota", OAI, 429, "x-ratelimit-remaining-requests-day: 0\n"
+         "x-ratelimit-reset-requests-day: 3600\nx-ratelimit-remaining-tokens-minute: 500\nx-ratelimit-reset-tokens-minute: 4\n",
+         "", false, RL, QUOTA, 3600000, NO),
+    RULE("header_family_minute_window_is_rate", OAI, 429, "x-ratelimit-remaining-tokens-minute: 0\n"
+         "x-ratelimit-reset-tokens-minute: 2.5\nx-ratelimit-remaining-requests-day: 90\nx-ratelimit-reset-requests-day: 900\n",
+         "", false, RL, RATE, 2500, NO),
+    RULE("header_family_window_first", OAI, 429, "X-RateLimit-Minute-Remaining: 0\nX-RateLimit-Minute-Reset: 7\n", "", false,
+         RL, RATE, 7000, NO),
+    RULE("header_family_req_abbreviation", OAI, 429, "x-ratelimit-remaining-req-second: 0\nx-ratelimit-limit-req-second: 5\n",
+         "", false, RL, RATE, NO, NO),
+    RULE("header_family_minus_one_is_no_value", OAI, 429, "x-ratelimit-limit-tokens: -1\nx-ratelimit-remaining-tokens: -1\n"
+         "x-ratelimit-reset-tokens: 0\n", "", false, RL, UNK, NO, NO),
+    RULE("header_family_unix_seconds_reset", OAI, 429, "X-RateLimit-Remaining: 0\nX-RateLimit-Reset: 1711483230\n"
+         "date: Tue, 26 Mar 2024 20:00:00 GMT\n", "", false, RL, UNK, 30000, NO),
+    RULE("header_family_hyphenated_rate_limit", OAI, 429, "x-rate-limit-remaining-tokens: 0\nx-rate-limit-reset-tokens: 9\n"
+         "x-rate-limit-remaining-requests: 3\nx-rate-limit-reset-requests: 1\n", "", false, RL, UNK, 9000, NO),
+    /* Prose: one vocabulary per reason. */
+    RULE("prose_long_reset_is_quota", OAI, 429, "", "{\"error\":{\"message\":\"Your quota will reset after 5h0m0s.\"}}", false,
+         RL, QUOTA, 18000000, NO),
+    RULE("prose_window_beats_billing_link", OAI, 429, "", "{\"error\":{\"message\":\"Throttled: 60 queries per minute. Upgrade "
+         "at https://example.com/settings/billing\"}}", false, RL, RATE, NO, NO),
+    RULE("prose_current_quota_without_structure", OAI, 429, "", "{\"error\":{\"message\":\"You exceeded your current quota, "
+         "please check your plan and billing details.\"}}", false, RL, QUOTA, NO, NO),
+    RULE("prose_chinese_request_frequency", OAI, 429, "", "{\"error\":{\"message\":\"\xe8\xaf\xb7\xe6\xb1\x82\xe9\xa2\x91"
+         "\xe7\x8e\x87\xe8\xbf\x87\xe9\xab\x98\"}}", false, RL, RATE, NO, NO),
+    RULE("prose_weekly_usage_limit", OAI, 429, "", "{\"error\":\"weekly usage limit reached\"}", false, RL, QUOTA, NO, NO),
+    RULE("never_fit_413_without_window_is_unknown", OAI, 413, "", "{\"error\":{\"message\":\"Request too large: Limit 10, "
+         "Requested 20 megabytes\"}}", false, NR, UNK, NO, NO),
     /* Usage. */
     USAGE("usage_openai_body", OAI, "", "{\"choices\":[],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":30,"
           "\"completion_tokens_details\":{\"reasoning_tokens\":20}}}", false, 12, 30),

@@ -1,0 +1,153 @@
+/* Lazy reading of success documents: most responses are successes whose only interesting part is the
+ * usage object, so instead of building the whole cJSON tree, one pass walks the top-level members
+ * (skipping each value by its brackets), and only the usage object's members are read, as integers,
+ * without allocating. Anything that could be an error, or could hold usage below the top level, or is
+ * malformed, is left to the full parse. */
+#include <string.h>
+
+#include "classify/dialects.h"
+
+/* Longest count accepted, in digits (the full parse accepts up to 10^15 too). */
+#define COUNT_DIGITS_MAX 15
+
+typedef bool (*member_fn)(const char *key, size_t key_len, const char *v, size_t v_len, void *ctx);
+
+static size_t skip_ws(const char *s, size_t n, size_t i)
+{
+    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n'))
+        i++;
+    return i;
+}
+
+/* End (exclusive) of the string starting at s[i] == '"'; 0 when unterminated. */
+static size_t string_end(const char *s, size_t n, size_t i)
+{
+    for (i++; i < n; i++) {
+        if (s[i] == '\\')
+            i++;
+        else if (s[i] == '"')
+            return i + 1;
+    }
+    return 0;
+}
+
+/* End (exclusive) of the value starting at s[i]; 0 when malformed or truncated. */
+static size_t value_end(const char *s, size_t n, size_t i)
+{
+    if (i >= n)
+        return 0;
+    if (s[i] == '"')
+        return string_end(s, n, i);
+    if (s[i] == '{' || s[i] == '[')
+        return lg_json_value_end(s, n, i);
+    size_t j = i;
+    while (j < n && !strchr(",}] \t\r\n", s[j]))
+        j++;
+    return j < n ? j : 0;
+}
+
+/* Calls fn for each member of the object at s[i] == '{' with the raw key (quotes stripped, escapes kept)
+ * and the raw value. Returns false when the object is malformed or truncated, or when fn returns false. */
+static bool each_member(const char *s, size_t n, size_t i, member_fn fn, void *ctx)
+{
+    i = skip_ws(s, n, i + 1);
+    if (i < n && s[i] == '}')
+        return true;
+    while (i < n && s[i] == '"') {
+        size_t key_end = string_end(s, n, i);
+        size_t j = key_end ? skip_ws(s, n, key_end) : n;
+        if (j >= n || s[j] != ':')
+            return false;
+        j = skip_ws(s, n, j + 1);
+        size_t v_end = value_end(s, n, j);
+        if (!v_end || !fn(s + i + 1, key_end - i - 2, s + j, v_end - j, ctx))
+            return false;
+        i = skip_ws(s, n, v_end);
+        if (i < n && s[i] == '}')
+            return true;
+        if (i >= n || s[i] != ',')
+            return false;
+        i = skip_ws(s, n, i + 1);
+    }
+    return false;
+}
+
+static bool key_is(const char *k, size_t kl, const char *name)
+{
+    return strlen(name) == kl && !memcmp(k, name, kl);
+}
+
+/* An integral number, or a string holding one, as JSON text ("12", "-3", "12.0", "\"12\""). */
+static bool int_value(const char *v, size_t n, int64_t *out)
+{
+    if (n >= 2 && v[0] == '"' && v[n - 1] == '"')
+        v++, n -= 2;
+    size_t i = v && n && v[0] == '-' ? 1 : 0, digits = 0;
+    int64_t x = 0;
+    for (; i < n && v[i] >= '0' && v[i] <= '9'; i++, digits++) {
+        if (digits == COUNT_DIGITS_MAX)
+            return false;
+        x = x * 10 + (v[i] - '0');
+    }
+    if (i < n && v[i] == '.')
+        for (i++; i < n && v[i] == '0'; i++)
+            ;
+    if (!digits || i != n)
+        return false;
+    *out = n && v[0] == '-' ? -x : x;
+    return true;
+}
+
+/* Records a count; a number this reader does not take ("1e3", "12.5") goes to the full parse. */
+static bool on_count(const char *k, size_t kl, const char *v, size_t vl, void *ctx)
+{
+    int64_t x;
+    if (int_value(v, vl, &x))
+        lg_usage_field(ctx, k, kl, x);
+    else if (v[0] == '-' || (v[0] >= '0' && v[0] <= '9'))
+        return false;
+    return true;
+}
+
+typedef struct {
+    const char *usage, *meta; /* raw top-level usage / usageMetadata objects */
+    size_t usage_len, meta_len;
+} top_level;
+
+/* Stops (false) at anything a scanner could read as an error, and at nested objects that mention usage. */
+static bool on_top(const char *k, size_t kl, const char *v, size_t vl, void *ctx)
+{
+    top_level *t = ctx;
+    bool error_word = vl == 7 && !memcmp(v, "\"error\"", 7);
+    if (key_is(k, kl, "error") || key_is(k, kl, "errors") || key_is(k, kl, "error_code") || key_is(k, kl, "code") ||
+        ((key_is(k, kl, "type") || key_is(k, kl, "object")) && error_word))
+        return false;
+    bool container = v[0] == '{' || v[0] == '[';
+    if (key_is(k, kl, "usage") && v[0] == '{')
+        t->usage = v, t->usage_len = vl;
+    else if (key_is(k, kl, "usageMetadata") && v[0] == '{')
+        t->meta = v, t->meta_len = vl;
+    else if (container && memmem(v, vl, "\"usage", 6))
+        return false;
+    return true;
+}
+
+bool lg_lazy_success(lg_cls *c, const char *s, size_t n)
+{
+    size_t i = skip_ws(s, n, 0);
+    top_level t = {NULL, NULL, 0, 0};
+    if (i >= n || s[i] != '{' || !each_member(s, n, i, on_top, &t))
+        return false;
+    lg_usage_fields f;
+    memset(&f, 0, sizeof f);
+    if (t.meta) {
+        if (!each_member(t.meta, t.meta_len, 0, on_count, &f))
+            return false;
+        lg_google_usage_apply(c, &f);
+    } else if (t.usage) {
+        if (!each_member(t.usage, t.usage_len, 0, on_count, &f))
+            return false;
+        lg_usage_apply(c, &f);
+    }
+    return true;
+}

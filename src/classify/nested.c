@@ -1,0 +1,78 @@
+/* Codes and texts at any depth of an error document: error.details.error_code, details[] entries,
+ * errors[] arrays, metadata of relays, and whole provider error bodies that relays embed as a JSON string
+ * in their own message. Bounded in depth and in the number of values visited. */
+#include <string.h>
+
+#include "classify/dialects.h"
+
+#define NEST_DEPTH_MAX 8
+#define NEST_VALUES_MAX 512
+
+/* Members whose string value is a code or type name. */
+static const char *const code_keys[] = {"code",      "type",       "reason",    "error_code",
+                                        "errorCode", "error_type", "errorType",
+                                        "status",    "err_code",   "errcode"};
+/* Members whose string value is prose. */
+static const char *const text_keys[] = {"message", "msg", "error_msg", "errmsg", "raw", "detail", "description",
+                                        "error", "error_description"};
+
+static bool key_in(const char *key, const char *const *keys, size_t n)
+{
+    for (size_t i = 0; key && i < n; i++)
+        if (!strcmp(key, keys[i]))
+            return true;
+    return false;
+}
+
+typedef struct {
+    lg_cls *c;
+    int budget;
+} walk_state;
+
+static void walk(walk_state *w, const cJSON *v, int depth);
+
+/* A message that is itself a JSON document (a relay quoting the upstream body) is walked as one. */
+static void text_value(walk_state *w, const char *s, int depth)
+{
+    size_t n = strlen(s), i = 0;
+    while (i < n && (s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t'))
+        i++;
+    if (i < n && (s[i] == '{' || s[i] == '[')) {
+        cJSON *doc = lg_json_parse(s + i, n - i);
+        if (doc) {
+            walk(w, doc, depth + 1);
+            cJSON_Delete(doc);
+            return;
+        }
+    }
+    lg_cls_text(w->c, s, n, true); /* the first text becomes the message when none was kept */
+}
+
+static void walk(walk_state *w, const cJSON *v, int depth)
+{
+    if (!v || depth > NEST_DEPTH_MAX || w->budget-- <= 0)
+        return;
+    const cJSON *child;
+    if (cJSON_IsArray(v)) {
+        cJSON_ArrayForEach(child, v) walk(w, child, depth + 1);
+        return;
+    }
+    if (!cJSON_IsObject(v))
+        return;
+    cJSON_ArrayForEach(child, v)
+    {
+        const char *s = cJSON_IsString(child) && child->valuestring && *child->valuestring ? child->valuestring : NULL;
+        if (s && key_in(child->string, code_keys, sizeof code_keys / sizeof code_keys[0]))
+            lg_cls_code(w->c, s);
+        else if (s && key_in(child->string, text_keys, sizeof text_keys / sizeof text_keys[0]))
+            text_value(w, s, depth);
+        else if (cJSON_IsObject(child) || cJSON_IsArray(child))
+            walk(w, child, depth + 1);
+    }
+}
+
+void lg_scan_nested(lg_cls *c, const cJSON *doc)
+{
+    walk_state w = {c, NEST_VALUES_MAX};
+    walk(&w, doc, 0);
+}

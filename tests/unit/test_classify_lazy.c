@@ -1,0 +1,135 @@
+/* The lazy reading of success bodies: the usage it finds equals the full parse's on bodies written to
+ * trip a naive scanner (braces and quotes inside strings, nested usage-like objects, numeric strings,
+ * truncation), it hands anything error-like back to the full parse, and classifying a success body
+ * allocates nothing through cJSON. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "classify/dialects.h"
+#include "llmgate/classify.h"
+
+/* Usage the full parse finds in a document (the reference). */
+static lg_cls full(const char *body)
+{
+    lg_cls c;
+    lg_cls_init(&c, LG_DIALECT_OPENAI);
+    cJSON *doc = cJSON_Parse(body);
+    assert_non_null(doc);
+    lg_usage_scan(&c, doc);
+    cJSON_Delete(doc);
+    return c;
+}
+
+static void same_usage(const lg_cls *a, const lg_cls *b)
+{
+    assert_int_equal(a->usage, b->usage);
+    assert_int_equal(a->prompt, b->prompt);
+    assert_int_equal(a->completion, b->completion);
+    assert_int_equal(a->u_in, b->u_in);
+    assert_int_equal(a->u_cache_w, b->u_cache_w);
+    assert_int_equal(a->u_cache_r, b->u_cache_r);
+    assert_int_equal(a->u_out, b->u_out);
+}
+
+/* Bodies the lazy path must read itself, with the full parse's result. */
+static const char *const taken[] = {
+    "{\"id\":\"a\",\"choices\":[{\"message\":{\"content\":\"x\"}}],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":30,"
+    "\"prompt_tokens_details\":{\"cached_tokens\":4},\"completion_tokens_details\":{\"reasoning_tokens\":20}}}",
+    "{\"note\":\"} ] { [ \\\" , : tricky\",\"usage\":{\"input_tokens\":10,\"cache_read_input_tokens\":\"7\",\"output_tokens\":3}}",
+    " \n{ \"usage\" : { \"prompt_tokens\" : 5.0 , \"completion_tokens\" : -1 } , \"model\" : \"m\" }\n",
+    "{\"usageMetadata\":{\"promptTokenCount\":9,\"candidatesTokenCount\":5,\"thoughtsTokenCount\":4},\"candidates\":[]}",
+    "{\"id\":\"no-usage\",\"choices\":[]}",
+    "{}",
+};
+
+static void test_lazy_equals_full_parse(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof taken / sizeof taken[0]; i++) {
+        lg_cls lazy;
+        lg_cls_init(&lazy, LG_DIALECT_OPENAI);
+        assert_true(lg_lazy_success(&lazy, taken[i], strlen(taken[i])));
+        lg_cls ref = full(taken[i]);
+        same_usage(&lazy, &ref);
+    }
+}
+
+/* Bodies the lazy path must hand back: error-like members, usage below the top level, malformed text. */
+static const char *const handed_back[] = {
+    "{\"error\":{\"message\":\"x\"}}",
+    "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\"}}",
+    "{\"object\":\"error\",\"message\":\"x\"}",
+    "{\"error_code\":18,\"error_msg\":\"qps\"}",
+    "{\"code\":\"Throttling\",\"message\":\"x\"}",
+    "{\"response\":{\"usageMetadata\":{\"promptTokenCount\":1}}}",
+    "{\"choices\":[{\"finish_reason\":\"stop\",\"usage\":{\"prompt_tokens\":3}}]}",
+    "{\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":2}",
+    "{\"usage\":{\"prompt_tokens\" 1}}",
+    "{\"a\":\"unterminated}",
+    "[{\"usage\":{}}]",
+    "{\"usage\":{\"prompt_tokens\":1e3,\"completion_tokens\":2}}",
+    "{\"usage\":{\"prompt_tokens\":12.5}}",
+};
+
+static void test_error_like_and_malformed_go_to_full_parse(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof handed_back / sizeof handed_back[0]; i++) {
+        lg_cls c;
+        lg_cls_init(&c, LG_DIALECT_OPENAI);
+        if (lg_lazy_success(&c, handed_back[i], strlen(handed_back[i])))
+            fail_msg("lazy path kept: %s", handed_back[i]);
+    }
+}
+
+static int allocations;
+static void *counting_malloc(size_t n)
+{
+    allocations++;
+    return malloc(n);
+}
+
+static lg_outcome classify(const char *body)
+{
+    lg_response_view v = {.status = 200, .body = body, .body_len = strlen(body)};
+    lg_outcome o;
+    lg_classify(LG_DIALECT_OPENAI, &v, &o);
+    return o;
+}
+
+static void test_success_body_allocates_nothing(void **state)
+{
+    (void)state;
+    cJSON_Hooks hooks = {counting_malloc, free};
+    cJSON_InitHooks(&hooks);
+    allocations = 0;
+    lg_outcome o = classify(taken[0]);
+    int on_success = allocations;
+    allocations = 0;
+    lg_outcome e = classify("{\"error\":{\"message\":\"Rate limit reached\",\"code\":\"rate_limit_exceeded\"}}");
+    int on_error = allocations;
+    cJSON_InitHooks(NULL);
+    assert_int_equal(o.state, LG_STATE_SUCCESS);
+    assert_true(o.has_usage);
+    assert_int_equal(o.prompt_tokens, 12);
+    assert_int_equal(o.completion_tokens, 30);
+    assert_int_equal(on_success, 0);
+    assert_int_equal(e.state, LG_STATE_RETRYABLE_RATE_LIMIT);
+    assert_true(on_error > 0); /* the hook sees the full parse */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lazy_equals_full_parse),
+        cmocka_unit_test(test_error_like_and_malformed_go_to_full_parse),
+        cmocka_unit_test(test_success_body_allocates_nothing),
+    };
+    return cmocka_run_group_tests_name("classify_lazy", tests, NULL, NULL);
+}
