@@ -139,7 +139,7 @@ uint32_t lg_model_hash(const char *model);
 typedef struct {
     bool output_reserved;        /* a named output limit is counted at admission and never refunded */
     bool output_counted;         /* output tokens count against the token limit at all */
-    bool refused_request_counts; /* a request refused as rate limited still counts as a request */
+    bool refused_request_counts; /* a request refused as rate limited (not for quota) still counts */
     bool error_tokens_count;     /* a request that failed otherwise keeps its token charge */
 } lg_charge_model;
 

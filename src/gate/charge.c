@@ -51,7 +51,8 @@ int64_t lg_charge_settle(lg_dialect d, const lg_estimate *e, int64_t reserved, c
     const lg_charge_model *m = lg_charge_model_of(d);
     *keep_request = true;
     if (o->state == LG_STATE_RETRYABLE_RATE_LIMIT) { /* refused: the tokens never entered the window */
-        *keep_request = m->refused_request_counts;
+        *keep_request = m->refused_request_counts && o->reason != LG_REASON_QUOTA_EXHAUSTED; /* a key out of
+                                                     quota is locked for longer than any window anyway */
         return 0;
     }
     int64_t counted = reserved;

@@ -78,6 +78,10 @@ static void refusals_and_errors(void **state)
     assert_true(keep);
     assert_int_equal(lg_charge_settle(LG_DIALECT_OPENAI, &e, 240, &failed, -1, &keep), 240);
     assert_true(keep);
+    /* a key out of quota is locked for hours: its refused request leaves the window */
+    lg_outcome quota = {.state = LG_STATE_RETRYABLE_RATE_LIMIT, .reason = LG_REASON_QUOTA_EXHAUSTED};
+    assert_int_equal(lg_charge_settle(LG_DIALECT_OPENAI, &e, 240, &quota, -1, &keep), 0);
+    assert_false(keep);
     /* Anthropic documents nothing of refused requests: they leave; an error generates no tokens */
     assert_int_equal(lg_charge_settle(LG_DIALECT_ANTHROPIC, &e, 240, &refused, -1, &keep), 0);
     assert_false(keep);
