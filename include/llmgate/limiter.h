@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "llmgate/http.h"
+#include "llmgate/outcome.h"
 #include "llmgate/preset.h"
 
 #define LG_WINDOW_BUCKETS 64 /* sub-buckets per window (+ margin) */
@@ -23,6 +24,18 @@ typedef struct {
     int64_t tokens;
 } lg_bucket;
 
+#define LG_CALIB_MODELS 8 /* models whose prompt estimate is calibrated per account */
+
+/* How the prompt estimate of one model compares with the prompt tokens the provider reports. */
+typedef struct {
+    uint32_t model;       /* lg_model_hash of the model name; 0 = free entry */
+    uint32_t samples;     /* usage reports folded in (saturating) */
+    int64_t ratio_milli;  /* real prompt tokens per 1000 estimated (LG_CALIB_MIN ... LG_CALIB_MAX) */
+} lg_calibration;
+
+#define LG_CALIB_MIN 62    /* 1/16 */
+#define LG_CALIB_MAX 64000 /* 64 x */
+
 /* One account's window, in the shared store. Zeroed = empty. */
 typedef struct {
     int64_t span_ms;                 /* window + margin the ring was filled with; 0 = empty */
@@ -32,6 +45,9 @@ typedef struct {
     int64_t learned_limit[2];        /* limits the provider reported (0 = none) */
     int64_t limit[2];                /* the limits last enforced (for status; 0 = unlimited) */
     int64_t window_ms;               /* the window length last enforced (for status) */
+    lg_calibration calib[LG_CALIB_MODELS]; /* prompt estimate calibration per model (lg_charge_calibrate) */
+    int64_t seen_remaining[2];       /* remaining requests / tokens the last exact headers reported ... */
+    int64_t seen_until_ms;           /* ... valid until the provider could free room (0 = none) */
 } lg_window;
 
 /* The limits one admission is checked against. */
@@ -77,6 +93,7 @@ typedef struct {
     int64_t limit[2];
     int64_t remaining[2];
     int64_t reset_ms[2]; /* time until the provider frees room, relative to the response */
+    bool exact;          /* x-ratelimit-* counts (Anthropic rounds its remaining tokens to thousands) */
 } lg_ratelimit_info;
 
 /* Reads x-ratelimit-{limit,remaining,reset}-{requests,tokens} (OpenAI and compatibles; Go-duration or
@@ -89,14 +106,60 @@ bool lg_ratelimit_parse(const lg_header *h, size_t n, int64_t now_ms, lg_ratelim
  * reported remaining count caps admissions until its reset. */
 void lg_window_learn(lg_window *w, const lg_ratelimit_info *info, int64_t now_ms);
 
+/* The tokens the provider charged the request whose response reported info at now_ms, from its exact
+ * remaining counts: the previous exact response on w, or an empty window, left exactly one more request
+ * (so the request in between was this one) and nothing could leave the provider's window since (that
+ * response's resets were not due, with a margin). -1 when unknown. Remembers info for the next response. */
+int64_t lg_window_learn_charge(lg_window *w, const lg_ratelimit_info *info, int64_t now_ms);
+
 #define LG_ESTIMATE_DEFAULT_OUTPUT 1024 /* output tokens assumed when the request names no limit */
 #define LG_MODEL_MAX 64
 
-/* The token estimate of a request body in dialect d: ceil(body bytes / 4) for the prompt plus the requested
- * output limit (max_tokens, max_completion_tokens, max_output_tokens, generationConfig.maxOutputTokens,
- * request.generationConfig.maxOutputTokens, parameters.max_tokens), else LG_ESTIMATE_DEFAULT_OUTPUT
- * (LG_DIALECT_NONE: the prompt part only). The body's "model" is copied into model ("" when absent). */
-int64_t lg_estimate_tokens(lg_dialect d, const char *body, size_t len, char model[LG_MODEL_MAX]);
+/* What one scan of a request body says about its cost. */
+typedef struct {
+    int64_t text;     /* prompt tokens of the text the provider tokenizes (see lg_estimate_scan) */
+    int64_t envelope; /* ceil(body bytes / 4): the conservative prompt estimate before any calibration */
+    int64_t output;   /* the requested output limit, times the number of choices (n, candidateCount);
+                         -1 when the request names none */
+    char model[LG_MODEL_MAX]; /* the body's "model" ("" when absent or too long) */
+} lg_estimate;
+
+/* Scans a request body once, without building a tree. text: 3 + for every string the provider tokenizes
+ * (message contents, system prompts, inputs, tool names, descriptions and whole tool schemas with their
+ * keys) ceil(bytes / 4) + 1; the envelope (model, role, type, ids, flags, base64 data) is not counted.
+ * output: the first of max_completion_tokens, max_tokens, max_output_tokens (top level),
+ * generationConfig.maxOutputTokens, request.generationConfig.maxOutputTokens, parameters.max_tokens.
+ * A body that is not a JSON object: text = envelope, no output. LG_DIALECT_NONE: envelope only. */
+void lg_estimate_scan(lg_dialect d, const char *body, size_t len, lg_estimate *out);
+
+/* FNV-1a of a model name, never 0. */
+uint32_t lg_model_hash(const char *model);
+
+/* How a provider dialect counts a request against its token limit (see docs/ARCHITECTURE.md for sources). */
+typedef struct {
+    bool output_reserved;        /* a named output limit is counted at admission and never refunded */
+    bool output_counted;         /* output tokens count against the token limit at all */
+    bool refused_request_counts; /* a request refused as rate limited (not for quota) still counts */
+    bool error_tokens_count;     /* a request that failed otherwise keeps its token charge */
+} lg_charge_model;
+
+const lg_charge_model *lg_charge_model_of(lg_dialect d);
+
+/* The tokens to reserve at admission on window w: the prompt (text x the model's calibration on w, or the
+ * envelope while the model has none) plus, when the dialect counts output, the requested output limit
+ * (LG_ESTIMATE_DEFAULT_OUTPUT when none is named). LG_DIALECT_NONE: the envelope. */
+int64_t lg_charge_admit(lg_dialect d, const lg_estimate *e, const lg_window *w);
+
+/* What the provider counted for an attempt that reserved `reserved` tokens, given its outcome (per the
+ * dialect's charge model: the real usage, with a named output limit kept where it is never refunded) and
+ * learned (the charge read from the rate-limit headers, lg_window_learn_charge; -1 unknown), which can only
+ * raise it. *keep_request: whether the request stays in the window. */
+int64_t lg_charge_settle(lg_dialect d, const lg_estimate *e, int64_t reserved, const lg_outcome *o,
+                         int64_t learned, bool *keep_request);
+
+/* Folds a usage report (real prompt tokens of a request estimated as e) into w's calibration of e's model:
+ * the ratio real / e->text, bounded, averaged over reports; the least used entry makes room. */
+void lg_charge_calibrate(lg_window *w, const lg_estimate *e, int64_t real_prompt);
 
 /* OpenAI's published usage-tier limits per minute ("free", "tier-1" … "tier-5"; "tier1", "tier_1" and any
  * case accepted) for the model's family: o1/o3/o4 reasoning models, else the gpt-4o row. False for an

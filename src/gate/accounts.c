@@ -59,8 +59,9 @@ bool lg_accounts_init(lg_accounts *a, const lg_gate_request *req)
     }
     a->jitter = request_jitter();
     const lg_provider *p = req->prov;
-    char model[LG_MODEL_MAX];
-    a->tokens = lg_estimate_tokens(p->dialect, req->body, req->body ? req->body_len : 0, model);
+    lg_estimate_scan(p->dialect, req->body, req->body ? req->body_len : 0, &a->est);
+    a->tokens = lg_charge_admit(p->dialect, &a->est, NULL);
+    const char *model = a->est.model;
     a->limits.window_ms = p->limits.window_ms > 0 ? p->limits.window_ms : 60000;
     a->limits.margin_ms = lg_window_margin_ms(a->limits.window_ms);
     a->limits.limit[LG_DIM_REQUESTS] = p->limits.rpm;
@@ -135,6 +136,7 @@ static void admit_cb(lg_provider_slot *p, lg_account_slot *const *slots, size_t 
     take_snapshot(a, slots);
     drop_ticket(a, slots); /* a reservation not used (an earlier round) never stays behind */
     size_t pref = c->preferred < n ? c->preferred : p->current < n ? p->current : 0;
+    a->tokens = lg_charge_admit(a->req->prov->dialect, &a->est, &slots[pref]->window);
     size_t best = pref;
     int64_t best_at = 0, best_retry = 0;
     for (size_t k = 0; k < n; k++) {
@@ -220,15 +222,13 @@ struct record_ctx {
     bool save; /* a long cooldown started, changed or ended */
 };
 
-/* Settles the reservation of the attempt on account idx with what the provider answered. */
-static void reconcile(lg_accounts *a, lg_window *w, const lg_outcome *o)
+/* Settles the reservation of the attempt on account idx to what the provider counted (the dialect's charge
+ * model, raised to the charge its headers revealed, learned >= 0). */
+static void reconcile(lg_accounts *a, lg_window *w, const lg_outcome *o, int64_t learned)
 {
-    if (o->state == LG_STATE_RETRYABLE_RATE_LIMIT)
-        lg_window_adjust(w, a->ticket, -1, -a->tokens); /* refused: it never entered the provider's window */
-    else if (o->state == LG_STATE_SUCCESS && o->has_usage)
-        lg_window_adjust(w, a->ticket, 0, o->prompt_tokens + o->completion_tokens - a->tokens);
-    else if (o->state != LG_STATE_SUCCESS)
-        lg_window_adjust(w, a->ticket, 0, -a->tokens); /* an error generates no tokens */
+    bool keep;
+    int64_t counted = lg_charge_settle(a->req->prov->dialect, &a->est, a->tokens, o, learned, &keep);
+    lg_window_adjust(w, a->ticket, keep ? 0 : -1, counted - a->tokens);
     a->has_ticket = false;
 }
 
@@ -245,10 +245,15 @@ static void record_cb(lg_provider_slot *p, lg_account_slot *const *slots, size_t
         c->save = after != before && (after - c->now > LG_PERSIST_MIN_MS || before - c->now > LG_PERSIST_MIN_MS);
         if (c->o->state == LG_STATE_RETRYABLE_RATE_LIMIT)
             s->counters.rate_limited++;
-        if (a->has_ticket && a->ticket_account == c->idx)
-            reconcile(a, &s->window, c->o);
         lg_ratelimit_info info;
-        if (c->resp && lg_ratelimit_parse(c->resp->headers, c->resp->n_headers, c->now, &info))
+        bool rl = c->resp && lg_ratelimit_parse(c->resp->headers, c->resp->n_headers, c->now, &info);
+        int64_t learned = rl ? lg_window_learn_charge(&s->window, &info, c->now) : -1;
+        if (a->has_ticket && a->ticket_account == c->idx)
+            reconcile(a, &s->window, c->o, learned);
+        if (c->o->state == LG_STATE_SUCCESS && c->o->has_usage)
+            for (size_t i = 0; i < n; i++)
+                lg_charge_calibrate(&slots[i]->window, &a->est, c->o->prompt_tokens);
+        if (rl)
             lg_window_learn(&s->window, &info, c->now);
     } else {
         lg_policy_record_transport(&s->state);

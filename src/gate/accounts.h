@@ -18,7 +18,8 @@ typedef struct {
     lg_provider_slot local_prov;
     lg_account_state *snapshot;  /* states as last seen under the lock */
     lg_window_limits limits;     /* configured (or tier) limits; 0 = take the learned one, else unlimited */
-    int64_t tokens;              /* the request's token estimate */
+    lg_estimate est;             /* what the body says about its cost */
+    int64_t tokens;              /* the tokens reserved (or to reserve) for the request */
     double jitter;               /* this request's fraction of the wake-up spread after a cooldown, [0, 1) */
     bool has_ticket;             /* a place is reserved for the next (or current) attempt ... */
     size_t ticket_account;       /* ... in this account's window ... */
@@ -57,7 +58,8 @@ bool lg_accounts_confirm(lg_accounts *a, size_t idx, int64_t now_ms);
 void lg_accounts_release(lg_accounts *a);
 
 /* Folds the outcome of an attempt on account idx into the shared state and counters: policy state,
- * the window (a refused request leaves it, real token usage replaces the estimate), what the response's
+ * the window (settled to what the provider counted, lg_charge_settle), the calibration of the prompt
+ * estimate (every account of the provider), what the response's
  * rate-limit headers say (resp may be NULL); refreshes the snapshot; saves the long cooldowns to disk
  * when one started or ended. transport_failed: nothing to record but the attempt itself. */
 void lg_accounts_record(lg_accounts *a, size_t idx, const lg_outcome *o, const lg_response_view *resp,

@@ -1,53 +1,257 @@
-/* Token estimates at admission (see limiter.h): about 4 bytes of body per prompt token, plus the output
- * limit the request asks for. */
+/* Token estimates at admission (see limiter.h): one recursive-descent scan of the request body, counting
+ * the text the provider tokenizes and reading the output limit, the number of choices and the model,
+ * without building a tree or allocating. */
+#include <stdlib.h>
 #include <string.h>
-
-#include <cjson/cJSON.h>
 
 #include "llmgate/limiter.h"
 
-#define PARSE_MAX (8u << 20) /* bodies larger than this are not parsed: the default output is assumed */
+#define MAX_DEPTH 32
 
-/* Where each dialect's requests name their output limit, most specific first. Every path is tried for
- * every dialect, since OpenAI-compatible gateways accept each other's names. */
-static const char *const output_paths[][3] = {
-    {"max_completion_tokens", NULL, NULL},                         /* OpenAI chat (current name) */
-    {"max_tokens", NULL, NULL},                                    /* OpenAI chat, Anthropic, compatibles */
-    {"max_output_tokens", NULL, NULL},                             /* OpenAI Responses, Baidu ERNIE */
-    {"generationConfig", "maxOutputTokens", NULL},                 /* Gemini */
-    {"request", "generationConfig", "maxOutputTokens"},            /* Cloud Code */
-    {"parameters", "max_tokens", NULL},                            /* DashScope native */
+/* Where a value sits, as far as the output limit is concerned. */
+typedef enum { AT_OTHER, AT_TOP, AT_GENCONF, AT_REQUEST, AT_REQ_GENCONF, AT_PARAMS } place;
+
+/* The output-limit fields, most specific first (every one is tried for every dialect, since
+ * OpenAI-compatible gateways accept each other's names). */
+enum { OUT_MAX_COMPLETION, OUT_MAX_TOKENS, OUT_MAX_OUTPUT, OUT_GENCONF, OUT_REQ_GENCONF, OUT_PARAMS, OUT_N };
+
+typedef struct {
+    const char *p, *end;
+    int64_t text;
+    int64_t out[OUT_N]; /* -1 = absent */
+    int64_t choices;    /* n / candidateCount, -1 = absent */
+    lg_estimate *e;
+} scanner;
+
+/* Keys whose string values are envelope, not text the model reads. */
+static const char *const envelope_keys[] = {
+    "model", "role", "type", "id", "tool_call_id", "object", "user", "service_tier", "tool_choice",
+    "media_type", "mime_type", "mimeType", "detail", "format", "encoding_format", "reasoning_effort",
+    "modalities", "data", "anthropic_version", "finish_reason", "stop_reason",
 };
 
-/* The non-negative integer at path in doc, or -1. */
-static int64_t int_at(const cJSON *doc, const char *const path[3])
+/* Keys whose whole subtree (keys included) is serialized into the prompt. */
+static const char *const schema_keys[] = {"tools", "functions", "function_declarations", "functionDeclarations"};
+
+static bool key_is(const char *k, size_t n, const char *name)
 {
-    const cJSON *v = doc;
-    for (int i = 0; i < 3 && path[i] && v; i++)
-        v = cJSON_IsObject(v) ? cJSON_GetObjectItemCaseSensitive(v, path[i]) : NULL;
-    if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > 1e12)
-        return -1;
-    return (int64_t)v->valuedouble;
+    return k && strlen(name) == n && !memcmp(k, name, n);
 }
 
-int64_t lg_estimate_tokens(lg_dialect d, const char *body, size_t len, char model[LG_MODEL_MAX])
+static bool key_in(const char *k, size_t n, const char *const *set, size_t count)
 {
-    model[0] = '\0';
-    int64_t prompt = (int64_t)((len + 3) / 4);
-    if (d == LG_DIALECT_NONE)
-        return prompt;
-    int64_t output = -1;
-    size_t i = 0;
-    while (body && i < len && (body[i] == ' ' || body[i] == '\t' || body[i] == '\r' || body[i] == '\n'))
-        i++;
-    cJSON *doc = body && i < len && body[i] == '{' && len <= PARSE_MAX ? cJSON_ParseWithLength(body, len) : NULL;
-    if (doc) {
-        for (size_t p = 0; output < 0 && p < sizeof output_paths / sizeof output_paths[0]; p++)
-            output = int_at(doc, output_paths[p]);
-        const cJSON *m = cJSON_GetObjectItemCaseSensitive(doc, "model");
-        if (cJSON_IsString(m) && strlen(m->valuestring) < LG_MODEL_MAX)
-            strcpy(model, m->valuestring);
-        cJSON_Delete(doc);
+    for (size_t i = 0; i < count; i++)
+        if (key_is(k, n, set[i]))
+            return true;
+    return false;
+}
+
+static void skip_ws(scanner *s)
+{
+    while (s->p < s->end && (*s->p == ' ' || *s->p == '\t' || *s->p == '\r' || *s->p == '\n'))
+        s->p++;
+}
+
+/* A string at s->p (the opening quote); sets *start and *len to its raw bytes. False when unterminated. */
+static bool string_at(scanner *s, const char **start, size_t *len)
+{
+    const char *q = ++s->p;
+    while (q < s->end && *q != '"')
+        q += *q == '\\' ? 2 : 1;
+    if (q >= s->end)
+        return false;
+    *start = s->p;
+    *len = (size_t)(q - s->p);
+    s->p = q + 1;
+    return true;
+}
+
+static void count_text(scanner *s, size_t len)
+{
+    s->text += (int64_t)((len + 3) / 4) + 1;
+}
+
+/* A number or literal: its extent; the non-negative integer value for *num (-1 otherwise). */
+static bool scalar_at(scanner *s, int64_t *num)
+{
+    const char *q = s->p;
+    while (q < s->end && !strchr(",}] \t\r\n", *q))
+        q++;
+    if (q == s->p)
+        return false;
+    *num = -1;
+    if (*s->p >= '0' && *s->p <= '9' && q - s->p < 24) {
+        char buf[24], *stop;
+        memcpy(buf, s->p, (size_t)(q - s->p));
+        buf[q - s->p] = '\0';
+        double v = strtod(buf, &stop);
+        if (*stop == '\0' && v >= 0 && v <= 1e12)
+            *num = (int64_t)v;
     }
-    return prompt + (output >= 0 ? output : LG_ESTIMATE_DEFAULT_OUTPUT);
+    s->p = q;
+    return true;
+}
+
+/* The output field (OUT_*) a number under key k at place pl fills, or -1; *choices for n / candidateCount. */
+static int output_field(place pl, const char *k, size_t n, bool *choices)
+{
+    *choices = false;
+    switch (pl) {
+    case AT_TOP:
+        if (key_is(k, n, "n"))
+            *choices = true;
+        return key_is(k, n, "max_completion_tokens") ? OUT_MAX_COMPLETION
+               : key_is(k, n, "max_tokens")          ? OUT_MAX_TOKENS
+               : key_is(k, n, "max_output_tokens")   ? OUT_MAX_OUTPUT
+                                                     : -1;
+    case AT_GENCONF:
+    case AT_REQ_GENCONF:
+        if (key_is(k, n, "candidateCount"))
+            *choices = true;
+        return !key_is(k, n, "maxOutputTokens") ? -1 : pl == AT_GENCONF ? OUT_GENCONF : OUT_REQ_GENCONF;
+    case AT_PARAMS: return key_is(k, n, "max_tokens") ? OUT_PARAMS : -1;
+    default: return -1;
+    }
+}
+
+/* The place of the members of an object found under key k at place pl. */
+static place child_place(place pl, const char *k, size_t n)
+{
+    if (pl == AT_TOP && key_is(k, n, "generationConfig"))
+        return AT_GENCONF;
+    if (pl == AT_TOP && key_is(k, n, "request"))
+        return AT_REQUEST;
+    if (pl == AT_TOP && key_is(k, n, "parameters"))
+        return AT_PARAMS;
+    if (pl == AT_REQUEST && key_is(k, n, "generationConfig"))
+        return AT_REQ_GENCONF;
+    return AT_OTHER;
+}
+
+static bool value(scanner *s, int depth, place pl, const char *k, size_t kn, bool schema);
+
+/* An object at s->p whose members sit at place pl. */
+static bool object(scanner *s, int depth, place pl, bool schema)
+{
+    s->p++;
+    skip_ws(s);
+    if (s->p < s->end && *s->p == '}') {
+        s->p++;
+        return true;
+    }
+    for (;;) {
+        const char *k;
+        size_t kn;
+        skip_ws(s);
+        if (s->p >= s->end || *s->p != '"' || !string_at(s, &k, &kn))
+            return false;
+        if (schema)
+            count_text(s, kn);
+        skip_ws(s);
+        if (s->p >= s->end || *s->p++ != ':')
+            return false;
+        skip_ws(s);
+        bool sub_schema = schema || key_in(k, kn, schema_keys, sizeof schema_keys / sizeof *schema_keys);
+        if (!value(s, depth + 1, pl, k, kn, sub_schema))
+            return false;
+        skip_ws(s);
+        if (s->p < s->end && *s->p == ',') {
+            s->p++;
+            continue;
+        }
+        if (s->p < s->end && *s->p == '}') {
+            s->p++;
+            return true;
+        }
+        return false;
+    }
+}
+
+/* One value at s->p, found under key k (the member's key, or the enclosing array's) at place pl. */
+static bool value(scanner *s, int depth, place pl, const char *k, size_t kn, bool schema)
+{
+    if (depth > MAX_DEPTH || s->p >= s->end)
+        return false;
+    if (*s->p == '{')
+        return object(s, depth, child_place(pl, k, kn), schema);
+    if (*s->p == '[') {
+        s->p++;
+        skip_ws(s);
+        if (s->p < s->end && *s->p == ']') {
+            s->p++;
+            return true;
+        }
+        for (;;) {
+            skip_ws(s);
+            if (!value(s, depth + 1, AT_OTHER, k, kn, schema))
+                return false;
+            skip_ws(s);
+            if (s->p < s->end && *s->p == ',') {
+                s->p++;
+                continue;
+            }
+            if (s->p < s->end && *s->p == ']') {
+                s->p++;
+                return true;
+            }
+            return false;
+        }
+    }
+    if (*s->p == '"') {
+        const char *v;
+        size_t n;
+        if (!string_at(s, &v, &n))
+            return false;
+        if (pl == AT_TOP && key_is(k, kn, "model") && n < LG_MODEL_MAX && !memchr(v, '\\', n)) {
+            memcpy(s->e->model, v, n);
+            s->e->model[n] = '\0';
+        }
+        bool data_url = n >= 5 && !memcmp(v, "data:", 5);
+        if (schema || (!data_url && !key_in(k, kn, envelope_keys, sizeof envelope_keys / sizeof *envelope_keys)))
+            count_text(s, n);
+        return true;
+    }
+    int64_t num;
+    if (!scalar_at(s, &num))
+        return false;
+    bool choices;
+    int f = output_field(pl, k, kn, &choices);
+    if (f >= 0 && s->out[f] < 0)
+        s->out[f] = num;
+    if (choices && num >= 1 && s->choices < 0)
+        s->choices = num;
+    return true;
+}
+
+void lg_estimate_scan(lg_dialect d, const char *body, size_t len, lg_estimate *out)
+{
+    if (!body)
+        len = 0;
+    memset(out, 0, sizeof *out);
+    out->envelope = (int64_t)((len + 3) / 4);
+    out->text = out->envelope;
+    out->output = -1;
+    if (d == LG_DIALECT_NONE)
+        return;
+    scanner s = {.p = body, .end = body + len, .text = 3, .choices = -1, .e = out};
+    for (int f = 0; f < OUT_N; f++)
+        s.out[f] = -1;
+    skip_ws(&s);
+    if (s.p >= s.end || *s.p != '{' || !object(&s, 0, AT_TOP, false)) {
+        out->model[0] = '\0';
+        return;
+    }
+    out->text = s.text;
+    for (int f = 0; f < OUT_N && out->output < 0; f++)
+        out->output = s.out[f];
+    if (out->output >= 0 && s.choices > 1)
+        out->output *= s.choices < 128 ? s.choices : 128;
+}
+
+uint32_t lg_model_hash(const char *model)
+{
+    uint32_t h = 2166136261u;
+    for (const unsigned char *c = (const unsigned char *)model; *c; c++)
+        h = (h ^ *c) * 16777619u;
+    return h ? h : 1;
 }

@@ -86,6 +86,7 @@ bool lg_ratelimit_parse(const lg_header *h, size_t n, int64_t now_ms, lg_ratelim
 {
     for (int d = 0; d < 2; d++)
         out->limit[d] = out->remaining[d] = out->reset_ms[d] = -1;
+    out->exact = false;
     if (!any_header_with_prefix(h, n, "x-ratelimit-") && !any_header_with_prefix(h, n, "anthropic-ratelimit-"))
         return false;
     bool any = false;
@@ -93,9 +94,29 @@ bool lg_ratelimit_parse(const lg_header *h, size_t n, int64_t now_ms, lg_ratelim
     for (int d = 0; d < 2; d++)
         any |= read_dim(h, n, openai[d], now_ms, &out->limit[d], &out->remaining[d], &out->reset_ms[d]);
     if (any)
-        return true;
+        return out->exact = true;
     any = read_dim(h, n, "anthropic-ratelimit-requests-%s", now_ms, &out->limit[0], &out->remaining[0],
                    &out->reset_ms[0]);
     any |= anthropic_tokens(h, n, now_ms, &out->limit[1], &out->remaining[1], &out->reset_ms[1]);
     return any;
+}
+
+int64_t lg_window_learn_charge(lg_window *w, const lg_ratelimit_info *info, int64_t now_ms)
+{
+    const int64_t *r = info->remaining, *l = info->limit, *t = info->reset_ms;
+    if (!info->exact || r[0] < 0 || r[1] < 0) {
+        w->seen_until_ms = 0;
+        return -1;
+    }
+    int64_t charge = -1;
+    if (w->seen_until_ms > now_ms && w->seen_remaining[0] == r[0] + 1 && w->seen_remaining[1] >= r[1])
+        charge = w->seen_remaining[1] - r[1]; /* one admission since the previous response: this one */
+    else if (l[0] > 0 && l[1] > 0 && r[0] == l[0] - 1 && r[1] <= l[1])
+        charge = l[1] - r[1]; /* this request is the only one in the provider's window */
+    int64_t due = t[0] > 0 && t[1] > 0 ? (t[0] < t[1] ? t[0] : t[1]) : 0;
+    int64_t margin = lg_window_margin_ms(w->window_ms > 0 ? w->window_ms : 60000);
+    w->seen_remaining[0] = r[0];
+    w->seen_remaining[1] = r[1];
+    w->seen_until_ms = due > margin ? now_ms + due - margin : 0;
+    return charge;
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "mock/options.h"
+#include "mock/request.h"
 #include "mock/scenario.h"
 #include "mock/server.h"
 #include "mock/state.h"
@@ -96,6 +97,7 @@ int main(int argc, char **argv)
     uint64_t seed = o.has_seed ? o.seed : sc.has_seed ? sc.seed : (uint64_t)time(NULL) ^ (uint64_t)getpid();
     mock_limits defaults = {o.rpm, o.tpm, o.window_ms};
     mock_state_init(&sc, &defaults, seed);
+    mock_request_accounting(o.openai_accounting);
 
     sigset_t stop;
     sigemptyset(&stop);

@@ -9,13 +9,15 @@
 static const char USAGE[] =
     "usage: llmgate-mock [--port N] [--port-file FILE] [--tls-port N --cert FILE --key FILE]\n"
     "                    [--scenario FILE] [--rpm N] [--tpm N] [--window-ms N] [--threads N]\n"
-    "                    [--seed N] [--quiet]\n"
+    "                    [--seed N] [--accounting default|openai] [--quiet]\n"
     "A mock LLM provider on 127.0.0.1 (see docs/MOCK.md). Port 0 picks a free port; the ports are\n"
     "printed as port=N / tls_port=N lines and written to --port-file once listening.\n"
     "  --rpm N, --tpm N   requests / tokens allowed per key per window (0: unlimited, default)\n"
     "  --window-ms N      sliding window length (default 60000)\n"
     "  --threads N        server threads (default 4)\n"
-    "  --seed N           seed of the scenario's random errors\n";
+    "  --seed N           seed of the scenario's random errors\n"
+    "  --accounting MODE  default: a request costs its usage; openai: its prompt plus the requested\n"
+    "                     output limit, counted at admission and never refunded\n";
 
 /* Parses a decimal integer from min to max into *out; false when s is not one. */
 static bool parse_int(const char *s, int64_t min, int64_t max, int64_t *out)
@@ -98,6 +100,10 @@ int mock_options_parse(int argc, char **argv, mock_options *o)
             o->key = v;
         else if (!strcmp(a, "--scenario"))
             o->scenario = v;
+        else if (!strcmp(a, "--accounting") && (!strcmp(v, "default") || !strcmp(v, "openai")))
+            o->openai_accounting = !strcmp(v, "openai");
+        else if (!strcmp(a, "--accounting"))
+            return bad("%s: invalid value \"%s\"", a, v);
         else
             return bad("unknown option %s%s", a, "");
     }

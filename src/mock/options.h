@@ -13,6 +13,7 @@ typedef struct {
     const char *scenario;  /* NULL: none */
     int64_t rpm, tpm, window_ms;
     int threads;
+    bool openai_accounting; /* --accounting openai: prompt + requested output at admission (see docs/MOCK.md) */
     bool quiet;
     bool has_seed;
     uint64_t seed;

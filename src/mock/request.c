@@ -168,7 +168,51 @@ static void find_model(mock_request *r, const cJSON *body)
     r->model[len] = '\0';
 }
 
-/* Reads the JSON body: bad_json, stream flags, model and completion tokens. */
+static bool openai_accounting;
+
+void mock_request_accounting(bool openai)
+{
+    openai_accounting = openai;
+}
+
+/* The mock's own tokenizer for --accounting openai, deliberately unlike llmgate's estimate: the bytes of
+ * the strings a provider tokenizes (under content, text, system, prompt, input), a third of a token each,
+ * plus 4 tokens per message (an object with a role), plus the compact JSON of the tool schemas. */
+static void text_bytes(const cJSON *n, bool text, size_t *bytes, int64_t *messages)
+{
+    if (cJSON_IsString(n) && text) {
+        *bytes += strlen(n->valuestring);
+        return;
+    }
+    if (cJSON_IsObject(n) && cJSON_GetObjectItemCaseSensitive(n, "role"))
+        (*messages)++;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, n)
+    {
+        const char *k = cJSON_IsObject(n) ? c->string : NULL;
+        if (k && (!strcmp(k, "tools") || !strcmp(k, "functions"))) {
+            char *json = cJSON_PrintUnformatted(c);
+            *bytes += json ? strlen(json) : 0;
+            free(json);
+            continue;
+        }
+        bool t = k ? !strcmp(k, "content") || !strcmp(k, "text") || !strcmp(k, "system") || !strcmp(k, "prompt") ||
+                         !strcmp(k, "input")
+                   : text;
+        text_bytes(c, t, bytes, messages);
+    }
+}
+
+/* Prompt tokens by the mock's tokenizer (see text_bytes): 3 + 4 per message + ceil(text bytes / 3). */
+static int64_t tokenize(const cJSON *body)
+{
+    size_t bytes = 0;
+    int64_t messages = 0;
+    text_bytes(body, false, &bytes, &messages);
+    return 3 + 4 * messages + (int64_t)((bytes + 2) / 3);
+}
+
+/* Reads the JSON body: bad_json, stream flags, model and the tokens (see mock_request). */
 static void read_body(mock_request *r)
 {
     cJSON *body = r->body_len ? cJSON_ParseWithLength(r->body, r->body_len) : NULL;
@@ -179,12 +223,16 @@ static void read_body(mock_request *r)
     r->include_usage = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(so, "include_usage"));
     find_model(r, body);
     int64_t max = requested_max_tokens(body);
-    if (r->endpoint == MOCK_EP_EMBEDDING)
-        r->completion_tokens = 0;
-    else if (max <= 0)
-        r->completion_tokens = MOCK_DEFAULT_COMPLETION_TOKENS;
-    else
-        r->completion_tokens = max < MOCK_MAX_COMPLETION_TOKENS ? max : MOCK_MAX_COMPLETION_TOKENS;
+    int64_t requested = r->endpoint == MOCK_EP_EMBEDDING ? 0 : max > 0 ? max : MOCK_DEFAULT_COMPLETION_TOKENS;
+    r->prompt_tokens = r->body_len ? (int64_t)((r->body_len + 3) / 4) : 1;
+    if (openai_accounting && body) {
+        r->prompt_tokens = tokenize(body);
+        r->completion_tokens = requested < MOCK_REPLY_TOKENS ? requested : MOCK_REPLY_TOKENS;
+        r->charge_tokens = r->prompt_tokens + requested;
+    } else {
+        r->completion_tokens = requested < MOCK_MAX_COMPLETION_TOKENS ? requested : MOCK_MAX_COMPLETION_TOKENS;
+        r->charge_tokens = r->prompt_tokens + r->completion_tokens;
+    }
     cJSON_Delete(body);
 }
 
@@ -217,7 +265,6 @@ int mock_request_parse(mock_request *r, const char *method, const char *uri, con
         r->stream = sse && !strcasecmp(sse, "enable");
     }
     read_body(r);
-    r->prompt_tokens = body_len ? (int64_t)((body_len + 3) / 4) : 1;
     return 0;
 }
 

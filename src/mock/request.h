@@ -46,9 +46,20 @@ typedef struct {
     bool bad_json;      /* a non-empty body that is not JSON */
     bool too_large;     /* the body was over the size limit (set by the server; body is then cut) */
     char model[128];
-    int64_t prompt_tokens;     /* about body bytes / 4 */
-    int64_t completion_tokens; /* the request's max tokens, capped; default 16 */
+    /* Default accounting: prompt = ceil(body bytes / 4), completion = the requested output limit capped at
+     * 256 (default 16), charge = prompt + completion. OpenAI accounting (mock_request_accounting): prompt by
+     * the mock's tokenizer, completion = what the reply text takes (at most MOCK_REPLY_TOKENS), charge =
+     * prompt + the requested output limit, uncapped. */
+    int64_t prompt_tokens;
+    int64_t completion_tokens;
+    int64_t charge_tokens;     /* what the request costs in the key's token window */
 } mock_request;
+
+#define MOCK_REPLY_TOKENS 8 /* the completion tokens of the reply text under OpenAI accounting */
+
+/* Chooses how requests are counted (see mock_request.charge_tokens): OpenAI's documented accounting when
+ * openai is true, else the default. Call before serving. */
+void mock_request_accounting(bool openai);
 
 /* Fills r from the request line and headers (borrowed: they must outlive r) and the body.
  * Returns 0, or -1 when out of memory. */

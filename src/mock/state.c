@@ -149,7 +149,7 @@ static mock_outcome decide(keystate *k, const mock_request *req, mock_plan *plan
 void mock_state_plan(const mock_request *req, char *log_entry, mock_plan *plan)
 {
     memset(plan, 0, sizeof *plan);
-    int64_t now = lg_mono_ms(), tokens = req->prompt_tokens + req->completion_tokens;
+    int64_t now = lg_mono_ms(), tokens = req->charge_tokens;
     pthread_mutex_lock(&S.lock);
     plan->serial = ++S.serial;
     free(S.log[S.log_next]);

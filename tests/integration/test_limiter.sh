@@ -147,4 +147,17 @@ check "reconcile: none waited (${ms} ms)" test "$ms" -lt 2000
 used=$(LLMGATE_CONFIG=$LG_TMP/rec.json "$LG_CLI" status --json | lg_json 'j["providers"]["openai"]["accounts"]["rec"]["tokensUsed"]')
 check_eq "reconcile: the window holds the real usage the provider counted" "$(stat_of sk-rec tokens)" "$used"
 
+# 8. a provider that counts max_tokens at admission and never refunds it (the mock's OpenAI accounting):
+# 4 requests of 208 tokens fit 1000 a minute, the usage (16 each) would let a fifth through to a 429
+lg_start_mock --quiet --accounting openai --tpm 1000 --window-ms 60000
+MAXB='{"model":"gpt-4o-mini","max_tokens":200,"messages":[{"role":"user","content":"hi"}]}'
+write_config oa "$(openai "$(acct oa KEY_OA)" '"tpm": 1000, "window_ms": 60000')" '"max_rate_limit_wait_seconds": 2'
+codes=$(for _ in 1 2 3 4 5; do KEY_OA=sk-oa LLMGATE_CONFIG=$LG_TMP/oa.json LD_PRELOAD=$LG_LIB curl -s -o /dev/null \
+    -w '%{http_code}\n' --connect-to "api.openai.com:80:127.0.0.1:$MOCK_PORT" "$URL" -H 'Authorization: Bearer x' \
+    -d "$MAXB"; done)
+check_eq "max_tokens kept: four successes, the fifth answered by llmgate" "200 200 200 200 429" "$(echo $codes)"
+check_eq "max_tokens kept: the provider refused none" "0 4" "$(stat_of sk-oa rate_limited) $(stat_of sk-oa requests)"
+used=$(KEY_OA=sk-oa LLMGATE_CONFIG=$LG_TMP/oa.json "$LG_CLI" status --json | lg_json 'j["providers"]["openai"]["accounts"]["oa"]["tokensUsed"]')
+check_eq "max_tokens kept: the window holds what the provider counted" "$(stat_of sk-oa tokens)" "$used"
+
 lg_done

@@ -322,6 +322,21 @@ else
     not_ok "tests/gen-certs.sh creates the test certificates"
 fi
 
+# --- OpenAI accounting: prompt by the mock's tokenizer + the requested max_tokens, never refunded -------
+lg_start_mock --quiet --accounting openai --tpm 1000 --window-ms 60000
+O='{"model":"gpt-4o","max_tokens":400,"messages":[{"role":"system","content":"abcdef"},{"role":"user","content":"ghi"}]}'
+check_eq "openai accounting: 200" 200 "$(call -H 'Authorization: Bearer sk-acct' -d "$O" "$MOCK_URL/v1/chat/completions")"
+check_eq "openai accounting: usage is 3 + 4 per message + text/3, and the reply's 8 tokens" "14 8" \
+    "$(bjson "'%d %d' % (j['usage']['prompt_tokens'], j['usage']['completion_tokens'])")"
+check_eq "openai accounting: the window counted prompt + max_tokens (1000 - 414)" 586 "$(hdr x-ratelimit-remaining-tokens)"
+call -H 'Authorization: Bearer sk-acct' -d "$O" "$MOCK_URL/v1/chat/completions" >/dev/null
+check_eq "openai accounting: the third does not fit what is left (172)" 429 \
+    "$(call -H 'Authorization: Bearer sk-acct' -d "$O" "$MOCK_URL/v1/chat/completions")"
+check_match "openai accounting: refused on tokens" 'tokens per min \(TPM\): Limit 1000, Used 828, Requested 414' "$(body)"
+check_eq "openai accounting: /__stats counts the charge" 828 "$(lg_stats | lg_json "j['keys']['sk-acct']['tokens']")"
+"$LG_MOCK" --port 0 --accounting usage >/dev/null 2>&1
+check_eq "an unknown accounting exits with status 2" 2 "$?"
+
 # --- throughput ---------------------------------------------------------------------------------------
 lg_start_mock --quiet
 for w in 1 2 3 4; do load_cfg 500 "$MOCK_URL/v1/chat/completions" '{"max_tokens":4}' "sk-load-$w" >"$LG_TMP/load$w.cfg"; done

@@ -15,6 +15,7 @@
 #include "llmgate/clock.h"
 #include "llmgate/gate.h"
 #include "llmgate/store.h"
+#include "gate/accounts.h"
 
 typedef struct {
     char dir[64];
@@ -188,7 +189,9 @@ static void window_holds_real_usage_and_learned_limits(void **state)
     int64_t used, tokens;
     lg_window_usage(&s->window, lg_now_ms(), &used, &tokens, NULL);
     assert_int_equal(used, 1);
-    assert_int_equal(tokens, 12); /* not the estimate of about 512 */
+    /* OpenAI counts the named max_tokens at admission and never refunds it: the real prompt (7) + 500,
+     * not the usage (12) */
+    assert_int_equal(tokens, 7 + 500);
     assert_int_equal(s->window.learned_limit[0], 77);
     fake y = {.status = {200}, .headers = h, .n_headers = 3, .body = {OK_BODY}};
     lg_gate_run(&req, &t, &y);
@@ -197,7 +200,9 @@ static void window_holds_real_usage_and_learned_limits(void **state)
     assert_int_equal(s->window.limit[1], 100000);
 }
 
-static void refused_attempt_leaves_the_window(void **state)
+/* OpenAI says unsuccessful requests count against the per-minute limit: a refused attempt keeps its request
+ * but not its tokens. */
+static void refused_attempt_keeps_only_its_request_on_openai(void **state)
 {
     fixture *f = *state;
     lg_config *c = config(f, openai_config());
@@ -211,12 +216,67 @@ static void refused_attempt_leaves_the_window(void **state)
     assert_int_equal(x.calls, 2);
     assert_string_equal(x.keys[0], "sk-unit-a-123");
     assert_string_equal(x.keys[1], "sk-unit-b-456");
-    int64_t used_a, used_b, tok_b;
-    lg_window_usage(&slot_of(f, "openai", "a")->window, lg_now_ms(), &used_a, NULL, NULL);
+    int64_t used_a, tok_a, used_b, tok_b;
+    lg_window_usage(&slot_of(f, "openai", "a")->window, lg_now_ms(), &used_a, &tok_a, NULL);
     lg_window_usage(&slot_of(f, "openai", "b")->window, lg_now_ms(), &used_b, &tok_b, NULL);
+    assert_int_equal(used_a, 1);
+    assert_int_equal(tok_a, 0);
+    assert_int_equal(used_b, 1);
+    assert_int_equal(tok_b, 7 + 10);
+}
+
+#define ANT_OK "{\"type\":\"message\",\"content\":[],\"usage\":{\"input_tokens\":7,\"output_tokens\":5}}"
+#define ANT_LIMITED "{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\",\"message\":\"slow down\"}}"
+
+/* Anthropic counts input at admission adjusted to the real count and output as produced (max_tokens does not
+ * count): the window holds the usage; a refused attempt leaves it altogether. */
+static void anthropic_window_holds_the_usage_and_refusals_leave(void **state)
+{
+    fixture *f = *state;
+    lg_config *c = config(f, "{\"providers\": {\"anthropic\": {\"limits\": {\"tpm\": 100000, \"window_ms\": 60000}, "
+                             "\"accounts\": [{\"name\": \"a\", \"key\": \"sk-ant-unit-a\"}, "
+                             "{\"name\": \"b\", \"key\": \"sk-ant-unit-b\"}]}}, "
+                             "\"retry\": {\"switch_delay_ms\": 1, \"max_rate_limit_wait_seconds\": 5}}");
+    const char *body = "{\"model\":\"claude-x\",\"max_tokens\":500,\"messages\":[]}";
+    lg_gate_request req = {.cfg = c, .prov = provider(c, "anthropic"), .store = f->store, .replayable = true,
+                           .body = body, .body_len = strlen(body)};
+    fake x = {.status = {429, 200}, .body = {ANT_LIMITED, ANT_OK}};
+    lg_transport t = {.attempt = fake_attempt};
+    lg_gate_result res = lg_gate_run(&req, &t, &x);
+    assert_int_equal(res.status, 200);
+    assert_int_equal(x.calls, 2);
+    int64_t used_a, tok_a, used_b, tok_b;
+    lg_window_usage(&slot_of(f, "anthropic", "a")->window, lg_now_ms(), &used_a, &tok_a, NULL);
+    lg_window_usage(&slot_of(f, "anthropic", "b")->window, lg_now_ms(), &used_b, &tok_b, NULL);
     assert_int_equal(used_a, 0);
+    assert_int_equal(tok_a, 0);
     assert_int_equal(used_b, 1);
     assert_int_equal(tok_b, 12);
+}
+
+/* The usage calibrates the prompt estimate of the model on every account of the provider: the next
+ * request of that model is charged its text times the ratio, not its whole body. */
+static void usage_calibrates_the_next_estimate(void **state)
+{
+    fixture *f = *state;
+    lg_config *c = config(f, openai_config());
+    /* text: 3 + "0123456789abcdef" (16 bytes: 4 + 1) = 8; the envelope is about 23 */
+    const char *body = "{\"model\":\"gpt-4o\",\"max_tokens\":10,\"messages\":[{\"role\":\"user\",\"content\":\"0123456789abcdef\"}]}";
+    lg_gate_request req = {.cfg = c, .prov = provider(c, "openai"), .store = f->store, .replayable = true,
+                           .body = body, .body_len = strlen(body)};
+    lg_transport t = {.attempt = fake_attempt};
+    lg_accounts a;
+    assert_true(lg_accounts_init(&a, &req));
+    assert_int_equal(a.tokens, (int64_t)(strlen(body) + 3) / 4 + 10); /* no usage seen yet: the envelope */
+    fake x = {.status = {200}, .body = {"{\"usage\":{\"prompt_tokens\":16,\"completion_tokens\":3}}"}};
+    lg_gate_run(&req, &t, &x);
+    lg_admission ad = lg_accounts_admit(&a, LG_PREFER_CURRENT, lg_now_ms(), lg_now_ms() + 1000);
+    assert_true(ad.reserved);
+    assert_int_equal(a.tokens, 16 + 10); /* 8 x (16 / 8) + 10 */
+    for (const char *acct = "a"; acct; acct = *acct == 'a' ? "b" : NULL)
+        assert_int_equal(slot_of(f, "openai", acct)->window.calib[0].ratio_milli, 2000);
+    lg_accounts_release(&a);
+    lg_accounts_free(&a);
 }
 
 static void full_key_hands_over_to_one_with_room(void **state)
@@ -253,7 +313,9 @@ int main(void)
         T(plain_host_rule_is_paced),
         T(plain_host_rule_refused_past_the_maximum),
         T(window_holds_real_usage_and_learned_limits),
-        T(refused_attempt_leaves_the_window),
+        T(refused_attempt_keeps_only_its_request_on_openai),
+        T(anthropic_window_holds_the_usage_and_refusals_leave),
+        T(usage_calibrates_the_next_estimate),
         T(full_key_hands_over_to_one_with_room),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

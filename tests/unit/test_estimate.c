@@ -1,5 +1,6 @@
-/* Unit tests of the token estimate at admission (src/gate/estimate.c): prompt from the body size, output
- * from each dialect's limit field, the default when absent, the model, and any input. */
+/* Unit tests of the token estimate at admission (src/gate/estimate.c): one scan of the body counting the
+ * text the provider tokenizes (not the JSON envelope), the output limit per dialect times the number of
+ * choices, the default when absent, the model, and any input. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,13 +12,15 @@
 
 #include "llmgate/limiter.h"
 
-static int64_t est(lg_dialect d, const char *body, char model[LG_MODEL_MAX])
+static lg_estimate scan(lg_dialect d, const char *body)
 {
-    return lg_estimate_tokens(d, body, strlen(body), model);
+    lg_estimate e;
+    lg_estimate_scan(d, body, strlen(body), &e);
+    return e;
 }
 
-/* ceil(bytes / 4) for the prompt. */
-static int64_t prompt_of(const char *body)
+/* ceil(bytes / 4) for the envelope. */
+static int64_t envelope_of(const char *body)
 {
     return (int64_t)((strlen(body) + 3) / 4);
 }
@@ -25,7 +28,6 @@ static int64_t prompt_of(const char *body)
 static void output_limit_per_dialect(void **state)
 {
     (void)state;
-    char model[LG_MODEL_MAX];
     const struct {
         lg_dialect d;
         const char *body;
@@ -43,20 +45,58 @@ static void output_limit_per_dialect(void **state)
         {LG_DIALECT_DASHSCOPE, "{\"model\":\"qwen-max\",\"input\":{},\"parameters\":{\"max_tokens\":12}}", 12,
          "qwen-max"},
         {LG_DIALECT_BAIDU, "{\"messages\":[],\"max_output_tokens\":2048}", 2048, ""},
-        /* the current OpenAI name wins over the older one when both are present */
+        /* the current OpenAI name wins over the older one, whatever the order */
         {LG_DIALECT_OPENAI, "{\"max_tokens\":10,\"max_completion_tokens\":20}", 20, ""},
+        /* n choices of max_tokens each; Gemini's candidateCount */
+        {LG_DIALECT_OPENAI, "{\"n\":3,\"max_tokens\":100}", 300, ""},
+        {LG_DIALECT_GOOGLE, "{\"generationConfig\":{\"candidateCount\":2,\"maxOutputTokens\":50}}", 100, ""},
+        /* a nested max_tokens (inside a message) is not the request's */
+        {LG_DIALECT_OPENAI, "{\"messages\":[{\"max_tokens\":9}],\"max_tokens\":40}", 40, ""},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        int64_t got = est(cases[i].d, cases[i].body, model);
-        assert_int_equal(got, prompt_of(cases[i].body) + cases[i].output);
-        assert_string_equal(model, cases[i].model);
+        lg_estimate e = scan(cases[i].d, cases[i].body);
+        assert_int_equal(e.output, cases[i].output);
+        assert_string_equal(e.model, cases[i].model);
+        assert_int_equal(e.envelope, envelope_of(cases[i].body));
     }
 }
 
-static void default_output_when_absent_or_invalid(void **state)
+/* The text the provider tokenizes: 3 + per counted string ceil(bytes / 4) + 1. Roles, types, the model,
+ * ids, base64 data and data: URLs are envelope; tool schemas count whole, keys included. */
+static void text_counts_what_the_provider_tokenizes(void **state)
 {
     (void)state;
-    char model[LG_MODEL_MAX];
+    const struct {
+        const char *body;
+        int64_t text;
+    } cases[] = {
+        {"{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}", 3 + 2},
+        {"{\"messages\":[{\"role\":\"system\",\"content\":\"12345678\"},{\"role\":\"user\",\"content\":\"abcde\"}]}",
+         3 + 3 + 3},
+        /* content parts: the text counts, the type and the inline image do not */
+        {"{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"abcd\"},"
+         "{\"type\":\"image_url\",\"image_url\":{\"url\":\"data:image/png;base64,AAAAAAAAAAAAAAAA\"}}]}]}",
+         3 + 2},
+        /* Anthropic system and an image source */
+        {"{\"system\":\"be brief\",\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"image\",\"source\":"
+         "{\"type\":\"base64\",\"media_type\":\"image/png\",\"data\":\"QUFBQUFBQUFBQUFBQUFB\"}}]}]}",
+         3 + 3},
+        /* Gemini parts */
+        {"{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"hello world\"}]}]}", 3 + 4},
+        /* a tool schema: every key and string under tools counts */
+        {"{\"tools\":[{\"type\":\"function\"}]}", 3 + (2 + 3)},
+        /* numbers and literals are not text */
+        {"{\"temperature\":0.5,\"stream\":true,\"stop\":null}", 3},
+        /* escapes are counted by their raw bytes */
+        {"{\"input\":\"a\\\"b\"}", 3 + 2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        assert_int_equal(scan(LG_DIALECT_OPENAI, cases[i].body).text, cases[i].text);
+}
+
+static void no_output_and_envelope_when_absent_or_invalid(void **state)
+{
+    (void)state;
     const char *bodies[] = {
         "{\"model\":\"gpt-4o\",\"messages\":[]}",
         "{\"max_tokens\":-5}",
@@ -64,53 +104,79 @@ static void default_output_when_absent_or_invalid(void **state)
         "{\"generationConfig\":7}",
         "not json at all",
         "{\"max_tokens\":12",
+        "{\"messages\":[{\"content\":\"unterminated}]}",
+        "[1,2]",
         "",
     };
-    for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; i++)
-        assert_int_equal(est(LG_DIALECT_OPENAI, bodies[i], model), prompt_of(bodies[i]) + LG_ESTIMATE_DEFAULT_OUTPUT);
+    for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; i++) {
+        lg_estimate e = scan(LG_DIALECT_OPENAI, bodies[i]);
+        assert_int_equal(e.output, -1);
+        assert_int_equal(e.envelope, envelope_of(bodies[i]));
+    }
+    /* a body that does not scan falls back to the envelope as its text */
+    lg_estimate e = scan(LG_DIALECT_OPENAI, "{\"max_tokens\":12");
+    assert_int_equal(e.text, e.envelope);
 }
 
 static void plain_hosts_count_the_body_only(void **state)
 {
     (void)state;
-    char model[LG_MODEL_MAX];
     const char *body = "{\"max_tokens\":300,\"text\":\"hello\"}";
-    assert_int_equal(est(LG_DIALECT_NONE, body, model), prompt_of(body));
-    assert_int_equal(lg_estimate_tokens(LG_DIALECT_OPENAI, NULL, 0, model), LG_ESTIMATE_DEFAULT_OUTPUT);
+    lg_estimate e = scan(LG_DIALECT_NONE, body);
+    assert_int_equal(e.output, -1);
+    assert_int_equal(e.text, envelope_of(body));
+    lg_estimate_scan(LG_DIALECT_OPENAI, NULL, 10, &e);
+    assert_int_equal(e.envelope, 0);
+    assert_int_equal(e.output, -1);
 }
 
-static void model_too_long_or_not_a_string_is_empty(void **state)
+static void model_too_long_escaped_or_not_a_string_is_empty(void **state)
 {
     (void)state;
-    char model[LG_MODEL_MAX];
     char body[300];
     char longname[120];
     memset(longname, 'm', sizeof longname - 1);
     longname[sizeof longname - 1] = '\0';
     snprintf(body, sizeof body, "{\"model\":\"%s\",\"max_tokens\":1}", longname);
-    est(LG_DIALECT_OPENAI, body, model);
-    assert_string_equal(model, "");
-    est(LG_DIALECT_OPENAI, "{\"model\":42}", model);
-    assert_string_equal(model, "");
+    assert_string_equal(scan(LG_DIALECT_OPENAI, body).model, "");
+    assert_string_equal(scan(LG_DIALECT_OPENAI, "{\"model\":42}").model, "");
+    assert_string_equal(scan(LG_DIALECT_OPENAI, "{\"model\":\"a\\\"b\"}").model, "");
+    /* only the top-level model names the request's */
+    assert_string_equal(scan(LG_DIALECT_OPENAI, "{\"x\":{\"model\":\"inner\"},\"model\":\"outer\"}").model, "outer");
 }
 
-/* A body that is not NUL-terminated is read only up to its length. */
-static void reads_only_len_bytes(void **state)
+/* A body that is not NUL-terminated is read only up to its length; deep nesting is refused, not recursed. */
+static void reads_only_len_bytes_and_bounded_depth(void **state)
 {
     (void)state;
-    char model[LG_MODEL_MAX];
+    lg_estimate e;
     const char buf[] = "{\"max_tokens\":8}XXXXXXXX";
-    assert_int_equal(lg_estimate_tokens(LG_DIALECT_OPENAI, buf, 16, model), 4 + 8);
+    lg_estimate_scan(LG_DIALECT_OPENAI, buf, 16, &e);
+    assert_int_equal(e.output, 8);
+    assert_int_equal(e.envelope, 4);
+    char deep[2100];
+    size_t n = 0;
+    n += (size_t)snprintf(deep, sizeof deep, "{\"max_tokens\":5,\"a\":");
+    for (int i = 0; i < 1000; i++)
+        deep[n++] = '[';
+    for (int i = 0; i < 1000; i++)
+        deep[n++] = ']';
+    deep[n++] = '}';
+    deep[n] = '\0';
+    e = scan(LG_DIALECT_OPENAI, deep);
+    assert_int_equal(e.output, -1);
+    assert_int_equal(e.text, e.envelope);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(output_limit_per_dialect),
-        cmocka_unit_test(default_output_when_absent_or_invalid),
+        cmocka_unit_test(text_counts_what_the_provider_tokenizes),
+        cmocka_unit_test(no_output_and_envelope_when_absent_or_invalid),
         cmocka_unit_test(plain_hosts_count_the_body_only),
-        cmocka_unit_test(model_too_long_or_not_a_string_is_empty),
-        cmocka_unit_test(reads_only_len_bytes),
+        cmocka_unit_test(model_too_long_escaped_or_not_a_string_is_empty),
+        cmocka_unit_test(reads_only_len_bytes_and_bounded_depth),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -134,6 +134,51 @@ static void learned_into_the_window(void **state)
     assert_int_equal(lg_window_earliest(&w, &l, 10, NOW + 100, 0, &retry), NOW + 800);
 }
 
+/* Exact x-ratelimit-* remaining counts at fake time now_ms (resets "1s" for both). */
+static int64_t respond(lg_window *w, int64_t now_ms, const char *req_left, const char *tok_left)
+{
+    lg_header h[] = {{"x-ratelimit-limit-requests", "100"}, {"x-ratelimit-remaining-requests", req_left},
+                     {"x-ratelimit-reset-requests", "1s"},  {"x-ratelimit-limit-tokens", "10000"},
+                     {"x-ratelimit-remaining-tokens", tok_left}, {"x-ratelimit-reset-tokens", "1s"}};
+    lg_ratelimit_info in;
+    assert_true(lg_ratelimit_parse(h, 6, now_ms, &in));
+    assert_true(in.exact);
+    return lg_window_learn_charge(w, &in, now_ms);
+}
+
+/* The charge the provider counted: from an empty window (limit - remaining), then from consecutive
+ * responses one request apart; unknown when more than one request came between, when room could have been
+ * freed meanwhile (the previous resets were due), or when the remaining counts went up. */
+static void charge_learned_from_consecutive_remaining_counts(void **state)
+{
+    (void)state;
+    static lg_window w;
+    w.window_ms = 10000; /* the margin against due resets: 200 ms */
+    assert_int_equal(respond(&w, NOW, "99", "9757"), 243);          /* the only request in the window */
+    assert_int_equal(respond(&w, NOW + 100, "98", "9514"), 243);    /* one request later */
+    assert_int_equal(respond(&w, NOW + 200, "96", "9000"), -1);     /* two requests between: unknown */
+    assert_int_equal(respond(&w, NOW + 300, "95", "8800"), 200);
+    assert_int_equal(respond(&w, NOW + 1200, "94", "8600"), -1);    /* the previous reset (1 s) was due */
+    assert_int_equal(respond(&w, NOW + 1300, "93", "8700"), -1);    /* tokens went up: something left */
+    assert_int_equal(respond(&w, NOW + 1400, "92", "8650"), 50);
+}
+
+/* Anthropic rounds its remaining tokens to thousands: nothing is learned from them, and they break the
+ * sequence. */
+static void rounded_counts_teach_nothing(void **state)
+{
+    (void)state;
+    static lg_window w;
+    assert_int_equal(respond(&w, NOW, "99", "9757"), 243);
+    lg_header h[] = {{"anthropic-ratelimit-requests-limit", "100"}, {"anthropic-ratelimit-requests-remaining", "98"},
+                     {"anthropic-ratelimit-tokens-limit", "10000"}, {"anthropic-ratelimit-tokens-remaining", "9000"}};
+    lg_ratelimit_info in;
+    assert_true(lg_ratelimit_parse(h, 4, NOW + 10, &in));
+    assert_false(in.exact);
+    assert_int_equal(lg_window_learn_charge(&w, &in, NOW + 10), -1);
+    assert_int_equal(respond(&w, NOW + 20, "97", "9000"), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -144,6 +189,8 @@ int main(void)
         cmocka_unit_test(past_reset_is_zero_and_garbage_ignored),
         cmocka_unit_test(nothing_to_learn),
         cmocka_unit_test(learned_into_the_window),
+        cmocka_unit_test(charge_learned_from_consecutive_remaining_counts),
+        cmocka_unit_test(rounded_counts_teach_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
