@@ -117,6 +117,8 @@ static void admit_cb(lg_provider_slot *p, lg_account_slot *const *slots, size_t 
 {
     struct admit_ctx *c = vctx;
     lg_accounts *a = c->a;
+    for (size_t i = 0; i < n; i++) /* a cooldown restored from disk or set under another config */
+        lg_policy_clamp_cooldown(&a->req->cfg->backoff, &slots[i]->state, c->now);
     take_snapshot(a, slots);
     drop_ticket(a, slots); /* a reservation not used (an earlier round) never stays behind */
     size_t pref = c->preferred < n ? c->preferred : p->current < n ? p->current : 0;

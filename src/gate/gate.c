@@ -177,6 +177,7 @@ lg_gate_result lg_gate_run(const lg_gate_request *req, const lg_transport *t, vo
         }
         res.verdict = LG_GATE_DELIVER;
         lg_classify(p->dialect, &resp, &res.outcome);
+        lg_policy_sanitize_hint(&req->cfg->backoff, &res.outcome, now);
         lg_accounts_record(&a, idx, &res.outcome, &resp, false, now);
         if (is_failure(&res.outcome))
             log_failure(p, &p->accounts[idx], resp.status, &res.outcome);
