@@ -293,3 +293,24 @@ int64_t lg_accounts_soonest_ms(const lg_accounts *a, int64_t now_ms)
     }
     return best < 0 ? 0 : best;
 }
+
+struct notice_ctx {
+    int64_t now, interval;
+    bool due;
+};
+
+static void notice_cb(lg_provider_slot *p, lg_account_slot *const *slots, size_t n, void *vctx)
+{
+    struct notice_ctx *c = vctx;
+    /* A time ahead of now (a clock set back) does not silence notices forever. */
+    c->due = c->now - p->notice_ms >= c->interval || p->notice_ms > c->now;
+    if (c->due)
+        p->notice_ms = c->now;
+}
+
+bool lg_accounts_notice_due(lg_accounts *a, int64_t now_ms, int64_t interval_ms)
+{
+    struct notice_ctx c = {.now = now_ms, .interval = interval_ms};
+    with_slots(a, notice_cb, &c);
+    return c.due;
+}

@@ -9,16 +9,18 @@
 #include "llmgate/log.h"
 
 #define NOTICE_AFTER_MS 3000     /* a wait this long gets a notice on stderr */
-#define NOTICE_INTERVAL_MS 10000 /* at most one notice per provider this often */
+#define NOTICE_INTERVAL_MS 10000 /* at most one notice per provider this often, across processes */
 
-/* Sleeps before the next attempt, telling the user once when the wait is long. */
-static void wait_for(const lg_provider *p, int64_t ms, const char *why)
+/* Sleeps before the next attempt, telling the user when the wait is long: once per request at most, and
+ * only when no process told it for this provider within NOTICE_INTERVAL_MS. */
+static void wait_for(lg_accounts *a, int64_t ms, const char *why)
 {
+    const lg_provider *p = a->req->prov;
     if (ms <= 0)
         return;
     lg_log(LG_LOG_INFO, "[Wait] %s: %s, waiting %lldms", p->name, why, (long long)ms);
-    if (ms >= NOTICE_AFTER_MS)
-        lg_notice(p->name, NOTICE_INTERVAL_MS, "%s: %s, waiting %llds", p->name, why,
+    if (ms >= NOTICE_AFTER_MS && !a->noticed && lg_accounts_notice_due(a, lg_now_ms(), NOTICE_INTERVAL_MS))
+        lg_notice(&a->noticed, p->name, NOTICE_INTERVAL_MS, "%s: %s, waiting %llds", p->name, why,
                   (long long)((ms + 999) / 1000));
     lg_sleep_ms(ms);
 }
@@ -80,10 +82,10 @@ static bool admit(lg_accounts *a, const lg_gate_request *req, size_t preferred, 
         }
         *waited = true;
         if (!ad.reserved) {
-            wait_for(req->prov, ad.retry_ms, "rate limits full beyond the reservable horizon");
+            wait_for(a, ad.retry_ms, "rate limits full beyond the reservable horizon");
             continue;
         }
-        wait_for(req->prov, ad.at_ms - now,
+        wait_for(a, ad.at_ms - now,
                  a->snapshot[ad.idx].cooldown_until_ms > now ? "all accounts rate limited" : "rate limit window full");
         if (lg_accounts_confirm(a, ad.idx, lg_now_ms())) {
             *idx = ad.idx;
@@ -194,7 +196,7 @@ lg_gate_result lg_gate_run(const lg_gate_request *req, const lg_transport *t, vo
                 lg_log(LG_LOG_INFO, "[Account] %s: %s -> %s (%s)", p->name, p->accounts[idx].name,
                        p->accounts[act.account].name, lg_reason_name(res.outcome.reason));
             }
-            wait_for(p, act.delay_ms, act.switched ? "switching account" : "rate limited, backing off");
+            wait_for(&a, act.delay_ms, act.switched ? "switching account" : "rate limited, backing off");
             if (!readmit(&a, req, act.account, deadline, &idx))
                 break;
             continue;
