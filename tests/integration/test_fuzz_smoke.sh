@@ -5,7 +5,7 @@
 source "$(dirname "$0")/../lib.sh"
 bins=$(find "$LG_BUILD/fuzz" -maxdepth 1 -name "fuzz_*" -type f -executable 2>/dev/null)
 [ -n "$bins" ] || { not_ok "fuzz harnesses are built (make fuzz-build)"; exit 1; }
-out=$(bash "$LG_ROOT/tests/fuzz/run.sh" "${LG_FUZZ_SMOKE_SECONDS:-3}" "$LG_TMP/corpus" 2>&1)
+out=$(bash "$LG_ROOT/tests/fuzz/run.sh" "${LG_FUZZ_SMOKE_SECONDS:-3}" "$LG_TMP/corpus" "$LG_BUILD/fuzz/smoke" 2>&1)
 rc=$?
 while read -r name execs _ rate _ verdict; do
     check_eq "$name: no crash, no regression ($execs execs, $rate execs/s)" ok "$verdict"
