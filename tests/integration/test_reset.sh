@@ -58,11 +58,14 @@ check "long is gone from the saved cooldowns" bash -c "! grep -q '	long	' '$stat
 "$LG_CLI" reset nobody >/dev/null 2>"$LG_TMP/reset.err"
 check_eq "reset of an unknown provider fails" "1 llmgate: no account nobody in the state" "$? $(cat "$LG_TMP/reset.err")"
 
-# a cooldown on disk running far longer than any the policy sets is cut to 24 h when restored and used
-printf 'llmgate-cooldowns 1\nopenai\tlong\t%s\t32472144000000\tQUOTA_EXHAUSTED\t1\t%s\n' "$(digest sk-r-long)" \
-    "$(date +%s%3N)" >"$state"
+# on disk: a cooldown until 2999 is not restored; one of ten days (longer than any the policy sets) is,
+# and is cut to 24 h when the account is next considered
+now=$(date +%s%3N)
+printf 'llmgate-cooldowns 1\nopenai\tlong\t%s\t%s\tQUOTA_EXHAUSTED\t1\t%s\nopenai\tbackup\t%s\t32472144000000\tQUOTA_EXHAUSTED\t1\t%s\n' \
+    "$(digest sk-r-long)" $((now + 10 * day)) "$now" "$(digest sk-r-backup)" "$now" >"$state"
 rm -rf "$XDG_RUNTIME_DIR/llmgate"
-check_eq "restored from disk: the year-2999 cooldown" "False" "$(acct openai long available)"
+check_eq "restored from disk: the ten-day cooldown, not the one until 2999" "False False" \
+    "$(acct openai long available) $("$LG_CLI" status --json | lg_json "'backup' in j['providers']['openai']['accounts']")"
 curl -s -X POST "$MOCK_URL/__reset" >/dev/null
 check_eq "then a request: main is tried (its short cooldown was not kept), long is skipped" "200 1 0" \
     "$(openai) $(stat_of sk-r-main requests) $(stat_of sk-r-long requests)"
