@@ -33,6 +33,8 @@ MOCK := $(B)/llmgate-mock
 
 DEPS_PKGS := build-essential pkg-config libcurl4-openssl-dev libcjson-dev uthash-dev libmicrohttpd-dev \
              libcmocka-dev libhttp-parser-dev libhiredis-dev libssl-dev curl openssl python3 ca-certificates
+# clang with libFuzzer (its recommended compiler-rt): the fuzz harnesses, built for the test suite's smoke
+DEPS_PKGS += clang
 
 .PHONY: all test bench demo install clean deps unit clients asan fuzz fuzz-build
 .SECONDARY:
