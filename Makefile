@@ -33,8 +33,10 @@ MOCK := $(B)/llmgate-mock
 
 DEPS_PKGS := build-essential pkg-config libcurl4-openssl-dev libcjson-dev uthash-dev libmicrohttpd-dev \
              libcmocka-dev libhttp-parser-dev libhiredis-dev libssl-dev curl openssl python3 ca-certificates
+# clang with libFuzzer (its recommended compiler-rt): the fuzz harnesses, built for the test suite's smoke
+DEPS_PKGS += clang
 
-.PHONY: all test bench demo install clean deps unit clients
+.PHONY: all test bench demo install clean deps unit clients asan fuzz fuzz-build
 .SECONDARY:
 all: $(LIB) $(CLI) $(MOCK)
 
@@ -73,7 +75,34 @@ $(B)/clients/%: tests/clients/%.c
 unit: $(UNIT_BIN)
 clients: $(CLIENT_BIN)
 
-test: all unit clients
+# The preload library built with AddressSanitizer and UBSan, for the ASan-built test clients (load it with
+# the ASan runtime first: LD_PRELOAD="$$(cc -print-file-name=libasan.so) build/asan/libllmgate.so").
+ASAN_LIB := $(B)/asan/libllmgate.so
+SAN_HOOK_OBJ := $(HOOK_SRC:%.c=$(B)/san/%.o)
+$(ASAN_LIB): $(SAN_CORE_OBJ) $(SAN_HOOK_OBJ) src/hook/exports.map
+	@mkdir -p $(dir $@)
+	$(CC) $(SANFLAGS) -shared -Wl,--version-script=src/hook/exports.map -Wl,-z,now -o $@ $(SAN_CORE_OBJ) $(SAN_HOOK_OBJ) $(CORE_LIBS)
+asan: $(ASAN_LIB)
+
+# libFuzzer harnesses (tests/fuzz/fuzz_*.c, clang): `make fuzz` runs each for FUZZ_SECONDS on a seed corpus
+# from tests/fixtures; the test suite runs a short smoke of each.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_FLAGS   := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
+                -Wno-bitwise-instead-of-logical
+FUZZ_BIN     := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_CORE_OBJ := $(CORE_SRC:%.c=$(B)/fuzzobj/%.o)
+$(B)/fuzzobj/%.o: %.c $(wildcard include/llmgate/*.h) | $(B)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CFLAGS) $(FUZZ_FLAGS) -MMD -c $< -o $@
+$(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/response.h $(FUZZ_CORE_OBJ)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_CORE_OBJ) $(CORE_LIBS)
+fuzz-build: $(FUZZ_BIN)
+fuzz: fuzz-build
+	@bash tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+test: all unit clients asan fuzz-build
 	@bash tests/run.sh
 
 bench: all clients

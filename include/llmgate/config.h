@@ -63,6 +63,7 @@ typedef struct {
     int64_t reset_after_ms;              /* 120000 */
     int64_t single_account_base_ms;      /* 1000 */
     int64_t single_account_max_ms;       /* 60000 */
+    int64_t max_hint_ms;                 /* 86400000: longest server wait hint honoured (clamp) */
 } lg_backoff_conf;
 
 typedef enum { LG_LOG_ERROR = 0, LG_LOG_WARN, LG_LOG_INFO, LG_LOG_DEBUG } lg_log_level;

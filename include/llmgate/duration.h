@@ -18,4 +18,11 @@ bool lg_parse_http_date(const char *s, size_t len, int64_t *unix_ms);
 /* RFC 3339 / ISO 8601 ("2024-03-26T20:00:00Z", "...+08:00", fractional seconds) to Unix ms. */
 bool lg_parse_rfc3339(const char *s, size_t len, int64_t *unix_ms);
 
+/* A server wait hint longer than this (a date in 2999, a broken clock) is absurd: ignored, not clamped. */
+#define LG_HINT_ABSURD_MS (366LL * 86400000)
+
+/* A relative wait hint made sane: -1 (no hint) when negative or longer than LG_HINT_ABSURD_MS, else
+ * min(ms, max_ms). */
+int64_t lg_hint_clamp(int64_t ms, int64_t max_ms);
+
 #endif

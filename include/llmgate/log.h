@@ -8,10 +8,11 @@
 /* Reads LLMGATE_DEBUG / LLMGATE_LOG and the config's log settings. Safe to call again after fork. */
 void lg_log_init(const lg_config *cfg);
 void lg_log(lg_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* One notice line on stderr even when logging is off ("llmgate: ..."), debounced per key string:
- * at most once per min_interval_ms for the same key. */
-void lg_notice(const char *key, int64_t min_interval_ms, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* One notice line on stderr even when logging is off ("llmgate: ..."): at most one per request (nothing
+ * when *once, the request's own flag, is already set; set when the line is printed) and, within the
+ * process, at most once per min_interval_ms for the same key string. */
+void lg_notice(bool *once, const char *key, int64_t min_interval_ms, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* Re-initialises the log's process-local lock in a child after fork. */
 void lg_log_after_fork(void);

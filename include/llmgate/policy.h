@@ -41,7 +41,8 @@ typedef struct {
 } lg_action;
 
 /* Folds one classified response of account st into its state: dedup window, failure count reset after
- * reset_after_ms, cooldown by reason (quota steps by failures, server hint when longer / when given;
+ * reset_after_ms, cooldown by reason (quota steps by failures, server hint when longer / when given, clamped to
+ * max_hint_ms, a time already past or an absurd hint ignored;
  * a short hint never shortens a quota lock; retry_at_ms honoured). n_accounts == 1 uses the single-account
  * exponential backoff as the cooldown. SUCCESS clears the cooldown (failures reset by time only).
  * NON_RETRYABLE changes nothing, except NON_RETRYABLE + QUOTA_EXHAUSTED, a billing block of this key,
@@ -70,6 +71,16 @@ bool lg_policy_claim_probe(lg_account_state *st, int64_t now_ms);
 /* An attempt on the key failed in the transport (not the key's fault): a probe it was ends, so that the
  * others need not wait for its lease. */
 void lg_policy_record_transport(lg_account_state *st);
+
+/* Makes o's wait hint relative to now_ms and sane: retry_after_ms is the hint (retry_at_ms - now when only
+ * a time was given) clamped to b->max_hint_ms, or LG_NO_HINT when there is none or it is a time already
+ * past or absurd (over LG_HINT_ABSURD_MS); retry_at_ms becomes LG_NO_HINT. lg_policy_record applies the
+ * same rule to an outcome not sanitized. */
+void lg_policy_sanitize_hint(const lg_backoff_conf *b, lg_outcome *o, int64_t now_ms);
+
+/* Shortens a cooldown running longer than any the policy can set now (max_hint_ms, or a longer configured
+ * quota step or default): one restored from disk, or set under another configuration. True when it did. */
+bool lg_policy_clamp_cooldown(const lg_backoff_conf *b, lg_account_state *st, int64_t now_ms);
 
 /* Decides the next step after the attempt on account `current` got outcome o (already recorded into
  * states[current]). SUCCESS, NON_RETRYABLE (but for quota) and non-replayable requests are delivered;

@@ -33,6 +33,7 @@ typedef struct {
 /* Per-provider shared record. */
 typedef struct {
     uint32_t current; /* index of the account new requests start on */
+    int64_t notice_ms; /* Unix ms of the last long-wait notice any process printed for this provider */
 } lg_provider_slot;
 
 /* Identity of an account in the store: provider name, account name and key digest ("" = unknown). */

@@ -246,7 +246,8 @@ static void set_state(lg_outcome *out, lg_sig s, int st)
     }
 }
 
-/* Picks the wait hint by precedence; an absolute time becomes relative to Date when there is one. */
+/* Picks the wait hint by precedence; an absolute time becomes relative to Date when there is one. A time
+ * already past, or a hint beyond LG_HINT_ABSURD_MS, is no hint. */
 static void set_hint(lg_outcome *out, const lg_response_view *r, const lg_cls *c, lg_sig s)
 {
     int64_t ms = LG_NO_HINT, at = LG_NO_HINT;
@@ -263,11 +264,11 @@ static void set_hint(lg_outcome *out, const lg_response_view *r, const lg_cls *c
         const char *date = lg_header_get(r->headers, r->n_headers, "date");
         int64_t now;
         if (date && lg_parse_http_date(date, strlen(date), &now))
-            ms = at > now ? at - now : 0;
+            ms = at > now ? at - now : LG_NO_HINT;
         else
             out->retry_at_ms = at;
     }
-    out->retry_after_ms = ms;
+    out->retry_after_ms = lg_hint_clamp(ms, LG_HINT_ABSURD_MS);
 }
 
 static void set_usage(lg_outcome *out, const lg_cls *c)

@@ -42,6 +42,7 @@ typedef struct {
     row *v;
     size_t n, cap;
     bool oom;
+    size_t corrupt; /* slots with corrupt names seen */
     int64_t now;
 } rows;
 
@@ -85,11 +86,18 @@ static void add_counters(lg_account_counters *to, const lg_account_counters *c)
     to->given_up += c->given_up;
 }
 
-/* Visitor: copies (and merges) one slot; runs under the store lock, so it only copies. */
+/* Visitor: copies (and merges) one slot; runs under the store lock, so it only copies. A slot whose names
+ * are not printable, NUL-terminated text (a corrupt file) is shown as provider "(corrupt)", account "#N". */
 static void collect(const char *provider, const char *account, const char *digest, const lg_account_slot *slot,
                     void *ctx)
 {
     rows *r = ctx;
+    char corrupt_no[LG_NAME_MAX];
+    if (!lg_cli_name_ok(provider, LG_NAME_MAX) || !lg_cli_name_ok(account, LG_NAME_MAX)) {
+        snprintf(corrupt_no, sizeof corrupt_no, "#%zu", ++r->corrupt);
+        provider = "(corrupt)";
+        account = corrupt_no;
+    }
     for (size_t i = 0; i < r->n; i++) {
         row *w = &r->v[i];
         if (strcmp(w->provider, provider) || strcmp(w->account, account))
@@ -392,31 +400,6 @@ static int usage(FILE *f)
     return f == stderr ? 2 : 0;
 }
 
-/* The state file the configuration names (NULL = default) into *path (caller frees); false when the
- * configured backend is not the shared-memory one. Config problems are reported and the default used. */
-static bool configured_store(const char *config, char **path)
-{
-    lg_errors errs = {0};
-    lg_config *cfg = lg_config_load(config, &errs);
-    *path = NULL;
-    bool ok = true;
-    if (!cfg) {
-        for (size_t i = 0; i < errs.n; i++)
-            fprintf(stderr, "llmgate: config: %s\n", errs.items[i]);
-        fprintf(stderr, "llmgate: showing the default state file\n");
-    } else if (strcmp(cfg->store_backend, "shm") != 0 && cfg->store_backend[0]) {
-        fprintf(stderr, "llmgate: status reads the shm store; this configuration uses store backend '%s'\n",
-                cfg->store_backend);
-        ok = false;
-    } else if (cfg->store_path) {
-        *path = strdup(cfg->store_path);
-        ok = *path != NULL;
-    }
-    lg_errors_free(&errs);
-    lg_config_free(cfg);
-    return ok;
-}
-
 int lg_cmd_status(int argc, char **argv)
 {
     format fmt = FMT_TEXT;
@@ -444,7 +427,7 @@ int lg_cmd_status(int argc, char **argv)
             return usage(stderr);
     }
     char *path;
-    if (!configured_store(config, &path))
+    if (!lg_cli_store_path(config, "status", &path))
         return 1;
     int rc;
     do {

@@ -2,6 +2,9 @@
 #ifndef LLMGATE_CLI_COMMANDS_H
 #define LLMGATE_CLI_COMMANDS_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 /* llmgate classify [--provider NAME] FILE... : one JSON object per fixture file (or raw HTTP on stdin). */
 int lg_cmd_classify(int argc, char **argv);
 /* llmgate check-config [FILE] : the effective configuration, or the problems (exit 1). */
@@ -10,5 +13,16 @@ int lg_cmd_check_config(int argc, char **argv);
 int lg_cmd_run(int argc, char **argv);
 /* llmgate status [--json|--prometheus|--watch] : shared state per provider and account. */
 int lg_cmd_status(int argc, char **argv);
+/* llmgate reset [--config FILE] [PROVIDER[/ACCOUNT]] : clears cooldowns (shared store and the saved file). */
+int lg_cmd_reset(int argc, char **argv);
+
+/* The state file the configuration (config NULL = the searched one) names into *path (NULL = the default;
+ * caller frees). False, with a line on stderr, when the configured backend is not the shared-memory one;
+ * config problems are reported and the default used. `command` names the caller in messages. */
+bool lg_cli_store_path(const char *config, const char *command, char **path);
+
+/* True when the name field s of cap bytes (a slot of the shared store) holds a non-empty, NUL-terminated
+ * name of valid UTF-8 without control characters: safe to print. */
+bool lg_cli_name_ok(const char *s, size_t cap);
 
 #endif

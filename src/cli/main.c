@@ -10,7 +10,8 @@ static int usage(FILE *f)
           "  run [--config FILE] -- CMD [ARGS]   run CMD with llmgate preloaded\n"
           "  status [--json|--prometheus|--watch] show accounts, cooldowns and counters\n"
           "  classify [--provider NAME] FILE...  classify responses (fixture JSON, or raw HTTP on stdin)\n"
-          "  check-config [FILE]                 validate and print the effective configuration\n",
+          "  check-config [FILE]                 validate and print the effective configuration\n"
+          "  reset [PROVIDER[/ACCOUNT]]          clear cooldowns by hand (all, a provider's, or one account's)\n",
           f);
     return f == stderr ? 2 : 0;
 }
@@ -30,6 +31,8 @@ int main(int argc, char **argv)
         return lg_cmd_run(argc - 1, argv + 1);
     if (!strcmp(cmd, "status"))
         return lg_cmd_status(argc - 1, argv + 1);
+    if (!strcmp(cmd, "reset"))
+        return lg_cmd_reset(argc - 1, argv + 1);
     fprintf(stderr, "llmgate: unknown command '%s'\n", cmd);
     return usage(stderr);
 }

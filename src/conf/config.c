@@ -16,7 +16,7 @@ static const char *const retry_keys[] = {"switch_on_first_rate_limit", "max_rate
 static const char *const backoff_keys[] = {"quota_exhausted_ms", "rate_limit_exceeded_ms",
                                            "model_capacity_exhausted_ms", "server_error_ms", "unknown_ms",
                                            "dedup_window_ms", "reset_after_ms", "single_account_base_ms",
-                                           "single_account_max_ms", NULL};
+                                           "single_account_max_ms", "max_hint_ms", NULL};
 static const char *const store_keys[] = {"backend", "path", "redis_url", NULL};
 static const char *const log_keys[] = {"level", "file", NULL};
 static const char *const backend_names[] = {"shm", "redis", NULL};
@@ -116,6 +116,7 @@ static void parse_backoff(conf_ctx *cx, const cJSON *obj, lg_backoff_conf *b)
         {"reset_after_ms", &b->reset_after_ms},
         {"single_account_base_ms", &b->single_account_base_ms},
         {"single_account_max_ms", &b->single_account_max_ms},
+        {"max_hint_ms", &b->max_hint_ms},
     };
     for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
         opt_ms(cx, obj, "backoff", ms[i].name, ms[i].dst);

@@ -27,6 +27,7 @@ void conf_policy_defaults(lg_config *c)
         .reset_after_ms = 120000,
         .single_account_base_ms = 1000,
         .single_account_max_ms = 60000,
+        .max_hint_ms = 86400000,
     };
     memcpy(c->backoff.quota_exhausted_ms, quota_steps, sizeof quota_steps);
     strcpy(c->store_backend, "shm");

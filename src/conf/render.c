@@ -91,6 +91,7 @@ static void render_backoff(cJSON *root, const lg_backoff_conf *b)
     cJSON_AddNumberToObject(o, "reset_after_ms", (double)b->reset_after_ms);
     cJSON_AddNumberToObject(o, "single_account_base_ms", (double)b->single_account_base_ms);
     cJSON_AddNumberToObject(o, "single_account_max_ms", (double)b->single_account_max_ms);
+    cJSON_AddNumberToObject(o, "max_hint_ms", (double)b->max_hint_ms);
 }
 
 static void render_store_and_log(cJSON *root, const lg_config *c)

@@ -133,6 +133,8 @@ static void admit_cb(lg_provider_slot *p, lg_account_slot *const *slots, size_t 
 {
     struct admit_ctx *c = vctx;
     lg_accounts *a = c->a;
+    for (size_t i = 0; i < n; i++) /* a cooldown restored from disk or set under another config */
+        lg_policy_clamp_cooldown(&a->req->cfg->backoff, &slots[i]->state, c->now);
     take_snapshot(a, slots);
     drop_ticket(a, slots); /* a reservation not used (an earlier round) never stays behind */
     size_t pref = c->preferred < n ? c->preferred : p->current < n ? p->current : 0;
@@ -317,4 +319,25 @@ int64_t lg_accounts_soonest_ms(const lg_accounts *a, int64_t now_ms)
             best = left;
     }
     return best < 0 ? 0 : best;
+}
+
+struct notice_ctx {
+    int64_t now, interval;
+    bool due;
+};
+
+static void notice_cb(lg_provider_slot *p, lg_account_slot *const *slots, size_t n, void *vctx)
+{
+    struct notice_ctx *c = vctx;
+    /* A time ahead of now (a clock set back) does not silence notices forever. */
+    c->due = c->now - p->notice_ms >= c->interval || p->notice_ms > c->now;
+    if (c->due)
+        p->notice_ms = c->now;
+}
+
+bool lg_accounts_notice_due(lg_accounts *a, int64_t now_ms, int64_t interval_ms)
+{
+    struct notice_ctx c = {.now = now_ms, .interval = interval_ms};
+    with_slots(a, notice_cb, &c);
+    return c.due;
 }

@@ -24,6 +24,7 @@ typedef struct {
     bool has_ticket;             /* a place is reserved for the next (or current) attempt ... */
     size_t ticket_account;       /* ... in this account's window ... */
     int64_t ticket;              /* ... in this bucket */
+    bool noticed;                /* this request already printed its long-wait notice */
 } lg_accounts;
 
 /* Sets up the references of every account (the host's own key is identified by its digest), the limits
@@ -71,6 +72,10 @@ typedef enum { LG_EV_IMMEDIATE, LG_EV_WAITED, LG_EV_RETRY, LG_EV_SWITCH, LG_EV_G
 /* Counts ev against account idx; LG_EV_SWITCH also makes `to` the provider's current account; LG_EV_SENT
  * counts a request sent without a classified outcome (plain host rules) and consumes the ticket. */
 void lg_accounts_count(lg_accounts *a, size_t idx, lg_account_event ev, size_t to);
+
+/* True (and the provider's shared notice time set to now_ms) when no process printed a long-wait notice for
+ * this provider within interval_ms: the caller prints one. */
+bool lg_accounts_notice_due(lg_accounts *a, int64_t now_ms, int64_t interval_ms);
 
 /* Milliseconds until the soonest account is available (0 when one is now). From the snapshot. */
 int64_t lg_accounts_soonest_ms(const lg_accounts *a, int64_t now_ms);

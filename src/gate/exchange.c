@@ -10,7 +10,7 @@
 #include "llmgate/log.h"
 
 #define NOTICE_AFTER_MS 3000     /* a wait this long gets a notice on stderr */
-#define NOTICE_INTERVAL_MS 10000 /* at most one notice per provider this often */
+#define NOTICE_INTERVAL_MS 10000 /* at most one notice per provider this often, across processes */
 
 typedef enum {
     X_ADMIT,   /* asking for admission (again at the timer) */
@@ -96,14 +96,16 @@ static void refuse(lg_exchange *x, size_t idx, int64_t wait_ms, int64_t now, lg_
     step->result = *res;
 }
 
-/* A WAIT step until at, logged (and noticed once on stderr when long) when it is issued. */
+/* A WAIT step until at, logged when it is issued; a long one is noticed on stderr, once per request at most,
+ * and only when no process noticed one for this provider within NOTICE_INTERVAL_MS. */
 static void wait_until(lg_exchange *x, x_phase phase, int64_t at, const char *why, int64_t now, lg_step *step)
 {
     const lg_provider *p = x->req.prov;
     int64_t ms = at - now;
     lg_log(LG_LOG_INFO, "[Wait] %s: %s, waiting %lldms", p->name, why, (long long)ms);
-    if (ms >= NOTICE_AFTER_MS)
-        lg_notice(p->name, NOTICE_INTERVAL_MS, "%s: %s, waiting %llds", p->name, why, (long long)((ms + 999) / 1000));
+    if (ms >= NOTICE_AFTER_MS && !x->a.noticed && lg_accounts_notice_due(&x->a, now, NOTICE_INTERVAL_MS))
+        lg_notice(&x->a.noticed, p->name, NOTICE_INTERVAL_MS, "%s: %s, waiting %llds", p->name, why,
+                  (long long)((ms + 999) / 1000));
     x->phase = phase;
     x->wait_at = at;
     x->wait_why = why;
@@ -253,6 +255,7 @@ void lg_exchange_on_response(lg_exchange *x, const lg_response_view *resp, int64
     }
     const lg_provider *p = x->req.prov;
     lg_classify(p->dialect, resp, &res->outcome);
+    lg_policy_sanitize_hint(&x->req.cfg->backoff, &res->outcome, now_ms);
     lg_accounts_record(&x->a, x->idx, &res->outcome, resp, false, now_ms);
     if (is_failure(&res->outcome))
         log_failure(x, resp->status, &res->outcome);

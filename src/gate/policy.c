@@ -1,5 +1,6 @@
 /* Retry policy: folds outcomes into account states and decides the next step. Pure: no I/O, the clock is
  * a parameter. */
+#include "llmgate/duration.h"
 #include "llmgate/policy.h"
 
 /* True when the outcome locks this key for billing/quota, whatever its state said. */
@@ -23,14 +24,22 @@ static bool is_provider_down(const lg_outcome *o)
            o->reason == LG_REASON_SERVER_ERROR;
 }
 
-/* The server's wait hint in ms relative to now_ms (retry_after_ms, else retry_at_ms - now), or -1. */
-static int64_t server_hint_ms(const lg_outcome *o, int64_t now_ms)
+/* The server's wait hint in ms relative to now_ms (retry_after_ms, else retry_at_ms - now), clamped to
+ * max_hint_ms; -1 when there is none, or it is a time already past or absurd (see lg_hint_clamp). */
+static int64_t server_hint_ms(const lg_backoff_conf *b, const lg_outcome *o, int64_t now_ms)
 {
+    int64_t ms = -1;
     if (o->retry_after_ms >= 0)
-        return o->retry_after_ms;
-    if (o->retry_at_ms >= 0)
-        return o->retry_at_ms > now_ms ? o->retry_at_ms - now_ms : 0;
-    return -1;
+        ms = o->retry_after_ms;
+    else if (o->retry_at_ms > now_ms)
+        ms = o->retry_at_ms - now_ms;
+    return lg_hint_clamp(ms, b->max_hint_ms);
+}
+
+void lg_policy_sanitize_hint(const lg_backoff_conf *b, lg_outcome *o, int64_t now_ms)
+{
+    o->retry_after_ms = server_hint_ms(b, o, now_ms);
+    o->retry_at_ms = LG_NO_HINT;
 }
 
 /* The configured default cooldown of a non-quota reason. */
@@ -70,7 +79,7 @@ int64_t lg_policy_exp_backoff(const lg_backoff_conf *b, int32_t n)
 static int64_t cooldown_ms(const lg_backoff_conf *b, size_t n_accounts, const lg_outcome *o, int32_t failures,
                            int64_t now_ms)
 {
-    int64_t hint = server_hint_ms(o, now_ms);
+    int64_t hint = server_hint_ms(b, o, now_ms);
     if (is_quota(o)) {
         int64_t step = quota_step_ms(b, failures);
         return hint > step ? hint : step;
@@ -100,7 +109,7 @@ void lg_policy_record(const lg_backoff_conf *b, size_t n_accounts, lg_account_st
                       now_ms < st->cooldown_until_ms;
     if (same_event) {
         /* Already counted: only a server hint, or a different reason, can still lengthen the cooldown. */
-        if (reason == st->reason && server_hint_ms(o, now_ms) < 0)
+        if (reason == st->reason && server_hint_ms(b, o, now_ms) < 0)
             return;
     } else {
         if (st->last_event_ms == 0 || now_ms - st->last_event_ms >= b->reset_after_ms || st->failures < 1)
@@ -115,6 +124,28 @@ void lg_policy_record(const lg_backoff_conf *b, size_t n_accounts, lg_account_st
         if (until > st->cooldown_until_ms)
             st->cooldown_until_ms = until;
     }
+}
+
+/* The longest cooldown the policy itself can set: the clamp, or a longer configured step or default. */
+static int64_t longest_cooldown_ms(const lg_backoff_conf *b)
+{
+    int64_t m = b->max_hint_ms;
+    const int64_t d[] = {b->rate_limit_exceeded_ms, b->model_capacity_exhausted_ms, b->server_error_ms,
+                         b->unknown_ms, b->single_account_max_ms};
+    for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
+        m = d[i] > m ? d[i] : m;
+    for (int32_t k = 1; k <= LG_QUOTA_STEPS_MAX; k++)
+        m = quota_step_ms(b, k) > m ? quota_step_ms(b, k) : m;
+    return m;
+}
+
+bool lg_policy_clamp_cooldown(const lg_backoff_conf *b, lg_account_state *st, int64_t now_ms)
+{
+    int64_t cap = longest_cooldown_ms(b);
+    if (st->cooldown_until_ms <= now_ms || st->cooldown_until_ms - now_ms <= cap)
+        return false;
+    st->cooldown_until_ms = now_ms + cap;
+    return true;
 }
 
 /* The first account after `from` (wrapping, `from` itself last) that is available at now_ms, or n. */
@@ -187,7 +218,7 @@ static lg_action retry_step(const lg_retry_conf *r, const lg_backoff_conf *b, co
         return n > 1 ? switch_account(s, n, current, 0, now_ms) : wait_cooldown(s, current, now_ms);
     if (is_provider_down(o)) {
         if (h->server_retries < r->max_server_retries) {
-            int64_t hint = server_hint_ms(o, now_ms);
+            int64_t hint = server_hint_ms(b, o, now_ms);
             h->server_retries++;
             return (lg_action){.kind = LG_ACT_RETRY,
                                .account = current,

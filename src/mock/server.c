@@ -218,6 +218,11 @@ static void build_reply(mock_reply *r, const mock_request *q, const mock_plan *p
     if (q->host[0])
         mock_reply_header(r, "x-mock-host", "%s", q->host);
     mock_reply_header(r, "x-request-id", "mock-%lld", (long long)p->serial);
+    if (p->tag_count)
+        mock_reply_header(r, "x-mock-tag-count", "%lld", (long long)p->tag_count);
+    char sha[65];
+    mock_sha256_hex(r->body ? r->body : "", r->body_len, sha);
+    mock_reply_header(r, "x-mock-body-sha256", "%s", sha); /* of the whole body, even when truncated */
 }
 
 /* Answers the mock's own endpoints: GET /__stats, GET /__requests, POST /__reset. */

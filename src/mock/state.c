@@ -20,8 +20,16 @@ typedef struct {
     UT_hash_handle hh;
 } keystate;
 
+/* Requests counted per x-mock-tag header value (a client's own request id: attempts per request). */
+typedef struct {
+    char *tag;
+    int64_t n;
+    UT_hash_handle hh;
+} tagstate;
+
 static struct {
     pthread_mutex_t lock;
+    tagstate *tags;
     const mock_scenario *scenario;
     mock_limits defaults;
     uint64_t seed, rng;
@@ -78,6 +86,31 @@ static keystate *keystate_get(const char *key)
     mock_window_init(&k->window);
     HASH_ADD_KEYPTR(hh, S.keys, k->key, strlen(k->key), k);
     return k;
+}
+
+/* Counts one request with tag; returns its count so far (0 when out of memory). Under the lock. */
+static int64_t count_tag(const char *tag)
+{
+    tagstate *t;
+    HASH_FIND_STR(S.tags, tag, t);
+    if (!t) {
+        if (!(t = calloc(1, sizeof *t)) || !(t->tag = strdup(tag))) {
+            free(t);
+            return 0;
+        }
+        HASH_ADD_KEYPTR(hh, S.tags, t->tag, strlen(t->tag), t);
+    }
+    return ++t->n;
+}
+
+static void free_tags(void)
+{
+    tagstate *t, *tmp;
+    HASH_ITER(hh, S.tags, t, tmp) {
+        HASH_DEL(S.tags, t);
+        free(t->tag);
+        free(t);
+    }
 }
 
 /* The next scripted step for k, or NULL when its sequence is used up (or it has none). */
@@ -152,6 +185,9 @@ void mock_state_plan(const mock_request *req, char *log_entry, mock_plan *plan)
     int64_t now = lg_mono_ms(), tokens = req->charge_tokens;
     pthread_mutex_lock(&S.lock);
     plan->serial = ++S.serial;
+    const char *tag = lg_header_get(req->headers, req->n_headers, "x-mock-tag");
+    if (tag && *tag)
+        plan->tag_count = count_tag(tag);
     free(S.log[S.log_next]);
     S.log[S.log_next] = log_entry;
     S.log_next = (S.log_next + 1) % MOCK_LOG_SIZE;
@@ -195,6 +231,7 @@ void mock_state_reset(void)
     }
     S.log_next = 0;
     S.rng = S.seed;
+    free_tags();
     pthread_mutex_unlock(&S.lock);
 }
 
@@ -206,6 +243,9 @@ char *mock_state_stats_json(void)
         if (k->counts.requests)
             cJSON_AddItemToObject(keys, k->key, mock_counts_json(&k->counts));
     cJSON_AddItemToObject(o, "total", mock_counts_json(&S.total));
+    cJSON *tags = S.tags ? cJSON_AddObjectToObject(o, "tags") : NULL;
+    for (tagstate *t = S.tags; tags && t; t = t->hh.next)
+        cJSON_AddNumberToObject(tags, t->tag, (double)t->n);
     pthread_mutex_unlock(&S.lock);
     char *s = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
@@ -248,6 +288,7 @@ void mock_state_free(void)
         free(k);
     }
     mock_window_free(&S.all);
+    free_tags();
     for (size_t i = 0; i < MOCK_LOG_SIZE; i++) {
         free(S.log[i]);
         S.log[i] = NULL;

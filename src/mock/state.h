@@ -28,6 +28,7 @@ typedef struct {
     mock_limits limits;    /* the key's effective limits */
     mock_verdict verdict;  /* the window's verdict (SUCCESS / LIMITED) */
     int64_t serial;        /* numbers the answer: "mock-<serial>" */
+    int64_t tag_count;     /* requests so far (this one included) with this request's x-mock-tag; 0: none */
 } mock_plan;
 
 /* Sets up the state. sc (may be NULL) must outlive the state; defaults are the command line's limits. */
@@ -38,7 +39,8 @@ void mock_state_free(void);
 void mock_state_plan(const mock_request *req, char *log_entry, mock_plan *plan);
 /* Clears counters, windows, sequence positions and the request log; re-seeds the random errors. */
 void mock_state_reset(void);
-/* The /__stats document: {"keys": {KEY: counts}, "total": counts}. malloc'ed. */
+/* The /__stats document: {"keys": {KEY: counts}, "total": counts}, and "tags": {TAG: requests} when
+ * requests carried an x-mock-tag header. malloc'ed. */
 char *mock_state_stats_json(void);
 /* The /__requests document: a JSON array of the last MOCK_LOG_SIZE requests, oldest first. malloc'ed. */
 char *mock_state_requests_json(void);

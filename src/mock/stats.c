@@ -45,8 +45,7 @@ cJSON *mock_counts_json(const mock_counts *c)
     return o;
 }
 
-/* Lower-case hex SHA-256 of data into out (65 bytes). */
-static void sha256_hex(const char *data, size_t len, char out[65])
+void mock_sha256_hex(const char *data, size_t len, char out[65])
 {
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned int n = 0;
@@ -77,7 +76,7 @@ static void add_header(cJSON *obj, const char *name, const char *value)
 char *mock_log_entry(const mock_request *req)
 {
     char sha[65];
-    sha256_hex(req->body ? req->body : "", req->body_len, sha);
+    mock_sha256_hex(req->body ? req->body : "", req->body_len, sha);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "method", req->method);
     cJSON_AddStringToObject(o, "path", req->path);

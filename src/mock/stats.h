@@ -26,5 +26,7 @@ cJSON *mock_counts_json(const mock_counts *c);
  * auth_header_name, dialect, body_len, body_sha256 and headers (names in lower case, repeated names
  * joined with ", "). */
 char *mock_log_entry(const mock_request *req);
+/* Lower-case hex SHA-256 of data into out (65 bytes; "" when the digest failed). */
+void mock_sha256_hex(const char *data, size_t len, char out[65]);
 
 #endif

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "llmgate/clock.h"
+#include "llmgate/duration.h"
 #include "store/persist.h"
 
 #define HEADER "llmgate-cooldowns 1\n"
@@ -97,14 +98,16 @@ static bool parse_i64(const char *s, int64_t *v)
     return true;
 }
 
-/* Applies one line to m when it is well formed and its cooldown still runs. */
+/* Applies one line to m when it is well formed and its cooldown still runs, and not absurdly long (a
+ * longer one than the configuration allows is cut at the next admission, see lg_policy_clamp_cooldown). */
 static void restore_line(lg_store_layout *m, char *line, int64_t now_ms)
 {
     char *f[7];
     int64_t until, failures, last;
     lg_reason reason;
     if (!parse_line(line, f) || !parse_i64(f[3], &until) || !lg_reason_parse(f[4], &reason) ||
-        !parse_i64(f[5], &failures) || !parse_i64(f[6], &last) || until <= now_ms || failures < 0 ||
+        !parse_i64(f[5], &failures) || !parse_i64(f[6], &last) || until <= now_ms ||
+        until - now_ms > LG_HINT_ABSURD_MS || failures < 0 ||
         failures > INT32_MAX || strlen(f[0]) >= LG_NAME_MAX || strlen(f[1]) >= LG_NAME_MAX ||
         strlen(f[2]) >= LG_DIGEST_HEX)
         return;

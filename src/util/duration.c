@@ -363,3 +363,10 @@ bool lg_parse_rfc3339(const char *s, size_t len, int64_t *unix_ms)
     *unix_ms = base + frac_ms - offset_min * 60000LL;
     return true;
 }
+
+int64_t lg_hint_clamp(int64_t ms, int64_t max_ms)
+{
+    if (ms < 0 || ms > LG_HINT_ABSURD_MS)
+        return -1;
+    return ms < max_ms ? ms : max_ms;
+}

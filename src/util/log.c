@@ -95,10 +95,13 @@ static bool notice_due(const char *key, int64_t min_interval_ms)
     return due;
 }
 
-void lg_notice(const char *key, int64_t min_interval_ms, const char *fmt, ...)
+void lg_notice(bool *once, const char *key, int64_t min_interval_ms, const char *fmt, ...)
 {
+    if (*once)
+        return;
     int saved = errno;
     if (notice_due(key, min_interval_ms)) {
+        *once = true;
         va_list ap;
         va_start(ap, fmt);
         emit(log_fd >= 0 ? log_fd : STDERR_FILENO, fmt, ap);

@@ -96,6 +96,12 @@ static const rule_case rules[] = {
          "", false, DOWN, SERV, 30000, NO),
     RULE("retry_after_http_date_without_date", OAI, 503, "Retry-After: Tue, 26 Mar 2024 20:00:30 GMT\n", "", false, DOWN, SERV,
          NO, 1711483230000LL),
+    /* Absurd hints and times already past are no hints (issue 13: a date in 2999 locked a key). */
+    RULE("retry_after_absurd_seconds_ignored", OAI, 429, "Retry-After: 30676070775\n", "", false, RL, UNK, NO, NO),
+    RULE("retry_after_date_2999_ignored", OAI, 429, "Retry-After: Tue, 01 Jan 2999 00:00:00 GMT\nDate: Tue, 26 Mar 2024 20:00:00 GMT\n",
+         "", false, RL, UNK, NO, NO),
+    RULE("retry_after_date_past_ignored", OAI, 503, "Retry-After: Tue, 26 Mar 2024 19:59:00 GMT\nDate: Tue, 26 Mar 2024 20:00:00 GMT\n",
+         "", false, DOWN, SERV, NO, NO),
     /* Azure. */
     RULE("azure_reset_tokens_plain_seconds", OAI, 429, "x-rate-limit-reset-tokens: 12\n",
          "{\"error\":{\"code\":\"429\",\"message\":\"Requests have exceeded token rate limit of your current tier.\"}}",

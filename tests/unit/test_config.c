@@ -107,6 +107,7 @@ static void assert_default_policy(const lg_config *c)
     assert_int_equal(c->backoff.reset_after_ms, 120000);
     assert_int_equal(c->backoff.single_account_base_ms, 1000);
     assert_int_equal(c->backoff.single_account_max_ms, 60000);
+    assert_int_equal(c->backoff.max_hint_ms, 86400000);
     assert_string_equal(c->store_backend, "shm");
     assert_null(c->store_path);
     assert_null(c->redis_url);
@@ -160,7 +161,7 @@ static void test_empty_object_is_defaults(void **state)
 static void test_full_example(void **state)
 {
     setenv("LGT_OPENAI_KEY", "sk-env-value-1", 1);
-    char keyfile_json[1024];
+    char keyfile_json[1200];
     const char *kf = write_file("openai-2", "  sk-file-value-2 \t\r\nsecond line\n", 0600);
     snprintf(keyfile_json, sizeof keyfile_json,
              "{\"providers\": {\"openai\": {\"preset\": \"openai\", \"hosts\": [\"API.openai.com\"],"
@@ -176,7 +177,7 @@ static void test_full_example(void **state)
              " \"backoff\": {\"quota_exhausted_ms\": [1, 2], \"rate_limit_exceeded_ms\": 3,"
              "   \"model_capacity_exhausted_ms\": 4, \"server_error_ms\": 5, \"unknown_ms\": 6,"
              "   \"dedup_window_ms\": 0, \"reset_after_ms\": 9, \"single_account_base_ms\": 10,"
-             "   \"single_account_max_ms\": 10},"
+             "   \"single_account_max_ms\": 10, \"max_hint_ms\": 11},"
              " \"store\": {\"backend\": \"redis\", \"redis_url\": \"redis://127.0.0.1:6379\"},"
              " \"log\": {\"level\": \"debug\", \"file\": \"/tmp/x.log\"}}",
              kf);
@@ -219,6 +220,7 @@ static void test_full_example(void **state)
     assert_int_equal(c->backoff.quota_exhausted_ms[1], 2);
     assert_int_equal(c->backoff.unknown_ms, 6);
     assert_int_equal(c->backoff.single_account_max_ms, 10);
+    assert_int_equal(c->backoff.max_hint_ms, 11);
     assert_string_equal(c->store_backend, "redis");
     assert_string_equal(c->redis_url, "redis://127.0.0.1:6379");
     assert_int_equal(c->log_level, LG_LOG_DEBUG);
@@ -351,6 +353,7 @@ static void test_type_and_range_errors(void **state)
         {"{\"backoff\": {\"quota_exhausted_ms\": [1, -2]}}", "backoff.quota_exhausted_ms[1]: expected a non-negative integer"},
         {"{\"backoff\": {\"single_account_base_ms\": 5, \"single_account_max_ms\": 4}}",
          "backoff.single_account_base_ms: 5 exceeds single_account_max_ms (4)"},
+        {"{\"backoff\": {\"max_hint_ms\": -1}}", "backoff.max_hint_ms: expected a non-negative integer (milliseconds), got -1"},
         {"{\"store\": {\"backend\": \"disk\"}}", "store.backend: expected one of \"shm\", \"redis\", got \"disk\""},
         {"{\"store\": {\"redis_url\": \"redis://h\"}}", "store.redis_url: only used with \"backend\": \"redis\""},
         {"{\"store\": {\"backend\": \"redis\", \"redis_url\": \"http://h\"}}", "store.redis_url: expected a redis://"},
@@ -493,6 +496,7 @@ static void test_render_never_shows_keys(void **state)
     assert_string_equal(cJSON_GetObjectItem(openai, "auth")->valuestring, "bearer");
     cJSON *retry = cJSON_GetObjectItem(j, "retry");
     assert_true(cJSON_GetObjectItem(retry, "max_rate_limit_wait_seconds")->valuedouble == 1.5);
+    assert_true(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "backoff"), "max_hint_ms")->valuedouble == 86400000);
     assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "store"), "redis_url")->valuestring,
                         "redis://***@db:6379");
     cJSON *anthropic = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "providers"), "anthropic");

@@ -137,12 +137,25 @@ static void test_rfc3339(void **state)
     bad(lg_parse_rfc3339, "");
 }
 
+static void test_hint_clamp(void **state)
+{
+    (void)state;
+    assert_int_equal(lg_hint_clamp(0, 1000), 0);
+    assert_int_equal(lg_hint_clamp(999, 1000), 999);
+    assert_int_equal(lg_hint_clamp(5000, 1000), 1000);
+    assert_int_equal(lg_hint_clamp(LG_HINT_ABSURD_MS, INT64_MAX), LG_HINT_ABSURD_MS);
+    assert_int_equal(lg_hint_clamp(LG_HINT_ABSURD_MS + 1, INT64_MAX), -1);
+    assert_int_equal(lg_hint_clamp(-1, 1000), -1);
+    assert_int_equal(lg_hint_clamp(INT64_MAX, 1000), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_go_duration),   cmocka_unit_test(test_go_duration_respects_length),
         cmocka_unit_test(test_proto_duration), cmocka_unit_test(test_delta_seconds),
         cmocka_unit_test(test_http_date),     cmocka_unit_test(test_rfc3339),
+        cmocka_unit_test(test_hint_clamp),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

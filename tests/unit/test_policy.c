@@ -27,6 +27,7 @@ static lg_backoff_conf backoff_defaults(void)
         .reset_after_ms = 120 * SEC,
         .single_account_base_ms = 1 * SEC,
         .single_account_max_ms = 60 * SEC,
+        .max_hint_ms = 24 * 60 * MIN,
     };
     return b;
 }
@@ -214,11 +215,11 @@ static void record_retry_at_is_relative_to_now(void **state)
     lg_policy_record(&b, 2, &q, &quota, T0);
     assert_int_equal(q.cooldown_until_ms, T0 + 5 * 60 * MIN);
 
-    /* A resume time already past is a hint of 0: retry now. */
+    /* A resume time already past is no hint: the reason's default applies. */
     lg_account_state past = {0};
     o.retry_at_ms = T0 - 10 * SEC;
     lg_policy_record(&b, 2, &past, &o, T0);
-    assert_int_equal(past.cooldown_until_ms, T0);
+    assert_int_equal(past.cooldown_until_ms, T0 + 30 * SEC);
 
     /* retry_after_ms wins over retry_at_ms. */
     lg_account_state both = {0};
@@ -226,6 +227,81 @@ static void record_retry_at_is_relative_to_now(void **state)
     o.retry_at_ms = T0 + 99 * SEC;
     lg_policy_record(&b, 2, &both, &o, T0);
     assert_int_equal(both.cooldown_until_ms, T0 + 3 * SEC);
+}
+
+/* Every server hint is clamped to max_hint_ms; an absurd one (a date in 2999) is ignored. */
+static void record_hint_clamped_absurd_ignored(void **state)
+{
+    (void)state;
+    lg_backoff_conf b = backoff_defaults();
+    lg_account_state st = {0};
+    lg_outcome o = rate_limit(LG_REASON_RATE_LIMIT_EXCEEDED);
+    o.retry_after_ms = 3 * 24 * 60 * MIN;
+    lg_policy_record(&b, 2, &st, &o, T0);
+    assert_int_equal(st.cooldown_until_ms, T0 + 24 * 60 * MIN);
+
+    const int64_t y2999 = INT64_C(32472144000000); /* 2999-01-01T00:00:00Z */
+    lg_account_state q = {0};
+    lg_outcome quota = rate_limit(LG_REASON_QUOTA_EXHAUSTED);
+    quota.retry_at_ms = y2999;
+    lg_policy_record(&b, 2, &q, &quota, T0);
+    assert_int_equal(q.cooldown_until_ms, T0 + 60 * SEC); /* the first quota step, not the year 2999 */
+
+    lg_account_state r = {0};
+    o.retry_after_ms = LG_NO_HINT;
+    o.retry_at_ms = y2999;
+    lg_policy_record(&b, 2, &r, &o, T0);
+    assert_int_equal(r.cooldown_until_ms, T0 + 30 * SEC);
+
+    b.max_hint_ms = 10 * SEC;
+    lg_account_state s = {0};
+    o.retry_after_ms = 45 * SEC;
+    lg_policy_record(&b, 2, &s, &o, T0);
+    assert_int_equal(s.cooldown_until_ms, T0 + 10 * SEC);
+}
+
+/* lg_policy_sanitize_hint: one relative, clamped hint, or none. */
+static void sanitize_hint_relative_clamped(void **state)
+{
+    (void)state;
+    lg_backoff_conf b = backoff_defaults();
+    lg_outcome o = rate_limit(LG_REASON_RATE_LIMIT_EXCEEDED);
+    o.retry_at_ms = T0 + 45 * SEC;
+    lg_policy_sanitize_hint(&b, &o, T0);
+    assert_int_equal(o.retry_after_ms, 45 * SEC);
+    assert_int_equal(o.retry_at_ms, LG_NO_HINT);
+    o.retry_after_ms = LG_NO_HINT;
+    o.retry_at_ms = T0 - 1;
+    lg_policy_sanitize_hint(&b, &o, T0);
+    assert_int_equal(o.retry_after_ms, LG_NO_HINT);
+    o.retry_after_ms = 30676070775LL * 1000;
+    lg_policy_sanitize_hint(&b, &o, T0);
+    assert_int_equal(o.retry_after_ms, LG_NO_HINT);
+    o.retry_after_ms = 2 * 24 * 60 * MIN;
+    lg_policy_sanitize_hint(&b, &o, T0);
+    assert_int_equal(o.retry_after_ms, 24 * 60 * MIN);
+    o.retry_after_ms = 0;
+    lg_policy_sanitize_hint(&b, &o, T0);
+    assert_int_equal(o.retry_after_ms, 0);
+}
+
+/* A cooldown longer than any the policy can set (restored from disk) is cut to the longest it can. */
+static void clamp_cooldown_cuts_restored_ones(void **state)
+{
+    (void)state;
+    lg_backoff_conf b = backoff_defaults();
+    lg_account_state st = {.cooldown_until_ms = T0 + 1000 * 24 * 60 * MIN, .reason = LG_REASON_QUOTA_EXHAUSTED};
+    assert_true(lg_policy_clamp_cooldown(&b, &st, T0));
+    assert_int_equal(st.cooldown_until_ms, T0 + 24 * 60 * MIN);
+    assert_false(lg_policy_clamp_cooldown(&b, &st, T0));
+    lg_account_state ok = {.cooldown_until_ms = T0 + 60 * MIN};
+    assert_false(lg_policy_clamp_cooldown(&b, &ok, T0));
+    assert_int_equal(ok.cooldown_until_ms, T0 + 60 * MIN);
+    /* A configured quota step longer than the clamp still stands. */
+    b.max_hint_ms = 1 * MIN;
+    lg_account_state q = {.cooldown_until_ms = T0 + 24 * 60 * MIN};
+    assert_true(lg_policy_clamp_cooldown(&b, &q, T0));
+    assert_int_equal(q.cooldown_until_ms, T0 + 120 * MIN);
 }
 
 static void record_dedup_window_counts_one_event(void **state)
@@ -798,6 +874,9 @@ int main(void)
         cmocka_unit_test(record_small_configured_defaults),
         cmocka_unit_test(record_server_hint_replaces_default),
         cmocka_unit_test(record_retry_at_is_relative_to_now),
+        cmocka_unit_test(record_hint_clamped_absurd_ignored),
+        cmocka_unit_test(sanitize_hint_relative_clamped),
+        cmocka_unit_test(clamp_cooldown_cuts_restored_ones),
         cmocka_unit_test(record_dedup_window_counts_one_event),
         cmocka_unit_test(record_dedup_small_window),
         cmocka_unit_test(record_failures_reset_after_quiet_period),

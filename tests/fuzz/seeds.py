@@ -1,0 +1,54 @@
+#!/usr/bin/python3
+"""Writes the seed corpus of every fuzz harness into OUTDIR/<harness>/ from tests/fixtures (responses,
+streams), the config examples in README.md and the tests, and a few hand-picked hints and dates.
+Usage: seeds.py FIXTURES_DIR OUTDIR"""
+import hashlib, json, os, re, sys
+
+DIALECTS = {"none": 0, "openai": 1, "anthropic": 2, "google": 3, "dashscope": 4, "baidu": 5}
+PROVIDER_DIALECT = {"openai": 1, "azure": 1, "deepseek": 1, "groq": 1, "mistral": 1, "moonshot": 1, "openrouter": 1,
+                    "ark": 1, "anthropic": 2, "gemini": 3, "cloudcode": 3, "dashscope": 4, "baidu": 5}
+
+def put(outdir, harness, data):
+    d = os.path.join(outdir, harness)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, hashlib.sha1(data).hexdigest()[:16]), "wb") as f:
+        f.write(data)
+
+def response_bytes(fx):
+    dialect = PROVIDER_DIALECT.get(str(fx.get("provider", "openai")).split("_")[0], 1)
+    status = int(fx.get("status", 200)) % 1000
+    head = "".join("%s: %s\n" % (k, v) for k, v in (fx.get("headers") or {}).items())
+    body = fx.get("body", "")
+    if not isinstance(body, str):
+        body = json.dumps(body)
+    return bytes([dialect, 1 if fx.get("stream") else 0, status >> 8, status & 255]) + \
+        (head + "\n").encode() + body.encode()
+
+def main():
+    fixtures, outdir = sys.argv[1], sys.argv[2]
+    for sub in ("responses", "streams"):
+        for name in sorted(os.listdir(os.path.join(fixtures, sub))):
+            if not name.endswith(".json"):
+                continue
+            fx = json.load(open(os.path.join(fixtures, sub, name)))
+            data = response_bytes(fx)
+            put(outdir, "fuzz_classify", data)
+            if fx.get("stream") or sub == "streams":
+                put(outdir, "fuzz_stream", data)
+                body = data.split(b"\n\n", 1)[1] if b"\n\n" in data else b""
+                put(outdir, "fuzz_sse", bytes([7]) + body)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(fixtures)))
+    readme = open(os.path.join(root, "README.md")).read()
+    for block in re.findall(r"```json\n(.*?)```", readme, re.S):
+        put(outdir, "fuzz_config", block.encode())
+    put(outdir, "fuzz_config", b'{"providers": {"webhook": {"hosts": ["hooks.example.com"], "limits": {"rpm": 30}}},'
+        b' "store": {"backend": "redis", "redis_url": "redis://127.0.0.1:6379"}, "log": {"level": "debug"}}')
+    put(outdir, "fuzz_config", b'{"providers": {"openai": {"limits": {"tier": "tier-2"}, "stream": {"boundary": "event"},'
+        b' "accounts": [{"name": "a", "key": "host"}]}}, "backoff": {"max_hint_ms": 1000}}')
+    for s in ("1s", "6m0s", "7.66s", "9m38.016s", "644ms", "1h2m", "20us", "40s", "33740.910400305s", "20", "1.5",
+              "Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994",
+              "2024-03-26T20:00:00Z", "2024-03-27T04:00:00+08:00", "2024-03-26T20:00:00.0001Z", "30676070775",
+              "Tue, 01 Jan 2999 00:00:00 GMT"):
+        put(outdir, "fuzz_duration", s.encode())
+
+main()
