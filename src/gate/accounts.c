@@ -329,8 +329,9 @@ struct notice_ctx {
 static void notice_cb(lg_provider_slot *p, lg_account_slot *const *slots, size_t n, void *vctx)
 {
     struct notice_ctx *c = vctx;
-    /* A time ahead of now (a clock set back) does not silence notices forever. */
-    c->due = c->now - p->notice_ms >= c->interval || p->notice_ms > c->now;
+    /* A time far ahead of now (a clock set back) does not silence notices forever; one a little ahead is
+     * another process's notice taken after our `now` was read. */
+    c->due = c->now - p->notice_ms >= c->interval || p->notice_ms > c->now + c->interval;
     if (c->due)
         p->notice_ms = c->now;
 }
