@@ -99,7 +99,7 @@ COMPDIR    := $(PREFIX)/share/bash-completion/completions
 EXAMPLES   := $(wildcard examples/*.json)
 INSTALLED  := $(BINDIR)/llmgate $(LIBDIR)/libllmgate.so $(LIBEXECDIR)/llmgate-mock-provider \
               $(MANDIR)/man1/llmgate.1 $(MANDIR)/man5/llmgate.json.5 $(COMPDIR)/llmgate \
-              $(DOCDIR)/README.md $(EXAMPLES:%=$(DOCDIR)/%)
+              $(DOCDIR)/README.md $(DOCDIR)/examples/README.md $(EXAMPLES:%=$(DOCDIR)/%)
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(MANDIR)/man1 \
@@ -110,13 +110,13 @@ install: all
 	install -m 0644 man/llmgate.1 $(DESTDIR)$(MANDIR)/man1/llmgate.1
 	install -m 0644 man/llmgate.json.5 $(DESTDIR)$(MANDIR)/man5/llmgate.json.5
 	install -m 0644 completions/llmgate.bash $(DESTDIR)$(COMPDIR)/llmgate
-	install -m 0644 examples/README.md $(DESTDIR)$(DOCDIR)/README.md
-	install -m 0644 $(EXAMPLES) $(DESTDIR)$(DOCDIR)/examples/
+	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	install -m 0644 examples/README.md $(EXAMPLES) $(DESTDIR)$(DOCDIR)/examples/
 
 # Removes what install put there (same PREFIX and DESTDIR), and the directories of llmgate's own.
 uninstall:
 	rm -f $(INSTALLED:%=$(DESTDIR)%)
-	-rmdir $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(LIBEXECDIR) 2>/dev/null
+	rmdir $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(LIBEXECDIR) 2>/dev/null || true
 
 # The Debian packages llmgate and llmgate-mock-provider in build/ (debian/build-deb.sh; dpkg-buildpackage
 # -b works as well, through debian/rules).
