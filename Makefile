@@ -136,7 +136,7 @@ deps:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	else echo "all build dependencies present"; fi
 
-# dpkg-dev builds the Debian packages (make deb); groff checks the man pages in the tests.
-DEPS_PKGS += dpkg-dev groff-base
+# dpkg-dev builds the Debian packages (make deb); groff checks the man pages; pycurl is a tested Python host.
+DEPS_PKGS += dpkg-dev groff-base python3-pycurl
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
