@@ -36,13 +36,19 @@ DEPS_PKGS := build-essential pkg-config libcurl4-openssl-dev libcjson-dev uthash
 # clang with libFuzzer (its recommended compiler-rt): the fuzz harnesses, built for the test suite's smoke
 DEPS_PKGS += clang
 
-.PHONY: all test bench demo install clean deps unit clients asan fuzz fuzz-build
+# The version is the one of the newest debian/changelog entry (one place to change it).
+VERSION := $(shell head -n1 debian/changelog | tr '()' '  ' | awk '{print $$2}' | cut -d- -f1)
+
+.PHONY: all test bench demo install uninstall deb clean deps unit clients asan fuzz fuzz-build
 .SECONDARY:
 all: $(LIB) $(CLI) $(MOCK)
 
 $(B)/obj/%.o: %.c $(wildcard include/llmgate/*.h) | $(B)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -c $< -o $@
+
+$(B)/obj/src/cli/version.o: CFLAGS += -DLG_VERSION='"$(VERSION)"'
+$(B)/obj/src/cli/version.o: debian/changelog
 
 $(B)/san/%.o: %.c $(wildcard include/llmgate/*.h) | $(B)
 	@mkdir -p $(dir $@)
@@ -111,11 +117,41 @@ bench: all clients
 demo: all
 	@bash demo/run.sh
 
+# Installed layout. LIBDIR is fixed relative to BINDIR: llmgate run finds the library at ../lib/llmgate from
+# its own executable (src/cli/libpath.h), whatever PREFIX the build was made for.
+BINDIR     := $(PREFIX)/bin
+LIBDIR     := $(PREFIX)/lib/llmgate
+LIBEXECDIR := $(PREFIX)/libexec/llmgate
+MANDIR     := $(PREFIX)/share/man
+DOCDIR     := $(PREFIX)/share/doc/llmgate
+COMPDIR    := $(PREFIX)/share/bash-completion/completions
+EXAMPLES   := $(wildcard examples/*.json)
+INSTALLED  := $(BINDIR)/llmgate $(LIBDIR)/libllmgate.so $(LIBEXECDIR)/llmgate-mock-provider \
+              $(MANDIR)/man1/llmgate.1 $(MANDIR)/man5/llmgate.json.5 $(COMPDIR)/llmgate \
+              $(DOCDIR)/README.md $(DOCDIR)/examples/README.md $(EXAMPLES:%=$(DOCDIR)/%)
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin
-	install -m 0755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libllmgate.so
-	install -m 0755 $(CLI) $(DESTDIR)$(PREFIX)/bin/llmgate
-	install -m 0755 $(MOCK) $(DESTDIR)$(PREFIX)/bin/llmgate-mock
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(MANDIR)/man1 \
+	           $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(COMPDIR) $(DESTDIR)$(DOCDIR)/examples
+	install -m 0755 $(CLI) $(DESTDIR)$(BINDIR)/llmgate
+	install -m 0644 $(LIB) $(DESTDIR)$(LIBDIR)/libllmgate.so
+	install -m 0755 $(MOCK) $(DESTDIR)$(LIBEXECDIR)/llmgate-mock-provider
+	install -m 0644 man/llmgate.1 $(DESTDIR)$(MANDIR)/man1/llmgate.1
+	install -m 0644 man/llmgate.json.5 $(DESTDIR)$(MANDIR)/man5/llmgate.json.5
+	install -m 0644 completions/llmgate.bash $(DESTDIR)$(COMPDIR)/llmgate
+	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	install -m 0644 examples/README.md $(EXAMPLES) $(DESTDIR)$(DOCDIR)/examples/
+
+# Removes what install put there (same PREFIX and DESTDIR), and the directories of llmgate's own.
+uninstall:
+	rm -f $(INSTALLED:%=$(DESTDIR)%)
+	rmdir $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(LIBEXECDIR) 2>/dev/null || true
+
+# The Debian packages llmgate and llmgate-mock-provider in build/ (debian/build-deb.sh; dpkg-buildpackage
+# -b works as well, through debian/rules).
+deb: all
+	rm -f $(B)/deb.files
+	sh debian/build-deb.sh $(B) $(B)/deb.files
 
 clean:
 	rm -rf $(B)
@@ -128,5 +164,8 @@ deps:
 	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	else echo "all build dependencies present"; fi
+
+# dpkg-dev builds the Debian packages (make deb); groff checks the man pages; pycurl is a tested Python host.
+DEPS_PKGS += dpkg-dev groff-base python3-pycurl
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -11,32 +11,8 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/libpath.h"
 #include "llmgate/config.h"
-
-/* Finds libllmgate.so: $LLMGATE_LIB, beside this executable, or in ../lib from it. */
-static bool find_library(char *out, size_t size)
-{
-    const char *env = getenv("LLMGATE_LIB");
-    if (env && *env && access(env, R_OK) == 0)
-        return realpath(env, out) != NULL;
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
-        return false;
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (!slash)
-        return false;
-    *slash = '\0';
-    static const char *const rel[] = {"/libllmgate.so", "/../lib/libllmgate.so"};
-    for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
-        char cand[PATH_MAX + 32];
-        snprintf(cand, sizeof cand, "%s%s", exe, rel[i]);
-        if (access(cand, R_OK) == 0 && realpath(cand, out))
-            return strlen(out) < size;
-    }
-    return false;
-}
 
 /* Resolves cmd through PATH like execvp would. */
 static bool resolve_command(const char *cmd, char *out, size_t size)
@@ -125,8 +101,10 @@ int lg_cmd_run(int argc, char **argv)
         return 2;
     }
     char lib[PATH_MAX], cmd[PATH_MAX];
-    if (!find_library(lib, sizeof lib)) {
-        fputs("llmgate: cannot find libllmgate.so (set LLMGATE_LIB)\n", stderr);
+    if (!lg_cli_find_library(lib, sizeof lib)) {
+        fputs("llmgate: cannot find libllmgate.so (looked in $LLMGATE_LIB, beside this program and in "
+              LG_LIB_FROM_BIN " from it; set LLMGATE_LIB)\n",
+              stderr);
         return 2;
     }
     if (resolve_command(argv[i], cmd, sizeof cmd) && is_static_elf(cmd))

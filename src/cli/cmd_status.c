@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli/commands.h"
+#include "cli/textfile.h"
 #include "llmgate/clock.h"
 #include "llmgate/config.h"
 #include "llmgate/limiter.h"
@@ -396,14 +397,14 @@ static int show(const char *store_path, format fmt)
 
 static int usage(FILE *f)
 {
-    fputs("usage: llmgate status [--config FILE] [--json|--prometheus] [--watch [SECONDS]]\n", f);
+    fputs("usage: llmgate status [--config FILE] [--json|--prometheus] [--textfile PATH] [--watch [SECONDS]]\n", f);
     return f == stderr ? 2 : 0;
 }
 
 int lg_cmd_status(int argc, char **argv)
 {
     format fmt = FMT_TEXT;
-    const char *config = NULL;
+    const char *config = NULL, *textfile = NULL;
     bool watch = false;
     long interval = 2;
     for (int i = 1; i < argc; i++) {
@@ -413,6 +414,8 @@ int lg_cmd_status(int argc, char **argv)
             fmt = FMT_PROMETHEUS;
         else if (!strcmp(argv[i], "--config") && i + 1 < argc)
             config = argv[++i];
+        else if (!strcmp(argv[i], "--textfile") && i + 1 < argc)
+            textfile = argv[++i];
         else if (!strcmp(argv[i], "--watch")) {
             watch = true;
             char *end;
@@ -426,10 +429,23 @@ int lg_cmd_status(int argc, char **argv)
         else
             return usage(stderr);
     }
+    if (textfile && (watch || fmt == FMT_JSON))
+        return usage(stderr);
     char *path;
     if (!lg_cli_store_path(config, "status", &path))
         return 1;
     int rc;
+    if (textfile) { /* --textfile PATH: the Prometheus format into PATH, replaced atomically */
+        lg_textfile t;
+        rc = 1;
+        if (lg_textfile_begin(&t, textfile)) {
+            rc = show(path, FMT_PROMETHEUS);
+            if (!lg_textfile_end(&t, rc == 0))
+                rc = 1;
+        }
+        free(path);
+        return rc;
+    }
     do {
         if (watch)
             printf("\033[H\033[2JEvery %lds: llmgate status\n\n", interval);

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* llmgate classify [--provider NAME] FILE... : one JSON object per fixture file (or raw HTTP on stdin). */
 int lg_cmd_classify(int argc, char **argv);
@@ -24,5 +25,13 @@ bool lg_cli_store_path(const char *config, const char *command, char **path);
 /* True when the name field s of cap bytes (a slot of the shared store) holds a non-empty, NUL-terminated
  * name of valid UTF-8 without control characters: safe to print. */
 bool lg_cli_name_ok(const char *s, size_t cap);
+
+/* llmgate --version : version, build, library and config in effect. */
+int lg_cmd_version(void);
+
+/* The list of commands on f; returns 0 for stdout, 2 (a usage error) for stderr. */
+int lg_usage(FILE *f);
+/* The help of command (NULL: the list of commands) on stdout; 2 after a message for an unknown one. */
+int lg_help(const char *command);
 
 #endif

@@ -1,38 +1,44 @@
 /* The llmgate command: dispatches to the subcommands. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/commands.h"
 
-static int usage(FILE *f)
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+} commands[] = {
+    {"classify", lg_cmd_classify},
+    {"check-config", lg_cmd_check_config},
+    {"run", lg_cmd_run},
+    {"status", lg_cmd_status},
+    {"reset", lg_cmd_reset},
+};
+
+static bool is_help(const char *arg)
 {
-    fputs("usage: llmgate COMMAND [ARGS]\n"
-          "  run [--config FILE] -- CMD [ARGS]   run CMD with llmgate preloaded\n"
-          "  status [--json|--prometheus|--watch] show accounts, cooldowns and counters\n"
-          "  classify [--provider NAME] FILE...  classify responses (fixture JSON, or raw HTTP on stdin)\n"
-          "  check-config [FILE]                 validate and print the effective configuration\n"
-          "  reset [PROVIDER[/ACCOUNT]]          clear cooldowns by hand (all, a provider's, or one account's)\n",
-          f);
-    return f == stderr ? 2 : 0;
+    return !strcmp(arg, "-h") || !strcmp(arg, "--help");
 }
 
 int main(int argc, char **argv)
 {
     if (argc < 2)
-        return usage(stderr);
+        return lg_usage(stderr);
     const char *cmd = argv[1];
-    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help"))
-        return usage(stdout);
-    if (!strcmp(cmd, "classify"))
-        return lg_cmd_classify(argc - 1, argv + 1);
-    if (!strcmp(cmd, "check-config"))
-        return lg_cmd_check_config(argc - 1, argv + 1);
-    if (!strcmp(cmd, "run"))
-        return lg_cmd_run(argc - 1, argv + 1);
-    if (!strcmp(cmd, "status"))
-        return lg_cmd_status(argc - 1, argv + 1);
-    if (!strcmp(cmd, "reset"))
-        return lg_cmd_reset(argc - 1, argv + 1);
+    if (is_help(cmd))
+        return lg_usage(stdout);
+    if (!strcmp(cmd, "help"))
+        return lg_help(argc > 2 ? argv[2] : NULL);
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V") || !strcmp(cmd, "version"))
+        return lg_cmd_version();
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        if (strcmp(cmd, commands[i].name))
+            continue;
+        if (argc == 3 && is_help(argv[2]))
+            return lg_help(cmd);
+        return commands[i].run(argc - 1, argv + 1);
+    }
     fprintf(stderr, "llmgate: unknown command '%s'\n", cmd);
-    return usage(stderr);
+    return lg_usage(stderr);
 }

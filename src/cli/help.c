@@ -1,0 +1,79 @@
+/* llmgate help [COMMAND] and llmgate COMMAND --help: the help text of each command, in one table. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/commands.h"
+
+static const struct {
+    const char *name, *text;
+} pages[] = {
+    {"run", "usage: llmgate run [--config FILE] [--] CMD [ARGS]\n"
+            "  Runs CMD with libllmgate.so first in LD_PRELOAD (what LD_PRELOAD held is kept after it).\n"
+            "  --config FILE  check FILE and pass it on as LLMGATE_CONFIG (the command does not run when\n"
+            "                 the configuration has problems)\n"
+            "  The library is $LLMGATE_LIB, else libllmgate.so beside llmgate, else ../lib/llmgate/\n"
+            "  from it. A statically linked CMD is named on stderr: LD_PRELOAD cannot reach it.\n"
+            "exit status: CMD's own; 2 usage, bad configuration or no library; 127 CMD not found\n"},
+    {"status", "usage: llmgate status [--config FILE] [--json|--prometheus] [--textfile PATH] [--watch [SECONDS]]\n"
+               "  Shows each provider's accounts (by name, never keys): window usage against the limits,\n"
+               "  cooldown with its reason, consecutive failures and counters.\n"
+               "  --json          one JSON document\n"
+               "  --prometheus    the Prometheus text exposition format\n"
+               "  --textfile PATH write the Prometheus format to PATH atomically (a temporary file in the\n"
+               "                  same directory, renamed over PATH), for node_exporter's textfile\n"
+               "                  collector from cron; implies --prometheus\n"
+               "  --watch [S]     redraw every S seconds (default 2)\n"
+               "exit status: 0; 1 the state cannot be read or PATH not written; 2 usage\n"},
+    {"classify", "usage: llmgate classify [--provider NAME] FILE...\n"
+                 "       llmgate classify --provider NAME < raw-http-response\n"
+                 "  Prints one JSON object per response: state, reason, retry_after_ms, usage, message.\n"
+                 "  FILE is a fixture JSON ({provider, status, headers, body}); without FILE a raw HTTP\n"
+                 "  response is read from stdin.\n"
+                 "exit status: 0; 1 a file could not be read or classified; 2 usage\n"},
+    {"check-config", "usage: llmgate check-config [FILE]\n"
+                     "  Validates FILE (default: $LLMGATE_CONFIG, $XDG_CONFIG_HOME/llmgate/config.json,\n"
+                     "  /etc/llmgate/config.json) and prints the effective configuration as JSON, with keys\n"
+                     "  shown only as env:NAME, file:PATH or literal:DIGEST; else every problem found.\n"
+                     "exit status: 0 valid; 1 problems; 2 usage\n"},
+    {"reset", "usage: llmgate reset [--config FILE] [PROVIDER[/ACCOUNT]]\n"
+              "  Clears cooldowns and failure counts by hand: every account's, one provider's, or one\n"
+              "  account's, in the shared store and in the saved cooldowns file.\n"
+              "exit status: 0; 1 no such provider or account, or the state cannot be changed; 2 usage\n"},
+    {"version", "usage: llmgate --version | -V | version\n"
+                "  Prints the version, the libcurl and OpenSSL it was built against, the library llmgate\n"
+                "  run would preload and the configuration file in effect.\n"
+                "exit status: 0\n"},
+    {"help", "usage: llmgate help [COMMAND]\n"
+             "  Prints the help of COMMAND, or the list of commands.\n"
+             "exit status: 0; 2 unknown command\n"},
+};
+
+static const char overview[] =
+    "usage: llmgate COMMAND [ARGS]\n"
+    "  run [--config FILE] -- CMD [ARGS]   run CMD with llmgate preloaded\n"
+    "  status [--json|--prometheus|--watch] show accounts, cooldowns and counters\n"
+    "  classify [--provider NAME] FILE...  classify responses (fixture JSON, or raw HTTP on stdin)\n"
+    "  check-config [FILE]                 validate and print the effective configuration\n"
+    "  reset [PROVIDER[/ACCOUNT]]          clear cooldowns by hand (all, a provider's, or one account's)\n"
+    "  help [COMMAND]                      the help of one command\n"
+    "  --version, -V                       version, build and where the library and config are\n"
+    "See llmgate(1) and llmgate.json(5).\n";
+
+int lg_usage(FILE *f)
+{
+    fputs(overview, f);
+    return f == stderr ? 2 : 0;
+}
+
+int lg_help(const char *command)
+{
+    if (!command)
+        return lg_usage(stdout);
+    for (size_t i = 0; i < sizeof pages / sizeof pages[0]; i++)
+        if (!strcmp(pages[i].name, command)) {
+            fputs(pages[i].text, stdout);
+            return 0;
+        }
+    fprintf(stderr, "llmgate: no command '%s'\n", command);
+    return lg_usage(stderr);
+}
