@@ -34,7 +34,7 @@ MOCK := $(B)/llmgate-mock
 DEPS_PKGS := build-essential pkg-config libcurl4-openssl-dev libcjson-dev uthash-dev libmicrohttpd-dev \
              libcmocka-dev libhttp-parser-dev libhiredis-dev libssl-dev curl openssl python3 ca-certificates
 
-.PHONY: all test bench demo install clean deps unit clients
+.PHONY: all test bench demo install clean deps unit clients mutate
 .SECONDARY:
 all: $(LIB) $(CLI) $(MOCK)
 
@@ -75,6 +75,11 @@ clients: $(CLIENT_BIN)
 
 test: all unit clients
 	@bash tests/run.sh
+
+# Breaks the code on purpose in a scratch copy, one mutation at a time, and shows the tests catching each
+# (tests/mutate.sh; several minutes, not part of `make test`). MUTATIONS="name ..." picks some.
+mutate: all unit clients
+	@bash tests/mutate.sh $(MUTATIONS)
 
 bench: all clients
 	@bash tests/bench/run.sh

@@ -168,10 +168,12 @@ check_eq "--retry: one request per key, not one per key per curl retry" 2 "$n"
 # 9. quota exhaustion rotates at once, without waiting
 write_config quota "$(openai "$(acct a KEY_QUOTA), $(acct b KEY_GOOD)")" '"max_rate_limit_wait_seconds": 60, "switch_delay_ms": 20000'
 reset_mock
+fresh_store
 start=$(date +%s%N)
 code=$(gated quota curl -s -o /dev/null -w '%{http_code}' "${CT[@]}" "$URL" -H 'Authorization: Bearer x' -d "$BODY")
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 check_eq "quota: success from the other key" 200 "$code"
+check_eq "quota: the provider saw the exhausted key, then the other" "$KEY_QUOTA $KEY_GOOD" "$(reqlog | lg_json '" ".join(r["key"] for r in j)')"
 check "quota: rotated without the 20 s switch delay (${ms} ms)" test "$ms" -lt 10000
 
 # 10. logs: one line per event with LLMGATE_DEBUG, never a key
