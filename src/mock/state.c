@@ -27,7 +27,7 @@ static struct {
     mock_limits defaults;
     uint64_t seed, rng;
     keystate *keys;
-    mock_window all;      /* every admission, for total.max_in_window */
+    mock_window all;          /* every admission, for total.max_in_window */
     mock_window all_arrivals; /* every request, for total.max_arrived_in_window */
     mock_counts total;
     int64_t serial;
