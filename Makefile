@@ -39,7 +39,7 @@ DEPS_PKGS += clang
 # The version is the one of the newest debian/changelog entry (one place to change it).
 VERSION := $(shell head -n1 debian/changelog | tr '()' '  ' | awk '{print $$2}' | cut -d- -f1)
 
-.PHONY: all test bench demo install uninstall deb clean deps unit clients asan fuzz fuzz-build
+.PHONY: all test bench demo install uninstall deb clean deps unit clients asan fuzz fuzz-build mutate
 .SECONDARY:
 all: $(LIB) $(CLI) $(MOCK)
 
@@ -110,6 +110,11 @@ fuzz: fuzz-build
 
 test: all unit clients asan fuzz-build
 	@bash tests/run.sh
+
+# Breaks the code on purpose in a scratch copy, one mutation at a time, and shows the tests catching each
+# (tests/mutate.sh; several minutes, not part of `make test`). MUTATIONS="name ..." picks some.
+mutate: all unit clients
+	@bash tests/mutate.sh $(MUTATIONS)
 
 bench: all clients
 	@bash tests/bench/run.sh

@@ -15,6 +15,7 @@ chmod 700 "$XDG_RUNTIME_DIR"
 unset LLMGATE_CONFIG LLMGATE_DEBUG LLMGATE_LOG
 LG_MOCK_PIDS=()
 LG_FAILS=0
+LG_COUNT=0
 
 lg_cleanup() {
     local p
@@ -24,8 +25,8 @@ lg_cleanup() {
 }
 trap lg_cleanup EXIT
 
-ok()     { echo "ok - $*"; }
-not_ok() { echo "not ok - $*"; LG_FAILS=$((LG_FAILS + 1)); }
+ok()     { LG_COUNT=$((LG_COUNT + 1)); echo "ok $LG_COUNT - $*"; }
+not_ok() { LG_COUNT=$((LG_COUNT + 1)); echo "not ok $LG_COUNT - $*"; LG_FAILS=$((LG_FAILS + 1)); }
 diag()   { echo "# $*"; }
 
 # check DESC CMD...: passes when CMD exits 0.
@@ -38,6 +39,46 @@ check_eq() {
 check_match() {
     if [[ $3 =~ $2 ]]; then ok "$1"; else not_ok "$1"; diag "expected to match: $2"; diag "actual: $(printf %q "${3:0:400}")"; fi
 }
+
+# check_absent DESC FILE PATTERN...: passes when FILE exists and contains none of the (fixed-string)
+# patterns; a missing file fails (a plain `! grep` would pass on it).
+check_absent() {
+    local d=$1 f=$2 p args=()
+    shift 2
+    for p in "$@"; do args+=(-e "$p"); done
+    if [ ! -f "$f" ]; then not_ok "$d"; diag "missing file: $f"
+    elif grep -a -q -F "${args[@]}" "$f"; then not_ok "$d"; diag "found in $f: $(grep -a -o -F "${args[@]}" "$f" | head -n 3 | tr '\n' ' ')"
+    else ok "$d"; fi
+}
+
+# lg_key_slices KEY...: every 8-character slice of each key (the whole key when shorter), one a line.
+lg_key_slices() {
+    local k i
+    for k in "$@"; do
+        if [ "${#k}" -le 8 ]; then echo "$k"; continue; fi
+        for ((i = 0; i + 8 <= ${#k}; i++)); do echo "${k:i:8}"; done
+    done
+}
+
+# check_no_key DESC KEYS FILE...: passes when every FILE exists and none holds any 8-character slice of
+# any key of the space-separated KEYS (text or binary). Directories are searched recursively.
+check_no_key() {
+    local d=$1 keys=$2 f hit="" slices
+    shift 2
+    # shellcheck disable=SC2086
+    slices=$(lg_key_slices $keys)
+    for f in "$@"; do
+        if [ ! -e "$f" ]; then not_ok "$d"; diag "missing: $f"; return; fi
+        if grep -r -a -q -F -f <(printf '%s\n' "$slices") "$f"; then
+            hit+="$f: $(grep -r -a -h -o -F -f <(printf '%s\n' "$slices") "$f" | head -n 3 | tr '\n' ' ') "
+        fi
+    done
+    if [ -z "$hit" ]; then ok "$d"; else not_ok "$d"; diag "key slices found: $hit"; fi
+}
+
+# lg_arrivals KEY: the mock's arrival times (ms, its monotonic clock) of KEY's requests still in its
+# request log, one a line, oldest first.
+lg_arrivals() { curl -s "$MOCK_URL/__requests" | lg_json "'\\n'.join(str(int(r['at_ms'])) for r in j if r['key'] == '$1')"; }
 
 # lg_start_mock ARGS...: starts the mock provider on an ephemeral port; sets MOCK_PORT, MOCK_URL,
 # MOCK_PID (and MOCK_TLS_PORT when --tls-port is given).
@@ -65,4 +106,6 @@ lg_json() { python3 -c "import json,sys; j=json.load(sys.stdin); print($1)"; }
 # lg_gencerts: creates a test CA and a server certificate for the provider hosts in $LG_TMP/certs.
 lg_gencerts() { bash "$LG_ROOT/tests/gen-certs.sh" "$LG_TMP/certs" >/dev/null 2>&1; }
 
-lg_done() { [ "$LG_FAILS" -eq 0 ]; }
+# lg_done: ends a script: prints the TAP plan (tests/run.sh counts a script that stopped before it as
+# failed) and exits non-zero when a check failed.
+lg_done() { echo "1..$LG_COUNT"; [ "$LG_FAILS" -eq 0 ]; }

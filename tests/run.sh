@@ -1,29 +1,49 @@
 #!/usr/bin/env bash
 # Runs every unit test binary (cmocka, TAP output) and every integration script (TAP via tests/lib.sh),
 # then prints one line: "N passed, N failed". Exits non-zero when anything failed.
+# A test program fails as a whole when it exits non-zero without a "not ok" line, prints no TAP plan
+# ("1..N"), or runs another number of tests than its plans announce; a unit test source without its
+# built binary, and a PATTERN that selects nothing, are failures too.
 # Usage: tests/run.sh [PATTERN]   (only tests whose file name contains PATTERN)
 cd "$(dirname "$0")/.." || exit 2
 pattern=${1:-}
-passed=0 failed=0
+passed=0 failed=0 selected=0
 logdir=build/test-logs
 mkdir -p "$logdir"
 
-# Counts the TAP lines of one test program's output; a crash without a "not ok" line counts as a failure.
+# Counts the TAP lines of one test program's output and checks them against its plans.
 tally() { # name rc logfile
-    local name=$1 rc=$2 log=$3 ok nok
-    ok=$(grep -cE '^ok [0-9]*' "$log")
-    nok=$(grep -cE '^not ok' "$log")
+    local name=$1 rc=$2 log=$3 ok nok plan
+    ok=$(grep -cE '^ok( |$)' "$log")
+    nok=$(grep -cE '^not ok( |$)' "$log")
+    plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\).*/\1/p' "$log" | awk '{ s += $1; n++ } END { print n ? s : -1 }')
     if [ "$rc" -ne 0 ] && [ "$nok" -eq 0 ]; then nok=1; echo "not ok - $name exited with status $rc" >>"$log"; fi
     if [ "$ok" -eq 0 ] && [ "$nok" -eq 0 ]; then nok=1; echo "not ok - $name ran no test" >>"$log"; fi
+    if [ "$plan" -lt 0 ]; then
+        nok=$((nok + 1)); echo "not ok - $name printed no TAP plan (stopped early?)" >>"$log"
+    elif [ "$plan" -ne $((ok + nok)) ]; then
+        echo "not ok - $name planned $plan tests but reported $((ok + nok))" >>"$log"; nok=$((nok + 1))
+    fi
     passed=$((passed + ok)); failed=$((failed + nok))
     printf '%-45s %4d passed %4d failed\n' "$name" "$ok" "$nok"
     [ "$nok" -eq 0 ] || grep -E '^not ok|^#' "$log" | head -n 40 | sed 's/^/    /'
 }
 
-for t in build/tests/test_*; do
-    [ -x "$t" ] || continue
-    name=$(basename "$t")
-    [ -z "$pattern" ] || [[ $name == *"$pattern"* ]] || continue
+# missing NAME WHY: one failure for a test that could not run at all.
+missing() {
+    failed=$((failed + 1))
+    printf '%-45s %4d passed %4d failed\n    not ok - %s\n' "$1" 0 1 "$2"
+}
+
+selected() { [ -z "$pattern" ] || [[ $1 == *"$pattern"* ]]; }
+
+for src in tests/unit/test_*.c; do
+    [ -f "$src" ] || continue
+    name=$(basename "$src" .c)
+    selected "$name" || continue
+    selected=$((selected + 1))
+    t=build/tests/$name
+    if [ ! -x "$t" ]; then missing "$name" "$t is not built (make unit)"; continue; fi
     log=$logdir/$name.log
     CMOCKA_MESSAGE_OUTPUT=TAP timeout 300 "$t" >"$log" 2>&1
     tally "$name" $? "$log"
@@ -32,11 +52,13 @@ done
 for t in tests/integration/test_*.sh; do
     [ -f "$t" ] || continue
     name=$(basename "$t" .sh)
-    [ -z "$pattern" ] || [[ $name == *"$pattern"* ]] || continue
+    selected "$name" || continue
+    selected=$((selected + 1))
     log=$logdir/$name.log
     timeout 600 bash "$t" >"$log" 2>&1
     tally "$name" $? "$log"
 done
 
+[ "$selected" -gt 0 ] || missing "${pattern:-(all)}" "no test matches '$pattern'"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

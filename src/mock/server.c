@@ -261,7 +261,7 @@ static void prepare(struct MHD_Connection *conn, conn_ctx *ctx, const char *meth
     }
     q.too_large = ctx->too_large;
     mock_plan plan;
-    mock_state_plan(&q, mock_log_entry(&q), &plan);
+    mock_state_plan(&q, &plan);
     build_reply(&ctx->reply, &q, &plan);
     mock_request_free(&q);
     free(h.v);

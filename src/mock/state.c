@@ -15,6 +15,7 @@ typedef struct {
     const mock_key_config *cfg; /* the key's scenario entry ("*" when it has none), or NULL */
     mock_limits limits;
     mock_window window;
+    mock_window arrivals; /* every request that reached the key, admitted or not */
     mock_counts counts;
     size_t seq_pos;
     UT_hash_handle hh;
@@ -34,7 +35,8 @@ static struct {
     mock_limits defaults;
     uint64_t seed, rng;
     keystate *keys;
-    mock_window all;  /* every admission, for total.max_in_window */
+    mock_window all;          /* every admission, for total.max_in_window */
+    mock_window all_arrivals; /* every request, for total.max_arrived_in_window */
     mock_counts total;
     int64_t serial;
     char *log[MOCK_LOG_SIZE];
@@ -57,6 +59,7 @@ void mock_state_init(const mock_scenario *sc, const mock_limits *defaults, uint6
     S.defaults = *defaults;
     S.seed = S.rng = seed;
     mock_window_init(&S.all);
+    mock_window_init(&S.all_arrivals);
 }
 
 /* The effective value of one limit: the key's entry, else "*", else the command line. */
@@ -84,6 +87,7 @@ static keystate *keystate_get(const char *key)
     k->limits.tpm = pick(own->tpm, all->tpm, S.defaults.tpm);
     k->limits.window_ms = pick(own->window_ms, all->window_ms, S.defaults.window_ms);
     mock_window_init(&k->window);
+    mock_window_init(&k->arrivals);
     HASH_ADD_KEYPTR(hh, S.keys, k->key, strlen(k->key), k);
     return k;
 }
@@ -179,10 +183,11 @@ static mock_outcome decide(keystate *k, const mock_request *req, mock_plan *plan
     return plan->kind == MOCK_PLAN_SUCCESS ? MOCK_OUT_SUCCESS : MOCK_OUT_RATE_LIMITED;
 }
 
-void mock_state_plan(const mock_request *req, char *log_entry, mock_plan *plan)
+void mock_state_plan(const mock_request *req, mock_plan *plan)
 {
     memset(plan, 0, sizeof *plan);
     int64_t now = lg_mono_ms(), tokens = req->charge_tokens;
+    char *log_entry = mock_log_entry(req, now);
     pthread_mutex_lock(&S.lock);
     plan->serial = ++S.serial;
     const char *tag = lg_header_get(req->headers, req->n_headers, "x-mock-tag");
@@ -198,20 +203,23 @@ void mock_state_plan(const mock_request *req, char *log_entry, mock_plan *plan)
         pthread_mutex_unlock(&S.lock);
         return;
     }
+    mock_verdict ignored;
+    mock_window_admit(&k->arrivals, &k->limits, now, 0, true, &ignored);
+    mock_window_admit(&S.all_arrivals, &S.defaults, now, 0, true, &ignored);
     bool admitted = false;
     mock_outcome o = decide(k, req, plan, now, tokens, &admitted);
     if (o == MOCK_OUT_SUCCESS && plan->step && plan->step->truncate >= 0)
         o = MOCK_OUT_SERVER_ERROR; /* admitted, but the client never gets the whole answer */
-    if (admitted) {
-        mock_verdict ignored;
+    if (admitted)
         mock_window_admit(&S.all, &S.defaults, now, tokens, true, &ignored);
-    }
     k->counts.requests++;
     S.total.requests++;
     mock_counts_add(&k->counts, o, tokens);
     mock_counts_add(&S.total, o, tokens);
     k->counts.max_in_window = k->window.max_in_window;
     S.total.max_in_window = S.all.max_in_window;
+    k->counts.max_arrived_in_window = k->arrivals.max_in_window;
+    S.total.max_arrived_in_window = S.all_arrivals.max_in_window;
     pthread_mutex_unlock(&S.lock);
 }
 
@@ -220,10 +228,12 @@ void mock_state_reset(void)
     pthread_mutex_lock(&S.lock);
     for (keystate *k = S.keys; k; k = k->hh.next) {
         mock_window_clear(&k->window);
+        mock_window_clear(&k->arrivals);
         memset(&k->counts, 0, sizeof k->counts);
         k->seq_pos = 0;
     }
     mock_window_clear(&S.all);
+    mock_window_clear(&S.all_arrivals);
     memset(&S.total, 0, sizeof S.total);
     for (size_t i = 0; i < MOCK_LOG_SIZE; i++) {
         free(S.log[i]);
@@ -284,11 +294,13 @@ void mock_state_free(void)
     HASH_ITER(hh, S.keys, k, tmp) {
         HASH_DEL(S.keys, k);
         mock_window_free(&k->window);
+        mock_window_free(&k->arrivals);
         free(k->key);
         free(k);
     }
     mock_window_free(&S.all);
     free_tags();
+    mock_window_free(&S.all_arrivals);
     for (size_t i = 0; i < MOCK_LOG_SIZE; i++) {
         free(S.log[i]);
         S.log[i] = NULL;

@@ -34,9 +34,9 @@ typedef struct {
 /* Sets up the state. sc (may be NULL) must outlive the state; defaults are the command line's limits. */
 void mock_state_init(const mock_scenario *sc, const mock_limits *defaults, uint64_t seed);
 void mock_state_free(void);
-/* Decides how to answer req (scripted step, random error, window admission), counts the request and
- * its outcome, and logs it (log_entry: a mock_log_entry string, taken over). */
-void mock_state_plan(const mock_request *req, char *log_entry, mock_plan *plan);
+/* Decides how to answer req (scripted step, random error, window admission), counts the request (its
+ * arrival, whatever the answer) and its outcome, and logs it with its arrival time. */
+void mock_state_plan(const mock_request *req, mock_plan *plan);
 /* Clears counters, windows, sequence positions and the request log; re-seeds the random errors. */
 void mock_state_reset(void);
 /* The /__stats document: {"keys": {KEY: counts}, "total": counts}, and "tags": {TAG: requests} when

@@ -41,6 +41,7 @@ cJSON *mock_counts_json(const mock_counts *c)
     cJSON_AddNumberToObject(o, "server_error", (double)c->server_error);
     cJSON_AddNumberToObject(o, "other_error", (double)c->other_error);
     cJSON_AddNumberToObject(o, "max_in_window", (double)c->max_in_window);
+    cJSON_AddNumberToObject(o, "max_arrived_in_window", (double)c->max_arrived_in_window);
     cJSON_AddNumberToObject(o, "tokens", (double)c->tokens);
     return o;
 }
@@ -73,7 +74,7 @@ static void add_header(cJSON *obj, const char *name, const char *value)
     free(joined);
 }
 
-char *mock_log_entry(const mock_request *req)
+char *mock_log_entry(const mock_request *req, int64_t at_ms)
 {
     char sha[65];
     mock_sha256_hex(req->body ? req->body : "", req->body_len, sha);
@@ -87,6 +88,7 @@ char *mock_log_entry(const mock_request *req)
     cJSON_AddStringToObject(o, "dialect", mock_dialect_name(req->dialect));
     cJSON_AddNumberToObject(o, "body_len", (double)req->body_len);
     cJSON_AddStringToObject(o, "body_sha256", sha);
+    cJSON_AddNumberToObject(o, "at_ms", (double)at_ms);
     cJSON *h = cJSON_AddObjectToObject(o, "headers");
     for (size_t i = 0; i < req->n_headers; i++) {
         char name[256];

@@ -6,7 +6,7 @@ source "$(dirname "$0")/../lib.sh"
 
 cat >"$LG_TMP/scenario.json" <<'JSON'
 {"keys": {
-  "sk-limited":  {"sequence": [{"error": "rate_limit", "retry_after_ms": 20000}], "repeat": true},
+  "sk-limited-R7qZ2xWp":  {"sequence": [{"error": "rate_limit", "retry_after_ms": 20000}], "repeat": true},
   "sk-locked":   {"sequence": [{"error": "rate_limit", "retry_after_ms": 3600000}], "repeat": true},
   "sk-locked2":  {"sequence": [{"error": "rate_limit", "retry_after_ms": 3600000}], "repeat": true},
   "sk-flaky":    {"sequence": [{"status": 429, "body": "{\"error\":{\"message\":\"slow down\",\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}"},
@@ -17,12 +17,17 @@ cat >"$LG_TMP/scenario.json" <<'JSON'
   "sk-slow":     {"sequence": [{"error": "rate_limit", "retry_after_ms": 3000}]},
   "sk-reset":    {"sequence": [{"reset": true}]},
   "sk-trunc":    {"sequence": [{"truncate": 10}]},
-  "sk-deadconn": {"sequence": [{"reset": true}], "repeat": true}
+  "sk-deadconn": {"sequence": [{"reset": true}], "repeat": true},
+  "sk-brief-T5mW8kQz": {"sequence": [{"error": "rate_limit", "retry_after_ms": 200}]}
 }}
 JSON
 lg_start_mock --scenario "$LG_TMP/scenario.json"
-export KEY_RESET=sk-reset KEY_TRUNC=sk-trunc KEY_DEAD=sk-deadconn KEY_SLOW=sk-slow KEY_LIMITED=sk-limited KEY_GOOD=sk-good KEY_LOCKED=sk-locked KEY_LOCKED2=sk-locked2 KEY_FLAKY=sk-flaky \
-       KEY_BAIDU=sk-baidu KEY_QUOTA=sk-quota KEY_BADREQ=sk-badreq
+export KEY_RESET=sk-reset KEY_TRUNC=sk-trunc KEY_DEAD=sk-deadconn KEY_SLOW=sk-slow KEY_LIMITED=sk-limited-R7qZ2xWp KEY_GOOD=sk-good-M4vK9tLc KEY_LOCKED=sk-locked KEY_LOCKED2=sk-locked2 KEY_FLAKY=sk-flaky \
+       KEY_BAIDU=sk-baidu KEY_QUOTA=sk-quota KEY_BADREQ=sk-badreq KEY_BRIEF=sk-brief-T5mW8kQz
+HOST_KEY=sk-host-J3nB8yQd
+# every key of this test, for the leak checks
+ALL_KEYS="$KEY_RESET $KEY_TRUNC $KEY_DEAD $KEY_SLOW $KEY_LIMITED $KEY_GOOD $KEY_LOCKED $KEY_LOCKED2 $KEY_FLAKY $KEY_BAIDU
+          $KEY_QUOTA $KEY_BADREQ $KEY_BRIEF $HOST_KEY"
 
 # write_config NAME JSON-PROVIDERS [JSON-RETRY-MEMBERS]: a 0600 config file with small durations.
 write_config() {
@@ -47,61 +52,81 @@ fresh_store() { rm -rf "$XDG_RUNTIME_DIR/llmgate" "$XDG_STATE_HOME/llmgate"; }
 
 # 1. rotation: the first key is rate limited, the second serves; curl prints the success and exits 0
 write_config rotate "$(openai "$(acct main KEY_LIMITED), $(acct backup KEY_GOOD)")"
-out=$(gated rotate curl -s "${CT[@]}" "$URL" -H 'Authorization: Bearer sk-host' -d "$BODY" -w '\n%{http_code}' 2>"$LG_TMP/err")
+out=$(gated rotate curl -s "${CT[@]}" "$URL" -H "Authorization: Bearer $HOST_KEY" -d "$BODY" -w '\n%{http_code}' 2>"$LG_TMP/err")
 rc=$?
 check_eq "rotation: curl exits 0" 0 "$rc"
 check_eq "rotation: host sees 200" 200 "$(tail -n1 <<<"$out")"
-check_match "rotation: body served by the backup key" '"mock_key":"sk-good"' "$out"
+check_match "rotation: body served by the backup key" "\"mock_key\":\"$KEY_GOOD\"" "$out"
 check_eq "rotation: stderr untouched" "" "$(cat "$LG_TMP/err")"
 keys=$(reqlog | lg_json '" ".join(r["key"] for r in j)')
-check_eq "rotation: provider saw main then backup, never the host's key" "sk-limited sk-good" "$keys"
+check_eq "rotation: provider saw main then backup, never the host's key" "$KEY_LIMITED $KEY_GOOD" "$keys"
 # the switch sticks: the next request goes straight to the backup
 reset_mock
-gated rotate curl -s "${CT[@]}" "$URL" -H 'Authorization: Bearer sk-host' -d "$BODY" -o /dev/null
-check_eq "rotation: the next request starts on the backup" "sk-good" "$(reqlog | lg_json '" ".join(r["key"] for r in j)')"
+gated rotate curl -s "${CT[@]}" "$URL" -H "Authorization: Bearer $HOST_KEY" -d "$BODY" -o /dev/null
+check_eq "rotation: the next request starts on the backup (main still cools down)" "$KEY_GOOD" "$(reqlog | lg_json '" ".join(r["key"] for r in j)')"
+
+# 1b. stickiness: main is refused once with a short hint; after that cooldown has ended, the next request
+# still starts on the backup, the provider's current account, not on the first account of the list
+write_config sticky "$(openai "$(acct main KEY_BRIEF), $(acct backup KEY_GOOD)")"
+reset_mock
+fresh_store
+code=$(gated sticky curl -s -o /dev/null -w '%{http_code}' "${CT[@]}" "$URL" -H "Authorization: Bearer $HOST_KEY" -d "$BODY")
+check_eq "stickiness: the first request is served by the backup" 200 "$code"
+main_free() { LLMGATE_CONFIG=$LG_TMP/sticky.json "$LG_CLI" status --json | lg_json 'j["providers"]["openai"]["accounts"]["main"]["available"]'; }
+for _ in $(seq 1 100); do [ "$(main_free)" = True ] && break; sleep 0.1; done
+check_eq "stickiness: main's cooldown (the mock's 1 s Retry-After) is over before the next request" True "$(main_free)"
+gated sticky curl -s -o /dev/null "${CT[@]}" "$URL" -H "Authorization: Bearer $HOST_KEY" -d "$BODY"
+check_eq "stickiness: the next request stays on the backup" "$KEY_BRIEF $KEY_GOOD $KEY_GOOD" \
+    "$(reqlog | lg_json '" ".join(r["key"] for r in j)')"
 
 # 2. curl's own options: -i, -o, -w, -f
 reset_mock
-gated rotate curl -s -i "${CT[@]}" "$URL" -H 'Authorization: Bearer sk-host' -d "$BODY" >"$LG_TMP/i.out"
+gated rotate curl -s -i "${CT[@]}" "$URL" -H "Authorization: Bearer $HOST_KEY" -d "$BODY" >"$LG_TMP/i.out"
 check_match "-i: status line of the success" '^HTTP/1\.1 200' "$(head -n1 "$LG_TMP/i.out")"
 check "-i: exactly one header block" test "$(grep -c '^HTTP/' "$LG_TMP/i.out")" = 1
-gated rotate curl -s "${CT[@]}" "$URL" -H 'Authorization: Bearer sk-host' -d "$BODY" -o "$LG_TMP/o.json"
+gated rotate curl -s "${CT[@]}" "$URL" -H "Authorization: Bearer $HOST_KEY" -d "$BODY" -o "$LG_TMP/o.json"
 check_match "-o: file holds one intact body" '^\{"id":"chatcmpl-mock-[0-9]+".*\}$' "$(cat "$LG_TMP/o.json")"
 
 # 3. give up at once when every key is locked past the maximum wait; then refuse without sending
-write_config locked "$(openai "$(acct a KEY_LOCKED), $(acct b KEY_LOCKED2)")" '"switch_delay_ms": 20, "max_rate_limit_wait_seconds": 2'
+write_config locked "$(openai "$(acct a KEY_LOCKED), $(acct b KEY_LOCKED2)")" '"switch_delay_ms": 20, "max_rate_limit_wait_seconds": 20'
 reset_mock
 start=$(date +%s%N)
-out=$(gated locked curl -s -i "${CT[@]}" "$URL" -H 'Authorization: Bearer sk-host' -d "$BODY")
+out=$(gated locked curl -s -i "${CT[@]}" "$URL" -H "Authorization: Bearer $HOST_KEY" -d "$BODY")
 rc=$?
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 check_match "give-up: host sees 429" '^HTTP/1\.1 429' "$out"
-check_match "give-up: Retry-After header" $'\n''[Rr]etry-[Aa]fter: [0-9]+' "$out"
+check_match "give-up: Retry-After is the keys' hour, in seconds" $'\n''[Rr]etry-[Aa]fter: (359[0-9]|3600)'$'\r' "$out"
 check_match "give-up: X-Llmgate-Reason header" 'X-Llmgate-Reason: RATE_LIMIT_EXCEEDED' "$out"
 check_match "give-up: body in the provider's format" '"code": ?"rate_limit_exceeded"' "$out"
-check "give-up: at once, not after the maximum wait (${ms} ms)" test "$ms" -lt 1800
+check "give-up: at once, not after the maximum wait of 20 s (${ms} ms)" test "$ms" -lt 10000
 n1=$(reqlog | lg_json 'len(j)')
-out=$(gated locked curl -s "${CT[@]}" "$URL" -H 'Authorization: Bearer sk-host' -d "$BODY" -w '\n%{http_code}')
+out=$(gated locked curl -s "${CT[@]}" "$URL" -H "Authorization: Bearer $HOST_KEY" -d "$BODY" -w '\n%{http_code}')
 check_eq "refused: host sees 429" 429 "$(tail -n1 <<<"$out")"
-check_match "refused: openai error format" '"error":\{"message":"llmgate: every account of openai' "$out"
+check_match "refused: openai error format" '"error":\{"message":"llmgate: every account of openai.*"code":"rate_limit_exceeded"' "$out"
 check_eq "refused: the provider was not contacted" "$n1" "$(reqlog | lg_json 'len(j)')"
-out=$(gated locked curl -s -i "${CT[@]}" "$URL" -H 'Authorization: Bearer sk-host' -d "$BODY")
+out=$(gated locked curl -s -i "${CT[@]}" "$URL" -H "Authorization: Bearer $HOST_KEY" -d "$BODY")
 check_match "refused: curl -i shows llmgate's own header block" $'^HTTP/1\\.1 429 Too Many Requests\r\nContent-Type: application/json\r\n' "$out"
-out=$(gated locked curl -s -f "${CT[@]}" "$URL" -H 'Authorization: Bearer sk-host' -d "$BODY" 2>&1)
+check_match "refused: Retry-After is the keys' hour, in seconds" $'\r\nRetry-After: (359[0-9]|3600)\r\n' "$out"
+out=$(gated locked curl -s -f "${CT[@]}" "$URL" -H "Authorization: Bearer $HOST_KEY" -d "$BODY" 2>&1)
 check_eq "-f: curl exits 22 as without llmgate" 22 "$?"
-gated locked curl -sS -f "${CT[@]}" "$URL" -H 'Authorization: Bearer sk-host' -d "$BODY" 2>"$LG_TMP/f.err" >"$LG_TMP/f.out"
+gated locked curl -sS -f "${CT[@]}" "$URL" -H "Authorization: Bearer $HOST_KEY" -d "$BODY" 2>"$LG_TMP/f.err" >"$LG_TMP/f.out"
 check_eq "-f: no body on stdout" "" "$(cat "$LG_TMP/f.out")"
 check_eq "-f: curl's own error line" "curl: (22) The requested URL returned error: 429" "$(cat "$LG_TMP/f.err")"
 
-# 4. single key: exponential backoff 100 ms, 200 ms, then success
-write_config single "$(openai "$(acct only KEY_FLAKY)")"
+# 4. single key: exponential backoff 300 ms, 600 ms, then success; measured between the provider's arrivals
+cat >"$LG_TMP/single.json" <<JSON
+{"providers": {$(openai "$(acct only KEY_FLAKY)")},
+ "retry": {"max_rate_limit_wait_seconds": 10},
+ "backoff": {"single_account_base_ms": 300, "single_account_max_ms": 2000, "dedup_window_ms": 10}}
+JSON
+chmod 600 "$LG_TMP/single.json"
 reset_mock
-start=$(date +%s%N)
-out=$(gated single curl -s "${CT[@]}" "$URL" -H 'Authorization: Bearer sk-host' -d "$BODY" -w '\n%{http_code}')
-ms=$(( ($(date +%s%N) - start) / 1000000 ))
+out=$(gated single curl -s "${CT[@]}" "$URL" -H "Authorization: Bearer $HOST_KEY" -d "$BODY" -w '\n%{http_code}')
 check_eq "single key: success after two 429s" 200 "$(tail -n1 <<<"$out")"
 check_eq "single key: three requests reached the provider" 3 "$(reqlog | lg_json 'len(j)')"
-check "single key: backed off 100 + 200 ms (${ms} ms)" test "$ms" -ge 300
+read -r gap1 gap2 <<<"$(lg_arrivals "$KEY_FLAKY" | awk 'NR > 1 { printf "%d ", $1 - prev } { prev = $1 }')"
+check "single key: first backoff at least 300 ms (${gap1:-?} ms)" test "${gap1:-0}" -ge 300
+check "single key: second backoff doubled to at least 600 ms (${gap2:-?} ms)" test "${gap2:-0}" -ge 600
 
 # 5. an error inside an HTTP 200 (Baidu error_code 18) reaches the host as a real 429
 cat >"$LG_TMP/baidu.json" <<JSON
@@ -141,23 +166,30 @@ n=$(reqlog | lg_json "len(j)")
 check_eq "--retry: one request per key, not one per key per curl retry" 2 "$n"
 
 # 9. quota exhaustion rotates at once, without waiting
-write_config quota "$(openai "$(acct a KEY_QUOTA), $(acct b KEY_GOOD)")" '"max_rate_limit_wait_seconds": 5, "switch_delay_ms": 3000'
+write_config quota "$(openai "$(acct a KEY_QUOTA), $(acct b KEY_GOOD)")" '"max_rate_limit_wait_seconds": 60, "switch_delay_ms": 20000'
 reset_mock
+fresh_store
 start=$(date +%s%N)
 code=$(gated quota curl -s -o /dev/null -w '%{http_code}' "${CT[@]}" "$URL" -H 'Authorization: Bearer x' -d "$BODY")
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 check_eq "quota: success from the other key" 200 "$code"
-check "quota: rotated without sleeping (${ms} ms)" test "$ms" -lt 1500
+check_eq "quota: the provider saw the exhausted key, then the other" "$KEY_QUOTA $KEY_GOOD" "$(reqlog | lg_json '" ".join(r["key"] for r in j)')"
+check "quota: rotated without the 20 s switch delay (${ms} ms)" test "$ms" -lt 10000
 
 # 10. logs: one line per event with LLMGATE_DEBUG, never a key
 fresh_store
 reset_mock
-LLMGATE_DEBUG=1 gated rotate curl -s -o /dev/null "${CT[@]}" "$URL" -H 'Authorization: Bearer sk-host' -d "$BODY" 2>"$LG_TMP/debug.err"
+LLMGATE_DEBUG=1 gated rotate curl -s -o /dev/null "${CT[@]}" "$URL" -H "Authorization: Bearer $HOST_KEY" -d "$BODY" 2>"$LG_TMP/debug.err"
 check_match "debug: [RateLimit] line" '\[RateLimit\] 429 provider=openai account=main reason=RATE_LIMIT_EXCEEDED retry_after_ms=20000' "$(cat "$LG_TMP/debug.err")"
 check_match "debug: [Account] line" '\[Account\] openai: main -> backup \(RATE_LIMIT_EXCEEDED\)' "$(cat "$LG_TMP/debug.err")"
-check "debug: no key in the log" bash -c "! grep -q -e sk-limited -e sk-good -e sk-host '$LG_TMP/debug.err'"
-LLMGATE_LOG=$LG_TMP/file.log gated rotate curl -s -o /dev/null "${CT[@]}" "$URL" -H 'Authorization: Bearer sk-host' -d "$BODY"
+fresh_store
+LLMGATE_LOG=$LG_TMP/file.log gated rotate curl -s -o /dev/null "${CT[@]}" "$URL" -H "Authorization: Bearer $HOST_KEY" -d "$BODY" \
+    2>"$LG_TMP/file.err"
 check "LLMGATE_LOG: the file exists with mode 0600" test "$(stat -c %a "$LG_TMP/file.log" 2>/dev/null)" = 600
+check_match "LLMGATE_LOG: the file holds the events" '\[Account\] openai: main -> backup' "$(cat "$LG_TMP/file.log" 2>/dev/null)"
+check_eq "LLMGATE_LOG: nothing on stderr" "" "$(cat "$LG_TMP/file.err")"
+check_no_key "no 8-character slice of any key in the debug log, the log file or the shared store" "$ALL_KEYS" \
+    "$LG_TMP/debug.err" "$LG_TMP/file.log" "$XDG_RUNTIME_DIR/llmgate"
 
 # 11. non-provider traffic is byte-identical with and without the preload
 OTHER=(--connect-to "example.invalid:80:127.0.0.1:$MOCK_PORT" http://example.invalid/v1/chat/completions -H 'Authorization: Bearer sk-other' -d "$BODY")
@@ -168,8 +200,9 @@ check_eq "non-provider: same status and size" "$(cat "$LG_TMP/plain.w")" "$(cat 
 unvary() { sed -e 's/mock-[0-9]*//' -e 's/"created":[0-9]*//' "$1"; }
 check_eq "non-provider: same bytes (ids and timestamps aside)" "$(unvary "$LG_TMP/plain.out")" "$(unvary "$LG_TMP/pre.out")"
 check_eq "non-provider: same stderr" "$(cat "$LG_TMP/plain.err")" "$(cat "$LG_TMP/pre.err")"
-hdrs=$(reqlog | lg_json '"|".join(r["key"] + "," + str(r["body_len"]) + "," + r["body_sha256"] for r in j)')
-check "non-provider: the provider received the same request twice" bash -c "[ '${hdrs%%|*}' = '${hdrs##*|}' ]"
+hdrs=$(reqlog | lg_json '"\n".join(r["key"] + "," + str(r["body_len"]) + "," + r["body_sha256"] for r in j)')
+check_eq "non-provider: the provider received two requests" 2 "$(wc -l <<<"$hdrs")"
+check_eq "non-provider: the same request both times" "$(head -n1 <<<"$hdrs")" "$(sed -n 2p <<<"$hdrs")"
 check_match "non-provider: the host's own key went out untouched" '^sk-other,' "$hdrs"
 
 # 12. a wait of several seconds gets one notice line on stderr, even without debug logging

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# The shared admission limiter, through curl under the preload against the mock provider enforcing an exact
-# sliding window per key: 8 processes hammering one key never put more than the limit in any window and
-# cause no 429s; limits learned from the provider's headers; another key with room is used at once; one
+# The shared admission limiter, through curl under the preload against the mock provider: 8 processes
+# hammering one key never send more than the limit in any window, counted on every request that reached
+# the mock (the mock enforces no limit on that key, so only the limiter can keep the count down); limits learned from the provider's headers; another key with room is used at once; one
 # provider at its limit never delays another; a wait past the maximum is answered locally at once; token
 # limits, with estimates reconciled to the real usage.
 source "$(dirname "$0")/../lib.sh"
 
 cat >"$LG_TMP/scenario.json" <<'JSON'
-{"keys": {"sk-tok": {"rpm": 0, "tpm": 200, "window_ms": 1000},
+{"keys": {"sk-one": {"rpm": 0, "window_ms": 900},
+          "sk-tok": {"rpm": 0, "tpm": 200, "window_ms": 1000},
           "sk-ref": {"rpm": 1, "window_ms": 60000},
           "sk-rec": {"rpm": 0, "tpm": 2000, "window_ms": 60000}}}
 JSON
@@ -49,18 +50,20 @@ hammer() {
     rm -f "$LG_TMP"/codes.*
 }
 
-# 1. 8 processes x 5 requests on one key limited to 5 per 1 s window, limits configured
+# 1. 8 processes x 5 requests on one key limited to 5 per 1 s window, limits configured. The mock itself
+# does not limit sk-one; it counts arrivals in any 900 ms (the 100 ms allow for the time between
+# admission and arrival on a loaded machine).
 write_config one "$(openai "$(acct one KEY_ONE)" '"rpm": 5, "window_ms": 1000')"
-start=$(now_ms)
 codes=$(hammer one 8 5)
-ms=$(( $(now_ms) - start ))
 check_eq "hammer: the host saw 40 successes" "40" "$(grep -c '^200$' <<<"$codes")"
-check "hammer: never more than 5 in any window at the provider (max_in_window=$(stat_of sk-one max_in_window))" \
-    test "$(stat_of sk-one max_in_window)" -le 5
-check "hammer: (almost) no 429 from the provider ($(stat_of sk-one rate_limited))" test "$(stat_of sk-one rate_limited)" -le 1
-check_eq "hammer: the provider served 40" 40 "$(stat_of sk-one success)"
-# 40 requests at 5 per window: 8 windows' worth, the first 5 at once; the physical minimum is 7 windows
-check "hammer: paced, not serialized nor early (${ms} ms, minimum 7000)" test "$ms" -ge 6900 -a "$ms" -le 9500
+check_eq "hammer: the provider received exactly 40 requests" 40 "$(stat_of sk-one requests)"
+check "hammer: never more than 5 sent in any window (max_arrived_in_window=$(stat_of sk-one max_arrived_in_window))" \
+    test "$(stat_of sk-one max_arrived_in_window)" -le 5
+# 40 requests at 5 per window: the physical minimum from the first arrival to the last is 7 windows; a
+# limiter that serialized the requests or waited a window too many would take far longer
+span=$(lg_arrivals sk-one | awk 'NR == 1 { first = $1 } { last = $1 } END { print last - first }')
+check "hammer: paced, not serialized (${span} ms from the first arrival to the last, minimum 7000)" \
+    test "$span" -ge 6500 -a "$span" -le 14000
 
 # 2. no configured limit (only the provider's window length): learned from the x-ratelimit-* headers
 write_config learn "$(openai "$(acct learner KEY_LEARN)" '"window_ms": 1000')"
@@ -75,17 +78,18 @@ codes=$(hammer learn 8 2)
 check_eq "learned: then 16 more successes" "16" "$(grep -c '^200$' <<<"$codes")"
 check_eq "learned: and no 429 once the limit is known" "$before" "$(stat_of sk-learn rate_limited)"
 
-# 3. capacity decides the account: 10 requests at once, 5 per key per window, go at once on two keys
-write_config two "$(openai "$(acct c1 KEY_C1), $(acct c2 KEY_C2)" '"rpm": 5, "window_ms": 1000')"
+# 3. capacity decides the account: 10 requests at once, 5 per key per 20 s window, go at once on two keys
+write_config two "$(openai "$(acct c1 KEY_C1), $(acct c2 KEY_C2)" '"rpm": 5, "window_ms": 20000')"
 start=$(now_ms)
 codes=$(hammer two 10 1)
 ms=$(( $(now_ms) - start ))
 check_eq "capacity: 10 successes" "10" "$(grep -c '^200$' <<<"$codes")"
 check_eq "capacity: 5 went on each key" "5 5" "$(stat_of sk-c1 success) $(stat_of sk-c2 success)"
-check "capacity: nobody waited for the full key's window (${ms} ms)" test "$ms" -lt 900
+check "capacity: nobody waited for the full key's 20 s window (${ms} ms)" test "$ms" -lt 10000
 check_eq "capacity: no 429" "0 0" "$(stat_of sk-c1 rate_limited) $(stat_of sk-c2 rate_limited)"
 
-# 4. providers are independent: openai at its limit does not delay an anthropic request
+# 4. providers are independent: openai at its limit does not delay an anthropic request: the anthropic
+# request reaches the mock before the waiting openai one
 cat >"$LG_TMP/ind.json" <<JSON
 {"providers": {
   "openai": {"upstream": "$MOCK_URL", "accounts": [{"name": "i", "key": "env:KEY_IND"}],
@@ -102,20 +106,19 @@ start=$(now_ms)
     >"$LG_TMP/waiting.code"; echo $(( $(now_ms) - start )) >"$LG_TMP/waiting.ms") &
 waiter=$!
 sleep 0.2
-t0=$(now_ms)
 code=$("${IND[@]}" curl -s -o /dev/null -w '%{http_code}' --connect-to "api.anthropic.com:80:127.0.0.1:$MOCK_PORT" \
     http://api.anthropic.com/v1/messages -H 'x-api-key: x' -H 'anthropic-version: 2023-06-01' \
     -d '{"model":"claude-3-5-haiku-latest","max_tokens":16,"messages":[{"role":"user","content":"hi"}]}')
-ams=$(( $(now_ms) - t0 ))
 check_eq "independence: anthropic served" 200 "$code"
-check "independence: anthropic not delayed by openai's full window (${ams} ms)" test "$ams" -lt 1000
 wait "$waiter"
+order=$(curl -s "$MOCK_URL/__requests" | lg_json '" ".join(r["key"] for r in j if r["key"] in ("sk-ind", "sk-ant"))')
+check_eq "independence: anthropic reached the provider before the waiting openai request" "sk-ind sk-ant sk-ind" "$order"
 check_eq "independence: the waiting openai request then succeeded" 200 "$(cat "$LG_TMP/waiting.code")"
 check "independence: it waited for its window ($(cat "$LG_TMP/waiting.ms") ms)" test "$(cat "$LG_TMP/waiting.ms")" -ge 2000
 check_eq "independence: openai's key saw no 429" 0 "$(stat_of sk-ind rate_limited)"
 
 # 5. a wait past max_rate_limit_wait_seconds is answered locally, at once, without contacting the provider
-write_config ref "$(openai "$(acct r KEY_REF)" '"rpm": 1, "window_ms": 60000')" '"max_rate_limit_wait_seconds": 1'
+write_config ref "$(openai "$(acct r KEY_REF)" '"rpm": 1, "window_ms": 60000')" '"max_rate_limit_wait_seconds": 20'
 REF=(env LLMGATE_CONFIG="$LG_TMP/ref.json" LD_PRELOAD="$LG_LIB")
 "${REF[@]}" curl -s -o /dev/null "${CT[@]}" "$URL" -H 'Authorization: Bearer x' -d "$BODY"
 start=$(now_ms)
@@ -125,7 +128,7 @@ check_match "refusal: the host sees a 429" '^HTTP/1\.1 429' "$out"
 check_match "refusal: Retry-After is the window's wait (about 60 s)" $'\n''[Rr]etry-[Aa]fter: (5[5-9]|6[0-3])'$'\r' "$out"
 check_match "refusal: reason header" 'X-Llmgate-Reason: RATE_LIMIT_EXCEEDED' "$out"
 check_match "refusal: body in openai's format" '"error": ?\{"message": ?"llmgate: ' "$out"
-check "refusal: at once (${ms} ms)" test "$ms" -lt 800
+check "refusal: at once, not after the maximum wait of 20 s (${ms} ms)" test "$ms" -lt 10000
 check_eq "refusal: the provider saw only the first request" 1 "$(stat_of sk-ref requests)"
 
 # 6. token limits: 200 tokens per window, about 39 tokens a request: no 429 from the provider
@@ -137,13 +140,13 @@ check_eq "tokens: the provider refused none" 0 "$(stat_of sk-tok rate_limited)"
 # 7. reconciliation: without max_tokens the estimate assumes 1024 output tokens, so two requests would not
 # fit 2000 tokens a minute; the real usage (about 40) replaces the estimate, and five go at once
 NOMAX='{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}]}'
-write_config rec "$(openai "$(acct rec KEY_REC)" '"tpm": 2000, "window_ms": 60000')" '"max_rate_limit_wait_seconds": 2'
+write_config rec "$(openai "$(acct rec KEY_REC)" '"tpm": 2000, "window_ms": 60000')" '"max_rate_limit_wait_seconds": 20'
 start=$(now_ms)
 codes=$(for _ in 1 2 3 4 5; do LLMGATE_CONFIG=$LG_TMP/rec.json LD_PRELOAD=$LG_LIB curl -s -o /dev/null -w '%{http_code}\n' \
     "${CT[@]}" "$URL" -H 'Authorization: Bearer x' -d "$NOMAX"; done)
 ms=$(( $(now_ms) - start ))
 check_eq "reconcile: five successes in a row" "200 200 200 200 200" "$(echo $codes)"
-check "reconcile: none waited (${ms} ms)" test "$ms" -lt 2000
+check "reconcile: none waited for the 60 s window (${ms} ms)" test "$ms" -lt 15000
 used=$(LLMGATE_CONFIG=$LG_TMP/rec.json "$LG_CLI" status --json | lg_json 'j["providers"]["openai"]["accounts"]["rec"]["tokensUsed"]')
 check_eq "reconcile: the window holds the real usage the provider counted" "$(stat_of sk-rec tokens)" "$used"
 

@@ -48,7 +48,6 @@ for d in openai anthropic gemini dashscope; do
         [ "$status" = 200 ] && [ "$bad_utf8" = 0 ] || bad=$((bad + 1))
         cmp -s "$LG_TMP/out" "$LG_TMP/$d.expected" || diff=$((diff + 1))
         [ "$chunks" -gt 1 ] && split=$((split + 1))
-        curl -s -H "${AUTH[$d]} $key" "${URL[$d]}" -d '{"stream":true}' >"$LG_TMP/curl.out" 2>/dev/null
         LD_PRELOAD=$LG_LIB curl -s -H "${AUTH[$d]} $key" "${URL[$d]}" -d '{"stream":true}' >"$LG_TMP/curl.out"
         cmp -s "$LG_TMP/curl.out" "$LG_TMP/$d.expected" || diff=$((diff + 1))
     done

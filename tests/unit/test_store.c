@@ -410,12 +410,11 @@ static void killed_holder_does_not_stall_others(void **state)
     assert_int_equal(waitpid(pid, &st, 0), pid);
     assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
 
-    /* A bounded wait: a stuck lock would be cut by the alarm and fail the test run. */
+    /* A bounded wait: a stuck lock would be cut by the alarm and fail the test run; a lock taken only
+     * after its timeout would return -1 (fail open), so 0 shows the dead holder's lock was recovered. */
     alarm(20);
-    int64_t t0 = lg_mono_ms();
     struct bump b = {.add = 1};
     assert_int_equal(lg_store_with(s, "openai", &r, 1, bump_cb, &b), 0);
-    assert_true(lg_mono_ms() - t0 < 2000);
     assert_int_equal(b.seen[0]->counters.given_up, 42);
     /* The lock is consistent again: it can be taken repeatedly, and by another process. */
     assert_int_equal(lg_store_with(s, "openai", &r, 1, bump_cb, &b), 0);
@@ -450,13 +449,15 @@ static void stopped_holder_fails_open(void **state)
     assert_int_equal(waitpid(pid, &st, WUNTRACED), pid);
     assert_true(WIFSTOPPED(st));
 
-    /* The lock is held by a stopped process: the caller gets -1 after a bounded wait, fn not called. */
+    /* The lock is held by a stopped process: the caller gets -1 after a bounded wait, fn not called. The
+     * wait is the store's 2 s lock timeout: never shorter than 1.5 s; the upper bound only shows it is
+     * bounded, with room for a loaded machine (the alarm cuts an endless one). */
     alarm(20);
     struct bump b = {.add = 1};
     int64_t t0 = lg_mono_ms();
     assert_int_equal(lg_store_with(s, "openai", &r, 1, bump_cb, &b), -1);
     int64_t waited = lg_mono_ms() - t0;
-    assert_true(waited >= 1500 && waited < 5000);
+    assert_true(waited >= 1500 && waited < 15000);
     assert_int_equal(b.calls, 0);
     int visited = 0;
     assert_int_equal(lg_store_visit(s, count_cb, &visited), -1);

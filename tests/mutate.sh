@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# make mutate: breaks the code on purpose, one mutation at a time, in a scratch copy of the tree, and
+# shows that the tests meant to guard each behaviour fail. Each mutation is a literal text replacement
+# in one source file; when its text is no longer found exactly once (the code was rewritten), the run
+# fails loudly instead of reporting a mutation that was never applied. The unmutated copy runs the same
+# tests first: a mutation only counts as caught against a green baseline.
+# Usage: tests/mutate.sh [NAME...]   (only the named mutations; default all)
+# Prints a table: mutation, tests run, caught (yes/no) and the tests that failed. Exits non-zero when a
+# mutation survives, cannot be applied or does not build, or when the baseline is not green.
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+PY=/usr/bin/python3
+SCRATCH=$(mktemp -d /tmp/llmgate-mutate.XXXXXX)
+trap 'rm -rf "$SCRATCH"' EXIT
+TREE=$SCRATCH/tree
+
+# The mutations: NAME|FILE|TESTS (space-separated run.sh patterns), then the text to find and its
+# replacement, each on its own line ("{NL}" stands for a newline).
+MUTATIONS=$(cat <<'EOF'
+sticky|src/gate/accounts.c|test_curl_cli
+p->current < n ? p->current : 0;
+0;
+limiter-off|src/gate/window.c|test_limiter test_plain_host test_window
+if (l->limit[0] <= 0 && l->limit[1] <= 0)
+if (l->limit[0] <= 0 || l->limit[1] >= 0)
+no-rotation|src/gate/policy.c|test_curl_cli test_policy
+    a.account = i;
+    a.account = current;
+no-doubling|src/gate/policy.c|test_curl_cli test_policy
+        d *= 2;
+        d *= 1;
+quota-waits|src/gate/policy.c|test_curl_cli
+switch_account(s, n, current, 0, now_ms)
+switch_account(s, n, current, r->switch_delay_ms, now_ms)
+retry-after-ms-giveup|src/hook/curl_deliver.c|test_curl_cli
+!add_line(out, "Retry-After: %ld\r\n", retry_after_s(res->retry_after_ms))) ||
+!add_line(out, "Retry-After: %ld\r\n", (long)res->retry_after_ms)) ||
+retry-after-ms-refusal|src/hook/curl_deliver.c|test_limiter test_plain_host
+add_line(out, "Retry-After: %ld\r\n", retry_after_s(res->retry_after_ms)) &&
+add_line(out, "Retry-After: %ld\r\n", (long)res->retry_after_ms) &&
+refusal-body|src/gate/synth.c|test_curl_cli
+quota ? "insufficient_quota" : "rate_limit_exceeded");
+quota ? "insufficient_quota" : "rate_limited");
+key-slice-logged|src/hook/curl_auth.c|test_curl_cli
+    struct curl_slist *head = NULL, *tail = NULL;{NL}    bool carried = key_elsewhere;
+    struct curl_slist *head = NULL, *tail = NULL;{NL}    bool carried = key_elsewhere;{NL}    lg_log(LG_LOG_WARN, "[Auth] %.10s", strlen(key) > 3 ? key + 3 : key);
+key-slice-logged|src/hook/curl_auth.c|
+#include "llmgate/url.h"
+#include "llmgate/url.h"{NL}#include "llmgate/log.h"
+log-file-mode|src/util/log.c|test_curl_cli
+O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+literal-key-shown|src/conf/keys.c|test_check_config
+asprintf(&ref, "literal:%s", acct->digest)
+asprintf(&ref, "literal:%.10s", key + 3)
+EOF
+)
+
+# apply FILE OLD NEW: replaces the one occurrence of OLD in FILE ("{NL}" in OLD and NEW: newlines); fails
+# when OLD is not found exactly once.
+apply() {
+    "$PY" - "$@" <<'PY'
+import sys
+path, old, new = sys.argv[1], sys.argv[2].replace("{NL}", "\n"), sys.argv[3].replace("{NL}", "\n")
+text = open(path).read()
+n = text.count(old)
+if n != 1:
+    sys.exit("mutation text found %d times in %s (expected once): %r" % (n, path, old))
+open(path, "w").write(text.replace(old, new))
+PY
+}
+
+# The scratch copy: tracked and untracked (not ignored) files of the work tree, plus its build directory
+# so that each mutation rebuilds only what it touches.
+cd "$ROOT" || exit 2
+mkdir -p "$TREE"
+git ls-files -z --cached --others --exclude-standard | xargs -0 cp -a --parents -t "$TREE" 2>/dev/null
+if [ -d build ]; then
+    mkdir -p "$TREE/build"
+    for d in obj san tests clients libllmgate.so llmgate llmgate-mock; do
+        [ -e "build/$d" ] && cp -a "build/$d" "$TREE/build/"
+    done
+fi
+mkdir -p "$SCRATCH/orig"
+cp -a "$TREE/src" "$SCRATCH/orig/"
+# restore FILE...: puts the original text back with a new time stamp, so that make rebuilds it
+restore() { local f; for f in "$@"; do cp "$SCRATCH/orig/$f" "$TREE/$f"; done; }
+
+build() { make -C "$TREE" -j2 all unit clients >"$SCRATCH/build.log" 2>&1; }
+# run_tests PATTERN...: runs each pattern's tests in the scratch tree; prints one line per failed test
+# program: its name, how many checks failed and the first failed check.
+run_tests() {
+    local p n f first
+    for p in "$@"; do
+        (cd "$TREE" && bash tests/run.sh "$p") >"$SCRATCH/run.log" 2>&1 && continue
+        awk '$3 == "passed" && $5 == "failed" && $4 > 0 { print $1, $4 }' "$SCRATCH/run.log" | while read -r n f; do
+            first=$(grep -m1 '^not ok' "$TREE/build/test-logs/$n.log" 2>/dev/null | sed 's/^not ok [0-9]* *- *//')
+            echo "$n ($f failed; first: ${first:0:70})"
+        done
+    done
+}
+
+selected() { [ $# -eq 1 ] && return 0; local w; for w in "${@:2}"; do [ "$w" = "$1" ] && return 0; done; return 1; }
+names=() files=() tests=() olds=() news=()
+while IFS='|' read -r name file t && IFS= read -r old && IFS= read -r new; do
+    selected "$name" "$@" || continue
+    names+=("$name") files+=("$file") tests+=("$t") olds+=("$old") news+=("$new")
+done <<<"$MUTATIONS"
+[ "${#names[@]}" -gt 0 ] || { echo "mutate: no mutation named $*" >&2; exit 2; }
+
+all_tests=$(printf '%s\n' "${tests[@]}" | tr ' ' '\n' | sed '/^$/d' | sort -u | tr '\n' ' ')
+echo "building the scratch copy and running the baseline: $all_tests"
+build || { cat "$SCRATCH/build.log"; echo "mutate: the unmutated tree does not build" >&2; exit 1; }
+# shellcheck disable=SC2086
+bad=$(run_tests $all_tests)
+[ -z "$bad" ] || { echo "mutate: the baseline is not green (failed: $bad); nothing to measure" >&2; exit 1; }
+
+status=0
+printf '\n%-24s %-40s %-7s %s\n' MUTATION "TESTS RUN" CAUGHT "CAUGHT BY"
+i=0
+while [ "$i" -lt "${#names[@]}" ]; do
+    name=${names[$i]} t=${tests[$i]} touched=()
+    # a mutation may take several lines with the same name: all of them apply, the first names the tests
+    err=""
+    while [ "$i" -lt "${#names[@]}" ] && [ "${names[$i]}" = "$name" ]; do
+        touched+=("${files[$i]}")
+        err+=$(apply "$TREE/${files[$i]}" "${olds[$i]}" "${news[$i]}" 2>&1) || err+=" (failed)"
+        i=$((i + 1))
+    done
+    if [ -n "$err" ]; then
+        printf '%-24s %-40s %-7s %s\n' "$name" "$t" ERROR "does not apply: $err"
+        restore "${touched[@]}"
+        status=1
+        continue
+    fi
+    if ! build; then
+        restore "${touched[@]}"
+        printf '%-24s %-40s %-7s %s\n' "$name" "$t" ERROR "does not build: $(grep -m1 error "$SCRATCH/build.log")"
+        status=1
+        continue
+    fi
+    # shellcheck disable=SC2086
+    failed=$(run_tests $t | paste -sd ';' | sed 's/;/; /g')
+    restore "${touched[@]}"
+    if [ -n "$failed" ]; then
+        printf '%-24s %-40s %-7s %s\n' "$name" "$t" yes "$failed"
+    else
+        printf '%-24s %-40s %-7s %s\n' "$name" "$t" NO "-"
+        status=1
+    fi
+done
+exit "$status"
