@@ -14,6 +14,7 @@
 
 typedef struct {
     char name[LG_NAME_MAX];
+    char pool[LG_NAME_MAX];    /* "pool": the account's pool ("" = the default pool, first) */
     char *key;                 /* resolved secret; NULL = use the key the host program sent */
     char *key_ref;             /* how it is shown: "env:NAME", "file:PATH", "literal:<digest>", "host" */
     char digest[LG_DIGEST_HEX];/* lg_key_digest of the key; "" for the host's own key */
@@ -28,6 +29,23 @@ typedef struct {
     char tier[32];     /* "" or a tier preset name ("tier-2") */
 } lg_limits;
 
+/* The circuit breaker of a provider: "breaker" at top level, overridable member by member per provider. */
+typedef struct {
+    double failure_ratio;     /* opens at this share of failures (PROVIDER_DOWN, transport) ... default 0.5 */
+    int min_requests;         /* ... among at least this many requests ... default 10 */
+    int64_t window_ms;        /* ... in this sliding window, default 30000 */
+    int consecutive_failures; /* or after this many failures in a row (0 = never), default 5 */
+    int64_t open_ms;          /* open this long before one probe, doubling while probes fail, default 30000 */
+    int64_t open_max_ms;      /* at most this long, default 300000 */
+} lg_breaker_conf;
+
+/* One "models" entry of a provider: a request's model matching pattern (exact name, glob, or "*") is sent
+ * there as model. */
+typedef struct {
+    char *pattern;
+    char *model;
+} lg_model_map;
+
 typedef struct {
     char name[LG_NAME_MAX];
     const lg_preset *preset; /* NULL for a custom provider or a plain host rule */
@@ -40,6 +58,11 @@ typedef struct {
     size_t n_accounts;
     lg_limits limits;
     lg_stream_boundary boundary;
+    lg_breaker_conf breaker; /* effective: the top-level one with this provider's overrides */
+    char **fallback;         /* "fallback": names of providers (same dialect) tried in order, or NULL */
+    size_t n_fallback;
+    lg_model_map *models;    /* "models", in config order (first match wins), or NULL */
+    size_t n_models;
 } lg_provider;
 
 typedef struct {
@@ -50,6 +73,10 @@ typedef struct {
     int64_t same_key_retry_delay_ms; /* switch_on_first_rate_limit=false: retry same key after, default 1000 */
     int64_t switch_after_retry_ms;   /* switch_on_first_rate_limit=false: then switch after, default 5000 */
     int max_server_retries;          /* capacity/server errors on one key before rotating, default 2 */
+    double budget_ratio;             /* retries may add this share to the requests of the last 10 s, 0.2 */
+    double budget_min_per_s;         /* ... but at least this many per second (a floor), default 0.5 */
+    bool pool_fallback;              /* use a provider's first pool until all of it is out of quota, false */
+    char pin_separator[8];           /* "gpt-4o:backup" pins to provider or pool "backup"; default ":" */
 } lg_retry_conf;
 
 typedef struct {
@@ -73,6 +100,7 @@ typedef struct {
     size_t n_providers;
     lg_retry_conf retry;
     lg_backoff_conf backoff;
+    lg_breaker_conf breaker; /* the top-level defaults of every provider's */
     char store_backend[16];  /* "shm" (default) or "redis" */
     char *store_path;        /* shm: override of the state file path, or NULL */
     char *redis_url;         /* redis: "redis://host:port", or NULL */
@@ -121,6 +149,13 @@ void lg_config_free(lg_config *c);
 /* The first provider (config order) whose hosts match host (no port, any case, a trailing dot ignored),
  * or NULL. */
 const lg_provider *lg_config_match_host(const lg_config *c, const char *host);
+
+/* The provider named name (config order, presets included), or NULL. */
+const lg_provider *lg_config_provider(const lg_config *c, const char *name);
+
+/* The model a request for `model` is sent as on provider p: the first "models" entry whose pattern matches
+ * (exact name, shell glob, "*"), else model itself. */
+const char *lg_provider_map_model(const lg_provider *p, const char *model);
 
 /* Prints the effective configuration as JSON (two-space indented) with keys shown only as key_ref and any
  * password in redis_url as "***". Also shows "source", each provider's "dialect" and "auth". Caller frees. */
