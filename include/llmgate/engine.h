@@ -5,8 +5,9 @@
  *
  *     lg_exchange *x = lg_exchange_begin(&req, now, &step);
  *     loop on step.kind:
- *       LG_STEP_SEND  send the request with step.key (rewritten into headers/URL by the front end; NULL:
- *                     the host's own credentials), rewinding the body first when step.resend (if it cannot:
+ *       LG_STEP_SEND  send the request to step.prov with step.key (rewritten into headers/URL by the front
+ *                     end; NULL: the host's own credentials) and step.body when set, never forwarding an
+ *                     X-Llmgate-Pin header, rewinding the body first when step.resend (if it cannot:
  *                     lg_exchange_cannot_resend). Report the response with lg_exchange_on_response, or a
  *                     transport failure with lg_exchange_on_transport_error.
  *       LG_STEP_WAIT  nothing to do before step.at_ms (admission or backoff): sleep, or arm a timer and
@@ -37,9 +38,14 @@ typedef enum {
 typedef struct {
     lg_step_kind kind;
     /* SEND */
-    size_t account;        /* index into the provider's accounts */
+    const lg_provider *prov; /* where it goes: the request's provider, or a fallback of the same dialect
+                              * (its upstream, or its first host, and its auth style) */
+    size_t account;        /* index into prov's accounts */
     const char *key;       /* that account's key; NULL: leave the host's own credentials */
     bool resend;           /* a retry: the request body must be sent again from its start */
+    const char *body;      /* the body to send instead of the host's (a model mapped, a pin suffix
+                            * stripped), valid until the next step; NULL: the host's own */
+    size_t body_len;
     /* WAIT */
     int64_t at_ms;         /* call lg_exchange_on_timer at or after this time */
     const char *why;       /* what it waits for (log text) */
@@ -50,7 +56,8 @@ typedef struct {
                             * host a committed stream) */
 } lg_step;
 
-/* Starts an exchange for req (copied; req->host_key and req->body are read only during this call). Sets
+/* Starts an exchange for req (copied; req->host_key, req->body and req->pin are read only during this call:
+ * the exchange keeps its own copy of the body when a fallback or a rewrite may need it). Sets
  * the first step. Returns NULL when it cannot allocate: the front end then passes the request through
  * untouched. */
 lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_step *step);

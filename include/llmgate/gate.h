@@ -16,13 +16,21 @@
 #define LG_ATTEMPT_RETRYABLE (-1)
 #define LG_ATTEMPT_FATAL (-2)
 
-/* A transport sends one attempt with a key and reports the response. */
+/* One attempt as the engine wants it sent. */
 typedef struct {
-    /* Sends the exchange with `key` (NULL = leave the host's own credentials). On return *resp describes
+    const lg_provider *prov; /* where to: the request's own provider or a fallback of the same dialect */
+    const char *key;         /* the account's key; NULL = leave the host's own credentials */
+    const char *body;        /* the body to send instead of the host's, or NULL */
+    size_t body_len;
+} lg_attempt;
+
+/* A transport sends one attempt and reports the response. */
+typedef struct {
+    /* Sends the exchange as `at` says (never forwarding an X-Llmgate-Pin header). On return *resp describes
      * the response (valid until the next attempt). Returns 0; LG_ATTEMPT_RETRYABLE when the transport
      * failed in a way worth a bounded retry (connection reset, truncated body); LG_ATTEMPT_FATAL when it
      * failed in a way the host must see at once (timeout, TLS, aborted by a callback). */
-    int (*attempt)(void *ctx, const char *key, lg_response_view *resp);
+    int (*attempt)(void *ctx, const lg_attempt *at, lg_response_view *resp);
     /* Prepares the request body to be sent again; returns false when it cannot be. May be NULL. */
     bool (*rewind)(void *ctx);
 } lg_transport;
@@ -33,8 +41,9 @@ typedef struct {
     lg_store *store;          /* NULL: no shared state (state kept only for this exchange) */
     const char *host_key;     /* the key the host program sent, or NULL */
     bool replayable;          /* the body can be sent again */
-    const char *body;         /* the request body (for token estimates), or NULL */
+    const char *body;         /* the request body (for token estimates, model maps and pins), or NULL */
     size_t body_len;
+    const char *pin;          /* the request's X-Llmgate-Pin header (a provider or pool name), or NULL */
 } lg_gate_request;
 
 typedef enum {
@@ -53,7 +62,12 @@ typedef struct {
     int64_t retry_after_ms; /* for Retry-After when normalized; LG_NO_HINT when unknown */
     int attempts;           /* attempts sent */
     size_t account;         /* account of the last attempt */
+    const lg_provider *prov; /* the provider of the last attempt (a fallback's, after one) */
+    const char *why;        /* X-Llmgate-Reason when normalized; NULL: the outcome's reason name */
 } lg_gate_result;
+
+/* The X-Llmgate-Reason value of a normalized result. */
+const char *lg_gate_reason(const lg_gate_result *r);
 
 /* Runs one exchange to its end through transport t. Never sleeps while holding a lock. */
 lg_gate_result lg_gate_run(const lg_gate_request *req, const lg_transport *t, void *ctx);

@@ -82,6 +82,13 @@ void lg_policy_sanitize_hint(const lg_backoff_conf *b, lg_outcome *o, int64_t no
  * quota step or default): one restored from disk, or set under another configuration. True when it did. */
 bool lg_policy_clamp_cooldown(const lg_backoff_conf *b, lg_account_state *st, int64_t now_ms);
 
+/* Which of a provider's n accounts a request may use (usable[i]): only those of pool `pinned` when it is set
+ * (a request pinned to a pool); else, with pool_fallback, those of the first pool (pools ordered by their
+ * first account; an account without a pool is in the pool "") that still has an account not out of quota
+ * at now_ms; else all. Returns how many are usable. */
+size_t lg_policy_pool_filter(const lg_account *accts, const lg_account_state *states, size_t n, const char *pinned,
+                             bool pool_fallback, int64_t now_ms, bool *usable);
+
 /* Decides the next step after the attempt on account `current` got outcome o (already recorded into
  * states[current]). SUCCESS, NON_RETRYABLE (but for quota) and non-replayable requests are delivered;
  * h->attempts >= max_attempts gives up. Quota: switch at once to the next available account. 429-class

@@ -10,6 +10,7 @@
 #include "llmgate/config.h"
 #include "llmgate/limiter.h"
 #include "llmgate/policy.h"
+#include "llmgate/resilience.h"
 
 typedef struct lg_store lg_store;
 
@@ -34,6 +35,9 @@ typedef struct {
 typedef struct {
     uint32_t current; /* index of the account new requests start on */
     int64_t notice_ms; /* Unix ms of the last long-wait notice any process printed for this provider */
+    lg_budget budget;   /* the retry budget of every process */
+    lg_breaker breaker; /* the circuit breaker of every process */
+    uint64_t fell_back; /* requests that went on to a fallback provider from this one */
 } lg_provider_slot;
 
 /* Identity of an account in the store: provider name, account name and key digest ("" = unknown). */

@@ -16,6 +16,17 @@ void conf_policy_defaults(lg_config *c)
         .same_key_retry_delay_ms = 1000,
         .switch_after_retry_ms = 5000,
         .max_server_retries = 2,
+        .budget_ratio = 0.2,
+        .budget_min_per_s = 0.5,
+        .pin_separator = ":",
+    };
+    c->breaker = (lg_breaker_conf){
+        .failure_ratio = 0.5,
+        .min_requests = 10,
+        .window_ms = 30000,
+        .consecutive_failures = 5,
+        .open_ms = 30000,
+        .open_max_ms = 300000,
     };
     c->backoff = (lg_backoff_conf){
         .n_quota_steps = sizeof quota_steps / sizeof quota_steps[0],
@@ -77,6 +88,7 @@ bool conf_add_default_presets(lg_config *c, const bool *referenced)
         if (referenced && referenced[i])
             continue;
         bool ok = preset_entry(&c->providers[c->n_providers], &all[i]);
+        c->providers[c->n_providers].breaker = c->breaker;
         c->n_providers++; /* counted even when incomplete, so lg_config_free releases it */
         if (!ok)
             return false;

@@ -138,16 +138,24 @@ static void admit_cb(lg_provider_slot *p, lg_account_slot *const *slots, size_t 
     take_snapshot(a, slots);
     drop_ticket(a, slots); /* a reservation not used (an earlier round) never stays behind */
     size_t pref = c->preferred < n ? c->preferred : p->current < n ? p->current : 0;
+    bool usable[n];
+    if (!lg_policy_pool_filter(a->req->prov->accounts, a->snapshot, n, a->pool, a->req->cfg->retry.pool_fallback,
+                               c->now, usable))
+        memset(usable, 1, sizeof usable); /* a pool without accounts: config checks prevent it */
+    while (!usable[pref])
+        pref = (pref + 1) % n;
     a->tokens = lg_charge_admit(a->req->prov->dialect, &a->est, &slots[pref]->window);
     size_t best = pref;
     int64_t best_at = 0, best_retry = 0;
     for (size_t k = 0; k < n; k++) {
         size_t i = (pref + k) % n;
+        if (!usable[i])
+            continue;
         lg_window_limits lim = limits_for(a, &slots[i]->window);
         int64_t retry;
         int64_t at = lg_window_earliest(&slots[i]->window, &lim, a->tokens, c->now,
                                         lg_policy_ready_at(&slots[i]->state, a->jitter, c->now), &retry);
-        bool better = k == 0 || (retry == 0 && best_retry != 0) || ((retry == 0) == (best_retry == 0) && at < best_at);
+        bool better = i == pref || (retry == 0 && best_retry != 0) || ((retry == 0) == (best_retry == 0) && at < best_at);
         if (better) {
             best = i;
             best_at = at;
@@ -294,6 +302,9 @@ static void count_cb(lg_provider_slot *p, lg_account_slot *const *slots, size_t 
         k->requests++;
         c->a->has_ticket = false;
         break;
+    case LG_EV_FELL_BACK:
+        p->fell_back++;
+        break;
     case LG_EV_SWITCH:
         k->switches++;
         if (c->to < n)
@@ -341,4 +352,65 @@ bool lg_accounts_notice_due(lg_accounts *a, int64_t now_ms, int64_t interval_ms)
     struct notice_ctx c = {.now = now_ms, .interval = interval_ms};
     with_slots(a, notice_cb, &c);
     return c.due;
+}
+
+struct breaker_ctx {
+    const lg_breaker_conf *conf;
+    int64_t now, retry_after;
+    bool failure;
+    lg_breaker_verdict verdict;
+};
+
+static void breaker_admit_cb(lg_provider_slot *p, lg_account_slot *const *slots, size_t n, void *vctx)
+{
+    struct breaker_ctx *c = vctx;
+    c->verdict = lg_breaker_admit(&p->breaker, c->conf, c->now, &c->retry_after);
+}
+
+lg_breaker_verdict lg_accounts_breaker_admit(lg_accounts *a, int64_t now_ms, int64_t *retry_after_ms)
+{
+    struct breaker_ctx c = {.conf = &a->req->prov->breaker, .now = now_ms};
+    with_slots(a, breaker_admit_cb, &c);
+    *retry_after_ms = c.retry_after;
+    return c.verdict;
+}
+
+static void breaker_record_cb(lg_provider_slot *p, lg_account_slot *const *slots, size_t n, void *vctx)
+{
+    struct breaker_ctx *c = vctx;
+    lg_breaker_record(&p->breaker, c->conf, c->failure, c->now);
+}
+
+void lg_accounts_breaker_record(lg_accounts *a, bool failure, int64_t now_ms)
+{
+    struct breaker_ctx c = {.conf = &a->req->prov->breaker, .now = now_ms, .failure = failure};
+    with_slots(a, breaker_record_cb, &c);
+}
+
+struct budget_ctx {
+    const lg_retry_conf *conf;
+    int64_t now;
+    bool retry, ok;
+};
+
+static void budget_cb(lg_provider_slot *p, lg_account_slot *const *slots, size_t n, void *vctx)
+{
+    struct budget_ctx *c = vctx;
+    if (c->retry)
+        c->ok = lg_budget_try_retry(&p->budget, c->conf->budget_ratio, c->conf->budget_min_per_s, c->now);
+    else
+        lg_budget_note_request(&p->budget, c->now);
+}
+
+void lg_accounts_budget_request(lg_accounts *a, int64_t now_ms)
+{
+    struct budget_ctx c = {.conf = &a->req->cfg->retry, .now = now_ms};
+    with_slots(a, budget_cb, &c);
+}
+
+bool lg_accounts_budget_retry(lg_accounts *a, int64_t now_ms)
+{
+    struct budget_ctx c = {.conf = &a->req->cfg->retry, .now = now_ms, .retry = true};
+    with_slots(a, budget_cb, &c);
+    return c.ok;
 }

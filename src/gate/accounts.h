@@ -7,6 +7,7 @@
 #include "llmgate/gate.h"
 #include "llmgate/limiter.h"
 #include "llmgate/policy.h"
+#include "llmgate/resilience.h"
 #include "llmgate/store.h"
 
 typedef struct {
@@ -21,6 +22,7 @@ typedef struct {
     lg_estimate est;             /* what the body says about its cost */
     int64_t tokens;              /* the tokens reserved (or to reserve) for the request */
     double jitter;               /* this request's fraction of the wake-up spread after a cooldown, [0, 1) */
+    const char *pool;            /* the pool the request is pinned to, or NULL (lg_policy_pool_filter) */
     bool has_ticket;             /* a place is reserved for the next (or current) attempt ... */
     size_t ticket_account;       /* ... in this account's window ... */
     int64_t ticket;              /* ... in this bucket */
@@ -67,7 +69,15 @@ void lg_accounts_record(lg_accounts *a, size_t idx, const lg_outcome *o, const l
                         bool transport_failed, int64_t now_ms);
 
 /* Counter events of the request that are not classified attempts. */
-typedef enum { LG_EV_IMMEDIATE, LG_EV_WAITED, LG_EV_RETRY, LG_EV_SWITCH, LG_EV_GIVEN_UP, LG_EV_SENT } lg_account_event;
+typedef enum {
+    LG_EV_IMMEDIATE,
+    LG_EV_WAITED,
+    LG_EV_RETRY,
+    LG_EV_SWITCH,
+    LG_EV_GIVEN_UP,
+    LG_EV_SENT,
+    LG_EV_FELL_BACK, /* the request went on to a fallback provider (counted on the provider's slot) */
+} lg_account_event;
 
 /* Counts ev against account idx; LG_EV_SWITCH also makes `to` the provider's current account; LG_EV_SENT
  * counts a request sent without a classified outcome (plain host rules) and consumes the ticket. */
@@ -76,6 +86,15 @@ void lg_accounts_count(lg_accounts *a, size_t idx, lg_account_event ev, size_t t
 /* True (and the provider's shared notice time set to now_ms) when no process printed a long-wait notice for
  * this provider within interval_ms: the caller prints one. */
 bool lg_accounts_notice_due(lg_accounts *a, int64_t now_ms, int64_t interval_ms);
+
+/* The provider's circuit breaker (lg_breaker_admit, lg_breaker_record) in the shared store. */
+lg_breaker_verdict lg_accounts_breaker_admit(lg_accounts *a, int64_t now_ms, int64_t *retry_after_ms);
+void lg_accounts_breaker_record(lg_accounts *a, bool failure, int64_t now_ms);
+
+/* The provider's retry budget in the shared store: counts a new request; takes one retry (false when the
+ * budget has none left: lg_budget_try_retry). */
+void lg_accounts_budget_request(lg_accounts *a, int64_t now_ms);
+bool lg_accounts_budget_retry(lg_accounts *a, int64_t now_ms);
 
 /* Milliseconds until the soonest account is available (0 when one is now). From the snapshot. */
 int64_t lg_accounts_soonest_ms(const lg_accounts *a, int64_t now_ms);

@@ -5,12 +5,15 @@
 #include <string.h>
 
 #include "gate/accounts.h"
+#include "gate/body_model.h"
 #include "llmgate/classify.h"
 #include "llmgate/engine.h"
 #include "llmgate/log.h"
 
 #define NOTICE_AFTER_MS 3000     /* a wait this long gets a notice on stderr */
 #define NOTICE_INTERVAL_MS 10000 /* at most one notice per provider this often, across processes */
+#define CHAIN_MAX 8              /* a provider and its fallbacks */
+#define BODY_COPY_MAX (8 << 20)  /* a larger body is not copied: no fallback, no rewrite for it */
 
 typedef enum {
     X_ADMIT,   /* asking for admission (again at the timer) */
@@ -21,7 +24,16 @@ typedef enum {
 } x_phase;
 
 struct lg_exchange {
-    lg_gate_request req; /* our copy; host_key and body are cleared after begin */
+    lg_gate_request req; /* our copy; req.prov is the provider now tried; host_key and pin cleared */
+    const lg_provider *chain[CHAIN_MAX]; /* the request's provider, then its fallbacks (a pin: only one) */
+    size_t n_chain, chain_i;
+    char *body;          /* our copy of the host's body when a fallback or a rewrite may need it */
+    size_t body_len;
+    char *send_body;     /* the body for chain[chain_i] when it differs from the host's, or NULL */
+    size_t send_body_len;
+    char model[LG_MODEL_MAX]; /* the host's model, a pin suffix stripped */
+    char pool[LG_NAME_MAX];   /* the pool pinned to, "" = none */
+    int sent;            /* attempts sent over all providers (a later one is a resend) */
     lg_accounts a;
     bool bare;           /* no account state could be set up: one attempt with the host's credentials */
     bool first;          /* the first admission is still pending (its failure is a local refusal) */
@@ -64,6 +76,7 @@ static void finish(lg_exchange *x, int64_t now, lg_step *step)
         int64_t soonest = lg_accounts_soonest_ms(&x->a, now);
         res->retry_after_ms = res->outcome.retry_after_ms > 0 ? res->outcome.retry_after_ms : soonest;
     }
+    res->prov = x->req.prov;
     x->phase = X_DONE;
     memset(step, 0, sizeof *step);
     step->kind = LG_STEP_DONE;
@@ -90,6 +103,32 @@ static void refuse(lg_exchange *x, size_t idx, int64_t wait_ms, int64_t now, lg_
     lg_accounts_count(&x->a, idx, LG_EV_GIVEN_UP, 0);
     lg_log(LG_LOG_INFO, "[GiveUp] %s: no account can admit for %lldms, answering 429 locally", x->req.prov->name,
            (long long)wait_ms);
+    res->prov = x->req.prov;
+    x->phase = X_DONE;
+    memset(step, 0, sizeof *step);
+    step->kind = LG_STEP_DONE;
+    step->result = *res;
+}
+
+/* A synthesized 503 for a request not sent because the provider's circuit breaker is open. */
+static void circuit_open(lg_exchange *x, int64_t wait_ms, lg_step *step)
+{
+    lg_gate_result *res = &x->res;
+    res->verdict = LG_GATE_REFUSED;
+    res->outcome.state = LG_STATE_PROVIDER_DOWN;
+    res->outcome.reason = LG_REASON_SERVER_ERROR;
+    res->outcome.retry_after_ms = wait_ms;
+    res->outcome.retry_at_ms = LG_NO_HINT;
+    snprintf(res->outcome.message, sizeof res->outcome.message,
+             "llmgate: %s is failing; its circuit breaker lets the next request through in %llds", x->req.prov->name,
+             (long long)((wait_ms + 999) / 1000));
+    res->status = 503;
+    res->normalized = true;
+    res->retry_after_ms = wait_ms;
+    res->why = "circuit_open";
+    res->prov = x->req.prov;
+    lg_log(LG_LOG_INFO, "[Circuit] %s: open, answering 503 locally (next probe in %lldms)", x->req.prov->name,
+           (long long)wait_ms);
     x->phase = X_DONE;
     memset(step, 0, sizeof *step);
     step->kind = LG_STEP_DONE;
@@ -115,6 +154,21 @@ static void wait_until(lg_exchange *x, x_phase phase, int64_t at, const char *wh
     step->why = why;
 }
 
+static bool fall_back(lg_exchange *x, const char *why, int64_t now, lg_step *step);
+
+/* The SEND step of the attempt about to go out on x->idx. */
+static void send_step(const lg_exchange *x, lg_step *step)
+{
+    memset(step, 0, sizeof *step);
+    step->kind = LG_STEP_SEND;
+    step->prov = x->req.prov;
+    step->account = x->idx;
+    step->key = x->bare ? NULL : x->req.prov->accounts[x->idx].key;
+    step->resend = x->sent > 0;
+    step->body = x->send_body;
+    step->body_len = x->send_body_len;
+}
+
 /* Admitted on account idx: the next attempt goes out (or, for a plain host rule, the host's own request). */
 static void admitted(lg_exchange *x, size_t idx, lg_step *step)
 {
@@ -133,22 +187,31 @@ static void admitted(lg_exchange *x, size_t idx, lg_step *step)
         return;
     }
     x->phase = X_SENT;
-    step->kind = LG_STEP_SEND;
-    step->account = idx;
-    step->key = x->req.prov->accounts[idx].key;
-    step->resend = x->h.attempts > 0;
+    send_step(x, step);
 }
 
 /* One admission round on x->preferred: go now, wait for a reserved place (or to ask again), or, when no
  * account can admit before the deadline, refuse locally (first admission) or deliver the last response. */
 static void admit(lg_exchange *x, int64_t now, lg_step *step)
 {
+    int64_t probe_in;
+    if (lg_accounts_breaker_admit(&x->a, now, &probe_in) == LG_BREAKER_REJECT) {
+        if (fall_back(x, "circuit open", now, step))
+            return;
+        if (x->first)
+            circuit_open(x, probe_in, step);
+        else
+            finish(x, now, step);
+        return;
+    }
     lg_admission ad = lg_accounts_admit(&x->a, x->preferred, now, x->deadline);
     if (ad.reserved && ad.at_ms <= now) {
         admitted(x, ad.idx, step);
         return;
     }
     if (ad.at_ms > x->deadline) {
+        if (fall_back(x, "no account can admit in time", now, step))
+            return;
         if (x->first)
             refuse(x, ad.idx, ad.at_ms - now, now, step);
         else
@@ -177,22 +240,150 @@ static void retry_after(lg_exchange *x, size_t account, int64_t delay_ms, const 
         admit(x, now, step);
 }
 
+/* Sets up the account state and the body to send for chain[chain_i]; false when it cannot (no memory). */
+static bool enter_provider(lg_exchange *x, int64_t now)
+{
+    x->req.prov = x->chain[x->chain_i];
+    x->req.body = x->body;
+    x->req.body_len = x->body_len;
+    bool ok = lg_accounts_init(&x->a, &x->req);
+    x->req.body = NULL;
+    x->req.body_len = 0;
+    x->a.pool = x->pool[0] ? x->pool : NULL;
+    free(x->send_body);
+    x->send_body = NULL;
+    x->send_body_len = 0;
+    if (x->body && x->model[0]) { /* the model it goes as there: mapped, or the host's without a pin suffix */
+        const char *as = lg_provider_map_model(x->req.prov, x->model);
+        size_t a, b;
+        bool same = lg_body_model_span(x->body, x->body_len, &a, &b) && b - a == strlen(as) &&
+                    !memcmp(x->body + a, as, b - a);
+        if (!same)
+            x->send_body = lg_body_with_model(x->body, x->body_len, as, &x->send_body_len);
+    }
+    x->h = (lg_history){.started_ms = now, .replayable = x->h.replayable};
+    x->deadline = now + x->req.cfg->retry.max_rate_limit_wait_ms;
+    x->first = true;
+    x->waited = false;
+    x->preferred = LG_PREFER_CURRENT;
+    return ok;
+}
+
+/* Goes on to the next provider of the chain (its own accounts, limits and policy), when there is one and
+ * the request can be sent again. False when it cannot: the caller ends as it would without fallbacks. */
+static bool fall_back(lg_exchange *x, const char *why, int64_t now, lg_step *step)
+{
+    if (x->chain_i + 1 >= x->n_chain || (x->sent > 0 && !x->h.replayable))
+        return false;
+    const lg_provider *from = x->req.prov;
+    lg_accounts_count(&x->a, x->idx < x->a.n ? x->idx : 0, LG_EV_FELL_BACK, 0);
+    lg_accounts_release(&x->a);
+    lg_accounts_free(&x->a);
+    x->chain_i++;
+    lg_log(LG_LOG_INFO, "[Fallback] %s -> %s (%s)", from->name, x->chain[x->chain_i]->name, why);
+    if (!enter_provider(x, now)) {
+        x->bare = true;
+        finish(x, now, step);
+        return true;
+    }
+    admit(x, now, step);
+    return true;
+}
+
+/* The pin of a request, from its X-Llmgate-Pin header or its model's suffix ("gpt-4o:backup", stripped
+ * into x->model): a provider of the same dialect (then the chain is that one alone) or a pool of the
+ * request's provider (then its accounts are limited to it, and no fallback applies). */
+static void apply_pin(lg_exchange *x, const lg_gate_request *req)
+{
+    const char *sep = req->cfg->retry.pin_separator;
+    char *cut = sep[0] ? strstr(x->model, sep) : NULL;
+    const char *name = req->pin ? req->pin : cut ? cut + strlen(sep) : NULL;
+    if (!name || !*name)
+        return;
+    const lg_provider *p = lg_config_provider(req->cfg, name);
+    bool is_provider = p && p->dialect == req->prov->dialect && p->dialect != LG_DIALECT_NONE;
+    bool is_pool = false;
+    for (size_t i = 0; i < req->prov->n_accounts && !is_provider && !is_pool; i++)
+        is_pool = !strcmp(req->prov->accounts[i].pool, name);
+    if (!is_provider && !is_pool) {
+        lg_log(LG_LOG_DEBUG, "[Pin] %s: no provider or pool named by the pin, ignored", req->prov->name);
+        return;
+    }
+    if (is_provider)
+        x->chain[0] = p;
+    else
+        snprintf(x->pool, sizeof x->pool, "%s", name);
+    x->n_chain = 1;
+    if (cut && !req->pin)
+        *cut = '\0';
+    lg_log(LG_LOG_INFO, "[Pin] %s: pinned to %s %s", req->prov->name, is_provider ? "provider" : "pool", name);
+}
+
+/* The request's provider and its fallbacks, in order (names the configuration checked). */
+static void build_chain(lg_exchange *x, const lg_gate_request *req)
+{
+    x->chain[0] = req->prov;
+    x->n_chain = 1;
+    for (size_t i = 0; i < req->prov->n_fallback && x->n_chain < CHAIN_MAX; i++) {
+        const lg_provider *p = lg_config_provider(req->cfg, req->prov->fallback[i]);
+        if (p && p != req->prov && p->dialect == req->prov->dialect)
+            x->chain[x->n_chain++] = p;
+    }
+}
+
+/* The host's model (from the body), and a copy of the body when a fallback, a model map or a pin may
+ * need it. */
+static void read_body(lg_exchange *x, const lg_gate_request *req)
+{
+    size_t a, b;
+    if (!req->body || !lg_body_model_span(req->body, req->body_len, &a, &b) || b - a >= sizeof x->model)
+        return;
+    memcpy(x->model, req->body + a, b - a);
+    x->model[b - a] = '\0';
+    bool maps = false;
+    for (size_t i = 0; i < x->n_chain; i++)
+        maps |= x->chain[i]->n_models > 0;
+    bool pinned = strstr(x->model, req->cfg->retry.pin_separator) != NULL;
+    if ((x->n_chain > 1 || maps || pinned) && req->body_len <= BODY_COPY_MAX && (x->body = malloc(req->body_len + 1))) {
+        memcpy(x->body, req->body, req->body_len);
+        x->body[req->body_len] = '\0';
+        x->body_len = req->body_len;
+    }
+}
+
 lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_step *step)
 {
     lg_exchange *x = calloc(1, sizeof *x);
     if (!x)
         return NULL;
     x->req = *req;
+    x->req.pin = NULL;
     x->res.retry_after_ms = LG_NO_HINT;
-    x->bare = !lg_accounts_init(&x->a, &x->req);
+    x->h.replayable = req->replayable;
+    build_chain(x, req);
+    read_body(x, req);
+    if (req->prov->dialect != LG_DIALECT_NONE)
+        apply_pin(x, req);
+    if (!x->body) { /* nothing to rewrite or fall back with: the host's body as it is */
+        x->req.body = req->body;
+        x->req.body_len = req->body_len;
+    }
+    x->req.prov = x->chain[0];
+    bool ok;
+    if (x->body) {
+        ok = enter_provider(x, now_ms);
+    } else {
+        ok = lg_accounts_init(&x->a, &x->req);
+        x->a.pool = x->pool[0] ? x->pool : NULL;
+        x->h.started_ms = now_ms;
+        x->deadline = now_ms + req->cfg->retry.max_rate_limit_wait_ms;
+        x->first = true;
+        x->preferred = LG_PREFER_CURRENT;
+    }
+    x->bare = !ok;
     x->req.host_key = NULL;
     x->req.body = NULL;
     x->req.body_len = 0;
-    x->h.started_ms = now_ms;
-    x->h.replayable = req->replayable;
-    x->deadline = now_ms + req->cfg->retry.max_rate_limit_wait_ms;
-    x->first = true;
-    x->preferred = LG_PREFER_CURRENT;
     if (!x->bare) {
         admit(x, now_ms, step);
         return x;
@@ -206,8 +397,28 @@ lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_st
         return x;
     }
     x->phase = X_SENT;
-    step->kind = LG_STEP_SEND;
+    send_step(x, step);
     return x;
+}
+
+/* Counts the attempt whose outcome just came (the first on a provider also counts toward its budget). */
+static void count_attempt(lg_exchange *x, int64_t now)
+{
+    if (x->h.attempts == 0 && !x->bare)
+        lg_accounts_budget_request(&x->a, now);
+    x->h.attempts++;
+    x->sent++;
+    x->res.attempts = x->sent;
+    x->res.account = x->idx;
+}
+
+/* True when the provider's retry budget lets this request retry (taking one retry from it). */
+static bool within_budget(lg_exchange *x, int64_t now)
+{
+    if (lg_accounts_budget_retry(&x->a, now))
+        return true;
+    lg_log(LG_LOG_INFO, "[Budget] %s: retry budget spent, not retrying", x->req.prov->name);
+    return false;
 }
 
 /* Logs a failed attempt. */
@@ -226,10 +437,7 @@ static void repeat(const lg_exchange *x, lg_step *step)
         step->kind = LG_STEP_DONE;
         step->result = x->res;
     } else if (x->phase == X_SENT) {
-        step->kind = LG_STEP_SEND;
-        step->account = x->idx;
-        step->key = x->bare ? NULL : x->req.prov->accounts[x->idx].key;
-        step->resend = x->h.attempts > 0;
+        send_step(x, step);
     } else {
         step->kind = LG_STEP_WAIT;
         step->at_ms = x->wait_at;
@@ -244,9 +452,7 @@ void lg_exchange_on_response(lg_exchange *x, const lg_response_view *resp, int64
         return;
     }
     lg_gate_result *res = &x->res;
-    x->h.attempts++;
-    res->attempts = x->h.attempts;
-    res->account = x->idx;
+    count_attempt(x, now_ms);
     res->status = resp->status;
     res->verdict = resp->delivered ? LG_GATE_DELIVERED : LG_GATE_DELIVER;
     if (x->bare) {
@@ -257,6 +463,8 @@ void lg_exchange_on_response(lg_exchange *x, const lg_response_view *resp, int64
     lg_classify(p->dialect, resp, &res->outcome);
     lg_policy_sanitize_hint(&x->req.cfg->backoff, &res->outcome, now_ms);
     lg_accounts_record(&x->a, x->idx, &res->outcome, resp, false, now_ms);
+    if (res->outcome.state != LG_STATE_RETRYABLE_RATE_LIMIT) /* rate limits are the limiter's business */
+        lg_accounts_breaker_record(&x->a, res->outcome.state == LG_STATE_PROVIDER_DOWN, now_ms);
     if (is_failure(&res->outcome))
         log_failure(x, resp->status, &res->outcome);
     if (resp->delivered) {
@@ -266,6 +474,9 @@ void lg_exchange_on_response(lg_exchange *x, const lg_response_view *resp, int64
     const lg_config *cfg = x->req.cfg;
     lg_action act = lg_policy_decide(&cfg->retry, &cfg->backoff, &res->outcome, x->a.snapshot, x->a.n, x->idx,
                                      &x->h, now_ms);
+    /* Rate-limit retries are paced by cooldowns, probes and the limiter; the budget bounds the others. */
+    if (act.kind == LG_ACT_RETRY && res->outcome.state == LG_STATE_PROVIDER_DOWN && !within_budget(x, now_ms))
+        act.kind = LG_ACT_GIVE_UP;
     if (act.kind == LG_ACT_RETRY) {
         lg_accounts_count(&x->a, x->idx, LG_EV_RETRY, 0);
         if (act.switched) {
@@ -281,6 +492,8 @@ void lg_exchange_on_response(lg_exchange *x, const lg_response_view *resp, int64
         lg_accounts_count(&x->a, x->idx, LG_EV_GIVEN_UP, 0);
         lg_log(LG_LOG_INFO, "[GiveUp] %s: %s after %d attempts", p->name, lg_reason_name(res->outcome.reason),
                x->h.attempts);
+        if (fall_back(x, "retries spent", now_ms, step))
+            return;
     }
     finish(x, now_ms, step);
 }
@@ -292,9 +505,7 @@ void lg_exchange_on_transport_error(lg_exchange *x, bool retryable, int64_t now_
         return;
     }
     lg_gate_result *res = &x->res;
-    x->h.attempts++;
-    res->attempts = x->h.attempts;
-    res->account = x->idx;
+    count_attempt(x, now_ms);
     res->status = 0;
     res->verdict = LG_GATE_TRANSPORT;
     memset(&res->outcome, 0, sizeof res->outcome);
@@ -306,10 +517,12 @@ void lg_exchange_on_transport_error(lg_exchange *x, bool retryable, int64_t now_
         return;
     }
     lg_accounts_record(&x->a, x->idx, &res->outcome, NULL, true, now_ms);
+    lg_accounts_breaker_record(&x->a, true, now_ms);
     const lg_config *cfg = x->req.cfg;
     lg_action act = lg_policy_decide_transport(&cfg->retry, &cfg->backoff, retryable, x->idx, &x->h, now_ms);
-    if (act.kind != LG_ACT_RETRY) {
-        finish(x, now_ms, step);
+    if (act.kind != LG_ACT_RETRY || !within_budget(x, now_ms)) {
+        if (!retryable || !fall_back(x, "transport failures", now_ms, step))
+            finish(x, now_ms, step);
         return;
     }
     lg_log(LG_LOG_INFO, "[Retry] %s: transport failure on account=%s, retrying in %lldms", x->req.prov->name,
@@ -333,7 +546,7 @@ void lg_exchange_on_timer(lg_exchange *x, int64_t now_ms, lg_step *step)
 
 void lg_exchange_cannot_resend(lg_exchange *x, int64_t now_ms, lg_step *step)
 {
-    if (x->phase != X_SENT || x->h.attempts == 0) {
+    if (x->phase != X_SENT || x->sent == 0) {
         repeat(x, step);
         return;
     }
@@ -351,5 +564,7 @@ void lg_exchange_free(lg_exchange *x)
         lg_accounts_release(&x->a);
         lg_accounts_free(&x->a);
     }
+    free(x->body);
+    free(x->send_body);
     free(x);
 }

@@ -20,7 +20,8 @@ lg_gate_result lg_gate_run(const lg_gate_request *req, const lg_transport *t, vo
     if (!x) { /* no memory for the exchange: the host's request as it is */
         lg_response_view resp = {0};
         lg_gate_result res = {.retry_after_ms = LG_NO_HINT, .attempts = 1};
-        res.verdict = t->attempt(ctx, NULL, &resp) == 0 ? LG_GATE_DELIVER : LG_GATE_TRANSPORT;
+        lg_attempt as_is = {.prov = req->prov};
+        res.verdict = t->attempt(ctx, &as_is, &resp) == 0 ? LG_GATE_DELIVER : LG_GATE_TRANSPORT;
         res.status = resp.status;
         return res;
     }
@@ -36,7 +37,8 @@ lg_gate_result lg_gate_run(const lg_gate_request *req, const lg_transport *t, vo
         }
         lg_response_view resp;
         memset(&resp, 0, sizeof resp);
-        int rc = t->attempt(ctx, step.key, &resp);
+        lg_attempt at = {.prov = step.prov, .key = step.key, .body = step.body, .body_len = step.body_len};
+        int rc = t->attempt(ctx, &at, &resp);
         if (rc == 0)
             lg_exchange_on_response(x, &resp, lg_now_ms(), &step);
         else
@@ -46,6 +48,8 @@ lg_gate_result lg_gate_run(const lg_gate_request *req, const lg_transport *t, vo
     lg_exchange_free(x);
     return res;
 }
+
+const char *lg_gate_reason(const lg_gate_result *r) { return r->why ? r->why : lg_reason_name(r->outcome.reason); }
 
 bool lg_gate_admit(const lg_gate_request *req, lg_gate_result *res)
 {

@@ -1,6 +1,8 @@
 /* Retry policy: folds outcomes into account states and decides the next step. Pure: no I/O, the clock is
  * a parameter. */
 #include "llmgate/duration.h"
+#include <string.h>
+
 #include "llmgate/policy.h"
 
 /* True when the outcome locks this key for billing/quota, whatever its state said. */
@@ -292,3 +294,31 @@ bool lg_policy_claim_probe(lg_account_state *st, int64_t now_ms)
 }
 
 void lg_policy_record_transport(lg_account_state *st) { st->probe_until_ms = 0; }
+
+/* True when the account is locked for quota (out of it) at now_ms. */
+static bool out_of_quota(const lg_account_state *st, int64_t now_ms)
+{
+    return st->reason == LG_REASON_QUOTA_EXHAUSTED && st->cooldown_until_ms > now_ms;
+}
+
+size_t lg_policy_pool_filter(const lg_account *accts, const lg_account_state *states, size_t n, const char *pinned,
+                             bool pool_fallback, int64_t now_ms, bool *usable)
+{
+    const char *pool = pinned;
+    if (!pool && pool_fallback) { /* the first pool, in order of appearance, with an account not out of quota */
+        for (size_t i = 0; i < n && !pool; i++) {
+            bool seen = false;
+            for (size_t j = 0; j < i && !seen; j++)
+                seen = !strcmp(accts[j].pool, accts[i].pool);
+            for (size_t j = i; j < n && !seen && !pool; j++)
+                if (!strcmp(accts[j].pool, accts[i].pool) && !out_of_quota(&states[j], now_ms))
+                    pool = accts[i].pool;
+        }
+    }
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++) {
+        usable[i] = !pool || !strcmp(accts[i].pool, pool);
+        count += usable[i];
+    }
+    return count;
+}

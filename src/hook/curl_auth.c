@@ -101,17 +101,39 @@ static char *style_header(lg_auth_style style, const char *key)
     return asprintf(&out, fmt[style], key) < 0 ? NULL : out;
 }
 
+/* True for the request header that pins a request (X-Llmgate-Pin), which is never forwarded. */
+static bool is_pin_header(const char *line) { return !strncasecmp(line, "x-llmgate-pin:", 14); }
+
+bool lg_curl_find_pin(const lg_curl_rec *r, char *buf, size_t size)
+{
+    for (const struct curl_slist *l = r->headers; l; l = l->next) {
+        if (!l->data || !is_pin_header(l->data))
+            continue;
+        const char *v = l->data + 14;
+        v += strspn(v, " \t");
+        size_t len = strcspn(v, " \t\r\n");
+        if (!len || len >= size)
+            return false;
+        memcpy(buf, v, len);
+        buf[len] = '\0';
+        return true;
+    }
+    return false;
+}
+
 struct curl_slist *lg_slist_with_key(const struct curl_slist *host, const char *key, lg_auth_style style,
-                                     bool key_elsewhere)
+                                     bool key_elsewhere, bool restyle)
 {
     struct curl_slist *head = NULL, *tail = NULL;
-    bool carried = key_elsewhere;
+    bool carried = key_elsewhere || !key;
     for (const struct curl_slist *l = host; l; l = l->next) {
-        if (!l->data)
+        if (!l->data || is_pin_header(l->data))
             continue;
         const char *v = auth_value(l->data);
-        char *copy = v ? replaced(l->data, v, key) : strdup(l->data);
-        carried |= v != NULL;
+        if (v && key && restyle)
+            continue; /* another provider's: its own auth header follows */
+        char *copy = v && key ? replaced(l->data, v, key) : strdup(l->data);
+        carried |= v != NULL && !restyle;
         if (!append(&head, &tail, copy)) {
             lg_slist_free(head);
             return NULL;

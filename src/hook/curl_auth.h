@@ -12,11 +12,16 @@
  * api-key header, a ?key= query parameter, or CURLOPT_XOAUTH2_BEARER. False when there is none. */
 bool lg_curl_find_key(const lg_curl_rec *r, char *buf, size_t size);
 
-/* A new header list (ours, never the host's): the host's lines with every auth header's value replaced by
- * key; when the request carries the key in no header and key_elsewhere is false, one header in the
- * provider's style is appended. NULL on allocation failure. Free with lg_slist_free. */
+/* Copies the value of the request's X-Llmgate-Pin header into buf; false when there is none. */
+bool lg_curl_find_pin(const lg_curl_rec *r, char *buf, size_t size);
+
+/* A new header list (ours, never the host's): the host's lines without any X-Llmgate-Pin header, with every
+ * auth header's value replaced by key (key NULL: left as they are); when the request carries the key in no
+ * header and key_elsewhere is false, one header in the provider's style is appended. restyle (the request
+ * goes to another provider than its own): the host's auth headers are dropped and the style's header
+ * carries the key. NULL on allocation failure. Free with lg_slist_free. */
 struct curl_slist *lg_slist_with_key(const struct curl_slist *host, const char *key, lg_auth_style style,
-                                     bool key_elsewhere);
+                                     bool key_elsewhere, bool restyle);
 /* Frees a list built by lg_slist_with_key (wiping the key material). */
 void lg_slist_free(struct curl_slist *l);
 

@@ -66,7 +66,7 @@ static bool normalized_lines(line_list *out, const lg_capture *cap, const lg_gat
         bool last = !strcmp(line, "\r\n") || !strcmp(line, "\n");
         if (res->normalized && last) {
             if ((res->retry_after_ms >= 0 && !add_line(out, "Retry-After: %ld\r\n", retry_after_s(res->retry_after_ms))) ||
-                !add_line(out, "X-Llmgate-Reason: %s\r\n", lg_reason_name(res->outcome.reason)))
+                !add_line(out, "X-Llmgate-Reason: %s\r\n", lg_gate_reason(res)))
                 return false;
         }
         if (res->normalized && i == 0 && cap->status != res->status) {
@@ -91,7 +91,7 @@ static bool refused_lines(line_list *out, const lg_gate_result *res, size_t body
            add_line(out, "Content-Type: application/json\r\n") &&
            add_line(out, "Content-Length: %zu\r\n", body_len) &&
            add_line(out, "Retry-After: %ld\r\n", retry_after_s(res->retry_after_ms)) &&
-           add_line(out, "X-Llmgate-Reason: %s\r\n", lg_reason_name(res->outcome.reason)) && add_line(out, "\r\n");
+           add_line(out, "X-Llmgate-Reason: %s\r\n", lg_gate_reason(res)) && add_line(out, "\r\n");
 }
 
 /* The write function libcurl would use for the body. */

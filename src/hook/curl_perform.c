@@ -25,34 +25,72 @@ typedef struct {
     bool key_in_query;
     char *attempt_url;               /* ours, while set on the handle */
     struct curl_slist *attempt_hdrs; /* ours, while set on the handle */
+    bool has_pin;                    /* the host's headers carry X-Llmgate-Pin (never forwarded) */
+    bool body_replaced;              /* an attempt's body, not the host's, is set on the handle */
     lg_capture cap;
     lg_relay relay;
     CURLcode last_rc;
 } curl_xfer;
 
-/* Installs the URL and header list of an attempt with key (NULL: the host's own). */
-static bool shape_request(curl_xfer *x, const char *key)
+/* The URL of an attempt on provider p, another than the request's own: the host's path and query on p's
+ * upstream, else on p's first host over https. Caller frees. */
+static char *url_on(const lg_provider *p, const char *url)
+{
+    if (p->upstream)
+        return lg_url_rebase(p->upstream, url);
+    char *base = NULL;
+    if (!p->n_hosts || asprintf(&base, "https://%s", p->hosts[0]) < 0)
+        return NULL;
+    char *out = lg_url_rebase(base, url);
+    free(base);
+    return out;
+}
+
+/* Sets the attempt's body (the engine's rewrite) or puts the host's back. */
+static void shape_body(curl_xfer *x, const lg_attempt *at)
+{
+    const lg_curl_rec *r = x->rec;
+    if (at->body) {
+        x->real->setopt(x->h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)at->body_len);
+        x->real->setopt(x->h, CURLOPT_POSTFIELDS, at->body);
+        x->body_replaced = true;
+    } else if (x->body_replaced) {
+        x->real->setopt(x->h, CURLOPT_POSTFIELDSIZE_LARGE, r->postsize);
+        x->real->setopt(x->h, CURLOPT_POSTFIELDS, r->postfields);
+        x->body_replaced = false;
+    }
+}
+
+/* Installs the URL, header list and body of an attempt. */
+static bool shape_request(curl_xfer *x, const lg_attempt *at)
 {
     const lg_curl_real *real = x->real;
+    const char *key = at->key;
+    const lg_provider *prov = at->prov ? at->prov : x->prov;
+    bool other = prov != x->prov;
     free(x->attempt_url);
     x->attempt_url = NULL;
     struct curl_slist *old = x->attempt_hdrs;
     x->attempt_hdrs = NULL;
-    const char *url = x->base_url;
-    if (key && x->key_in_query)
-        url = x->attempt_url = lg_url_query_set(x->base_url, "key", key);
+    char *other_base = other ? url_on(prov, x->rec->url) : NULL;
+    const char *url = other ? other_base : x->base_url;
+    if (url && key && x->key_in_query)
+        url = x->attempt_url = lg_url_query_set(url, "key", key);
     bool key_elsewhere = x->key_in_query || x->rec->xoauth2;
-    if (key && (x->rec->headers || !key_elsewhere))
-        x->attempt_hdrs = lg_slist_with_key(x->rec->headers, key, x->prov->auth, key_elsewhere);
-    bool ok = url && (!key || x->attempt_hdrs || (!x->rec->headers && key_elsewhere));
+    bool own_list = (key && (x->rec->headers || !key_elsewhere)) || x->has_pin;
+    if (own_list)
+        x->attempt_hdrs = lg_slist_with_key(x->rec->headers, key, prov->auth, key_elsewhere, other);
+    bool ok = url && (!own_list || x->attempt_hdrs);
     if (ok) {
         real->setopt(x->h, CURLOPT_URL, url);
-        real->setopt(x->h, CURLOPT_HTTPHEADER, key ? x->attempt_hdrs : x->rec->headers);
+        real->setopt(x->h, CURLOPT_HTTPHEADER, own_list ? x->attempt_hdrs : x->rec->headers);
         if (key && x->rec->xoauth2)
             real->setopt(x->h, CURLOPT_XOAUTH2_BEARER, key);
         /* a key of ours never follows a redirect to another host */
         real->setopt(x->h, CURLOPT_FOLLOWLOCATION, key ? 0L : x->rec->followlocation);
+        shape_body(x, at);
     }
+    free(other_base);
     if (old)
         lg_slist_free(old);
     return ok;
@@ -75,12 +113,12 @@ static int transport_error(CURLcode rc)
     }
 }
 
-static int attempt(void *ctx, const char *key, lg_response_view *resp)
+static int attempt(void *ctx, const lg_attempt *at, lg_response_view *resp)
 {
     curl_xfer *x = ctx;
     lg_capture_reset(&x->cap);
     lg_relay_reset(&x->relay, x->rec, &x->cap, x->prov->dialect, x->prov->boundary);
-    if (!shape_request(x, key)) {
+    if (!shape_request(x, at)) {
         x->last_rc = CURLE_OUT_OF_MEMORY;
         lg_capture_view(&x->cap, resp);
         return LG_ATTEMPT_FATAL;
@@ -137,6 +175,10 @@ static void restore_host(curl_xfer *x)
     real->setopt(x->h, CURLOPT_HEADER, r->header_opt);
     real->setopt(x->h, CURLOPT_FAILONERROR, r->failonerror);
     real->setopt(x->h, CURLOPT_FOLLOWLOCATION, r->followlocation);
+    if (x->body_replaced) {
+        real->setopt(x->h, CURLOPT_POSTFIELDSIZE_LARGE, r->postsize);
+        real->setopt(x->h, CURLOPT_POSTFIELDS, r->postfields);
+    }
     if (r->xoauth2)
         real->setopt(x->h, CURLOPT_XOAUTH2_BEARER, r->xoauth2);
     if (x->attempt_hdrs)
@@ -158,6 +200,8 @@ static CURLcode gated_perform(CURL *h, lg_curl_rec *r, const lg_curl_real *real,
     char probe[KEY_MAX];
     x.key_in_query = lg_url_query_get(r->url, "key", probe, sizeof probe);
     explicit_bzero(probe, sizeof probe);
+    char pin[LG_NAME_MAX];
+    x.has_pin = lg_curl_find_pin(r, pin, sizeof pin);
     lg_gate_request req = {
         .cfg = rt->cfg,
         .prov = r->prov,
@@ -166,6 +210,7 @@ static CURLcode gated_perform(CURL *h, lg_curl_rec *r, const lg_curl_real *real,
         .replayable = r->postfields || !(r->post || r->upload) || r->has_seekfn,
         .body = r->postfields,
         .body_len = !r->postfields ? 0 : r->postsize >= 0 ? (size_t)r->postsize : strlen(r->postfields),
+        .pin = x.has_pin ? pin : NULL,
     };
     lg_transport t = {.attempt = attempt, .rewind = rewind_body};
     install_capture(&x);

@@ -9,7 +9,7 @@
 #include "llmgate/store.h"
 
 #define LG_STORE_MAGIC UINT64_C(0x31455441474d4c4c) /* "LLMGATE1" as little-endian bytes */
-#define LG_STORE_VERSION 5u /* 2: per-account sliding windows; 3: probe lease; 4: prompt calibration; 5: notice time */
+#define LG_STORE_VERSION 6u /* 2: windows; 3: probe lease; 4: prompt calibration; 5: notice time; 6: budget, breaker */
 #define LG_STORE_PROVIDERS 64
 #define LG_STORE_ACCOUNTS 256
 

@@ -221,6 +221,7 @@ for k in RESET TRUNC; do
 done
 write_config tDEAD "$(openai "$(acct only KEY_DEAD)")"
 reset_mock
+fresh_store # the provider's retry budget that the sections above spent within 10 s does not carry over
 gated tDEAD curl -s -o /dev/null "${CT[@]}" "$URL" -H 'Authorization: Bearer x' -d "$BODY"
 check_eq "a connection that always drops: curl's own error (52) after bounded retries" 52 "$?"
 check_eq "a connection that always drops: 1 + max_server_retries attempts" 3 "$(reqlog | lg_json 'len(j)')"

@@ -149,11 +149,11 @@ typedef struct {
     int calls;
 } fake;
 
-static int fake_attempt(void *ctx, const char *key, lg_response_view *resp)
+static int fake_attempt(void *ctx, const lg_attempt *at, lg_response_view *resp)
 {
     fake *x = ctx;
     int i = x->calls++;
-    x->keys[i] = key;
+    x->keys[i] = at->key;
     resp->status = x->status[i];
     resp->headers = x->headers;
     resp->n_headers = x->n_headers;
