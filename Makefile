@@ -27,12 +27,15 @@ CLIENT_BIN := $(CLIENT_SRC:tests/clients/%.c=$(B)/clients/%) $(CLIENT_SRC:tests/
 
 CORE_LIBS := -lcjson -lcrypto -lpthread -ldl -lm
 
+HOOK_LIBS := -lhttp_parser
 LIB  := $(B)/libllmgate.so
 CLI  := $(B)/llmgate
 MOCK := $(B)/llmgate-mock
 
 DEPS_PKGS := build-essential pkg-config libcurl4-openssl-dev libcjson-dev uthash-dev libmicrohttpd-dev \
              libcmocka-dev libhttp-parser-dev libhiredis-dev libssl-dev curl openssl python3 ca-certificates
+# Python HTTP hosts of the socket/TLS tests (Debian's /usr/bin/python3)
+DEPS_PKGS += python3-requests python3-httpx
 
 .PHONY: all test bench demo install clean deps unit clients
 .SECONDARY:
@@ -50,7 +53,7 @@ $(B):
 	@mkdir -p $(B)
 
 $(LIB): $(CORE_OBJ) $(HOOK_OBJ) src/hook/exports.map
-	$(CC) -shared -Wl,--version-script=src/hook/exports.map -Wl,-z,now -Wl,--no-undefined -o $@ $(CORE_OBJ) $(HOOK_OBJ) $(CORE_LIBS)
+	$(CC) -shared -Wl,--version-script=src/hook/exports.map -Wl,-z,now -Wl,--no-undefined -o $@ $(CORE_OBJ) $(HOOK_OBJ) $(HOOK_LIBS) $(CORE_LIBS)
 
 $(CLI): $(CORE_OBJ) $(CLI_OBJ)
 	$(CC) -o $@ $(CLI_OBJ) $(CORE_OBJ) $(CORE_LIBS)

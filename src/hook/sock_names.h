@@ -1,0 +1,15 @@
+/* Which addresses belong to provider hosts: getaddrinfo of a provider's host name is answered with the
+ * upstream's address when the provider has an upstream, and every address handed out for a provider host
+ * is remembered (a small table, newest first), so connect() can tell a provider connection from any other
+ * without looking at its bytes. */
+#ifndef LLMGATE_HOOK_SOCK_NAMES_H
+#define LLMGATE_HOOK_SOCK_NAMES_H
+
+#include <sys/socket.h>
+
+#include "llmgate/config.h"
+
+/* The provider whose host name resolved to addr (address and port), or NULL. */
+const lg_provider *lg_sock_names_lookup(const struct sockaddr *addr, socklen_t len);
+
+#endif

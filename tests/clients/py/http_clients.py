@@ -1,0 +1,81 @@
+#!/usr/bin/python3
+"""Python HTTP hosts for the socket/TLS tests. Usage: http_clients.py CLIENT URL [N]
+CLIENT: raw (socket, HTTP/1.1, response read in 1-byte pieces), rawchunked (socket, chunked request body),
+http.client, urllib, requests (one Session, N requests on one keep-alive connection), httpx.
+Prints, per request, "STATUS BODY" on one line; exits 0 when every request got a response."""
+import json, os, socket, ssl, sys, urllib.parse, urllib.request
+
+client, url = sys.argv[1], sys.argv[2]
+n = int(sys.argv[3]) if len(sys.argv) > 3 else 1
+u = urllib.parse.urlsplit(url)
+BODY = json.dumps({"model": "gpt-4o-mini", "max_tokens": 16,
+                   "messages": [{"role": "user", "content": "hi"}]}).encode()
+HDRS = {"Authorization": "Bearer sk-host", "Content-Type": "application/json"}
+
+def out(status, body):
+    sys.stdout.write("%d %s\n" % (status, body.decode("utf-8").replace("\n", "\\n")))
+
+def raw(chunked):
+    port = u.port or (443 if u.scheme == "https" else 80)
+    s = socket.create_connection((u.hostname, port))
+    if u.scheme == "https":
+        s = ssl.create_default_context().wrap_socket(s, server_hostname=u.hostname)
+    path = u.path + ("?" + u.query if u.query else "")
+    head = "POST %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer sk-host\r\nContent-Type: application/json\r\nConnection: close\r\n" % (path, u.hostname)
+    if chunked:
+        half = len(BODY) // 2
+        req = (head + "Transfer-Encoding: chunked\r\n\r\n").encode() + b"%x\r\n%s\r\n%x\r\n%s\r\n0\r\n\r\n" % (half, BODY[:half], len(BODY) - half, BODY[half:])
+    else:
+        req = (head + "Content-Length: %d\r\n\r\n" % len(BODY)).encode() + BODY
+    for i in range(0, len(req), 40):  # the request in several writes
+        s.sendall(req[i:i + 40])
+    data = b""
+    while True:
+        d = s.recv(1)
+        if not d:
+            break
+        data += d
+    head, _, body = data.partition(b"\r\n\r\n")
+    status = int(head.split(b" ")[1])
+    if b"transfer-encoding: chunked" in head.lower():
+        dec = b""
+        while True:
+            line, _, body = body.partition(b"\r\n")
+            size = int(line, 16)
+            if size == 0:
+                break
+            dec, body = dec + body[:size], body[size + 2:]
+        body = dec
+    out(status, body)
+
+if client in ("raw", "rawchunked"):
+    raw(client == "rawchunked")
+elif client == "http.client":
+    import http.client
+    C = http.client.HTTPSConnection if u.scheme == "https" else http.client.HTTPConnection
+    c = C(u.hostname, u.port)
+    for _ in range(n):
+        c.request("POST", u.path, BODY, HDRS)
+        r = c.getresponse()
+        out(r.status, r.read())
+elif client == "urllib":
+    for _ in range(n):
+        try:
+            r = urllib.request.urlopen(urllib.request.Request(url, BODY, HDRS))
+            out(r.status, r.read())
+        except urllib.error.HTTPError as e:
+            out(e.code, e.read())
+elif client == "requests":
+    import requests
+    with requests.Session() as s:
+        for _ in range(n):
+            r = s.post(url, data=BODY, headers=HDRS)
+            out(r.status_code, r.content)
+elif client == "httpx":
+    import httpx
+    with httpx.Client(timeout=None) as c:
+        for _ in range(n):
+            r = c.post(url, content=BODY, headers=HDRS)
+            out(r.status_code, r.content)
+else:
+    sys.exit("unknown client " + client)
