@@ -10,6 +10,7 @@
 #include "hook/h1_response.h"
 #include "hook/resp_lines.h"
 #include "hook/runtime.h"
+#include "llmgate/boundary.h"
 #include "llmgate/clock.h"
 #include "llmgate/engine.h"
 #include "llmgate/log.h"
@@ -110,7 +111,9 @@ size_t lg_h1_pending(const lg_h1_conn *c) { return c->out_len - c->out_off; }
 static ssize_t release(lg_h1_conn *c, const void *p, size_t n)
 {
     c->released = true;
-    lg_log(LG_LOG_DEBUG, "[%s] connection not followed (not a plain HTTP/1.1 request we can hold): passed through",
+    const char *first = c->req.raw_len ? c->req.raw : p;
+    if (c->req.raw_len + n > 0 && first[0] != 0x16) /* a TLS handshake record: the TLS hooks follow it */
+        lg_log(LG_LOG_DEBUG, "[%s] connection not followed (not a plain HTTP/1.1 request we can hold): passed through",
            c->prov->name);
     bool ok = (c->req.raw_len == 0 || c->io->send(c->ioctx, c->req.raw, c->req.raw_len)) &&
               (n == 0 || c->io->send(c->ioctx, p, n));
@@ -348,6 +351,11 @@ ssize_t lg_h1_read(lg_h1_conn *c, void *p, size_t n, bool peek)
     size_t have = lg_h1_pending(c);
     if (have > 0) {
         size_t k = have < n ? have : n;
+        if (k < have && c->x && c->prov->boundary != LG_BOUNDARY_NONE) {
+            /* a stream read in small pieces still gets whole UTF-8 characters */
+            size_t whole = lg_utf8_complete_prefix(c->out + c->out_off, k);
+            k = whole ? whole : k;
+        }
         memcpy(p, c->out + c->out_off, k);
         if (!peek)
             c->out_off += k;

@@ -1,64 +1,6 @@
 #!/usr/bin/env bash
-# Plain HTTP/1.1 over blocking sockets under the preload (no libcurl): Python's socket (request in
-# several writes, response read byte by byte, plain and chunked request bodies), http.client and urllib
-# (several requests), requests (one Session, keep-alive) and httpx. The first account's key is dead, the
-# second live: each client gets the success and the mock never sees the host's key. Again with a provider
-# that closes the connection after each 429 and with chunked answers. Without a config, the same clients
-# talking to a local server that is no provider see and send exactly what they do without the preload.
+# Plain HTTP/1.1 over blocking sockets under the preload: the cases of socket_cases.sh over http.
 source "$(dirname "$0")/../lib.sh"
-cat >"$LG_TMP/scenario.json" <<'JSON'
-{"keys": {
- "sk-dead":    {"sequence": [{"error": "rate_limit", "retry_after_ms": 20000}], "repeat": true},
- "sk-close":   {"sequence": [{"status": 429, "headers": {"Connection": "close", "retry-after": "20"},
-                              "body": {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}}], "repeat": true},
- "sk-chunked": {"sequence": [{"status": 200, "stream": true, "body": {"id": "chunked-1", "object": "chat.completion",
-                              "choices": [{"index": 0, "message": {"role": "assistant", "content": "你好"}, "finish_reason": "stop"}],
-                              "mock_key": "sk-chunked"}}], "repeat": true},
- "sk-host":    {"sequence": [{"status": 200, "body": {"fixed": "你好, 世界"}}], "repeat": true}
-}}
-JSON
-lg_start_mock --scenario "$LG_TMP/scenario.json"
-PY=/usr/bin/python3
-CLIENT=$LG_ROOT/tests/clients/py/http_clients.py
-URL=http://api.openai.com/v1/chat/completions
-cat >"$LG_TMP/config.json" <<JSON
-{"providers": {"openai": {"upstream": "$MOCK_URL", "accounts": [{"name": "dead", "key": "env:K1"}, {"name": "live", "key": "env:K2"}]}},
- "retry": {"switch_delay_ms": 20}, "backoff": {"single_account_base_ms": 50, "dedup_window_ms": 10}}
-JSON
-chmod 600 "$LG_TMP/config.json"
-reqkeys() { curl -s "$MOCK_URL/__requests" | lg_json '" ".join(r["key"] for r in j)'; }
-fresh() { rm -rf "$XDG_RUNTIME_DIR/llmgate" "$XDG_STATE_HOME/llmgate"; curl -s -X POST "$MOCK_URL/__reset" >/dev/null; }
-
-# gated_case LABEL K1 K2 BODY-REGEX CLIENT N: N requests through CLIENT with keys K1 (dead) and K2 (live)
-gated_case() {
-    local label=$1 k1=$2 k2=$3 want=$4 client=$5 n=$6 out rc keys
-    fresh
-    out=$(K1=$k1 K2=$k2 LLMGATE_CONFIG=$LG_TMP/config.json LD_PRELOAD=$LG_LIB timeout 60 $PY "$CLIENT" "$client" "$URL" "$n" 2>"$LG_TMP/err")
-    rc=$?
-    keys=$(reqkeys)
-    check_eq "$label $client: exits 0" 0 "$rc"
-    check_eq "$label $client: $n responses, all 200" "$n" "$(grep -c "^200 .*$want" <<<"$out")"
-    check_match "$label $client: the dead key first, then the live one" "^$k1 $k2( $k2)*\$" "$keys"
-    check "$label $client: the mock never saw the host's key" test "${keys/sk-host/}" == "$keys"
-    [ "$rc" = 0 ] || diag "$(head -c 600 "$LG_TMP/err")"
-}
-for c in raw rawchunked http.client urllib requests httpx; do
-    n=1; [[ $c == raw* ]] || n=3
-    gated_case "rotation:" sk-dead sk-good '"mock_key":"sk-good"' "$c" "$n"
-    gated_case "close after 429:" sk-close sk-good '"mock_key":"sk-good"' "$c" "$n"
-    gated_case "chunked answer:" sk-dead sk-chunked '"id":"chunked-1"' "$c" "$n"
-done
-
-# no config, a server that is no provider: byte for byte what the clients see and send without llmgate
-for c in raw rawchunked http.client urllib requests httpx; do
-    curl -s -X POST "$MOCK_URL/__reset" >/dev/null
-    plain=$(timeout 30 $PY "$CLIENT" "$c" "$MOCK_URL/v1/chat/completions" 2 2>&1)
-    sent_plain=$(curl -s "$MOCK_URL/__requests" | lg_json 'json.dumps([r["headers"] for r in j]) + " " + " ".join(r["body_sha256"] for r in j)')
-    curl -s -X POST "$MOCK_URL/__reset" >/dev/null
-    pre=$(LD_PRELOAD=$LG_LIB timeout 30 $PY "$CLIENT" "$c" "$MOCK_URL/v1/chat/completions" 2 2>&1)
-    sent_pre=$(curl -s "$MOCK_URL/__requests" | lg_json 'json.dumps([r["headers"] for r in j]) + " " + " ".join(r["body_sha256"] for r in j)')
-    check_match "non-provider $c: answered" '^200 \{"fixed":"你好, 世界"\}' "$plain"
-    check_eq "non-provider $c: the host sees the same bytes" "$plain" "$pre"
-    check_eq "non-provider $c: the server receives the same requests" "$sent_plain" "$sent_pre"
-done
+SCHEME=http
+source "$(dirname "$0")/socket_cases.sh"
 lg_done

@@ -2,7 +2,9 @@
 """Python HTTP hosts for the socket/TLS tests. Usage: http_clients.py CLIENT URL [N]
 CLIENT: raw (socket, HTTP/1.1, response read in 1-byte pieces), rawchunked (socket, chunked request body),
 http.client, urllib, requests (one Session, N requests on one keep-alive connection), httpx.
-Prints, per request, "STATUS BODY" on one line; exits 0 when every request got a response."""
+Prints, per request, "STATUS BODY" on one line; exits 0 when every request got a response.
+CLIENT sse: a streamed request on a raw socket whose answer is read in pieces of at most 64 bytes; prints
+"pieces=N bad_utf8=M" (pieces that are not whole UTF-8), then the de-chunked body."""
 import json, os, socket, ssl, sys, urllib.parse, urllib.request
 
 client, url = sys.argv[1], sys.argv[2]
@@ -15,7 +17,18 @@ HDRS = {"Authorization": "Bearer sk-host", "Content-Type": "application/json"}
 def out(status, body):
     sys.stdout.write("%d %s\n" % (status, body.decode("utf-8").replace("\n", "\\n")))
 
-def raw(chunked):
+def dechunk(head, body):
+    if b"transfer-encoding: chunked" not in head.lower():
+        return body
+    dec = b""
+    while True:
+        line, _, body = body.partition(b"\r\n")
+        size = int(line, 16)
+        if size == 0:
+            return dec
+        dec, body = dec + body[:size], body[size + 2:]
+
+def raw(chunked, piece=1, body_bytes=BODY):
     port = u.port or (443 if u.scheme == "https" else 80)
     s = socket.create_connection((u.hostname, port))
     if u.scheme == "https":
@@ -26,30 +39,34 @@ def raw(chunked):
         half = len(BODY) // 2
         req = (head + "Transfer-Encoding: chunked\r\n\r\n").encode() + b"%x\r\n%s\r\n%x\r\n%s\r\n0\r\n\r\n" % (half, BODY[:half], len(BODY) - half, BODY[half:])
     else:
-        req = (head + "Content-Length: %d\r\n\r\n" % len(BODY)).encode() + BODY
+        req = (head + "Content-Length: %d\r\n\r\n" % len(body_bytes)).encode() + body_bytes
     for i in range(0, len(req), 40):  # the request in several writes
         s.sendall(req[i:i + 40])
-    data = b""
+    data, pieces, bad = b"", 0, 0
     while True:
-        d = s.recv(1)
+        try:
+            d = s.recv(piece)
+        except ssl.SSLEOFError:
+            d = b""
         if not d:
             break
+        pieces += 1
+        try:
+            d.decode("utf-8")
+        except UnicodeDecodeError:
+            bad += 1
         data += d
     head, _, body = data.partition(b"\r\n\r\n")
-    status = int(head.split(b" ")[1])
-    if b"transfer-encoding: chunked" in head.lower():
-        dec = b""
-        while True:
-            line, _, body = body.partition(b"\r\n")
-            size = int(line, 16)
-            if size == 0:
-                break
-            dec, body = dec + body[:size], body[size + 2:]
-        body = dec
-    out(status, body)
+    return int(head.split(b" ")[1]), dechunk(head, body), pieces, bad
 
 if client in ("raw", "rawchunked"):
-    raw(client == "rawchunked")
+    status, body, _, _ = raw(client == "rawchunked")
+    out(status, body)
+elif client == "sse":
+    sb = json.dumps({"model": "gpt-4o-mini", "stream": True, "messages": [{"role": "user", "content": "hi"}]}).encode()
+    status, body, pieces, bad = raw(False, 64, sb)
+    sys.stdout.write("status=%d pieces=%d bad_utf8=%d\n" % (status, pieces, bad))
+    sys.stdout.buffer.write(body)
 elif client == "http.client":
     import http.client
     C = http.client.HTTPSConnection if u.scheme == "https" else http.client.HTTPConnection
