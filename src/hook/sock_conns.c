@@ -90,17 +90,15 @@ static void forget(int fd)
     free(s);
 }
 
-/* Starts following fd when it is a blocking TCP stream connected to a provider's address. */
-static void follow(int fd, const struct sockaddr *addr, socklen_t len)
+/* Starts following fd when it is a blocking TCP stream connected to provider prov's address. */
+static void follow(int fd, const lg_provider *prov, const struct sockaddr *addr, socklen_t len)
 {
-    if ((unsigned)fd >= FD_MAX || len > sizeof(struct sockaddr_storage) ||
-        (addr->sa_family != AF_INET && addr->sa_family != AF_INET6))
+    if ((unsigned)fd >= FD_MAX || len > sizeof(struct sockaddr_storage))
         return;
-    const lg_provider *prov = lg_sock_names_lookup(addr, len);
     int type = 0;
     socklen_t tlen = sizeof type;
     int fl = fcntl(fd, F_GETFL);
-    if (!prov || fl < 0 || (fl & O_NONBLOCK) || getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tlen) != 0 ||
+    if (fl < 0 || (fl & O_NONBLOCK) || getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tlen) != 0 ||
         type != SOCK_STREAM)
         return;
     forget(fd);
@@ -121,11 +119,16 @@ static void follow(int fd, const struct sockaddr *addr, socklen_t len)
 EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 {
     const lg_sock_real *real = lg_sock_real_get();
-    int rc = real->connect(fd, addr, len);
-    if (rc != 0 || !addr || lg_guard_active())
-        return rc;
+    if (!addr || lg_guard_active() || (addr->sa_family != AF_INET && addr->sa_family != AF_INET6))
+        return real->connect(fd, addr, len);
     int saved = errno;
-    follow(fd, addr, len);
+    struct sockaddr_storage to;
+    const lg_provider *prov = lg_sock_names_lookup(addr, len, &to);
+    errno = saved;
+    int rc = real->connect(fd, prov ? (struct sockaddr *)&to : addr, len);
+    if (rc != 0 || !prov)
+        return rc;
+    follow(fd, prov, (struct sockaddr *)&to, len);
     errno = saved;
     return rc;
 }

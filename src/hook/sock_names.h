@@ -6,10 +6,13 @@
 #define LLMGATE_HOOK_SOCK_NAMES_H
 
 #include <sys/socket.h>
+#include <stdint.h>
 
 #include "llmgate/config.h"
 
-/* The provider whose host name resolved to addr (address and port), or NULL. */
-const lg_provider *lg_sock_names_lookup(const struct sockaddr *addr, socklen_t len);
+/* The provider whose host name resolved to addr, or NULL. *to receives the address to connect to: addr,
+ * or addr with the upstream's port when the host resolved the name without a service (wget) and then
+ * chose the scheme's port itself. */
+const lg_provider *lg_sock_names_lookup(const struct sockaddr *addr, socklen_t len, struct sockaddr_storage *to);
 
 #endif

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <uthash.h>
 
+#include "hook/fd_wait.h"
 #include "hook/guard.h"
 #include "hook/runtime.h"
 #include "hook/sock_real.h"
@@ -37,24 +38,42 @@ lg_h1_conn *lg_ssl_conn_h1(lg_ssl_conn *c) { return c->h1; }
 int lg_ssl_conn_error(lg_ssl_conn *c) { return c->last_error; }
 void lg_ssl_conn_set_error(lg_ssl_conn *c, int err) { c->last_error = err; }
 
+/* After a call on the wire returned ok (1 or not): true to call again (it wants the socket, which the
+ * host made non-blocking meanwhile, and it is ready now). */
+static bool again(lg_ssl_conn *c, int ok)
+{
+    const lg_ssl_real *real = lg_ssl_real_get();
+    SSL *wire = lg_ssl_conn_wire(c);
+    int err = ok == 1 ? SSL_ERROR_NONE : real->get_error(wire, 0);
+    return (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) &&
+           lg_fd_wait(real->get_fd(wire), err == SSL_ERROR_WANT_WRITE);
+}
+
 static bool io_send(void *io, const void *p, size_t n)
 {
     lg_ssl_conn *c = io;
     size_t done = 0;
+    int ok;
     lg_guard_enter();
-    int ok = lg_ssl_real_get()->write_ex(lg_ssl_conn_wire(c), p, n, &done);
+    do
+        ok = lg_ssl_real_get()->write_ex(lg_ssl_conn_wire(c), p, n, &done);
+    while (again(c, ok));
     lg_guard_leave();
     return ok == 1 && done == n;
 }
 
+/* > 0 bytes; 0 at the end (close_notify, or a peer that just closed); -1 on failure. */
 static ssize_t io_recv(void *io, void *p, size_t n)
 {
     lg_ssl_conn *c = io;
     const lg_ssl_real *real = lg_ssl_real_get();
     size_t got = 0;
+    int ok, err;
     lg_guard_enter();
-    int ok = real->read_ex(lg_ssl_conn_wire(c), p, n, &got);
-    int err = ok == 1 ? SSL_ERROR_NONE : real->get_error(lg_ssl_conn_wire(c), 0);
+    do
+        ok = real->read_ex(lg_ssl_conn_wire(c), p, n, &got);
+    while (again(c, ok));
+    err = ok == 1 ? SSL_ERROR_NONE : real->get_error(lg_ssl_conn_wire(c), 0);
     lg_guard_leave();
     if (ok == 1)
         return (ssize_t)got;

@@ -17,6 +17,23 @@ check_match "openssl s_client: 200 from the live key" $'^HTTP/1\\.1 200.*"mock_k
 keys=$(reqkeys)
 check_eq "openssl s_client: dead key then live, never the host's" "sk-dead sk-good" "$keys"
 
+# wget over https (GnuTLS): the provider by the server name wget set; a 429 that closes the connection is
+# retried over a new session with wget's own credentials
+for k1 in sk-dead sk-close; do
+    fresh
+    out=$(K1=$k1 K2=sk-good LLMGATE_CONFIG=$LG_TMP/config.json LD_PRELOAD=$LG_LIB timeout 30 wget -q -O - \
+          --ca-certificate="$SSL_CERT_FILE" --header 'Authorization: Bearer sk-host' --header 'Content-Type: application/json' \
+          --post-data "$BODY_JSON" "$URL" 2>"$LG_TMP/wget.err")
+    check_eq "wget ($k1 first): exits 0" 0 "$?"
+    check_match "wget ($k1 first): the live key's answer" '"mock_key":"sk-good"' "$out"
+    check_eq "wget ($k1 first): $k1 then the live key, never the host's" "$k1 sk-good" "$(reqkeys)"
+done
+fresh
+plain=$(timeout 30 wget -q -O - --ca-certificate="$SSL_CERT_FILE" --header 'Authorization: Bearer sk-host' --post-data '{}' "$SERVER/v1/chat/completions")
+pre=$(LD_PRELOAD=$LG_LIB timeout 30 wget -q -O - --ca-certificate="$SSL_CERT_FILE" --header 'Authorization: Bearer sk-host' --post-data '{}' "$SERVER/v1/chat/completions")
+check_match "wget non-provider: answered" '"fixed"' "$plain"
+check_eq "wget non-provider, no config: the same answer" "$plain" "$pre"
+
 # an event stream, sent by the provider in pieces of 1..3 bytes, read by the host 64 bytes at a time
 F=$LG_ROOT/tests/fixtures/streams
 python3 -c "import json,sys; sys.stdout.write(json.load(open('$F/openai_multibyte.json'))['body'])" >"$LG_TMP/sse.expected"
