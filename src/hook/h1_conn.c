@@ -34,6 +34,7 @@ struct lg_h1_conn {
     lg_exchange *x;  /* an exchange whose committed stream is still being relayed */
     char *out;       /* what the host reads next */
     size_t out_len, out_off, out_cap;
+    bool continued;  /* the host got its 100 Continue for the request being collected */
 };
 
 static bool out_add(lg_h1_conn *c, const char *p, size_t n)
@@ -295,7 +296,8 @@ ssize_t lg_h1_write(lg_h1_conn *c, const void *p, size_t n)
 {
     const char *b = p;
     size_t off = 0;
-    if (c->x || lg_h1_pending(c) > 0) /* a new request before the host read its answer: pipelining */
+    if (c->req.raw_len == 0 && (c->x || lg_h1_pending(c) > 0)) /* a new request before the host read its
+                                                                 * answer: pipelining */
         return release(c, p, n);
     while (off < n) {
         size_t used = 0;
@@ -303,8 +305,17 @@ ssize_t lg_h1_write(lg_h1_conn *c, const void *p, size_t n)
         if (s == LG_H1_INVALID)
             return release(c, b + off, n - off) < 0 ? -1 : (ssize_t)n;
         off += used;
-        if (s == LG_H1_MORE)
+        if (s == LG_H1_MORE) {
+            if (c->req.expect_continue && c->req.headers_done && !c->continued) {
+                /* llmgate sends the whole request at once: the host may send its body now */
+                c->continued = true;
+                static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
+                if (!out_add(c, cont, sizeof cont - 1))
+                    return release(c, b + off, n - off) < 0 ? -1 : (ssize_t)n;
+            }
             break;
+        }
+        c->continued = false;
         if (!ours(c))
             return release(c, b + off, n - off) < 0 ? -1 : (ssize_t)n;
         c->head = c->req.p.method == HTTP_HEAD;

@@ -72,7 +72,10 @@ static int on_headers_complete(http_parser *p)
     for (size_t i = 0; i < r->n_fields; i++)
         if (!r->fields[i].value && !(r->fields[i].value = strdup("")))
             return r->oom = true, -1;
-    return p->method == HTTP_CONNECT || lg_h1_req_header(r, "expect") || lg_h1_req_header(r, "upgrade") ? -1 : 0;
+    const char *expect = lg_h1_req_header(r, "expect");
+    r->expect_continue = expect && !strcasecmp(expect, "100-continue");
+    r->headers_done = true;
+    return p->method == HTTP_CONNECT || (expect && !r->expect_continue) || lg_h1_req_header(r, "upgrade") ? -1 : 0;
 }
 
 static int on_body(http_parser *p, const char *at, size_t n)
@@ -171,10 +174,10 @@ bool lg_h1_req_find_key(const lg_h1_req *r, char *buf, size_t size)
     return r->url && lg_url_query_get(r->url, "key", buf, size);
 }
 
-/* Skips framing headers we re-create. */
+/* Framing headers we re-create or drop. */
 static bool framing(const char *name)
 {
-    return !strcasecmp(name, "content-length") || !strcasecmp(name, "transfer-encoding");
+    return !strcasecmp(name, "content-length") || !strcasecmp(name, "transfer-encoding") || !strcasecmp(name, "expect");
 }
 
 char *lg_h1_req_render(const lg_h1_req *r, const char *key, lg_auth_style style, size_t *len)

@@ -27,6 +27,8 @@ typedef struct {
     bool in_value;
     char *body;
     size_t body_len, body_cap;
+    bool headers_done;
+    bool expect_continue; /* Expect: 100-continue: the host waits for an interim answer before the body */
     bool complete;
     bool oom;
 } lg_h1_req;
@@ -36,7 +38,7 @@ void lg_h1_req_init(lg_h1_req *r);
 void lg_h1_req_free(lg_h1_req *r);
 /* Feeds bytes the host wrote. COMPLETE once the whole message is in (*used: how many of p it took; the
  * rest starts the next request); INVALID for anything that is not a plain HTTP/1.x request we can follow
- * (parse error, upgrade, CONNECT, Expect, more than max raw bytes, no memory). */
+ * (parse error, upgrade, CONNECT, an Expect other than 100-continue, more than max raw bytes, no memory). */
 lg_h1_state lg_h1_req_feed(lg_h1_req *r, const char *p, size_t len, size_t max, size_t *used);
 /* The value of the first header with that name (any case), or NULL. */
 const char *lg_h1_req_header(const lg_h1_req *r, const char *name);
@@ -44,7 +46,7 @@ const char *lg_h1_req_header(const lg_h1_req *r, const char *name);
 bool lg_h1_req_find_key(const lg_h1_req *r, char *buf, size_t size);
 /* The request rendered with key (NULL: as the host sent it, re-framed): every auth header's value and a
  * ?key= parameter replaced, or one header in the provider's style added when it carries none; the body
- * with a Content-Length. Caller frees (wiping it: it may hold a key). NULL on allocation failure. */
+ * with a Content-Length; no Expect (the whole request goes at once). Caller frees (wiping it: it may hold a key). NULL on allocation failure. */
 char *lg_h1_req_render(const lg_h1_req *r, const char *key, lg_auth_style style, size_t *len);
 
 #endif

@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 """Python HTTP hosts for the socket/TLS tests. Usage: http_clients.py CLIENT URL [N]
 CLIENT: raw (socket, HTTP/1.1, response read in 1-byte pieces), rawchunked (socket, chunked request body),
+rawexpect (socket, Expect: 100-continue: the body only after the interim answer), rawhalfclose (socket,
+shut down for writing after the request),
 http.client, urllib, requests (one Session, N requests on one keep-alive connection), httpx.
 Prints, per request, "STATUS BODY" on one line; exits 0 when every request got a response.
 CLIENT sse: a streamed request on a raw socket whose answer is read in pieces of at most 64 bytes; prints
@@ -28,7 +30,7 @@ def dechunk(head, body):
             return dec
         dec, body = dec + body[:size], body[size + 2:]
 
-def raw(chunked, piece=1, body_bytes=BODY):
+def raw(chunked, piece=1, body_bytes=BODY, expect=False, halfclose=False):
     port = u.port or (443 if u.scheme == "https" else 80)
     s = socket.create_connection((u.hostname, port))
     if u.scheme == "https":
@@ -40,8 +42,19 @@ def raw(chunked, piece=1, body_bytes=BODY):
         req = (head + "Transfer-Encoding: chunked\r\n\r\n").encode() + b"%x\r\n%s\r\n%x\r\n%s\r\n0\r\n\r\n" % (half, BODY[:half], len(BODY) - half, BODY[half:])
     else:
         req = (head + "Content-Length: %d\r\n\r\n" % len(body_bytes)).encode() + body_bytes
+    if expect:
+        head_end = req.index(b"\r\n\r\n")
+        s.sendall(req[:head_end] + b"\r\nExpect: 100-continue\r\n\r\n")
+        interim = b""
+        while not interim.endswith(b"\r\n\r\n"):
+            interim += s.recv(1)
+        if not interim.startswith(b"HTTP/1.1 100"):
+            sys.exit("no 100 Continue: %r" % interim)
+        req = req[head_end + 4:]
     for i in range(0, len(req), 40):  # the request in several writes
         s.sendall(req[i:i + 40])
+    if halfclose:
+        s.shutdown(socket.SHUT_WR)
     data, pieces, bad = b"", 0, 0
     while True:
         try:
@@ -59,8 +72,8 @@ def raw(chunked, piece=1, body_bytes=BODY):
     head, _, body = data.partition(b"\r\n\r\n")
     return int(head.split(b" ")[1]), dechunk(head, body), pieces, bad
 
-if client in ("raw", "rawchunked"):
-    status, body, _, _ = raw(client == "rawchunked")
+if client in ("raw", "rawchunked", "rawexpect", "rawhalfclose"):
+    status, body, _, _ = raw(client == "rawchunked", expect=client == "rawexpect", halfclose=client == "rawhalfclose")
     out(status, body)
 elif client == "sse":
     sb = json.dumps({"model": "gpt-4o-mini", "stream": True, "messages": [{"role": "user", "content": "hi"}]}).encode()
