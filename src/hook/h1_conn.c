@@ -16,7 +16,7 @@
 #include "llmgate/log.h"
 #include "llmgate/synth.h"
 
-#define REQ_MAX (8 * 1024 * 1024 + 65536) /* a larger request is not held: released untouched */
+#define HEAD_ROOM 65536 /* a request is held when its body fits hold.max_body_bytes and its head this */
 #define KEY_MAX 1024
 
 struct lg_h1_conn {
@@ -144,6 +144,7 @@ static attempt_rc attempt(lg_h1_conn *c, const char *key)
     lg_capture_reset(&c->cap);
     lg_relay_sink sink = {.headers = sink_headers, .body = sink_body, .ctx = c};
     lg_relay_start(&c->relay, &c->cap, c->prov->dialect, c->prov->boundary, &sink);
+    c->relay.pass_over = (size_t)lg_runtime_get()->cfg->max_held_body;
     lg_h1_resp_start(&c->resp, &c->cap, &c->relay, c->head);
     for (;;) {
         lg_h1r_step s = lg_h1_resp_step(&c->resp, c->io, c->ioctx);
@@ -301,7 +302,8 @@ ssize_t lg_h1_write(lg_h1_conn *c, const void *p, size_t n)
         return release(c, p, n);
     while (off < n) {
         size_t used = 0;
-        lg_h1_state s = lg_h1_req_feed(&c->req, b + off, n - off, REQ_MAX, &used);
+        size_t max = (size_t)lg_runtime_get()->cfg->max_held_body + HEAD_ROOM;
+        lg_h1_state s = lg_h1_req_feed(&c->req, b + off, n - off, max, &used);
         if (s == LG_H1_INVALID)
             return release(c, b + off, n - off) < 0 ? -1 : (ssize_t)n;
         off += used;

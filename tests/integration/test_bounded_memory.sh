@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Memory per exchange stays bounded whatever the response (issue 13, item 1): an endless event stream
 # and a 200 MB body pass through curl under the preload while its RSS is sampled; the peak stays within
-# a margin of plain curl's on the same traffic, and the host receives the bytes as they come.
+# a margin of plain curl's on the same traffic, and the host receives the bytes as they come. A body over
+# hold.max_body_bytes is not held, so not retried.
 source "$(dirname "$0")/../lib.sh"
 pf=$LG_TMP/bulk.port
 /usr/bin/python3 "$LG_ROOT/tests/servers/bulk_server.py" "$pf" &
@@ -46,4 +47,23 @@ peak=$(sampled gated-big "$LG_LIB" "http://api.openai.com/v1/big?size=$size" 60)
 diag "200 MB body: peak RSS plain ${base} kB, gated ${peak} kB"
 check_eq "200 MB body: the host received every byte" "$size" "$(count gated-big)"
 check "200 MB body: RSS within ${SLACK_KB} kB of plain curl" test "$peak" -lt $((base + SLACK_KB))
+
+# hold.max_body_bytes: a 3 MB server error over a 1 MiB hold goes to the host at once (one attempt); under
+# the default hold the same error is retried
+cat >"$LG_TMP/hold.json" <<JSON
+{"providers": {"openai": {"upstream": "http://127.0.0.1:$PORT"}}, "hold": {"max_body_bytes": 1048576},
+ "backoff": {"server_error_ms": 50, "single_account_base_ms": 50}}
+JSON
+sed 's/, "hold": {"max_body_bytes": 1048576}//' "$LG_TMP/hold.json" >"$LG_TMP/nohold.json"
+chmod 600 "$LG_TMP/hold.json" "$LG_TMP/nohold.json"
+posts() { curl -s "http://127.0.0.1:$PORT/__count"; }
+before=$(posts)
+n=$(LLMGATE_CONFIG=$LG_TMP/hold.json LD_PRELOAD=$LG_LIB timeout 60 curl -s -H 'Authorization: Bearer sk-host' -d '{}' \
+    "http://api.openai.com/v1/big?size=3000000&status=500" -w ' %{http_code}' | tail -c 4)
+check_eq "hold 1 MiB: the host gets the 3 MB error" " 500" "$n"
+check_eq "hold 1 MiB: not retried" 1 $(( $(posts) - before ))
+before=$(posts)
+LLMGATE_CONFIG=$LG_TMP/nohold.json LD_PRELOAD=$LG_LIB timeout 60 curl -s -H 'Authorization: Bearer sk-host' -d '{}' \
+    "http://api.openai.com/v1/big?size=3000000&status=500" -o /dev/null
+check "default hold: the same error is held and retried" test $(( $(posts) - before )) -gt 1
 lg_done
