@@ -15,6 +15,7 @@
 #include "hook/guard.h"
 #include "hook/runtime.h"
 #include "hook/sock_real.h"
+#include "llmgate/log.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -143,7 +144,12 @@ static const lg_provider *provider_of(lg_gnutls_conn *c, const lg_gnutls_real *r
     gnutls_datum_t alpn = {0};
     bool h2 = prov && real->alpn_get_selected_protocol(c->session, &alpn) == 0 && alpn.size == 2 &&
               !memcmp(alpn.data, "h2", 2);
-    return fl < 0 || (fl & O_NONBLOCK) || h2 ? NULL : prov;
+    if (prov && (fl < 0 || (fl & O_NONBLOCK) || h2)) {
+        lg_log(LG_LOG_DEBUG, "[%s] TLS connection passed through untouched (%s)", prov->name,
+               h2 ? "HTTP/2" : "non-blocking");
+        return NULL;
+    }
+    return prov;
 }
 
 /* The entry of session, created when create is set (NULL when absent or on allocation failure). */

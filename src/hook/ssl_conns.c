@@ -15,6 +15,7 @@
 #include "hook/sock_real.h"
 #include "hook/ssl_conns.h"
 #include "hook/ssl_real.h"
+#include "llmgate/log.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -136,8 +137,12 @@ static const lg_provider *provider_of(SSL *ssl, const lg_ssl_real *real)
     const unsigned char *alpn = NULL;
     unsigned alpn_len = 0;
     real->get0_alpn_selected(ssl, &alpn, &alpn_len);
-    if (fl < 0 || (fl & O_NONBLOCK) || (alpn_len == 2 && !memcmp(alpn, "h2", 2)))
+    bool h2 = alpn_len == 2 && !memcmp(alpn, "h2", 2);
+    if (fl < 0 || (fl & O_NONBLOCK) || h2) {
+        lg_log(LG_LOG_DEBUG, "[%s] TLS connection passed through untouched (%s)", prov->name,
+               h2 ? "HTTP/2" : fd < 0 ? "no socket under it" : "non-blocking");
         return NULL;
+    }
     return prov;
 }
 

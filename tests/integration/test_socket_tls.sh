@@ -42,6 +42,9 @@ for n in 1 2 3; do
 import json, sys
 s = json.load(open(sys.argv[1]))
 s["keys"]["sk-sse"] = {"sequence": [{"fixture": sys.argv[2], "chunk": int(sys.argv[3]), "chunk_delay_ms": 1}], "repeat": True}
+d = sys.argv[2].rsplit("/", 1)[0]
+s["keys"]["sk-errstart"] = {"sequence": [{"fixture": d + "/anthropic_error_at_start.json"},
+                                         {"fixture": d + "/anthropic_multibyte.json", "chunk": 5, "chunk_delay_ms": 1}]}
 json.dump(s, open(sys.argv[1] + ".sse", "w"))
 PY
     kill "$MOCK_PID"; wait "$MOCK_PID" 2>/dev/null
@@ -59,5 +62,20 @@ JSON
     check "SSE over TLS, provider pieces of $n: the host got the provider's stream byte for byte" cmp -s "$LG_TMP/sse.body" "$LG_TMP/sse.expected"
     check_eq "SSE over TLS, provider pieces of $n: dead key then live" "sk-dead sk-sse" "$(reqkeys)"
 done
+
+# a stream that opens with an error event is stopped, and retried over a new connection, invisibly
+cat >"$LG_TMP/errstart.json" <<JSON
+{"providers": {"anthropic": {"upstream": "https://127.0.0.1:$MOCK_TLS_PORT", "accounts": [{"name": "only", "key": "env:K1"}]}},
+ "backoff": {"single_account_base_ms": 50, "rate_limit_exceeded_ms": 50, "dedup_window_ms": 10}}
+JSON
+chmod 600 "$LG_TMP/errstart.json"
+fresh
+python3 -c "import json,sys; sys.stdout.write(json.load(open('$F/anthropic_multibyte.json'))['body'])" >"$LG_TMP/errstart.expected"
+K1=sk-errstart LLMGATE_CONFIG=$LG_TMP/errstart.json LD_PRELOAD=$LG_LIB timeout 30 $PY "$CLIENT" sse https://api.anthropic.com/v1/messages >"$LG_TMP/errstart.out"
+read -r stats <"$LG_TMP/errstart.out"
+tail -n +2 "$LG_TMP/errstart.out" >"$LG_TMP/errstart.body"
+check_match "stream opening with an error: the host sees a 200 stream" '^status=200 ' "$stats"
+check "stream opening with an error: the host got only the retried stream" cmp -s "$LG_TMP/errstart.body" "$LG_TMP/errstart.expected"
+check_eq "stream opening with an error: two attempts" "sk-errstart sk-errstart" "$(reqkeys)"
 
 lg_done
