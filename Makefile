@@ -63,7 +63,11 @@ $(MOCK): $(CORE_OBJ) $(MOCK_OBJ)
 
 $(B)/tests/%: tests/unit/%.c $(SAN_CORE_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $< $(SAN_CORE_OBJ) -lcmocka $(CORE_LIBS)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $< $(EXTRA_OBJ) $(SAN_CORE_OBJ) -lcmocka $(CORE_LIBS)
+
+# Unit tests of transport-neutral hook modules link those modules too.
+$(B)/tests/test_h1_request: $(B)/san/src/hook/h1_request.o $(B)/san/src/hook/auth_key.o
+$(B)/tests/test_h1_request: EXTRA_OBJ = $(B)/san/src/hook/h1_request.o $(B)/san/src/hook/auth_key.o -lhttp_parser
 
 $(B)/clients/asan_%: tests/clients/%.c
 	@mkdir -p $(dir $@)
