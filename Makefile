@@ -27,6 +27,7 @@ CLIENT_BIN := $(CLIENT_SRC:tests/clients/%.c=$(B)/clients/%) $(CLIENT_SRC:tests/
 
 CORE_LIBS := -lcjson -lcrypto -lpthread -ldl -lm
 
+HOOK_LIBS := -lhttp_parser
 LIB  := $(B)/libllmgate.so
 CLI  := $(B)/llmgate
 MOCK := $(B)/llmgate-mock
@@ -35,6 +36,8 @@ DEPS_PKGS := build-essential pkg-config libcurl4-openssl-dev libcjson-dev uthash
              libcmocka-dev libhttp-parser-dev libhiredis-dev libssl-dev curl openssl python3 ca-certificates
 # clang with libFuzzer (its recommended compiler-rt): the fuzz harnesses, built for the test suite's smoke
 DEPS_PKGS += clang
+# Python HTTP hosts of the socket/TLS tests (Debian's /usr/bin/python3)
+DEPS_PKGS += python3-requests python3-httpx
 
 # The version is the one of the newest debian/changelog entry (one place to change it).
 VERSION := $(shell head -n1 debian/changelog | tr '()' '  ' | awk '{print $$2}' | cut -d- -f1)
@@ -58,7 +61,7 @@ $(B):
 	@mkdir -p $(B)
 
 $(LIB): $(CORE_OBJ) $(HOOK_OBJ) src/hook/exports.map
-	$(CC) -shared -Wl,--version-script=src/hook/exports.map -Wl,-z,now -Wl,--no-undefined -o $@ $(CORE_OBJ) $(HOOK_OBJ) $(CORE_LIBS)
+	$(CC) -shared -Wl,--version-script=src/hook/exports.map -Wl,-z,now -Wl,--no-undefined -o $@ $(CORE_OBJ) $(HOOK_OBJ) $(HOOK_LIBS) $(CORE_LIBS)
 
 $(CLI): $(CORE_OBJ) $(CLI_OBJ)
 	$(CC) -o $@ $(CLI_OBJ) $(CORE_OBJ) $(CORE_LIBS)
@@ -68,7 +71,11 @@ $(MOCK): $(CORE_OBJ) $(MOCK_OBJ)
 
 $(B)/tests/%: tests/unit/%.c $(SAN_CORE_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $< $(SAN_CORE_OBJ) -lcmocka $(CORE_LIBS)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $< $(EXTRA_OBJ) $(SAN_CORE_OBJ) -lcmocka $(CORE_LIBS)
+
+# Unit tests of transport-neutral hook modules link those modules too.
+$(B)/tests/test_h1_request: $(B)/san/src/hook/h1_request.o $(B)/san/src/hook/auth_key.o
+$(B)/tests/test_h1_request: EXTRA_OBJ = $(B)/san/src/hook/h1_request.o $(B)/san/src/hook/auth_key.o -lhttp_parser
 
 $(B)/clients/asan_%: tests/clients/%.c
 	@mkdir -p $(dir $@)

@@ -106,6 +106,9 @@ typedef struct {
     char *redis_url;         /* redis: "redis://host:port", or NULL */
     lg_log_level log_level;  /* default info */
     char *log_file;          /* or NULL */
+    int64_t max_held_body;   /* hold.max_body_bytes: the largest request or non-stream response body held
+                              * whole (to be sent again); a larger one goes through as it comes and is not
+                              * retried. Default 8 MiB */
     char *source;            /* path the config came from, or "(defaults)" */
 } lg_config;
 

@@ -44,6 +44,8 @@ typedef struct {
     const char *body;         /* the request body (for token estimates, model maps and pins), or NULL */
     size_t body_len;
     const char *pin;          /* the request's X-Llmgate-Pin header (a provider or pool name), or NULL */
+    bool reroutes;            /* the front end sends each attempt to step.prov with step.body (fallbacks,
+                               * provider pins, model maps); false: always to prov with the host's body */
 } lg_gate_request;
 
 typedef enum {

@@ -9,7 +9,7 @@
 #define PATH_LEN_MAX 4096
 #define WAIT_SECONDS_MAX 1e9
 
-static const char *const top_keys[] = {"providers", "retry", "backoff", "store", "log", NULL};
+static const char *const top_keys[] = {"providers", "retry", "backoff", "store", "log", "hold", NULL};
 static const char *const retry_keys[] = {"switch_on_first_rate_limit", "max_rate_limit_wait_seconds",
                                          "max_attempts", "switch_delay_ms", "same_key_retry_delay_ms",
                                          "switch_after_retry_ms", "max_server_retries", NULL};
@@ -19,6 +19,7 @@ static const char *const backoff_keys[] = {"quota_exhausted_ms", "rate_limit_exc
                                            "single_account_max_ms", "max_hint_ms", NULL};
 static const char *const store_keys[] = {"backend", "path", "redis_url", NULL};
 static const char *const log_keys[] = {"level", "file", NULL};
+static const char *const hold_keys[] = {"max_body_bytes", NULL};
 static const char *const backend_names[] = {"shm", "redis", NULL};
 
 #define MS_WHAT "a non-negative integer (milliseconds)"
@@ -174,6 +175,17 @@ static void parse_log(conf_ctx *cx, const cJSON *obj, lg_config *c)
         opt_string(cx, obj, "log", "file", PATH_LEN_MAX, &c->log_file);
 }
 
+static void parse_hold(conf_ctx *cx, const cJSON *obj, lg_config *c)
+{
+    char kp[LG_CONF_PATH_MAX];
+    if (!conf_expect_object(cx, obj, "hold"))
+        return;
+    conf_check_keys(cx, obj, "hold", hold_keys);
+    const cJSON *v = conf_member(obj, "hold", "max_body_bytes", kp);
+    if (v)
+        conf_int(cx, v, kp, 65536, 1 << 30, "an integer from 65536 to 1073741824 (bytes)", &c->max_held_body);
+}
+
 /* Reports where (line, column) position pos of text lies, for JSON syntax errors. */
 static void syntax_err(conf_ctx *cx, const char *text, size_t len, const char *pos, const char *what)
 {
@@ -216,6 +228,8 @@ static void parse_sections(conf_ctx *cx, const cJSON *root, lg_config *c)
         parse_store(cx, v, c);
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "log")))
         parse_log(cx, v, c);
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "hold")))
+        parse_hold(cx, v, c);
     conf_parse_providers(cx, cJSON_GetObjectItemCaseSensitive(root, "providers"), c);
 }
 

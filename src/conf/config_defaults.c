@@ -43,6 +43,7 @@ void conf_policy_defaults(lg_config *c)
     memcpy(c->backoff.quota_exhausted_ms, quota_steps, sizeof quota_steps);
     strcpy(c->store_backend, "shm");
     c->log_level = LG_LOG_INFO;
+    c->max_held_body = 8 * 1024 * 1024;
 }
 
 bool conf_copy_preset_hosts(lg_provider *p, const lg_preset *pr)

@@ -157,6 +157,9 @@ char *lg_config_render(const lg_config *c)
     render_retry(root, &c->retry);
     render_backoff(root, &c->backoff);
     render_store_and_log(root, c);
+    cJSON *hold = cJSON_AddObjectToObject(root, "hold");
+    if (hold)
+        cJSON_AddNumberToObject(hold, "max_body_bytes", (double)c->max_held_body);
     char *out = cJSON_Print(root);
     cJSON_Delete(root);
     return out ? two_space_layout(out) : NULL;

@@ -290,6 +290,15 @@ static bool fall_back(lg_exchange *x, const char *why, int64_t now, lg_step *ste
     return true;
 }
 
+/* True when every account of p has a key of its own: the host's key is never sent to another provider. */
+static bool has_own_keys(const lg_provider *p)
+{
+    for (size_t i = 0; i < p->n_accounts; i++)
+        if (!p->accounts[i].key)
+            return false;
+    return true;
+}
+
 /* The pin of a request, from its X-Llmgate-Pin header or its model's suffix ("gpt-4o:backup", stripped
  * into x->model): a provider of the same dialect (then the chain is that one alone) or a pool of the
  * request's provider (then its accounts are limited to it, and no fallback applies). */
@@ -301,7 +310,8 @@ static void apply_pin(lg_exchange *x, const lg_gate_request *req)
     if (!name || !*name)
         return;
     const lg_provider *p = lg_config_provider(req->cfg, name);
-    bool is_provider = p && p->dialect == req->prov->dialect && p->dialect != LG_DIALECT_NONE;
+    bool is_provider = req->reroutes && p && p->dialect == req->prov->dialect && p->dialect != LG_DIALECT_NONE &&
+                       (p == req->prov || has_own_keys(p));
     bool is_pool = false;
     for (size_t i = 0; i < req->prov->n_accounts && !is_provider && !is_pool; i++)
         is_pool = !strcmp(req->prov->accounts[i].pool, name);
@@ -322,12 +332,13 @@ static void apply_pin(lg_exchange *x, const lg_gate_request *req)
 /* The request's provider and its fallbacks, in order (names the configuration checked). */
 static void build_chain(lg_exchange *x, const lg_gate_request *req)
 {
-    x->chain[0] = req->prov;
-    x->n_chain = 1;
     for (size_t i = 0; i < req->prov->n_fallback && x->n_chain < CHAIN_MAX; i++) {
         const lg_provider *p = lg_config_provider(req->cfg, req->prov->fallback[i]);
-        if (p && p != req->prov && p->dialect == req->prov->dialect)
+        if (p && p != req->prov && p->dialect == req->prov->dialect && has_own_keys(p))
             x->chain[x->n_chain++] = p;
+        else if (p && p != req->prov)
+            lg_log(LG_LOG_DEBUG, "[Fallback] %s: %s is skipped (another dialect, or no keys of its own)",
+                   req->prov->name, p->name);
     }
 }
 
@@ -360,8 +371,12 @@ lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_st
     x->req.pin = NULL;
     x->res.retry_after_ms = LG_NO_HINT;
     x->h.replayable = req->replayable;
-    build_chain(x, req);
-    read_body(x, req);
+    x->chain[0] = req->prov;
+    x->n_chain = 1;
+    if (req->reroutes) {
+        build_chain(x, req);
+        read_body(x, req);
+    }
     if (req->prov->dialect != LG_DIALECT_NONE)
         apply_pin(x, req);
     if (!x->body) { /* nothing to rewrite or fall back with: the host's body as it is */

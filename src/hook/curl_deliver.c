@@ -1,98 +1,12 @@
 /* Final delivery to the host (see curl_deliver.h). */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "hook/curl_deliver.h"
+#include "hook/resp_lines.h"
 #include "llmgate/synth.h"
-
-typedef struct {
-    char **lines;
-    size_t n;
-} line_list;
-
-/* Adds a formatted line to the list; false on allocation failure. */
-static bool add_line(line_list *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static bool add_line(line_list *l, const char *fmt, ...)
-{
-    char **grown = realloc(l->lines, (l->n + 1) * sizeof *grown);
-    if (!grown)
-        return false;
-    l->lines = grown;
-    va_list ap;
-    va_start(ap, fmt);
-    int rc = vasprintf(&l->lines[l->n], fmt, ap);
-    va_end(ap);
-    if (rc < 0)
-        return false;
-    l->n++;
-    return true;
-}
-
-static void free_lines(line_list *l)
-{
-    for (size_t i = 0; i < l->n; i++)
-        free(l->lines[i]);
-    free(l->lines);
-}
-
-static const char *reason_phrase(int status)
-{
-    switch (status) {
-    case 429: return "Too Many Requests";
-    case 500: return "Internal Server Error";
-    case 502: return "Bad Gateway";
-    case 503: return "Service Unavailable";
-    case 504: return "Gateway Timeout";
-    default: return "";
-    }
-}
-
-static bool is_header(const char *line, const char *name)
-{
-    size_t n = strlen(name);
-    return !strncasecmp(line, name, n) && line[n] == ':';
-}
-
-static long retry_after_s(int64_t ms) { return ms <= 0 ? 0 : (long)((ms + 999) / 1000); }
-
-/* The captured header block, with the status line and wait headers rewritten when normalized. */
-static bool normalized_lines(line_list *out, const lg_capture *cap, const lg_gate_result *res)
-{
-    for (size_t i = 0; i < cap->n_lines; i++) {
-        const char *line = cap->lines[i];
-        bool last = !strcmp(line, "\r\n") || !strcmp(line, "\n");
-        if (res->normalized && last) {
-            if ((res->retry_after_ms >= 0 && !add_line(out, "Retry-After: %ld\r\n", retry_after_s(res->retry_after_ms))) ||
-                !add_line(out, "X-Llmgate-Reason: %s\r\n", lg_gate_reason(res)))
-                return false;
-        }
-        if (res->normalized && i == 0 && cap->status != res->status) {
-            const char *sp = strchr(line, ' ');
-            int vlen = sp ? (int)(sp - line) : 8;
-            if (!add_line(out, "%.*s %d %s\r\n", vlen, line, res->status, reason_phrase(res->status)))
-                return false;
-            continue;
-        }
-        if (res->normalized && (is_header(line, "retry-after") || is_header(line, "x-llmgate-reason")))
-            continue;
-        if (!add_line(out, "%s", line))
-            return false;
-    }
-    return true;
-}
-
-/* The header block of a 429 llmgate answers itself. */
-static bool refused_lines(line_list *out, const lg_gate_result *res, size_t body_len)
-{
-    return add_line(out, "HTTP/1.1 %d %s\r\n", res->status, reason_phrase(res->status)) &&
-           add_line(out, "Content-Type: application/json\r\n") &&
-           add_line(out, "Content-Length: %zu\r\n", body_len) &&
-           add_line(out, "Retry-After: %ld\r\n", retry_after_s(res->retry_after_ms)) &&
-           add_line(out, "X-Llmgate-Reason: %s\r\n", lg_gate_reason(res)) && add_line(out, "\r\n");
-}
 
 /* The write function libcurl would use for the body. */
 static size_t body_sink(lg_curl_rec *r, char *p, size_t len, void *data)
@@ -145,7 +59,7 @@ bool lg_curl_emit_body(void *rec, const char *p, size_t len)
     return true;
 }
 
-static CURLcode deliver(lg_curl_rec *r, line_list *lines, char *body, size_t body_len, int status)
+static CURLcode deliver(lg_curl_rec *r, lg_lines *lines, char *body, size_t body_len, int status)
 {
     if (!lg_curl_deliver_headers(r, lines->lines, lines->n))
         return CURLE_WRITE_ERROR;
@@ -160,7 +74,7 @@ static CURLcode deliver(lg_curl_rec *r, line_list *lines, char *body, size_t bod
 
 CURLcode lg_curl_deliver(lg_curl_rec *r, lg_capture *cap, const lg_gate_result *res)
 {
-    line_list lines = {0};
+    lg_lines lines = {0};
     char *synth = NULL;
     char *body = cap->body;
     size_t body_len = cap->body_len;
@@ -169,10 +83,10 @@ CURLcode lg_curl_deliver(lg_curl_rec *r, lg_capture *cap, const lg_gate_result *
         synth = lg_synth_error_body(r->prov->dialect, res->status, &res->outcome, res->retry_after_ms);
         body = synth ? synth : "";
         body_len = strlen(body);
-        ok = refused_lines(&lines, res, body_len);
+        ok = lg_lines_refused(&lines, res, body_len);
         lg_rec_set_str(&r->info_content_type, "application/json");
     } else if (res->normalized) {
-        ok = normalized_lines(&lines, cap, res);
+        ok = lg_lines_normalized(&lines, cap->lines, cap->n_lines, cap->status, res);
     } else {
         lines.lines = cap->lines; /* delivered as captured: no copy */
         lines.n = cap->n_lines;
@@ -180,10 +94,10 @@ CURLcode lg_curl_deliver(lg_curl_rec *r, lg_capture *cap, const lg_gate_result *
     }
     r->info_override = true;
     r->info_status = res->status;
-    r->info_retry_after_s = res->normalized ? retry_after_s(res->retry_after_ms) : -1;
+    r->info_retry_after_s = res->normalized ? lg_retry_after_s(res->retry_after_ms) : -1;
     CURLcode rc = ok ? deliver(r, &lines, body, body_len, res->status) : CURLE_OUT_OF_MEMORY;
     if (lines.lines != cap->lines)
-        free_lines(&lines);
+        lg_lines_free(&lines);
     free(synth);
     return rc;
 }

@@ -9,6 +9,7 @@
 #include "hook/curl_deliver.h"
 #include "hook/curl_handles.h"
 #include "hook/curl_stream.h"
+#include "hook/guard.h"
 #include "hook/runtime.h"
 #include "llmgate/gate.h"
 #include "llmgate/url.h"
@@ -211,6 +212,7 @@ static CURLcode gated_perform(CURL *h, lg_curl_rec *r, const lg_curl_real *real,
         .body = r->postfields,
         .body_len = !r->postfields ? 0 : r->postsize >= 0 ? (size_t)r->postsize : strlen(r->postfields),
         .pin = x.has_pin ? pin : NULL,
+        .reroutes = true,
     };
     lg_transport t = {.attempt = attempt, .rewind = rewind_body};
     install_capture(&x);
@@ -247,7 +249,8 @@ static CURLcode paced_perform(CURL *h, lg_curl_rec *r, const lg_curl_real *real,
     return lg_curl_deliver(r, &none, &res);
 }
 
-EXPORT CURLcode curl_easy_perform(CURL *h)
+/* The perform itself; libcurl's own socket and TLS calls inside it are never gated again. */
+static CURLcode perform(CURL *h)
 {
     const lg_curl_real *real = lg_curl_real_get();
     if (!real->perform)
@@ -259,4 +262,12 @@ EXPORT CURLcode curl_easy_perform(CURL *h)
     if (r->prov->dialect == LG_DIALECT_NONE)
         return paced_perform(h, r, real, lg_runtime_get());
     return gated_perform(h, r, real, lg_runtime_get());
+}
+
+EXPORT CURLcode curl_easy_perform(CURL *h)
+{
+    lg_guard_enter();
+    CURLcode rc = perform(h);
+    lg_guard_leave();
+    return rc;
 }

@@ -1,28 +1,17 @@
 /* Resolution of the real libcurl functions (see curl_real.h). */
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 
 #include "hook/curl_real.h"
+#include "hook/real_sym.h"
 
 static lg_curl_real real;
 static pthread_once_t real_once = PTHREAD_ONCE_INIT;
 
-/* dlsym(RTLD_NEXT) first; then the already-loaded libcurl, without loading it. */
 static void *resolve(const char *name)
 {
-    void *p = dlsym(RTLD_NEXT, name);
-    if (p)
-        return p;
     static const char *const libs[] = {"libcurl.so.4", "libcurl-gnutls.so.4", "libcurl-nss.so.4", "libcurl.so"};
-    for (size_t i = 0; i < sizeof libs / sizeof *libs && !p; i++) {
-        void *h = dlopen(libs[i], RTLD_NOLOAD | RTLD_LAZY);
-        if (h) {
-            p = dlsym(h, name);
-            dlclose(h);
-        }
-    }
-    return p;
+    return lg_real_sym(name, NULL, libs, sizeof libs / sizeof *libs);
 }
 
 static void resolve_all(void)

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hook/guard.h"
 #include "hook/runtime.h"
 #include "llmgate/log.h"
 
@@ -22,7 +23,8 @@ static void say(const char *what, const char *detail)
     }
 }
 
-static void init(void)
+/* Loads the configuration and opens the store (fail open). */
+static void init_guarded(void)
 {
     int saved = errno;
     lg_errors errs = {0};
@@ -41,6 +43,14 @@ static void init(void)
     if (!rt.store)
         lg_log(LG_LOG_WARN, "[Store] unavailable (%s): state is kept per request only", err);
     errno = saved;
+}
+
+/* Sets up the runtime with the socket and TLS hooks passing through on this thread. */
+static void init(void)
+{
+    lg_guard_enter(); /* what the set-up does on this thread (a store that resolves or connects) is ours */
+    init_guarded();
+    lg_guard_leave();
 }
 
 const lg_runtime *lg_runtime_get(void)

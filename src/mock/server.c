@@ -128,11 +128,12 @@ static void free_sender(void *cls)
     free(s);
 }
 
-/* Headers MHD writes itself; a literal or replayed response must not repeat them. */
-static bool managed_header(const char *name)
+/* Headers MHD writes itself; a literal or replayed response must not repeat them. "Connection: close" is
+ * passed on: MHD then closes the connection after the reply. */
+static bool managed_header(const char *name, const char *value)
 {
     return !strcasecmp(name, "content-length") || !strcasecmp(name, "transfer-encoding") ||
-           !strcasecmp(name, "connection");
+           (!strcasecmp(name, "connection") && strcasecmp(value, "close"));
 }
 
 /* Queues ctx->reply on conn (or closes the connection for a reset). */
@@ -165,7 +166,7 @@ static enum MHD_Result send_reply(struct MHD_Connection *conn, conn_ctx *ctx)
     if (!resp)
         return MHD_NO;
     for (size_t i = 0; i < r->n_headers; i++)
-        if (!managed_header(r->headers[i].name))
+        if (!managed_header(r->headers[i].name, r->headers[i].value))
             MHD_add_response_header(resp, r->headers[i].name, r->headers[i].value);
     enum MHD_Result rc = MHD_queue_response(conn, (unsigned)r->status, resp);
     MHD_destroy_response(resp);

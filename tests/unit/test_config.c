@@ -113,6 +113,7 @@ static void assert_default_policy(const lg_config *c)
     assert_null(c->redis_url);
     assert_int_equal(c->log_level, LG_LOG_INFO);
     assert_null(c->log_file);
+    assert_int_equal(c->max_held_body, 8 * 1024 * 1024);
 }
 
 static void assert_host_account(const lg_provider *p)
@@ -337,9 +338,11 @@ static void test_type_and_range_errors(void **state)
         {"", "empty file"},
         {"{\"a\": 1,\n  }", "invalid JSON near line 2"},
         {"{} {}", "unexpected text after the JSON value near line 1, column 4"},
-        {"{\"bogus\": 1}", "bogus: unknown key (expected one of: providers, retry, backoff, store, log)"},
+        {"{\"bogus\": 1}", "bogus: unknown key (expected one of: providers, retry, backoff, store, log, hold)"},
         {"{\"providers\": []}", "providers: expected an object, got an array"},
         {"{\"retry\": 5}", "retry: expected an object, got 5"},
+        {"{\"hold\": {\"max_body_bytes\": 100}}", "hold.max_body_bytes: expected an integer from 65536 to 1073741824 (bytes), got 100"},
+        {"{\"hold\": {\"max\": 1}}", "hold.max: unknown key (expected one of: max_body_bytes)"},
         {"{\"retry\": {\"max_attempts\": 0}}", "retry.max_attempts: expected an integer from 1 to 1000, got 0"},
         {"{\"retry\": {\"max_attempts\": 1.5}}", "retry.max_attempts: expected an integer from 1 to 1000, got 1.5"},
         {"{\"retry\": {\"max_attempts\": 1e400}}", "retry.max_attempts: expected an integer from 1 to 1000, got a number too large"},

@@ -1,0 +1,8 @@
+/* Thread-local re-entrancy guard (see guard.h). */
+#include "hook/guard.h"
+
+static _Thread_local int depth;
+
+void lg_guard_enter(void) { depth++; }
+void lg_guard_leave(void) { depth--; }
+bool lg_guard_active(void) { return depth > 0; }

@@ -1,0 +1,385 @@
+/* HTTP/1.1 connections through the exchange engine (see h1_conn.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "hook/h1_conn.h"
+#include "hook/h1_request.h"
+#include "hook/h1_response.h"
+#include "hook/resp_lines.h"
+#include "hook/runtime.h"
+#include "llmgate/boundary.h"
+#include "llmgate/clock.h"
+#include "llmgate/engine.h"
+#include "llmgate/log.h"
+#include "llmgate/synth.h"
+
+#define HEAD_ROOM 65536 /* a request is held when its body fits hold.max_body_bytes and its head this */
+#define KEY_MAX 1024
+
+struct lg_h1_conn {
+    const lg_provider *prov;
+    const lg_h1_io *io;
+    void *ioctx;
+    bool released;
+    bool dead;       /* the provider side is closed or unusable: reopen before the next attempt */
+    int host_errno;  /* the host's next read fails with this (a transport failure shown as is) */
+    lg_h1_req req;
+    bool head;       /* the request in flight is a HEAD */
+    lg_capture cap;
+    lg_relay relay;
+    lg_h1_resp resp;
+    lg_exchange *x;  /* an exchange whose committed stream is still being relayed */
+    char *out;       /* what the host reads next */
+    size_t out_len, out_off, out_cap;
+    bool continued;  /* the host got its 100 Continue for the request being collected */
+};
+
+static bool out_add(lg_h1_conn *c, const char *p, size_t n)
+{
+    if (c->out_off == c->out_len)
+        c->out_off = c->out_len = 0;
+    if (c->out_len + n > c->out_cap) {
+        size_t cap = c->out_cap ? c->out_cap : 4096;
+        while (cap < c->out_len + n)
+            cap *= 2;
+        char *b = realloc(c->out, cap);
+        if (!b)
+            return false;
+        c->out = b;
+        c->out_cap = cap;
+    }
+    memcpy(c->out + c->out_len, p, n);
+    c->out_len += n;
+    return true;
+}
+
+/* Relay sink: a committed response's header block as it came. */
+static bool sink_headers(void *ctx, char *const *lines, size_t n)
+{
+    lg_h1_conn *c = ctx;
+    for (size_t i = 0; i < n; i++)
+        if (!out_add(c, lines[i], strlen(lines[i])))
+            return false;
+    return true;
+}
+
+/* Relay sink: body bytes, framed again as chunks when the provider sent chunks. */
+static bool sink_body(void *ctx, const char *p, size_t n)
+{
+    lg_h1_conn *c = ctx;
+    if (n == 0)
+        return true;
+    if (!c->resp.chunked)
+        return out_add(c, p, n);
+    char head[32];
+    int hl = snprintf(head, sizeof head, "%zx\r\n", n);
+    return out_add(c, head, (size_t)hl) && out_add(c, p, n) && out_add(c, "\r\n", 2);
+}
+
+lg_h1_conn *lg_h1_new(const lg_provider *prov, const lg_h1_io *io, void *ioctx)
+{
+    lg_h1_conn *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->prov = prov;
+    c->io = io;
+    c->ioctx = ioctx;
+    lg_h1_req_init(&c->req);
+    return c;
+}
+
+void lg_h1_free(lg_h1_conn *c)
+{
+    if (!c)
+        return;
+    lg_exchange_free(c->x);
+    lg_h1_req_free(&c->req);
+    lg_h1_resp_free(&c->resp);
+    lg_relay_free(&c->relay);
+    lg_capture_free(&c->cap);
+    free(c->out);
+    free(c);
+}
+
+bool lg_h1_released(const lg_h1_conn *c) { return c->released; }
+
+size_t lg_h1_pending(const lg_h1_conn *c) { return c->out_len - c->out_off; }
+
+/* Stops following: the held request bytes and p go out untouched. */
+static ssize_t release(lg_h1_conn *c, const void *p, size_t n)
+{
+    c->released = true;
+    const char *first = c->req.raw_len ? c->req.raw : p;
+    if (c->req.raw_len + n > 0 && first[0] != 0x16) /* a TLS handshake record: the TLS hooks follow it */
+        lg_log(LG_LOG_DEBUG, "[%s] connection not followed (not a plain HTTP/1.1 request we can hold): passed through",
+           c->prov->name);
+    bool ok = (c->req.raw_len == 0 || c->io->send(c->ioctx, c->req.raw, c->req.raw_len)) &&
+              (n == 0 || c->io->send(c->ioctx, p, n));
+    lg_h1_req_free(&c->req);
+    return ok ? (ssize_t)n : -1;
+}
+
+typedef enum { ATTEMPT_RESPONSE, ATTEMPT_COMMITTED, ATTEMPT_RETRYABLE, ATTEMPT_FATAL } attempt_rc;
+
+/* Sends the request with key and reads the response up to its end or its commit. */
+static attempt_rc attempt(lg_h1_conn *c, const char *key)
+{
+    if (c->dead && !c->io->reopen(c->ioctx))
+        return ATTEMPT_RETRYABLE;
+    c->dead = false;
+    size_t len = 0;
+    char *wire = lg_h1_req_render(&c->req, key, c->prov->auth, &len);
+    if (!wire)
+        return ATTEMPT_FATAL;
+    bool sent = c->io->send(c->ioctx, wire, len);
+    explicit_bzero(wire, len);
+    free(wire);
+    if (!sent) {
+        c->dead = true;
+        return ATTEMPT_RETRYABLE;
+    }
+    lg_capture_reset(&c->cap);
+    lg_relay_sink sink = {.headers = sink_headers, .body = sink_body, .ctx = c};
+    lg_relay_start(&c->relay, &c->cap, c->prov->dialect, c->prov->boundary, &sink);
+    c->relay.pass_over = (size_t)lg_runtime_get()->cfg->max_held_body;
+    lg_h1_resp_start(&c->resp, &c->cap, &c->relay, c->head);
+    for (;;) {
+        lg_h1r_step s = lg_h1_resp_step(&c->resp, c->io, c->ioctx);
+        if (s == LG_H1R_DONE) {
+            c->dead = !c->resp.keep_alive;
+            return ATTEMPT_RESPONSE;
+        }
+        if (s == LG_H1R_STOPPED) {
+            c->dead = true; /* the rest of that response is still on the wire */
+            return c->relay.host_refused ? ATTEMPT_FATAL : ATTEMPT_RESPONSE;
+        }
+        if (s != LG_H1R_MORE) {
+            c->dead = true;
+            return lg_relay_committed(&c->relay) ? ATTEMPT_COMMITTED : ATTEMPT_RETRYABLE;
+        }
+        if (lg_relay_committed(&c->relay))
+            return ATTEMPT_COMMITTED;
+    }
+}
+
+/* Drops the framing headers of a header block and puts a Content-Length before its blank line. */
+static bool reframe(lg_lines *out, char *const *lines, size_t n, size_t body_len)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *l = lines[i];
+        if (!strncasecmp(l, "content-length:", 15) || !strncasecmp(l, "transfer-encoding:", 18))
+            continue;
+        bool ok = i + 1 == n ? lg_lines_add(out, "Content-Length: %zu\r\n\r\n", body_len) : lg_lines_add(out, "%s", l);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+/* Puts the final response the engine settled on where the host reads. */
+static void deliver(lg_h1_conn *c, const lg_gate_result *res)
+{
+    lg_lines block = {0}, framed = {0};
+    char *synth = NULL;
+    const char *body = c->cap.body ? c->cap.body : "";
+    size_t body_len = c->cap.body_len;
+    bool ok;
+    if (res->verdict == LG_GATE_DELIVERED)
+        return;
+    if (res->verdict == LG_GATE_TRANSPORT) {
+        c->host_errno = ECONNRESET;
+        return;
+    }
+    if (res->verdict == LG_GATE_REFUSED) {
+        synth = lg_synth_error_body(c->prov->dialect, res->status, &res->outcome, res->retry_after_ms);
+        body = synth ? synth : "";
+        body_len = strlen(body);
+        ok = lg_lines_refused(&framed, res, body_len);
+    } else {
+        if (c->head)
+            body_len = 0;
+        ok = lg_lines_normalized(&block, c->cap.lines, c->cap.n_lines, c->cap.status, res) &&
+             reframe(&framed, block.lines, block.n, body_len);
+        if (c->head) /* a HEAD answer keeps the provider's framing headers, and has no body */
+            ok = sink_headers(c, block.lines, block.n);
+    }
+    for (size_t i = 0; ok && !c->head && i < framed.n; i++)
+        ok = out_add(c, framed.lines[i], strlen(framed.lines[i]));
+    ok = ok && out_add(c, body, body_len);
+    if (!ok)
+        c->host_errno = ENOMEM;
+    lg_lines_free(&block);
+    lg_lines_free(&framed);
+    free(synth);
+}
+
+/* Runs the engine over the complete request until the host has its answer (or a committed stream). */
+static void run_exchange(lg_h1_conn *c)
+{
+    const lg_runtime *rt = lg_runtime_get();
+    char host_key[KEY_MAX];
+    bool has_key = lg_h1_req_find_key(&c->req, host_key, sizeof host_key);
+    lg_gate_request gr = {.cfg = rt->cfg, .prov = c->prov, .store = rt->store,
+                          .host_key = has_key ? host_key : NULL, .replayable = true,
+                          .body = c->req.body, .body_len = c->req.body_len};
+    lg_step step;
+    lg_exchange *x = lg_exchange_begin(&gr, lg_now_ms(), &step);
+    explicit_bzero(host_key, sizeof host_key);
+    if (!x) {
+        if (attempt(c, NULL) != ATTEMPT_RESPONSE)
+            c->host_errno = ECONNRESET;
+        lg_gate_result as_is = {.verdict = LG_GATE_DELIVER, .status = c->cap.status};
+        deliver(c, &as_is);
+        return;
+    }
+    while (step.kind != LG_STEP_DONE) {
+        if (step.kind == LG_STEP_WAIT) {
+            int64_t ms = step.at_ms - lg_now_ms();
+            if (ms > 0)
+                lg_sleep_ms(ms);
+            lg_exchange_on_timer(x, lg_now_ms(), &step);
+            continue;
+        }
+        attempt_rc rc = attempt(c, step.key);
+        if (rc == ATTEMPT_COMMITTED) {
+            c->x = x; /* the host reads the rest as it comes; the engine hears at its end */
+            return;
+        }
+        if (rc == ATTEMPT_RESPONSE) {
+            lg_response_view v;
+            lg_capture_view(&c->cap, &v);
+            lg_exchange_on_response(x, &v, lg_now_ms(), &step);
+        } else {
+            lg_exchange_on_transport_error(x, rc == ATTEMPT_RETRYABLE, lg_now_ms(), &step);
+        }
+    }
+    deliver(c, &step.result);
+    lg_exchange_free(x);
+}
+
+/* A plain host rule: admission, then the host's own request untouched; a refusal answered locally. */
+static void run_paced(lg_h1_conn *c)
+{
+    const lg_runtime *rt = lg_runtime_get();
+    lg_gate_request gr = {.cfg = rt->cfg, .prov = c->prov, .store = rt->store};
+    lg_gate_result res;
+    if (!lg_gate_admit(&gr, &res)) {
+        lg_capture_reset(&c->cap);
+        deliver(c, &res);
+        return;
+    }
+    if (!c->io->send(c->ioctx, c->req.raw, c->req.raw_len))
+        c->host_errno = errno ? errno : EPIPE;
+}
+
+/* A whole request is in: is it one we gate? */
+static bool ours(const lg_h1_conn *c)
+{
+    const char *host = lg_h1_req_header(&c->req, "host");
+    const lg_runtime *rt = lg_runtime_get();
+    if (!host || !rt->cfg)
+        return false;
+    char name[256];
+    size_t len = strcspn(host, host[0] == '[' ? "]" : ":");
+    if (host[0] == '[')
+        host++, len = len ? len - 1 : 0;
+    if (len >= sizeof name)
+        return false;
+    memcpy(name, host, len);
+    name[len] = '\0';
+    return lg_config_match_host(rt->cfg, name) == c->prov;
+}
+
+ssize_t lg_h1_write(lg_h1_conn *c, const void *p, size_t n)
+{
+    const char *b = p;
+    size_t off = 0;
+    if (c->req.raw_len == 0 && (c->x || lg_h1_pending(c) > 0)) /* a new request before the host read its
+                                                                 * answer: pipelining */
+        return release(c, p, n);
+    while (off < n) {
+        size_t used = 0;
+        size_t max = (size_t)lg_runtime_get()->cfg->max_held_body + HEAD_ROOM;
+        lg_h1_state s = lg_h1_req_feed(&c->req, b + off, n - off, max, &used);
+        if (s == LG_H1_INVALID)
+            return release(c, b + off, n - off) < 0 ? -1 : (ssize_t)n;
+        off += used;
+        if (s == LG_H1_MORE) {
+            if (c->req.expect_continue && c->req.headers_done && !c->continued) {
+                /* llmgate sends the whole request at once: the host may send its body now */
+                c->continued = true;
+                static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
+                if (!out_add(c, cont, sizeof cont - 1))
+                    return release(c, b + off, n - off) < 0 ? -1 : (ssize_t)n;
+            }
+            break;
+        }
+        c->continued = false;
+        if (!ours(c))
+            return release(c, b + off, n - off) < 0 ? -1 : (ssize_t)n;
+        c->head = c->req.p.method == HTTP_HEAD;
+        if (c->prov->dialect == LG_DIALECT_NONE)
+            run_paced(c);
+        else
+            run_exchange(c);
+        lg_h1_req_free(&c->req);
+        lg_h1_req_init(&c->req);
+        if (off < n && (c->x || lg_h1_pending(c) > 0))
+            return release(c, b + off, n - off) < 0 ? -1 : (ssize_t)n;
+    }
+    return (ssize_t)n;
+}
+
+/* Relays the next piece of a committed stream; at its end tells the engine. */
+static void pump_stream(lg_h1_conn *c)
+{
+    lg_h1r_step s = lg_h1_resp_step(&c->resp, c->io, c->ioctx);
+    if (s == LG_H1R_MORE)
+        return;
+    if (s == LG_H1R_DONE) {
+        c->dead = !c->resp.keep_alive;
+        if (!lg_relay_finish(&c->relay) || (c->resp.chunked && !out_add(c, "0\r\n\r\n", 5)))
+            c->host_errno = ENOMEM;
+    } else {
+        c->dead = true;
+        lg_relay_finish(&c->relay);
+        c->host_errno = ECONNRESET;
+    }
+    lg_response_view v;
+    lg_capture_view(&c->cap, &v);
+    v.delivered = true;
+    lg_step step;
+    lg_exchange_on_response(c->x, &v, lg_now_ms(), &step);
+    lg_exchange_free(c->x);
+    c->x = NULL;
+}
+
+ssize_t lg_h1_read(lg_h1_conn *c, void *p, size_t n, bool peek)
+{
+    while (lg_h1_pending(c) == 0 && c->x)
+        pump_stream(c);
+    size_t have = lg_h1_pending(c);
+    if (have > 0) {
+        size_t k = have < n ? have : n;
+        if (k < have && c->x && c->prov->boundary != LG_BOUNDARY_NONE) {
+            /* a stream read in small pieces still gets whole UTF-8 characters */
+            size_t whole = lg_utf8_complete_prefix(c->out + c->out_off, k);
+            k = whole ? whole : k;
+        }
+        memcpy(p, c->out + c->out_off, k);
+        if (!peek)
+            c->out_off += k;
+        return (ssize_t)k;
+    }
+    if (c->host_errno) {
+        errno = c->host_errno;
+        if (!peek)
+            c->host_errno = 0;
+        c->dead = true;
+        return -1;
+    }
+    return c->dead ? 0 : LG_H1_PASS;
+}

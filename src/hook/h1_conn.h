@@ -1,0 +1,45 @@
+/* One host connection carrying HTTP/1.1 to a provider, whatever is under it (a blocking socket, later a
+ * TLS session): the host's writes are collected into whole requests; each request runs through the
+ * exchange engine synchronously (sleeping where it says wait), its attempts sent over the connection with
+ * the chosen key (over a new connection when the provider closed it); the final response is what the
+ * host's reads return, re-framed; an event stream is relayed as it comes once committed. Anything it
+ * cannot follow (not HTTP/1.x, an upgrade, Expect, a request too large to hold, not a provider's Host) is
+ * released: the bytes held so far go out untouched and the connection passes through from then on. */
+#ifndef LLMGATE_HOOK_H1_CONN_H
+#define LLMGATE_HOOK_H1_CONN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "llmgate/config.h"
+
+/* The transport under the connection. Each function preserves nothing: the caller saves errno. */
+typedef struct {
+    /* Sends all n bytes (blocking); false on failure. */
+    bool (*send)(void *io, const void *p, size_t n);
+    /* Receives up to n bytes (blocking): > 0, 0 at end of stream, -1 on failure. */
+    ssize_t (*recv)(void *io, void *p, size_t n);
+    /* Replaces the transport with a new connection to the same peer; false when it cannot. */
+    bool (*reopen)(void *io);
+} lg_h1_io;
+
+typedef struct lg_h1_conn lg_h1_conn;
+
+/* A connection of provider prov over io (borrowed; must outlive it). NULL on allocation failure. */
+lg_h1_conn *lg_h1_new(const lg_provider *prov, const lg_h1_io *io, void *ioctx);
+void lg_h1_free(lg_h1_conn *c);
+/* True once the connection passes through untouched: the caller does its I/O itself from then on. */
+bool lg_h1_released(const lg_h1_conn *c);
+/* The host writes n bytes. Returns n, or -1 with errno (as the transport left it) when the connection is
+ * released and passing the held bytes on failed. */
+ssize_t lg_h1_write(lg_h1_conn *c, const void *p, size_t n);
+#define LG_H1_PASS (-2)
+/* The host reads up to n bytes (peek: leave them to be read again). Returns what it would see: bytes,
+ * 0 at the end of the response stream, -1 with errno; or LG_H1_PASS when llmgate holds nothing for the
+ * host: the caller reads the transport itself, with the host's own flags. */
+ssize_t lg_h1_read(lg_h1_conn *c, void *p, size_t n, bool peek);
+/* Bytes the host can read without waiting. */
+size_t lg_h1_pending(const lg_h1_conn *c);
+
+#endif

@@ -1,0 +1,52 @@
+/* One HTTP/1.1 request as a host writes it on a connection, parsed with libhttp-parser: its raw bytes
+ * (to be passed through untouched when llmgate cannot follow), its request line, headers and de-chunked
+ * body, and a rendering of it with another API key in it. */
+#ifndef LLMGATE_HOOK_H1_REQUEST_H
+#define LLMGATE_HOOK_H1_REQUEST_H
+
+#include <http_parser.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "llmgate/preset.h"
+
+typedef struct {
+    char *name, *value;
+} lg_h1_field;
+
+typedef enum { LG_H1_MORE = 0, LG_H1_COMPLETE, LG_H1_INVALID } lg_h1_state;
+
+typedef struct {
+    http_parser p;
+    char *raw;               /* every byte fed so far, as it came */
+    size_t raw_len, raw_cap;
+    char *url;
+    size_t url_len;
+    lg_h1_field *fields;
+    size_t n_fields, cap_fields;
+    bool in_value;
+    char *body;
+    size_t body_len, body_cap;
+    bool headers_done;
+    bool expect_continue; /* Expect: 100-continue: the host waits for an interim answer before the body */
+    bool complete;
+    bool oom;
+} lg_h1_req;
+
+/* Starts an empty request. */
+void lg_h1_req_init(lg_h1_req *r);
+void lg_h1_req_free(lg_h1_req *r);
+/* Feeds bytes the host wrote. COMPLETE once the whole message is in (*used: how many of p it took; the
+ * rest starts the next request); INVALID for anything that is not a plain HTTP/1.x request we can follow
+ * (parse error, upgrade, CONNECT, an Expect other than 100-continue, more than max raw bytes, no memory). */
+lg_h1_state lg_h1_req_feed(lg_h1_req *r, const char *p, size_t len, size_t max, size_t *used);
+/* The value of the first header with that name (any case), or NULL. */
+const char *lg_h1_req_header(const lg_h1_req *r, const char *name);
+/* Copies the key the request carries (auth header, then ?key=) into buf; false when none. */
+bool lg_h1_req_find_key(const lg_h1_req *r, char *buf, size_t size);
+/* The request rendered with key (NULL: as the host sent it, re-framed): every auth header's value and a
+ * ?key= parameter replaced, or one header in the provider's style added when it carries none; the body
+ * with a Content-Length; no Expect (the whole request goes at once). Caller frees (wiping it: it may hold a key). NULL on allocation failure. */
+char *lg_h1_req_render(const lg_h1_req *r, const char *key, lg_auth_style style, size_t *len);
+
+#endif

@@ -1,0 +1,147 @@
+/* HTTP/1.1 response reading (see h1_response.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hook/h1_response.h"
+
+#define READ_SIZE 16384
+
+/* Hands a rebuilt header line to the capture; false on allocation failure. */
+static bool put_line(lg_h1_resp *r, const char *line)
+{
+    return lg_capture_header((char *)line, 1, strlen(line), r->cap) == strlen(line);
+}
+
+static bool status_line(lg_h1_resp *r)
+{
+    if (r->status_sent)
+        return true;
+    r->status_sent = true;
+    char line[64];
+    snprintf(line, sizeof line, "HTTP/%u.%u %u %s\r\n", r->p.http_major, r->p.http_minor, r->p.status_code,
+             http_status_str((enum http_status)r->p.status_code));
+    return put_line(r, line);
+}
+
+/* Emits the header gathered so far as one line. */
+static bool flush_field(lg_h1_resp *r)
+{
+    if (!r->field)
+        return true;
+    char *line = NULL;
+    bool ok = asprintf(&line, "%s: %s\r\n", r->field, r->value ? r->value : "") >= 0 && put_line(r, line);
+    free(line);
+    free(r->field);
+    free(r->value);
+    r->field = r->value = NULL;
+    return ok;
+}
+
+static bool append(char **s, const char *at, size_t n)
+{
+    size_t len = *s ? strlen(*s) : 0;
+    char *g = realloc(*s, len + n + 1);
+    if (!g)
+        return false;
+    memcpy(g + len, at, n);
+    g[len + n] = '\0';
+    *s = g;
+    return true;
+}
+
+static int on_field(http_parser *p, const char *at, size_t n)
+{
+    lg_h1_resp *r = p->data;
+    if (!status_line(r) || (r->in_value && !flush_field(r)))
+        return 1;
+    r->in_value = false;
+    return append(&r->field, at, n) ? 0 : 1;
+}
+
+static int on_value(http_parser *p, const char *at, size_t n)
+{
+    lg_h1_resp *r = p->data;
+    r->in_value = true;
+    return append(&r->value, at, n) ? 0 : 1;
+}
+
+static int on_headers_complete(http_parser *p)
+{
+    lg_h1_resp *r = p->data;
+    if (!status_line(r) || !flush_field(r) || !put_line(r, "\r\n"))
+        return -1;
+    r->in_value = false;
+    r->interim = p->status_code < 200;
+    r->chunked = (p->flags & F_CHUNKED) != 0;
+    return r->head ? 1 : 0;
+}
+
+static int on_body(http_parser *p, const char *at, size_t n)
+{
+    lg_h1_resp *r = p->data;
+    if (r->interim || lg_relay_feed(r->relay, at, n))
+        return 0;
+    r->stop = true;
+    return 1;
+}
+
+static int on_complete(http_parser *p)
+{
+    lg_h1_resp *r = p->data;
+    if (r->interim) { /* 100 Continue and friends: the real response follows */
+        r->status_sent = r->interim = false;
+        return 0;
+    }
+    r->done = true;
+    r->keep_alive = http_should_keep_alive(p) != 0;
+    http_parser_pause(p, 1);
+    return 0;
+}
+
+static const http_parser_settings settings = {
+    .on_header_field = on_field,
+    .on_header_value = on_value,
+    .on_headers_complete = on_headers_complete,
+    .on_body = on_body,
+    .on_message_complete = on_complete,
+};
+
+void lg_h1_resp_start(lg_h1_resp *r, lg_capture *cap, lg_relay *relay, bool head)
+{
+    lg_h1_resp_free(r);
+    memset(r, 0, sizeof *r);
+    http_parser_init(&r->p, HTTP_RESPONSE);
+    r->p.data = r;
+    r->cap = cap;
+    r->relay = relay;
+    r->head = head;
+}
+
+void lg_h1_resp_free(lg_h1_resp *r)
+{
+    free(r->field);
+    free(r->value);
+    r->field = r->value = NULL;
+}
+
+lg_h1r_step lg_h1_resp_step(lg_h1_resp *r, const lg_h1_io *io, void *ioctx)
+{
+    char buf[READ_SIZE];
+    ssize_t n = io->recv(ioctx, buf, sizeof buf);
+    if (n < 0)
+        return LG_H1R_FAILED;
+    if (n == 0) {
+        http_parser_execute(&r->p, &settings, NULL, 0); /* a body that ends with the connection */
+        if (r->done)
+            r->keep_alive = false;
+        return r->done ? LG_H1R_DONE : r->stop ? LG_H1R_STOPPED : LG_H1R_EOF;
+    }
+    r->got_any = true;
+    http_parser_execute(&r->p, &settings, buf, (size_t)n);
+    if (r->stop)
+        return LG_H1R_STOPPED;
+    if (r->done)
+        return LG_H1R_DONE; /* bytes after the response (a server pipelining) are dropped */
+    return HTTP_PARSER_ERRNO(&r->p) == HPE_OK ? LG_H1R_MORE : LG_H1R_FAILED;
+}

@@ -1,0 +1,144 @@
+/* connect() and close() interposers and the descriptor table (see sock_conns.h). The transport under a
+ * gated connection is the descriptor itself; a new connection for a retry is put on the same descriptor
+ * number (dup3), so the host's descriptor stays valid. */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hook/guard.h"
+#include "hook/sock_conns.h"
+#include "hook/sock_names.h"
+#include "hook/sock_real.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define FD_MAX 65536
+
+typedef struct {
+    int fd;
+    struct sockaddr_storage peer;
+    socklen_t peer_len;
+    lg_h1_conn *h1;
+} sock_conn;
+
+static sock_conn *table[FD_MAX];
+
+static bool io_send(void *io, const void *p, size_t n)
+{
+    sock_conn *s = io;
+    const lg_sock_real *real = lg_sock_real_get();
+    for (size_t off = 0; off < n;) {
+        ssize_t w = real->send(s->fd, (const char *)p + off, n - off, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return false;
+        off += (size_t)w;
+    }
+    return true;
+}
+
+static ssize_t io_recv(void *io, void *p, size_t n)
+{
+    sock_conn *s = io;
+    ssize_t r;
+    do
+        r = lg_sock_real_get()->recv(s->fd, p, n, 0);
+    while (r < 0 && errno == EINTR);
+    return r;
+}
+
+/* A new connection to the same peer, on the same descriptor number, with the same descriptor flag and
+ * TCP_NODELAY. */
+static bool io_reopen(void *io)
+{
+    sock_conn *s = io;
+    const lg_sock_real *real = lg_sock_real_get();
+    int fresh = socket(s->peer.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fresh < 0)
+        return false;
+    int nodelay = 0;
+    socklen_t len = sizeof nodelay;
+    if (getsockopt(s->fd, IPPROTO_TCP, TCP_NODELAY, &nodelay, &len) == 0 && nodelay)
+        setsockopt(fresh, IPPROTO_TCP, TCP_NODELAY, &nodelay, sizeof nodelay);
+    int fdflags = fcntl(s->fd, F_GETFD);
+    bool ok = real->connect(fresh, (struct sockaddr *)&s->peer, s->peer_len) == 0 &&
+              dup3(fresh, s->fd, fdflags >= 0 && (fdflags & FD_CLOEXEC) ? O_CLOEXEC : 0) == s->fd;
+    real->close(fresh);
+    return ok;
+}
+
+static const lg_h1_io sock_io = {.send = io_send, .recv = io_recv, .reopen = io_reopen};
+
+lg_h1_conn *lg_sock_conn(int fd)
+{
+    if ((unsigned)fd >= FD_MAX || !table[fd] || lg_guard_active() || lg_h1_released(table[fd]->h1))
+        return NULL;
+    return table[fd]->h1;
+}
+
+static void forget(int fd)
+{
+    if ((unsigned)fd >= FD_MAX || !table[fd])
+        return;
+    sock_conn *s = table[fd];
+    table[fd] = NULL;
+    lg_h1_free(s->h1);
+    free(s);
+}
+
+/* Starts following fd when it is a blocking TCP stream connected to provider prov's address. */
+static void follow(int fd, const lg_provider *prov, const struct sockaddr *addr, socklen_t len)
+{
+    if ((unsigned)fd >= FD_MAX || len > sizeof(struct sockaddr_storage))
+        return;
+    int type = 0;
+    socklen_t tlen = sizeof type;
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || (fl & O_NONBLOCK) || getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tlen) != 0 ||
+        type != SOCK_STREAM)
+        return;
+    forget(fd);
+    sock_conn *s = calloc(1, sizeof *s);
+    if (!s)
+        return;
+    s->fd = fd;
+    memcpy(&s->peer, addr, len);
+    s->peer_len = len;
+    s->h1 = lg_h1_new(prov, &sock_io, s);
+    if (!s->h1) {
+        free(s);
+        return;
+    }
+    table[fd] = s;
+}
+
+EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
+{
+    const lg_sock_real *real = lg_sock_real_get();
+    if (!addr || lg_guard_active() || (addr->sa_family != AF_INET && addr->sa_family != AF_INET6))
+        return real->connect(fd, addr, len);
+    int saved = errno;
+    struct sockaddr_storage to;
+    const lg_provider *prov = lg_sock_names_lookup(addr, len, &to);
+    errno = saved;
+    int rc = real->connect(fd, prov ? (struct sockaddr *)&to : addr, len);
+    if (rc != 0 || !prov)
+        return rc;
+    follow(fd, prov, (struct sockaddr *)&to, len);
+    errno = saved;
+    return rc;
+}
+
+EXPORT int close(int fd)
+{
+    if ((unsigned)fd < FD_MAX && table[fd]) {
+        int saved = errno;
+        forget(fd);
+        errno = saved;
+    }
+    return lg_sock_real_get()->close(fd);
+}

@@ -1,0 +1,137 @@
+/* The data-path interposers of sockets: send/sendto/sendmsg/write/writev and recv/recvfrom/recvmsg/read/
+ * readv. A descriptor llmgate does not follow costs one table load before the real call; a followed one
+ * goes through its HTTP/1.1 connection (h1_conn.c). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hook/sock_conns.h"
+#include "hook/sock_real.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* The iovecs gathered into one buffer (caller frees); NULL with *total 0 when empty or on failure. */
+static char *gather(const struct iovec *iov, int cnt, size_t *total)
+{
+    size_t n = 0;
+    for (int i = 0; i < cnt; i++)
+        n += iov[i].iov_len;
+    *total = n;
+    char *buf = malloc(n ? n : 1);
+    for (size_t off = 0, i = 0; buf && i < (size_t)cnt; off += iov[i].iov_len, i++)
+        memcpy(buf + off, iov[i].iov_base, iov[i].iov_len);
+    return buf;
+}
+
+static void scatter(const struct iovec *iov, int cnt, const char *buf, size_t n)
+{
+    for (int i = 0; i < cnt && n > 0; i++) {
+        size_t k = iov[i].iov_len < n ? iov[i].iov_len : n;
+        memcpy(iov[i].iov_base, buf, k);
+        buf += k;
+        n -= k;
+    }
+}
+
+static ssize_t write_vec(lg_h1_conn *c, const struct iovec *iov, int cnt)
+{
+    size_t total;
+    char *buf = gather(iov, cnt, &total);
+    if (!buf) {
+        errno = ENOMEM;
+        return -1;
+    }
+    ssize_t r = lg_h1_write(c, buf, total);
+    free(buf);
+    return r;
+}
+
+/* Reads into the iovecs through c; LG_H1_PASS when c holds nothing for the host. */
+static ssize_t read_vec(lg_h1_conn *c, const struct iovec *iov, int cnt, bool peek)
+{
+    size_t total = 0;
+    for (int i = 0; i < cnt; i++)
+        total += iov[i].iov_len;
+    char *buf = malloc(total ? total : 1);
+    if (!buf) {
+        errno = ENOMEM;
+        return -1;
+    }
+    ssize_t r = lg_h1_read(c, buf, total, peek);
+    if (r > 0)
+        scatter(iov, cnt, buf, (size_t)r);
+    free(buf);
+    return r;
+}
+
+EXPORT ssize_t write(int fd, const void *p, size_t n)
+{
+    lg_h1_conn *c = lg_sock_conn(fd);
+    return c ? lg_h1_write(c, p, n) : lg_sock_real_get()->write(fd, p, n);
+}
+
+EXPORT ssize_t send(int fd, const void *p, size_t n, int flags)
+{
+    lg_h1_conn *c = lg_sock_conn(fd);
+    return c ? lg_h1_write(c, p, n) : lg_sock_real_get()->send(fd, p, n, flags);
+}
+
+EXPORT ssize_t sendto(int fd, const void *p, size_t n, int flags, const struct sockaddr *to, socklen_t tolen)
+{
+    lg_h1_conn *c = to ? NULL : lg_sock_conn(fd);
+    return c ? lg_h1_write(c, p, n) : lg_sock_real_get()->sendto(fd, p, n, flags, to, tolen);
+}
+
+EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
+{
+    lg_h1_conn *c = lg_sock_conn(fd);
+    return c ? write_vec(c, iov, cnt) : lg_sock_real_get()->writev(fd, iov, cnt);
+}
+
+EXPORT ssize_t sendmsg(int fd, const struct msghdr *m, int flags)
+{
+    lg_h1_conn *c = m->msg_name || m->msg_controllen ? NULL : lg_sock_conn(fd);
+    return c ? write_vec(c, m->msg_iov, (int)m->msg_iovlen) : lg_sock_real_get()->sendmsg(fd, m, flags);
+}
+
+EXPORT ssize_t read(int fd, void *p, size_t n)
+{
+    lg_h1_conn *c = lg_sock_conn(fd);
+    ssize_t r = c ? lg_h1_read(c, p, n, false) : LG_H1_PASS;
+    return r != LG_H1_PASS ? r : lg_sock_real_get()->read(fd, p, n);
+}
+
+EXPORT ssize_t recv(int fd, void *p, size_t n, int flags)
+{
+    lg_h1_conn *c = lg_sock_conn(fd);
+    ssize_t r = c ? lg_h1_read(c, p, n, flags & MSG_PEEK) : LG_H1_PASS;
+    return r != LG_H1_PASS ? r : lg_sock_real_get()->recv(fd, p, n, flags);
+}
+
+EXPORT ssize_t recvfrom(int fd, void *p, size_t n, int flags, struct sockaddr *from, socklen_t *fromlen)
+{
+    lg_h1_conn *c = lg_sock_conn(fd);
+    ssize_t r = c ? lg_h1_read(c, p, n, flags & MSG_PEEK) : LG_H1_PASS;
+    if (r != LG_H1_PASS && from && fromlen)
+        *fromlen = 0;
+    return r != LG_H1_PASS ? r : lg_sock_real_get()->recvfrom(fd, p, n, flags, from, fromlen);
+}
+
+EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
+{
+    lg_h1_conn *c = lg_sock_conn(fd);
+    ssize_t r = c ? read_vec(c, iov, cnt, false) : LG_H1_PASS;
+    return r != LG_H1_PASS ? r : lg_sock_real_get()->readv(fd, iov, cnt);
+}
+
+EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int flags)
+{
+    lg_h1_conn *c = lg_sock_conn(fd);
+    ssize_t r = c ? read_vec(c, m->msg_iov, (int)m->msg_iovlen, flags & MSG_PEEK) : LG_H1_PASS;
+    if (r != LG_H1_PASS) {
+        m->msg_namelen = 0;
+        m->msg_controllen = 0;
+        m->msg_flags = 0;
+    }
+    return r != LG_H1_PASS ? r : lg_sock_real_get()->recvmsg(fd, m, flags);
+}

@@ -1,0 +1,40 @@
+/* Resolution of the real socket functions (see sock_real.h). */
+#include <errno.h>
+#include <pthread.h>
+
+#include "hook/real_sym.h"
+#include "hook/sock_real.h"
+
+static lg_sock_real real;
+static pthread_once_t real_once = PTHREAD_ONCE_INIT;
+
+static void *resolve(const char *name)
+{
+    static const char *const libs[] = {"libc.so.6"};
+    return lg_real_sym(name, NULL, libs, 1);
+}
+
+static void resolve_all(void)
+{
+    int saved = errno;
+    *(void **)&real.connect = resolve("connect");
+    *(void **)&real.getaddrinfo = resolve("getaddrinfo");
+    *(void **)&real.close = resolve("close");
+    *(void **)&real.send = resolve("send");
+    *(void **)&real.sendto = resolve("sendto");
+    *(void **)&real.sendmsg = resolve("sendmsg");
+    *(void **)&real.write = resolve("write");
+    *(void **)&real.writev = resolve("writev");
+    *(void **)&real.recv = resolve("recv");
+    *(void **)&real.recvfrom = resolve("recvfrom");
+    *(void **)&real.recvmsg = resolve("recvmsg");
+    *(void **)&real.read = resolve("read");
+    *(void **)&real.readv = resolve("readv");
+    errno = saved;
+}
+
+const lg_sock_real *lg_sock_real_get(void)
+{
+    pthread_once(&real_once, resolve_all);
+    return &real;
+}

@@ -1,0 +1,29 @@
+/* The real libc socket functions behind the socket hooks, resolved once (dlsym RTLD_NEXT, falling back to
+ * an RTLD_NOLOAD handle of libc). A member is never NULL after lg_sock_real_get: libc is always loaded. */
+#ifndef LLMGATE_HOOK_SOCK_REAL_H
+#define LLMGATE_HOOK_SOCK_REAL_H
+
+#include <netdb.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+typedef struct {
+    int (*connect)(int, const struct sockaddr *, socklen_t);
+    int (*getaddrinfo)(const char *, const char *, const struct addrinfo *, struct addrinfo **);
+    int (*close)(int);
+    ssize_t (*send)(int, const void *, size_t, int);
+    ssize_t (*sendto)(int, const void *, size_t, int, const struct sockaddr *, socklen_t);
+    ssize_t (*sendmsg)(int, const struct msghdr *, int);
+    ssize_t (*write)(int, const void *, size_t);
+    ssize_t (*writev)(int, const struct iovec *, int);
+    ssize_t (*recv)(int, void *, size_t, int);
+    ssize_t (*recvfrom)(int, void *, size_t, int, struct sockaddr *, socklen_t *);
+    ssize_t (*recvmsg)(int, struct msghdr *, int);
+    ssize_t (*read)(int, void *, size_t);
+    ssize_t (*readv)(int, const struct iovec *, int);
+} lg_sock_real;
+
+const lg_sock_real *lg_sock_real_get(void);
+
+#endif

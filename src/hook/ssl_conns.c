@@ -1,0 +1,241 @@
+/* The table of followed TLS sessions and their transport (see ssl_conns.h); SSL_free, SSL_shutdown,
+ * SSL_pending, SSL_has_pending and SSL_get_error interposers. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <uthash.h>
+
+#include "hook/fd_wait.h"
+#include "hook/guard.h"
+#include "hook/runtime.h"
+#include "hook/sock_real.h"
+#include "hook/ssl_conns.h"
+#include "hook/ssl_real.h"
+#include "llmgate/log.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+struct lg_ssl_conn {
+    SSL *ssl;          /* the host's */
+    lg_h1_conn *h1;    /* NULL: decided not ours */
+    SSL *repl;         /* a replacement connection of ours, or NULL */
+    int repl_fd;
+    int last_error;    /* for SSL_get_error after a call we answered */
+    UT_hash_handle hh;
+};
+
+static lg_ssl_conn *table;
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void after_fork(void) { pthread_mutex_init(&table_lock, NULL); }
+static void setup_fork(void) { lg_runtime_on_fork_child(after_fork); }
+
+SSL *lg_ssl_conn_wire(lg_ssl_conn *c) { return c->repl ? c->repl : c->ssl; }
+lg_h1_conn *lg_ssl_conn_h1(lg_ssl_conn *c) { return c->h1; }
+int lg_ssl_conn_error(lg_ssl_conn *c) { return c->last_error; }
+void lg_ssl_conn_set_error(lg_ssl_conn *c, int err) { c->last_error = err; }
+
+/* After a call on the wire returned ok (1 or not): true to call again (it wants the socket, which the
+ * host made non-blocking meanwhile, and it is ready now). */
+static bool again(lg_ssl_conn *c, int ok)
+{
+    const lg_ssl_real *real = lg_ssl_real_get();
+    SSL *wire = lg_ssl_conn_wire(c);
+    int err = ok == 1 ? SSL_ERROR_NONE : real->get_error(wire, 0);
+    return (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) &&
+           lg_fd_wait(real->get_fd(wire), err == SSL_ERROR_WANT_WRITE);
+}
+
+static bool io_send(void *io, const void *p, size_t n)
+{
+    lg_ssl_conn *c = io;
+    size_t done = 0;
+    int ok;
+    lg_guard_enter();
+    do
+        ok = lg_ssl_real_get()->write_ex(lg_ssl_conn_wire(c), p, n, &done);
+    while (again(c, ok));
+    lg_guard_leave();
+    return ok == 1 && done == n;
+}
+
+/* > 0 bytes; 0 at the end (close_notify, or a peer that just closed); -1 on failure. */
+static ssize_t io_recv(void *io, void *p, size_t n)
+{
+    lg_ssl_conn *c = io;
+    const lg_ssl_real *real = lg_ssl_real_get();
+    size_t got = 0;
+    int ok, err;
+    lg_guard_enter();
+    do
+        ok = real->read_ex(lg_ssl_conn_wire(c), p, n, &got);
+    while (again(c, ok));
+    err = ok == 1 ? SSL_ERROR_NONE : real->get_error(lg_ssl_conn_wire(c), 0);
+    lg_guard_leave();
+    if (ok == 1)
+        return (ssize_t)got;
+    return err == SSL_ERROR_ZERO_RETURN || err == SSL_ERROR_SSL || err == SSL_ERROR_SYSCALL ? 0 : -1;
+}
+
+static void drop_repl(lg_ssl_conn *c)
+{
+    if (!c->repl)
+        return;
+    lg_ssl_real_get()->free(c->repl);
+    lg_sock_real_get()->close(c->repl_fd);
+    c->repl = NULL;
+}
+
+/* A new TLS connection to the same peer with the host's SSL_CTX, verification parameters and name. */
+static bool io_reopen(void *io)
+{
+    lg_ssl_conn *c = io;
+    const lg_ssl_real *real = lg_ssl_real_get();
+    struct sockaddr_storage peer;
+    socklen_t plen = sizeof peer;
+    if (getpeername(real->get_fd(c->ssl), (struct sockaddr *)&peer, &plen) != 0)
+        return false;
+    drop_repl(c);
+    int fd = socket(peer.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return false;
+    lg_guard_enter();
+    SSL *s = real->new_(real->get_ssl_ctx(c->ssl));
+    const char *name = real->get_servername(c->ssl, TLSEXT_NAMETYPE_host_name);
+    bool ok = s && lg_sock_real_get()->connect(fd, (struct sockaddr *)&peer, plen) == 0 &&
+              real->set_fd(s, fd) == 1 && real->set1_param(s, real->get0_param(c->ssl)) == 1 &&
+              (!name || real->ctrl(s, SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name, (void *)name) == 1) &&
+              real->connect(s) == 1;
+    lg_guard_leave();
+    if (!ok) {
+        if (s)
+            real->free(s);
+        lg_sock_real_get()->close(fd);
+        return false;
+    }
+    c->repl = s;
+    c->repl_fd = fd;
+    return true;
+}
+
+static const lg_h1_io ssl_io = {.send = io_send, .recv = io_recv, .reopen = io_reopen};
+
+/* The provider of a session we can follow: SNI names one, a blocking socket under it, no HTTP/2. */
+static const lg_provider *provider_of(SSL *ssl, const lg_ssl_real *real)
+{
+    const lg_runtime *rt = lg_runtime_get();
+    const char *name = rt->cfg ? real->get_servername(ssl, TLSEXT_NAMETYPE_host_name) : NULL;
+    const lg_provider *prov = name ? lg_config_match_host(rt->cfg, name) : NULL;
+    if (!prov)
+        return NULL;
+    int fd = real->get_fd(ssl);
+    int fl = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
+    const unsigned char *alpn = NULL;
+    unsigned alpn_len = 0;
+    real->get0_alpn_selected(ssl, &alpn, &alpn_len);
+    bool h2 = alpn_len == 2 && !memcmp(alpn, "h2", 2);
+    if (fl < 0 || (fl & O_NONBLOCK) || h2) {
+        lg_log(LG_LOG_DEBUG, "[%s] TLS connection passed through untouched (%s)", prov->name,
+               h2 ? "HTTP/2" : fd < 0 ? "no socket under it" : "non-blocking");
+        return NULL;
+    }
+    return prov;
+}
+
+lg_ssl_conn *lg_ssl_conn_get(SSL *ssl, bool decide)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    const lg_ssl_real *real = lg_ssl_real_get();
+    if (!ssl || lg_guard_active() || !real->complete)
+        return NULL;
+    pthread_once(&once, setup_fork);
+    lg_ssl_conn *c;
+    pthread_mutex_lock(&table_lock);
+    HASH_FIND_PTR(table, &ssl, c);
+    pthread_mutex_unlock(&table_lock);
+    if (!c && decide) {
+        int saved = errno;
+        c = calloc(1, sizeof *c);
+        if (!c)
+            return NULL;
+        c->ssl = ssl;
+        const lg_provider *prov = provider_of(ssl, real);
+        c->h1 = prov ? lg_h1_new(prov, &ssl_io, c) : NULL;
+        pthread_mutex_lock(&table_lock);
+        HASH_ADD_PTR(table, ssl, c);
+        pthread_mutex_unlock(&table_lock);
+        errno = saved;
+    }
+    return c && c->h1 && !lg_h1_released(c->h1) ? c : NULL;
+}
+
+/* Forgets ssl (SSL_free). */
+static void forget(SSL *ssl)
+{
+    lg_ssl_conn *c;
+    pthread_mutex_lock(&table_lock);
+    HASH_FIND_PTR(table, &ssl, c);
+    if (c)
+        HASH_DEL(table, c);
+    pthread_mutex_unlock(&table_lock);
+    if (!c)
+        return;
+    lg_h1_free(c->h1);
+    drop_repl(c);
+    free(c);
+}
+
+EXPORT void SSL_free(SSL *ssl)
+{
+    const lg_ssl_real *real = lg_ssl_real_get();
+    if (ssl) {
+        int saved = errno;
+        forget(ssl);
+        errno = saved;
+    }
+    if (real->free)
+        real->free(ssl);
+}
+
+EXPORT int SSL_shutdown(SSL *ssl)
+{
+    const lg_ssl_real *real = lg_ssl_real_get();
+    lg_ssl_conn *c = lg_ssl_conn_get(ssl, false);
+    if (c && c->repl) {
+        lg_guard_enter();
+        real->shutdown(c->repl);
+        lg_guard_leave();
+    }
+    return real->shutdown ? real->shutdown(ssl) : -1;
+}
+
+EXPORT int SSL_pending(const SSL *ssl)
+{
+    const lg_ssl_real *real = lg_ssl_real_get();
+    lg_ssl_conn *c = lg_ssl_conn_get((SSL *)ssl, false);
+    if (c)
+        return (int)lg_h1_pending(c->h1) + real->pending(lg_ssl_conn_wire(c));
+    return real->pending ? real->pending(ssl) : 0;
+}
+
+EXPORT int SSL_has_pending(const SSL *ssl)
+{
+    const lg_ssl_real *real = lg_ssl_real_get();
+    lg_ssl_conn *c = lg_ssl_conn_get((SSL *)ssl, false);
+    if (c)
+        return lg_h1_pending(c->h1) > 0 || real->has_pending(lg_ssl_conn_wire(c));
+    return real->has_pending ? real->has_pending(ssl) : 0;
+}
+
+EXPORT int SSL_get_error(const SSL *ssl, int ret)
+{
+    const lg_ssl_real *real = lg_ssl_real_get();
+    lg_ssl_conn *c = lg_ssl_conn_get((SSL *)ssl, false);
+    if (c && c->last_error)
+        return c->last_error;
+    return real->get_error ? real->get_error(ssl, ret) : SSL_ERROR_SSL;
+}

@@ -1,0 +1,80 @@
+# Shared by test_socket_http.sh and test_socket_tls.sh (sourced after lib.sh, with SCHEME=http or https):
+# Python hosts that speak HTTP/1.1 themselves under the preload (no libcurl): socket (request in several
+# writes, response read byte by byte, plain and chunked request bodies, Expect: 100-continue, a host that
+# half-closes), http.client and urllib (several
+# requests), requests (one Session, keep-alive) and httpx. The first account's key is dead, the second
+# live: each client gets the success and the mock never sees the host's key. Again with a provider that
+# closes the connection after each 429 and with chunked answers. Without a config, the same clients
+# talking to a local server that is no provider see and send exactly what they do without the preload.
+cat >"$LG_TMP/scenario.json" <<'JSON'
+{"keys": {
+ "sk-dead":    {"sequence": [{"error": "rate_limit", "retry_after_ms": 20000}], "repeat": true},
+ "sk-close":   {"sequence": [{"status": 429, "headers": {"Connection": "close", "retry-after": "20"},
+                              "body": {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}}], "repeat": true},
+ "sk-chunked": {"sequence": [{"status": 200, "stream": true, "body": {"id": "chunked-1", "object": "chat.completion",
+                              "choices": [{"index": 0, "message": {"role": "assistant", "content": "你好"}, "finish_reason": "stop"}],
+                              "mock_key": "sk-chunked"}}], "repeat": true},
+ "sk-host":    {"sequence": [{"status": 200, "body": {"fixed": "你好, 世界"}}], "repeat": true}
+}}
+JSON
+lg_gencerts || { not_ok "test certificates created"; exit 1; }
+lg_start_mock --scenario "$LG_TMP/scenario.json" --tls-port 0 --cert "$LG_TMP/certs/server.pem" --key "$LG_TMP/certs/server.key"
+export SSL_CERT_FILE=$LG_TMP/certs/ca.pem REQUESTS_CA_BUNDLE=$LG_TMP/certs/ca.pem
+PY=/usr/bin/python3
+CLIENT=$LG_ROOT/tests/clients/py/http_clients.py
+URL=$SCHEME://api.openai.com/v1/chat/completions
+SERVER=$MOCK_URL   # the mock as a server that is no provider
+[ "$SCHEME" = https ] && SERVER=https://127.0.0.1:$MOCK_TLS_PORT
+cat >"$LG_TMP/config.json" <<JSON
+{"providers": {"openai": {"upstream": "$SERVER", "accounts": [{"name": "dead", "key": "env:K1"}, {"name": "live", "key": "env:K2"}]},
+               "gemini": {"upstream": "$SERVER", "accounts": [{"name": "dead", "key": "env:K1"}, {"name": "live", "key": "env:K2"}]}},
+ "retry": {"switch_delay_ms": 20}, "backoff": {"single_account_base_ms": 50, "dedup_window_ms": 10}}
+JSON
+chmod 600 "$LG_TMP/config.json"
+reqkeys() { curl -s "$MOCK_URL/__requests" | lg_json '" ".join(r["key"] for r in j)'; }
+fresh() { rm -rf "$XDG_RUNTIME_DIR/llmgate" "$XDG_STATE_HOME/llmgate"; curl -s -X POST "$MOCK_URL/__reset" >/dev/null; }
+
+# gated_case LABEL K1 K2 BODY-REGEX CLIENT N: N requests through CLIENT with keys K1 (dead) and K2 (live)
+gated_case() {
+    local label=$1 k1=$2 k2=$3 want=$4 client=$5 n=$6 out rc keys
+    fresh
+    out=$(K1=$k1 K2=$k2 timeout 60 "$LG_CLI" run --config "$LG_TMP/config.json" -- $PY "$CLIENT" "$client" "$URL" "$n" 2>"$LG_TMP/err")
+    rc=$?
+    keys=$(reqkeys)
+    check_eq "$label $client: exits 0" 0 "$rc"
+    check_eq "$label $client: $n responses, all 200" "$n" "$(grep -c "^200 .*$want" <<<"$out")"
+    check_match "$label $client: the dead key first, then the live one" "^$k1 $k2( $k2)*\$" "$keys"
+    check "$label $client: the mock never saw the host's key" test "${keys/sk-host/}" == "$keys"
+    [ "$rc" = 0 ] || diag "$(head -c 600 "$LG_TMP/err")"
+}
+CLIENTS=(raw rawchunked rawexpect http.client urllib requests httpx)
+[ "$SCHEME" = http ] && CLIENTS+=(rawhalfclose)   # Python's SSLSocket drops TLS on shutdown(SHUT_WR)
+for c in "${CLIENTS[@]}"; do
+    n=1; [[ $c == raw* ]] || n=3
+    gated_case "$SCHEME rotation:" sk-dead sk-good '"mock_key":"sk-good"' "$c" "$n"
+    gated_case "$SCHEME close after 429:" sk-close sk-good '"mock_key":"sk-good"' "$c" "$n"
+    gated_case "$SCHEME chunked answer:" sk-dead sk-chunked '"id":"chunked-1"' "$c" "$n"
+done
+
+# a key in the query (?key=, Gemini) is replaced there
+fresh
+out=$(K1=sk-dead K2=sk-good timeout 60 "$LG_CLI" run --config "$LG_TMP/config.json" -- $PY -c '
+import sys, urllib.request
+r = urllib.request.urlopen(urllib.request.Request(sys.argv[1], b"{\"contents\":[]}", {"Content-Type": "application/json"}))
+print(r.status, r.read().decode())' "$SCHEME://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent?key=sk-host")
+check_match "$SCHEME ?key=: 200 from the live key" '^200 .*"mock_key": ?"sk-good"' "$(tr -d '\n' <<<"$out")"
+check_eq "$SCHEME ?key=: the keys went in the query, never the host's" "key=sk-dead key=sk-good" \
+    "$(curl -s "$MOCK_URL/__requests" | lg_json '" ".join(r["query"] for r in j)')"
+
+# no config, a server that is no provider: byte for byte what the clients see and send without llmgate
+for c in "${CLIENTS[@]}"; do
+    curl -s -X POST "$MOCK_URL/__reset" >/dev/null
+    plain=$(timeout 30 $PY "$CLIENT" "$c" "$SERVER/v1/chat/completions" 2 2>&1)
+    sent_plain=$(curl -s "$MOCK_URL/__requests" | lg_json 'json.dumps([r["headers"] for r in j]) + " " + " ".join(r["body_sha256"] for r in j)')
+    curl -s -X POST "$MOCK_URL/__reset" >/dev/null
+    pre=$(LD_PRELOAD=$LG_LIB timeout 30 $PY "$CLIENT" "$c" "$SERVER/v1/chat/completions" 2 2>&1)
+    sent_pre=$(curl -s "$MOCK_URL/__requests" | lg_json 'json.dumps([r["headers"] for r in j]) + " " + " ".join(r["body_sha256"] for r in j)')
+    check_match "$SCHEME non-provider $c: answered" '^200 \{"fixed":"你好, 世界"\}' "$plain"
+    check_eq "$SCHEME non-provider $c: the host sees the same bytes" "$plain" "$pre"
+    check_eq "$SCHEME non-provider $c: the server receives the same requests" "$sent_plain" "$sent_pre"
+done

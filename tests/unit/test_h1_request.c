@@ -1,0 +1,151 @@
+/* HTTP/1.1 requests as hosts write them (src/hook/h1_request.c): parsed in any split, rendered again with
+ * another key in whatever place the request carried it, re-framed with a Content-Length, and refused
+ * (INVALID) when llmgate cannot follow them. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hook/h1_request.h"
+
+#define MAX (1 << 20)
+
+/* Feeds text in pieces of `step` bytes; returns the final state and how many bytes were taken. */
+static lg_h1_state feed(lg_h1_req *r, const char *text, size_t step, size_t *taken)
+{
+    size_t len = strlen(text), off = 0;
+    lg_h1_state s = LG_H1_MORE;
+    while (off < len && s == LG_H1_MORE) {
+        size_t n = len - off < step ? len - off : step, used = 0;
+        s = lg_h1_req_feed(r, text + off, n, MAX, &used);
+        off += used;
+    }
+    *taken = off;
+    return s;
+}
+
+static char *render(const char *text, const char *key, lg_auth_style style)
+{
+    lg_h1_req r;
+    lg_h1_req_init(&r);
+    size_t taken, len = 0;
+    assert_int_equal(feed(&r, text, strlen(text), &taken), LG_H1_COMPLETE);
+    char *out = lg_h1_req_render(&r, key, style, &len);
+    assert_non_null(out);
+    assert_int_equal(strlen(out), len);
+    lg_h1_req_free(&r);
+    return out;
+}
+
+static const char chunked[] = "POST /v1/chat/completions HTTP/1.1\r\nHost: api.openai.com\r\n"
+                              "Authorization: Bearer sk-host\r\nTransfer-Encoding: chunked\r\n\r\n"
+                              "5\r\n{\"a\":\r\n3\r\n 1}\r\n0\r\n\r\n";
+
+static void test_any_split_parses_the_same(void **state)
+{
+    for (size_t step = 1; step <= sizeof chunked; step++) {
+        lg_h1_req r;
+        lg_h1_req_init(&r);
+        size_t taken;
+        assert_int_equal(feed(&r, chunked, step, &taken), LG_H1_COMPLETE);
+        assert_int_equal(taken, strlen(chunked));
+        assert_int_equal(r.body_len, 8);
+        assert_memory_equal(r.body, "{\"a\": 1}", 8);
+        assert_string_equal(lg_h1_req_header(&r, "HOST"), "api.openai.com");
+        char key[64];
+        assert_true(lg_h1_req_find_key(&r, key, sizeof key));
+        assert_string_equal(key, "sk-host");
+        assert_int_equal(r.raw_len, strlen(chunked));
+        lg_h1_req_free(&r);
+    }
+}
+
+static void test_render_replaces_the_key_and_reframes(void **state)
+{
+    char *out = render(chunked, "sk-live", LG_AUTH_BEARER);
+    assert_string_equal(out, "POST /v1/chat/completions HTTP/1.1\r\nHost: api.openai.com\r\n"
+                             "Authorization: Bearer sk-live\r\nContent-Length: 8\r\n\r\n{\"a\": 1}");
+    free(out);
+    out = render("GET /v1/models HTTP/1.1\r\nHost: api.anthropic.com\r\nx-api-key: sk-host\r\n\r\n", "sk-2",
+                 LG_AUTH_X_API_KEY);
+    assert_string_equal(out, "GET /v1/models HTTP/1.1\r\nHost: api.anthropic.com\r\nx-api-key: sk-2\r\n\r\n");
+    free(out);
+    /* no key at all: one in the provider's style; NULL key: the host's request re-framed only */
+    out = render("POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n{}", "sk-3",
+                 LG_AUTH_X_GOOG_API_KEY);
+    assert_string_equal(out, "POST /x HTTP/1.1\r\nHost: h\r\nx-goog-api-key: sk-3\r\nContent-Length: 2\r\n\r\n{}");
+    free(out);
+    out = render("POST /x HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer sk-host\r\nContent-Length: 0\r\n\r\n", NULL,
+                 LG_AUTH_BEARER);
+    assert_string_equal(out, "POST /x HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer sk-host\r\nContent-Length: 0\r\n\r\n");
+    free(out);
+}
+
+static void test_key_in_query(void **state)
+{
+    const char *req = "POST /v1beta/models/g:generateContent?alt=sse&key=sk-host HTTP/1.1\r\nHost: h\r\n"
+                      "Content-Length: 2\r\n\r\n{}";
+    lg_h1_req r;
+    lg_h1_req_init(&r);
+    size_t taken;
+    assert_int_equal(feed(&r, req, 7, &taken), LG_H1_COMPLETE);
+    char key[64];
+    assert_true(lg_h1_req_find_key(&r, key, sizeof key));
+    assert_string_equal(key, "sk-host");
+    lg_h1_req_free(&r);
+    char *out = render(req, "sk-q", LG_AUTH_QUERY_KEY);
+    assert_string_equal(out, "POST /v1beta/models/g:generateContent?alt=sse&key=sk-q HTTP/1.1\r\nHost: h\r\n"
+                             "Content-Length: 2\r\n\r\n{}");
+    free(out);
+}
+
+static void test_pipelined_rest_is_left(void **state)
+{
+    const char *two = "GET /a HTTP/1.1\r\nHost: h\r\n\r\nGET /b HTTP/1.1\r\nHost: h\r\n\r\n";
+    lg_h1_req r;
+    lg_h1_req_init(&r);
+    size_t used = 0;
+    assert_int_equal(lg_h1_req_feed(&r, two, strlen(two), MAX, &used), LG_H1_COMPLETE);
+    assert_int_equal(used, strlen(two) / 2);
+    lg_h1_req_free(&r);
+}
+
+static void test_what_cannot_be_followed(void **state)
+{
+    static const char *const bad[] = {
+        "\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03",                          /* a TLS ClientHello */
+        "GET /ws HTTP/1.1\r\nHost: h\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n",
+        "CONNECT h:443 HTTP/1.1\r\nHost: h:443\r\n\r\n",
+        "POST /x HTTP/1.1\r\nHost: h\r\nExpect: something-else\r\nContent-Length: 2\r\n\r\n{}",
+        "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        lg_h1_req r;
+        lg_h1_req_init(&r);
+        size_t taken;
+        assert_int_equal(feed(&r, bad[i], 64, &taken), LG_H1_INVALID);
+        lg_h1_req_free(&r);
+    }
+    /* too large to hold */
+    lg_h1_req r;
+    lg_h1_req_init(&r);
+    const char *big = "POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 100\r\n\r\n0123456789";
+    size_t used;
+    assert_int_equal(lg_h1_req_feed(&r, big, strlen(big), 40, &used), LG_H1_INVALID);
+    lg_h1_req_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_any_split_parses_the_same),
+        cmocka_unit_test(test_render_replaces_the_key_and_reframes),
+        cmocka_unit_test(test_key_in_query),
+        cmocka_unit_test(test_pipelined_rest_is_left),
+        cmocka_unit_test(test_what_cannot_be_followed),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
