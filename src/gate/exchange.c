@@ -87,6 +87,9 @@ static void finish(lg_exchange *x, int64_t now, lg_step *step)
 static void refuse(lg_exchange *x, size_t idx, int64_t wait_ms, int64_t now, lg_step *step)
 {
     const lg_account_state *st = &x->a.snapshot[idx];
+    int64_t cool = st->cooldown_until_ms - now;
+    if (cool > 0 && cool < wait_ms && wait_ms - cool <= LG_JITTER_MAX_MS)
+        wait_ms = cool; /* this request's own wake-up jitter is no part of what the host is told */
     lg_gate_result *res = &x->res;
     res->verdict = LG_GATE_REFUSED;
     res->outcome.state = LG_STATE_RETRYABLE_RATE_LIMIT;
