@@ -1,194 +1,34 @@
-/* curl_easy_perform interposer: requests to a configured provider run through the gate, with our
- * trampolines capturing each attempt; everything else goes straight to libcurl. */
-#include <stdio.h>
-#include <stdlib.h>
+/* curl_easy_perform interposer: requests to a configured provider run through the blocking driver of the
+ * exchange engine (lg_gate_run), one real perform per attempt; everything else goes straight to libcurl.
+ * libcurl's own perform re-enters the multi interposers: they see lg_curl_depth and pass straight on. */
 #include <string.h>
 
-#include "hook/curl_auth.h"
-#include "hook/curl_capture.h"
-#include "hook/curl_deliver.h"
-#include "hook/curl_handles.h"
-#include "hook/curl_stream.h"
-#include "hook/runtime.h"
-#include "llmgate/gate.h"
-#include "llmgate/url.h"
+#include "hook/curl_xfer.h"
 
 #define EXPORT __attribute__((visibility("default")))
-#define KEY_MAX 1024
-
-typedef struct {
-    CURL *h;
-    lg_curl_rec *rec;
-    const lg_curl_real *real;
-    const lg_provider *prov;
-    char *base_url;                  /* the host's URL with the provider's upstream applied */
-    bool key_in_query;
-    char *attempt_url;               /* ours, while set on the handle */
-    struct curl_slist *attempt_hdrs; /* ours, while set on the handle */
-    lg_capture cap;
-    lg_relay relay;
-    CURLcode last_rc;
-} curl_xfer;
-
-/* Installs the URL and header list of an attempt with key (NULL: the host's own). */
-static bool shape_request(curl_xfer *x, const char *key)
-{
-    const lg_curl_real *real = x->real;
-    free(x->attempt_url);
-    x->attempt_url = NULL;
-    struct curl_slist *old = x->attempt_hdrs;
-    x->attempt_hdrs = NULL;
-    const char *url = x->base_url;
-    if (key && x->key_in_query)
-        url = x->attempt_url = lg_url_query_set(x->base_url, "key", key);
-    bool key_elsewhere = x->key_in_query || x->rec->xoauth2;
-    if (key && (x->rec->headers || !key_elsewhere))
-        x->attempt_hdrs = lg_slist_with_key(x->rec->headers, key, x->prov->auth, key_elsewhere);
-    bool ok = url && (!key || x->attempt_hdrs || (!x->rec->headers && key_elsewhere));
-    if (ok) {
-        real->setopt(x->h, CURLOPT_URL, url);
-        real->setopt(x->h, CURLOPT_HTTPHEADER, key ? x->attempt_hdrs : x->rec->headers);
-        if (key && x->rec->xoauth2)
-            real->setopt(x->h, CURLOPT_XOAUTH2_BEARER, key);
-        /* a key of ours never follows a redirect to another host */
-        real->setopt(x->h, CURLOPT_FOLLOWLOCATION, key ? 0L : x->rec->followlocation);
-    }
-    if (old)
-        lg_slist_free(old);
-    return ok;
-}
-
-/* Classifies a libcurl error: worth a bounded retry, or to be shown to the host at once. */
-static int transport_error(CURLcode rc)
-{
-    switch (rc) {
-    case CURLE_GOT_NOTHING:
-    case CURLE_RECV_ERROR:
-    case CURLE_SEND_ERROR:
-    case CURLE_PARTIAL_FILE:
-    case CURLE_COULDNT_CONNECT:
-    case CURLE_HTTP2:
-    case CURLE_HTTP2_STREAM:
-        return LG_ATTEMPT_RETRYABLE;
-    default:
-        return LG_ATTEMPT_FATAL;
-    }
-}
 
 static int attempt(void *ctx, const char *key, lg_response_view *resp)
 {
-    curl_xfer *x = ctx;
-    lg_capture_reset(&x->cap);
-    lg_relay_reset(&x->relay, x->rec, &x->cap, x->prov->dialect, x->prov->boundary);
-    if (!shape_request(x, key)) {
-        x->last_rc = CURLE_OUT_OF_MEMORY;
+    lg_curl_xfer *x = ctx;
+    if (!lg_xfer_prepare(x, key)) {
         lg_capture_view(&x->cap, resp);
         return LG_ATTEMPT_FATAL;
     }
-    x->last_rc = x->real->perform(x->h);
-    lg_capture_view(&x->cap, resp);
-    if (lg_relay_committed(&x->relay)) {
-        /* the host has (part of) this stream: whatever happened, it is the final response */
-        if (x->last_rc == CURLE_OK && !lg_relay_finish(&x->relay))
-            x->last_rc = CURLE_WRITE_ERROR;
-        resp->delivered = true;
-        return 0;
-    }
-    if (x->last_rc == CURLE_OK || x->relay.stopped_on_error) {
-        long code = 0;
-        if (x->real->getinfo(x->h, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK && code > 0)
-            resp->status = (int)code;
-        return 0;
-    }
-    return transport_error(x->last_rc);
+    return lg_xfer_result(x, x->real->perform(x->h), resp);
 }
 
-static bool rewind_body(void *ctx)
-{
-    curl_xfer *x = ctx;
-    lg_curl_rec *r = x->rec;
-    if (r->postfields || !(r->post || r->upload))
-        return true;
-    return r->has_seekfn && r->seekfn(r->seekdata, 0, SEEK_SET) == CURL_SEEKFUNC_OK;
-}
-
-/* Our trampolines in, the host's own options back out. */
-static void install_capture(curl_xfer *x)
-{
-    const lg_curl_real *real = x->real;
-    real->setopt(x->h, CURLOPT_WRITEFUNCTION, lg_relay_write);
-    real->setopt(x->h, CURLOPT_WRITEDATA, &x->relay);
-    real->setopt(x->h, CURLOPT_HEADERFUNCTION, lg_capture_header);
-    real->setopt(x->h, CURLOPT_HEADERDATA, &x->cap);
-    real->setopt(x->h, CURLOPT_HEADER, 0L);
-    real->setopt(x->h, CURLOPT_FAILONERROR, 0L);
-}
-
-static void restore_host(curl_xfer *x)
-{
-    const lg_curl_real *real = x->real;
-    lg_curl_rec *r = x->rec;
-    real->setopt(x->h, CURLOPT_URL, r->url);
-    real->setopt(x->h, CURLOPT_HTTPHEADER, r->headers);
-    real->setopt(x->h, CURLOPT_WRITEFUNCTION, r->writefn);
-    real->setopt(x->h, CURLOPT_WRITEDATA, r->writedata);
-    real->setopt(x->h, CURLOPT_HEADERFUNCTION, r->headerfn);
-    real->setopt(x->h, CURLOPT_HEADERDATA, r->headerdata);
-    real->setopt(x->h, CURLOPT_HEADER, r->header_opt);
-    real->setopt(x->h, CURLOPT_FAILONERROR, r->failonerror);
-    real->setopt(x->h, CURLOPT_FOLLOWLOCATION, r->followlocation);
-    if (r->xoauth2)
-        real->setopt(x->h, CURLOPT_XOAUTH2_BEARER, r->xoauth2);
-    if (x->attempt_hdrs)
-        lg_slist_free(x->attempt_hdrs);
-    free(x->attempt_url);
-    x->attempt_hdrs = NULL;
-    x->attempt_url = NULL;
-}
+static bool rewind_body(void *ctx) { return lg_xfer_rewind(ctx); }
 
 /* Runs a provider request through the gate and delivers its final response. */
 static CURLcode gated_perform(CURL *h, lg_curl_rec *r, const lg_curl_real *real, const lg_runtime *rt)
 {
-    curl_xfer x = {.h = h, .rec = r, .real = real, .prov = r->prov};
-    x.base_url = r->prov->upstream ? lg_url_rebase(r->prov->upstream, r->url) : strdup(r->url);
-    if (!x.base_url)
+    lg_curl_xfer x;
+    lg_gate_request req;
+    if (!lg_xfer_open(&x, h, r, rt, &req))
         return real->perform(h);
-    char host_key[KEY_MAX];
-    bool has_key = lg_curl_find_key(r, host_key, sizeof host_key);
-    char probe[KEY_MAX];
-    x.key_in_query = lg_url_query_get(r->url, "key", probe, sizeof probe);
-    explicit_bzero(probe, sizeof probe);
-    lg_gate_request req = {
-        .cfg = rt->cfg,
-        .prov = r->prov,
-        .store = rt->store,
-        .host_key = has_key ? host_key : NULL,
-        .replayable = r->postfields || !(r->post || r->upload) || r->has_seekfn,
-        .body = r->postfields,
-        .body_len = !r->postfields ? 0 : r->postsize >= 0 ? (size_t)r->postsize : strlen(r->postfields),
-    };
     lg_transport t = {.attempt = attempt, .rewind = rewind_body};
-    install_capture(&x);
     lg_gate_result res = lg_gate_run(&req, &t, &x);
-    restore_host(&x);
-    explicit_bzero(host_key, sizeof host_key);
-    CURLcode rc;
-    if (res.verdict == LG_GATE_DELIVERED) {
-        rc = x.last_rc;
-    } else if (res.verdict == LG_GATE_TRANSPORT) {
-        lg_gate_result as_is = res;
-        as_is.normalized = false;
-        as_is.status = x.cap.status;
-        lg_curl_deliver(r, &x.cap, &as_is);
-        r->info_override = false;
-        rc = x.last_rc;
-    } else {
-        rc = lg_curl_deliver(r, &x.cap, &res);
-    }
-    lg_capture_free(&x.cap);
-    lg_relay_free(&x.relay);
-    free(x.base_url);
-    return rc;
+    return lg_xfer_close(&x, &res);
 }
 
 /* A plain host rule: admission only, then libcurl as usual; a refusal is answered locally. */
@@ -198,15 +38,11 @@ static CURLcode paced_perform(CURL *h, lg_curl_rec *r, const lg_curl_real *real,
     lg_gate_result res;
     if (lg_gate_admit(&req, &res))
         return real->perform(h);
-    lg_capture none = {0};
-    return lg_curl_deliver(r, &none, &res);
+    return lg_xfer_refuse(r, &res);
 }
 
-EXPORT CURLcode curl_easy_perform(CURL *h)
+static CURLcode perform(CURL *h, const lg_curl_real *real)
 {
-    const lg_curl_real *real = lg_curl_real_get();
-    if (!real->perform)
-        return CURLE_FAILED_INIT;
     lg_curl_rec *r = lg_rec_get(h, false);
     if (!r || !r->prov || !r->url || !real->setopt || !real->getinfo)
         return real->perform(h);
@@ -214,4 +50,15 @@ EXPORT CURLcode curl_easy_perform(CURL *h)
     if (r->prov->dialect == LG_DIALECT_NONE)
         return paced_perform(h, r, real, lg_runtime_get());
     return gated_perform(h, r, real, lg_runtime_get());
+}
+
+EXPORT CURLcode curl_easy_perform(CURL *h)
+{
+    const lg_curl_real *real = lg_curl_real_get();
+    if (!real->perform)
+        return CURLE_FAILED_INIT;
+    lg_curl_depth++;
+    CURLcode rc = perform(h, real);
+    lg_curl_depth--;
+    return rc;
 }
