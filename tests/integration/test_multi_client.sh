@@ -5,10 +5,11 @@
 # multi finishes at once; no libcurl call blocks the loop and the loop wakes when llmgate's waits end.
 source "$(dirname "$0")/../lib.sh"
 cat >"$LG_TMP/scenario.json" <<'JSON'
-{"keys": {"sk-dead": {"sequence": [{"error": "quota"}], "repeat": true}}}
+{"keys": {"sk-dead": {"sequence": [{"error": "quota"}], "repeat": true},
+          "sk-once": {"sequence": [{"error": "rate_limit", "retry_after_ms": 600}]}}}
 JSON
 lg_start_mock --rpm 3 --window-ms 1000 --scenario "$LG_TMP/scenario.json"
-export KEY_DEAD=sk-dead KEY_GOOD=sk-good
+export KEY_DEAD=sk-dead KEY_GOOD=sk-good KEY_ONCE=sk-once
 cat >"$LG_TMP/config.json" <<JSON
 {"providers": {"openai": {"upstream": "$MOCK_URL",
    "accounts": [{"name": "dead", "key": "env:KEY_DEAD"}, {"name": "good", "key": "env:KEY_GOOD"}],
@@ -19,12 +20,18 @@ chmod 600 "$LG_TMP/config.json"
 BODY='{"model":"gpt-4o-mini","max_tokens":16,"messages":[{"role":"user","content":"hi"}]}'
 N=6
 
+cat >"$LG_TMP/once.json" <<JSON
+{"providers": {"openai": {"upstream": "$MOCK_URL", "accounts": [{"name": "once", "key": "env:KEY_ONCE"}]}},
+ "retry": {"max_rate_limit_wait_seconds": 20}}
+JSON
+chmod 600 "$LG_TMP/once.json"
+
 # run_client MODE [CLIENT]: one run against a fresh store and mock state; output in $out.
 run_client() {
     curl -s -X POST "$MOCK_URL/__reset" >/dev/null
     rm -rf "$XDG_RUNTIME_DIR/llmgate" "$XDG_STATE_HOME/llmgate"
-    out=$(ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0 LLMGATE_CONFIG=$LG_TMP/config.json LD_PRELOAD=$LG_LIB timeout 60 "$LG_BUILD/clients/${2:-multi_client}" -m "$1" \
-          -n $N -T 5000 -H 'Authorization: Bearer sk-host' -d "$BODY" -P "$MOCK_URL/__stats" \
+    out=$(ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0 LLMGATE_CONFIG=${CONFIG:-$LG_TMP/config.json} LD_PRELOAD=$LG_LIB timeout 60 "$LG_BUILD/clients/${2:-multi_client}" -m "$1" \
+          -n "$N" -T 5000 -H 'Authorization: Bearer sk-host' -d "$BODY" -P "$MOCK_URL/__stats" \
           http://api.openai.com/v1/chat/completions 2>"$LG_TMP/err")
     rc=$?
 }
@@ -51,6 +58,15 @@ for mode in poll socket; do
     check "$mode: no libcurl call blocked the loop (longest ${calls}ms)" test "${calls:-99999}" -lt 400
     check "$mode: no wait overran its timeout (${over}ms)" test "${over:-99999}" -lt 400
     check "$mode: the loop woke when the limiter's waits ended, not at its 5 s poll timeout (${elapsed}ms)" test "${elapsed:-99999}" -lt 4500
+done
+
+# one transfer on a single key that answers one 429 with a 600 ms hint, nothing else in the multi to wake
+# the loop: the backoff ends through the host's timer callback or the capped poll, not its 5 s timeout
+for mode in poll socket; do
+    N=1 CONFIG=$LG_TMP/once.json run_client $mode
+    elapsed=$(sed -n 's/.*elapsed_ms=\([0-9]*\).*/\1/p' <<<"$out")
+    check "$mode, one key backing off: answered after the hint, woken in time (rc $rc, ${elapsed}ms)" \
+        test "$rc" -eq 0 -a "${elapsed:-0}" -ge 550 -a "${elapsed:-99999}" -lt 4500
 done
 
 # the same under AddressSanitizer (the multi front end's bookkeeping, cancel on cleanup)
