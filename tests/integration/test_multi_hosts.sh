@@ -6,8 +6,11 @@
 source "$(dirname "$0")/../lib.sh"
 lg_gencerts || { not_ok "test certificates created"; exit 1; }
 C=$LG_TMP/certs
-cat >"$LG_TMP/scenario.json" <<'JSON'
-{"keys": {"sk-dead": {"sequence": [{"error": "quota"}], "repeat": true}}}
+F=$LG_ROOT/tests/fixtures/streams
+cat >"$LG_TMP/scenario.json" <<JSON
+{"keys": {"sk-dead": {"sequence": [{"error": "quota"}], "repeat": true},
+          "sk-err-start": {"sequence": [{"fixture": "$F/anthropic_error_at_start.json"},
+                                        {"fixture": "$F/anthropic_multibyte.json", "chunk": 5, "chunk_delay_ms": 1}]}}}
 JSON
 lg_start_mock --tls-port 0 --cert "$C/server.pem" --key "$C/server.key" --scenario "$LG_TMP/scenario.json"
 export KEY_DEAD=sk-dead KEY_GOOD=sk-good
@@ -73,6 +76,22 @@ out=$(curl_z "https://api.openai.com:$MOCK_TLS_PORT/v1/chat/completions" --cacer
       --resolve "api.openai.com:$MOCK_TLS_PORT:127.0.0.1" --http2)
 check_eq "curl -Z https direct: every transfer 200" "$N" "$(grep -c '^200 0$' <<<"$out")"
 mock_saw "curl -Z https direct" $N
+
+# a stream on the multi API: its start is held, the error it opens with is retried invisibly, and the host
+# gets exactly the bytes of the good stream
+cat >"$LG_TMP/stream.json" <<JSON
+{"providers": {"anthropic": {"upstream": "$MOCK_URL", "accounts": [{"name": "s", "key": "sk-err-start"}]}},
+ "backoff": {"single_account_base_ms": 50}}
+JSON
+chmod 600 "$LG_TMP/stream.json"
+fresh
+LLMGATE_CONFIG=$LG_TMP/stream.json LD_PRELOAD=$LG_LIB timeout 60 curl -s -Z -o "$LG_TMP/stream.out" \
+    -H 'x-api-key: sk-host' -d '{"model":"claude-sonnet-4-5","max_tokens":64,"stream":true,"messages":[]}' \
+    http://api.anthropic.com/v1/messages --next -o /dev/null "$MOCK_URL/__stats"
+check_eq "curl -Z stream: the host got the good stream, byte for byte" \
+    "$(python3 -c "import json; print(json.load(open('$F/anthropic_multibyte.json'))['body'], end='')" | md5sum)" \
+    "$(md5sum <"$LG_TMP/stream.out")"
+check_eq "curl -Z stream: two attempts reached the mock" 2 "$(curl -s "$MOCK_URL/__requests" | lg_json 'len(j)')"
 
 # pycurl's CurlMulti (Debian's python3-pycurl, on libcurl's multi API)
 config "$MOCK_URL"
