@@ -3,7 +3,10 @@
  * curl_multi_socket_action with an epoll loop, a socket callback and a timer callback (-m socket). It
  * measures how long each libcurl call takes, so a test can check that the loop is never blocked.
  *
- * usage: multi_client [-m poll|socket] [-n N] [-H "Header: v"]... [-d BODY] [-P PLAIN_URL] [-T TIMEOUT_MS] URL
+ * usage: multi_client [-m poll|socket] [-n N] [-H "Header: v"]... [-d BODY] [-P PLAIN_URL] [-T TIMEOUT_MS]
+ *                     [-X CANCEL_MS] URL
+ * -X: after CANCEL_MS, removes every provider transfer not yet finished (and counts body bytes that still
+ * arrive for them: "cancelled=N late_bytes=N").
  * Prints one line per finished transfer: "xfer=I kind=provider|plain result=CURLcode status=HTTP bytes=N done_ms=T"
  * then "transfers=N ok=N max_call_ms=X wait_overrun_ms=Y elapsed_ms=Z" (max_call_ms: the longest perform,
  * socket_action or info_read; wait_overrun_ms: how far a poll/epoll_wait overran the timeout it was given).
@@ -19,13 +22,15 @@
 
 typedef struct {
     CURL *h;
-    int idx, plain, done;
+    int idx, plain, done, cancelled;
     size_t bytes;
 } xfer;
 
 static xfer xfers[MAX_XFERS];
 static int n_xfers, epfd = -1;
-static long timeout_ms = 5000;
+static long timeout_ms = 5000, cancel_ms = -1;
+static size_t late_bytes;
+static int n_cancelled;
 static double t0, max_call, max_overrun, deadline = -1;
 
 static double now_ms(void)
@@ -54,6 +59,8 @@ static size_t on_write(char *p, size_t size, size_t n, void *ud)
 {
     (void)p;
     ((xfer *)ud)->bytes += size * n;
+    if (((xfer *)ud)->cancelled)
+        late_bytes += size * n;
     return size * n;
 }
 
@@ -79,6 +86,23 @@ static int on_timer(CURLM *m, long ms, void *ud)
     (void)ud;
     deadline = ms < 0 ? -1 : now_ms() + (double)ms;
     return 0;
+}
+
+/* -X: removes the unfinished provider transfers once CANCEL_MS have passed; returns how many. */
+static int cancel_due(CURLM *m)
+{
+    if (cancel_ms < 0 || now_ms() - t0 < (double)cancel_ms)
+        return 0;
+    cancel_ms = -1;
+    int n = 0;
+    for (int i = 0; i < n_xfers; i++)
+        if (!xfers[i].plain && !xfers[i].done) {
+            curl_multi_remove_handle(m, xfers[i].h);
+            xfers[i].cancelled = 1;
+            n++;
+        }
+    n_cancelled = n;
+    return n;
 }
 
 /* Reads finished transfers; returns how many. */
@@ -115,6 +139,7 @@ static void loop_poll(CURLM *m)
         curl_multi_perform(m, &running);
         call_took(c);
         reap(m);
+        cancel_due(m);
         if (!running)
             break;
         c = now_ms();
@@ -153,7 +178,7 @@ static void loop_socket(CURLM *m)
             curl_multi_socket_action(m, CURL_SOCKET_TIMEOUT, 0, &running);
             call_took(c);
         }
-        finished += reap(m);
+        finished += reap(m) + cancel_due(m);
     }
 }
 
@@ -169,6 +194,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "-d") && i + 1 < argc) body = argv[++i];
         else if (!strcmp(argv[i], "-P") && i + 1 < argc) plain = argv[++i];
         else if (!strcmp(argv[i], "-T") && i + 1 < argc) timeout_ms = atol(argv[++i]);
+        else if (!strcmp(argv[i], "-X") && i + 1 < argc) cancel_ms = atol(argv[++i]);
         else url = argv[i];
     }
     if (!url || n < 0 || n + 1 > MAX_XFERS) {
@@ -210,10 +236,10 @@ int main(int argc, char **argv)
         ok += xfers[i].done == 1;
         curl_easy_cleanup(xfers[i].h);
     }
-    printf("transfers=%d ok=%d max_call_ms=%.0f wait_overrun_ms=%.0f elapsed_ms=%.0f\n", n_xfers, ok, max_call, max_overrun,
-           now_ms() - t0);
+    printf("transfers=%d ok=%d max_call_ms=%.0f wait_overrun_ms=%.0f elapsed_ms=%.0f cancelled=%d late_bytes=%zu\n", n_xfers,
+           ok, max_call, max_overrun, now_ms() - t0, n_cancelled, late_bytes);
     curl_multi_cleanup(m);
     curl_slist_free_all(hdrs);
     curl_global_cleanup();
-    return ok == n_xfers ? 0 : 1;
+    return ok + n_cancelled == n_xfers ? 0 : 1;
 }

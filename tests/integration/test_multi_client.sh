@@ -26,12 +26,19 @@ cat >"$LG_TMP/once.json" <<JSON
 JSON
 chmod 600 "$LG_TMP/once.json"
 
+cat >"$LG_TMP/slow.json" <<JSON
+{"providers": {"openai": {"upstream": "$MOCK_URL", "accounts": [{"name": "good", "key": "env:KEY_GOOD"}],
+   "limits": {"rpm": 1, "window_ms": 60000}}},
+ "retry": {"max_rate_limit_wait_seconds": 300}}
+JSON
+chmod 600 "$LG_TMP/slow.json"
+
 # run_client MODE [CLIENT]: one run against a fresh store and mock state; output in $out.
 run_client() {
     curl -s -X POST "$MOCK_URL/__reset" >/dev/null
     rm -rf "$XDG_RUNTIME_DIR/llmgate" "$XDG_STATE_HOME/llmgate"
     out=$(ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0 LLMGATE_CONFIG=${CONFIG:-$LG_TMP/config.json} LD_PRELOAD=$LG_LIB timeout 60 "$LG_BUILD/clients/${2:-multi_client}" -m "$1" \
-          -n "$N" -T 5000 -H 'Authorization: Bearer sk-host' -d "$BODY" -P "$MOCK_URL/__stats" \
+          -n "$N" -T 5000 ${CANCEL:+-X "$CANCEL"} -H 'Authorization: Bearer sk-host' -d "$BODY" -P "$MOCK_URL/__stats" \
           http://api.openai.com/v1/chat/completions 2>"$LG_TMP/err")
     rc=$?
 }
@@ -67,6 +74,18 @@ for mode in poll socket; do
     elapsed=$(sed -n 's/.*elapsed_ms=\([0-9]*\).*/\1/p' <<<"$out")
     check "$mode, one key backing off: answered after the hint, woken in time (rc $rc, ${elapsed}ms)" \
         test "$rc" -eq 0 -a "${elapsed:-0}" -ge 550 -a "${elapsed:-99999}" -lt 4500
+done
+
+# removing transfers that wait for admission cancels them: the loop ends at once, nothing arrives for
+# them later, their reserved places are given back
+for mode in poll socket; do
+    N=3 CANCEL=300 CONFIG=$LG_TMP/slow.json run_client $mode
+    check_match "$mode, removed while waiting: one answered, two cancelled, nothing late" \
+        'cancelled=2 late_bytes=0' "$(tail -1 <<<"$out")"
+    check_eq "$mode, removed while waiting: the loop ended at once" 0 "$rc"
+    check_eq "$mode, removed while waiting: the provider saw one request" 1 "$(curl -s "$MOCK_URL/__requests" | lg_json 'len(j)')"
+    check_eq "$mode, removed while waiting: no place stays reserved" 0 \
+        "$(LLMGATE_CONFIG=$LG_TMP/slow.json "$LG_CLI" status --json | lg_json 'j["providers"]["openai"]["accounts"]["good"]["requestsReserved"]')"
 done
 
 # the same under AddressSanitizer (the multi front end's bookkeeping, cancel on cleanup)
