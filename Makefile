@@ -33,8 +33,9 @@ MOCK := $(B)/llmgate-mock
 
 DEPS_PKGS := build-essential pkg-config libcurl4-openssl-dev libcjson-dev uthash-dev libmicrohttpd-dev \
              libcmocka-dev libhttp-parser-dev libhiredis-dev libssl-dev curl openssl python3 ca-certificates
-# hosts of the multi-API and RTLD_DEEPBIND tests (pycurl's CurlMulti, PHP's curl extension, git over http)
-DEPS_PKGS += python3-pycurl php-cli php-curl git
+# hosts of the multi-API and RTLD_DEEPBIND tests (pycurl's CurlMulti, PHP's curl extension, git over http,
+# an HTTP/2 server for curl -Z multiplexing)
+DEPS_PKGS += python3-pycurl php-cli php-curl git nghttp2-server
 
 .PHONY: all test bench demo install clean deps unit clients
 .SECONDARY:

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Real hosts of libcurl's multi API under the preload, against the mock with a dead first key and a live
-# second one: curl -Z --parallel-max 6 over http and https (HTTP/2 multiplexed), pycurl's CurlMulti, and
+# second one: curl -Z --parallel-max 6 over http and https, HTTP/2 streams on one connection (nghttpd),
+# a held stream retried on the multi API, pycurl's CurlMulti, and
 # PHP (curl_exec and curl_multi_exec: PHP loads its curl extension with RTLD_DEEPBIND). Every transfer
 # succeeds, on the live key, and the host's own key never reaches the mock.
 source "$(dirname "$0")/../lib.sh"
@@ -92,6 +93,31 @@ check_eq "curl -Z stream: the host got the good stream, byte for byte" \
     "$(python3 -c "import json; print(json.load(open('$F/anthropic_multibyte.json'))['body'], end='')" | md5sum)" \
     "$(md5sum <"$LG_TMP/stream.out")"
 check_eq "curl -Z stream: two attempts reached the mock" 2 "$(curl -s "$MOCK_URL/__requests" | lg_json 'len(j)')"
+
+# HTTP/2 multiplexing: nghttpd (nghttp2-server) serves a completion over h2; curl -Z sends 6 provider
+# transfers as streams of one connection, each its own exchange, each with the account's key
+mkdir -p "$LG_TMP/h2/v1/chat"
+printf '{"id":"chatcmpl-h2","object":"chat.completion","model":"gpt-4o-mini","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":1,"total_tokens":6}}' \
+    >"$LG_TMP/h2/v1/chat/completions"
+H2PORT=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+nghttpd -v -d "$LG_TMP/h2" "$H2PORT" "$C/server.key" "$C/server.pem" >>"$LG_TMP/h2.log" 2>&1 &
+LG_MOCK_PIDS+=("$!")
+for i in $(seq 1 100); do curl -s -o /dev/null --cacert "$C/ca.pem" --resolve "api.openai.com:$H2PORT:127.0.0.1" "https://api.openai.com:$H2PORT/" && break; sleep 0.05; done
+cat >"$LG_TMP/h2.json" <<JSON
+{"providers": {"openai": {"accounts": [{"name": "good", "key": "env:KEY_GOOD"}]}}}
+JSON
+chmod 600 "$LG_TMP/h2.json"
+args=()
+for i in 1 2 3 4 5 6; do
+    args+=(-H 'Authorization: Bearer sk-host' -d "$BODY" -o /dev/null -w '%{http_code} %{http_version} %{exitcode} %{num_connects}\n'
+           --cacert "$C/ca.pem" --resolve "api.openai.com:$H2PORT:127.0.0.1" "https://api.openai.com:$H2PORT/v1/chat/completions" --next)
+done
+: >"$LG_TMP/h2.log"
+out=$(LLMGATE_CONFIG=$LG_TMP/h2.json LD_PRELOAD=$LG_LIB timeout 60 curl -s -Z --http2 "${args[@]}" -o /dev/null "$MOCK_URL/__stats")
+check_eq "curl -Z over HTTP/2: 6 streams answered 200 over h2" 6 "$(grep -c '^200 2 0 ' <<<"$out")"
+check_eq "curl -Z over HTTP/2: multiplexed on one connection" 1 "$(awk '{n += $4} END {print n}' <<<"$out")"
+check_eq "curl -Z over HTTP/2: every stream carried the account's key, none the host's" "6 0" \
+    "$(grep -ci 'authorization: Bearer sk-good' "$LG_TMP/h2.log") $(grep -ci 'sk-host' "$LG_TMP/h2.log")"
 
 # pycurl's CurlMulti (Debian's python3-pycurl, on libcurl's multi API)
 config "$MOCK_URL"
