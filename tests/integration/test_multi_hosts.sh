@@ -78,6 +78,19 @@ out=$(curl_z "https://api.openai.com:$MOCK_TLS_PORT/v1/chat/completions" --cacer
 check_eq "curl -Z https direct: every transfer 200" "$N" "$(grep -c '^200 0$' <<<"$out")"
 mock_saw "curl -Z https direct" $N
 
+# a request that cannot succeed: one DONE with the code one attempt would have had (-f: 22) and the
+# normalized 429 (Retry-After, X-Llmgate-Reason) in its headers
+cat >"$LG_TMP/dead.json" <<JSON
+{"providers": {"openai": {"upstream": "$MOCK_URL", "accounts": [{"name": "dead", "key": "env:KEY_DEAD"}]}},
+ "retry": {"max_rate_limit_wait_seconds": 1}}
+JSON
+chmod 600 "$LG_TMP/dead.json"
+fresh
+out=$(LLMGATE_CONFIG=$LG_TMP/dead.json LD_PRELOAD=$LG_LIB timeout 60 curl -s -Z -f -D "$LG_TMP/dead.hdr" -o /dev/null \
+      -w '%{http_code} %{exitcode}\n' -H 'Authorization: Bearer sk-host' -d "$BODY" "$URL" --next -o /dev/null "$MOCK_URL/__stats")
+check_eq "curl -Z -f, every key dead: 429 and curl's exit code 22" "429 22" "$out"
+check_match "curl -Z -f, every key dead: normalized headers" 'X-Llmgate-Reason: QUOTA_EXHAUSTED' "$(cat "$LG_TMP/dead.hdr")"
+
 # a stream on the multi API: its start is held, the error it opens with is retried invisibly, and the host
 # gets exactly the bytes of the good stream
 cat >"$LG_TMP/stream.json" <<JSON
