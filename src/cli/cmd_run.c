@@ -1,5 +1,4 @@
 /* llmgate run [--config FILE] [--] CMD [ARGS]: runs CMD with libllmgate.so first in LD_PRELOAD. */
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -13,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/libpath.h"
 #include "llmgate/config.h"
+#include "llmgate/elf.h"
 
 /* Resolves cmd through PATH like execvp would. */
 static bool resolve_command(const char *cmd, char *out, size_t size)
@@ -32,30 +32,20 @@ static bool resolve_command(const char *cmd, char *out, size_t size)
     return false;
 }
 
-/* True when file is an ELF executable (static or static-pie) without a program interpreter: the dynamic
- * loader never runs for it, so a preload cannot reach it. */
-static bool is_static_elf(const char *file)
+/* Why a preload cannot reach the program in file, or NULL when it can (or the file is no ELF: a script's
+ * interpreter is looked at when it runs). */
+static const char *unreachable(const char *file)
 {
-    int fd = open(file, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    Elf64_Ehdr eh;
-    bool is_static = false;
-    if (read(fd, &eh, sizeof eh) == (ssize_t)sizeof eh && !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
-        eh.e_ident[EI_CLASS] == ELFCLASS64 && (eh.e_type == ET_EXEC || eh.e_type == ET_DYN)) {
-        is_static = true;
-        for (int i = 0; i < eh.e_phnum; i++) {
-            Elf64_Phdr ph;
-            if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + (Elf64_Off)i * eh.e_phentsize)) != (ssize_t)sizeof ph)
-                break;
-            if (ph.p_type == PT_INTERP) {
-                is_static = false;
-                break;
-            }
-        }
-    }
-    close(fd);
-    return is_static;
+    lg_elf_facts f;
+    if (!lg_elf_inspect(file, true, &f))
+        return NULL;
+    if (f.go)
+        return "is a Go program (its own HTTP and TLS)";
+    if (!f.has_interp)
+        return "is statically linked";
+    if (f.own_tls && !f.needs_curl)
+        return "carries its own TLS library (as Node.js does)";
+    return NULL;
 }
 
 /* Points LLMGATE_CONFIG at file (absolute), after checking that it loads. */
@@ -107,8 +97,9 @@ int lg_cmd_run(int argc, char **argv)
               stderr);
         return 2;
     }
-    if (resolve_command(argv[i], cmd, sizeof cmd) && is_static_elf(cmd))
-        fprintf(stderr, "llmgate: warning: %s is statically linked; LD_PRELOAD cannot reach it\n", cmd);
+    const char *why = resolve_command(argv[i], cmd, sizeof cmd) ? unreachable(cmd) : NULL;
+    if (why)
+        fprintf(stderr, "llmgate: warning: %s %s; LD_PRELOAD cannot reach it, it runs ungated\n", cmd, why);
     const char *old = getenv("LD_PRELOAD");
     char *preload = NULL;
     if (asprintf(&preload, "%s%s%s", lib, old && *old ? " " : "", old && *old ? old : "") < 0)

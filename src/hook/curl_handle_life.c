@@ -1,9 +1,9 @@
 /* Interposers for the rest of a handle's life: getinfo (answers what llmgate shaped), reset, duphandle,
- * cleanup (keep the side table in step). */
+ * cleanup (keep the side table in step; a handle cleaned up inside a multi cancels its exchange). */
 #include <stdarg.h>
 #include <strings.h>
 
-#include "hook/curl_handles.h"
+#include "hook/curl_multi.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -78,6 +78,9 @@ EXPORT CURL *curl_easy_duphandle(CURL *h)
 EXPORT void curl_easy_cleanup(CURL *h)
 {
     const lg_curl_real *real = lg_curl_real_get();
+    lg_curl_rec *r = lg_rec_get(h, false);
+    if (r && r->multi_xfer) /* still in a multi: its exchange ends here */
+        lg_mxfer_cancel(r->multi_xfer, true);
     lg_rec_remove(h);
     if (real->cleanup)
         real->cleanup(h);

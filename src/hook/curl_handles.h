@@ -34,6 +34,7 @@ typedef struct {
     long info_status;
     long info_retry_after_s;
     char *info_content_type;
+    struct lg_mxfer *multi_xfer; /* the multi front end's transfer while the handle is in a multi */
     UT_hash_handle hh;
 } lg_curl_rec;
 

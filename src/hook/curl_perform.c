@@ -1,241 +1,34 @@
-/* curl_easy_perform interposer: requests to a configured provider run through the gate, with our
- * trampolines capturing each attempt; everything else goes straight to libcurl. */
-#include <stdio.h>
-#include <stdlib.h>
+/* curl_easy_perform interposer: requests to a configured provider run through the blocking driver of the
+ * exchange engine (lg_gate_run), one real perform per attempt; everything else goes straight to libcurl.
+ * libcurl's own perform re-enters the multi interposers: they see lg_curl_depth and pass straight on. */
 #include <string.h>
 
-#include "hook/curl_auth.h"
-#include "hook/curl_capture.h"
-#include "hook/curl_deliver.h"
-#include "hook/curl_handles.h"
-#include "hook/curl_stream.h"
-#include "hook/guard.h"
-#include "hook/runtime.h"
-#include "llmgate/gate.h"
-#include "llmgate/url.h"
+#include "hook/curl_xfer.h"
 
 #define EXPORT __attribute__((visibility("default")))
-#define KEY_MAX 1024
-
-typedef struct {
-    CURL *h;
-    lg_curl_rec *rec;
-    const lg_curl_real *real;
-    const lg_provider *prov;
-    char *base_url;                  /* the host's URL with the provider's upstream applied */
-    bool key_in_query;
-    char *attempt_url;               /* ours, while set on the handle */
-    struct curl_slist *attempt_hdrs; /* ours, while set on the handle */
-    bool has_pin;                    /* the host's headers carry X-Llmgate-Pin (never forwarded) */
-    bool body_replaced;              /* an attempt's body, not the host's, is set on the handle */
-    lg_capture cap;
-    lg_relay relay;
-    CURLcode last_rc;
-} curl_xfer;
-
-/* The URL of an attempt on provider p, another than the request's own: the host's path and query on p's
- * upstream, else on p's first host over https. Caller frees. */
-static char *url_on(const lg_provider *p, const char *url)
-{
-    if (p->upstream)
-        return lg_url_rebase(p->upstream, url);
-    char *base = NULL;
-    if (!p->n_hosts || asprintf(&base, "https://%s", p->hosts[0]) < 0)
-        return NULL;
-    char *out = lg_url_rebase(base, url);
-    free(base);
-    return out;
-}
-
-/* Sets the attempt's body (the engine's rewrite) or puts the host's back. */
-static void shape_body(curl_xfer *x, const lg_attempt *at)
-{
-    const lg_curl_rec *r = x->rec;
-    if (at->body) {
-        x->real->setopt(x->h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)at->body_len);
-        x->real->setopt(x->h, CURLOPT_POSTFIELDS, at->body);
-        x->body_replaced = true;
-    } else if (x->body_replaced) {
-        x->real->setopt(x->h, CURLOPT_POSTFIELDSIZE_LARGE, r->postsize);
-        x->real->setopt(x->h, CURLOPT_POSTFIELDS, r->postfields);
-        x->body_replaced = false;
-    }
-}
-
-/* Installs the URL, header list and body of an attempt. */
-static bool shape_request(curl_xfer *x, const lg_attempt *at)
-{
-    const lg_curl_real *real = x->real;
-    const char *key = at->key;
-    const lg_provider *prov = at->prov ? at->prov : x->prov;
-    bool other = prov != x->prov;
-    free(x->attempt_url);
-    x->attempt_url = NULL;
-    struct curl_slist *old = x->attempt_hdrs;
-    x->attempt_hdrs = NULL;
-    char *other_base = other ? url_on(prov, x->rec->url) : NULL;
-    const char *url = other ? other_base : x->base_url;
-    if (url && key && x->key_in_query)
-        url = x->attempt_url = lg_url_query_set(url, "key", key);
-    bool key_elsewhere = x->key_in_query || x->rec->xoauth2;
-    bool own_list = (key && (x->rec->headers || !key_elsewhere)) || x->has_pin;
-    if (own_list)
-        x->attempt_hdrs = lg_slist_with_key(x->rec->headers, key, prov->auth, key_elsewhere, other);
-    bool ok = url && (!own_list || x->attempt_hdrs);
-    if (ok) {
-        real->setopt(x->h, CURLOPT_URL, url);
-        real->setopt(x->h, CURLOPT_HTTPHEADER, own_list ? x->attempt_hdrs : x->rec->headers);
-        if (key && x->rec->xoauth2)
-            real->setopt(x->h, CURLOPT_XOAUTH2_BEARER, key);
-        /* a key of ours never follows a redirect to another host */
-        real->setopt(x->h, CURLOPT_FOLLOWLOCATION, key ? 0L : x->rec->followlocation);
-        shape_body(x, at);
-    }
-    free(other_base);
-    if (old)
-        lg_slist_free(old);
-    return ok;
-}
-
-/* Classifies a libcurl error: worth a bounded retry, or to be shown to the host at once. */
-static int transport_error(CURLcode rc)
-{
-    switch (rc) {
-    case CURLE_GOT_NOTHING:
-    case CURLE_RECV_ERROR:
-    case CURLE_SEND_ERROR:
-    case CURLE_PARTIAL_FILE:
-    case CURLE_COULDNT_CONNECT:
-    case CURLE_HTTP2:
-    case CURLE_HTTP2_STREAM:
-        return LG_ATTEMPT_RETRYABLE;
-    default:
-        return LG_ATTEMPT_FATAL;
-    }
-}
 
 static int attempt(void *ctx, const lg_attempt *at, lg_response_view *resp)
 {
-    curl_xfer *x = ctx;
-    lg_capture_reset(&x->cap);
-    lg_relay_reset(&x->relay, x->rec, &x->cap, x->prov->dialect, x->prov->boundary);
-    if (!shape_request(x, at)) {
-        x->last_rc = CURLE_OUT_OF_MEMORY;
+    lg_curl_xfer *x = ctx;
+    if (!lg_xfer_prepare(x, at)) {
         lg_capture_view(&x->cap, resp);
         return LG_ATTEMPT_FATAL;
     }
-    x->last_rc = x->real->perform(x->h);
-    lg_capture_view(&x->cap, resp);
-    if (lg_relay_committed(&x->relay)) {
-        /* the host has (part of) this stream: whatever happened, it is the final response */
-        if (x->last_rc == CURLE_OK && !lg_relay_finish(&x->relay))
-            x->last_rc = CURLE_WRITE_ERROR;
-        resp->delivered = true;
-        return 0;
-    }
-    if (x->last_rc == CURLE_OK || x->relay.stopped_on_error) {
-        long code = 0;
-        if (x->real->getinfo(x->h, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK && code > 0)
-            resp->status = (int)code;
-        return 0;
-    }
-    return transport_error(x->last_rc);
+    return lg_xfer_result(x, x->real->perform(x->h), resp);
 }
 
-static bool rewind_body(void *ctx)
-{
-    curl_xfer *x = ctx;
-    lg_curl_rec *r = x->rec;
-    if (r->postfields || !(r->post || r->upload))
-        return true;
-    return r->has_seekfn && r->seekfn(r->seekdata, 0, SEEK_SET) == CURL_SEEKFUNC_OK;
-}
-
-/* Our trampolines in, the host's own options back out. */
-static void install_capture(curl_xfer *x)
-{
-    const lg_curl_real *real = x->real;
-    real->setopt(x->h, CURLOPT_WRITEFUNCTION, lg_relay_write);
-    real->setopt(x->h, CURLOPT_WRITEDATA, &x->relay);
-    real->setopt(x->h, CURLOPT_HEADERFUNCTION, lg_capture_header);
-    real->setopt(x->h, CURLOPT_HEADERDATA, &x->cap);
-    real->setopt(x->h, CURLOPT_HEADER, 0L);
-    real->setopt(x->h, CURLOPT_FAILONERROR, 0L);
-}
-
-static void restore_host(curl_xfer *x)
-{
-    const lg_curl_real *real = x->real;
-    lg_curl_rec *r = x->rec;
-    real->setopt(x->h, CURLOPT_URL, r->url);
-    real->setopt(x->h, CURLOPT_HTTPHEADER, r->headers);
-    real->setopt(x->h, CURLOPT_WRITEFUNCTION, r->writefn);
-    real->setopt(x->h, CURLOPT_WRITEDATA, r->writedata);
-    real->setopt(x->h, CURLOPT_HEADERFUNCTION, r->headerfn);
-    real->setopt(x->h, CURLOPT_HEADERDATA, r->headerdata);
-    real->setopt(x->h, CURLOPT_HEADER, r->header_opt);
-    real->setopt(x->h, CURLOPT_FAILONERROR, r->failonerror);
-    real->setopt(x->h, CURLOPT_FOLLOWLOCATION, r->followlocation);
-    if (x->body_replaced) {
-        real->setopt(x->h, CURLOPT_POSTFIELDSIZE_LARGE, r->postsize);
-        real->setopt(x->h, CURLOPT_POSTFIELDS, r->postfields);
-    }
-    if (r->xoauth2)
-        real->setopt(x->h, CURLOPT_XOAUTH2_BEARER, r->xoauth2);
-    if (x->attempt_hdrs)
-        lg_slist_free(x->attempt_hdrs);
-    free(x->attempt_url);
-    x->attempt_hdrs = NULL;
-    x->attempt_url = NULL;
-}
+static bool rewind_body(void *ctx) { return lg_xfer_rewind(ctx); }
 
 /* Runs a provider request through the gate and delivers its final response. */
 static CURLcode gated_perform(CURL *h, lg_curl_rec *r, const lg_curl_real *real, const lg_runtime *rt)
 {
-    curl_xfer x = {.h = h, .rec = r, .real = real, .prov = r->prov};
-    x.base_url = r->prov->upstream ? lg_url_rebase(r->prov->upstream, r->url) : strdup(r->url);
-    if (!x.base_url)
+    lg_curl_xfer x;
+    lg_gate_request req;
+    if (!lg_xfer_open(&x, h, r, rt, &req))
         return real->perform(h);
-    char host_key[KEY_MAX];
-    bool has_key = lg_curl_find_key(r, host_key, sizeof host_key);
-    char probe[KEY_MAX];
-    x.key_in_query = lg_url_query_get(r->url, "key", probe, sizeof probe);
-    explicit_bzero(probe, sizeof probe);
-    char pin[LG_NAME_MAX];
-    x.has_pin = lg_curl_find_pin(r, pin, sizeof pin);
-    lg_gate_request req = {
-        .cfg = rt->cfg,
-        .prov = r->prov,
-        .store = rt->store,
-        .host_key = has_key ? host_key : NULL,
-        .replayable = r->postfields || !(r->post || r->upload) || r->has_seekfn,
-        .body = r->postfields,
-        .body_len = !r->postfields ? 0 : r->postsize >= 0 ? (size_t)r->postsize : strlen(r->postfields),
-        .pin = x.has_pin ? pin : NULL,
-        .reroutes = true,
-    };
     lg_transport t = {.attempt = attempt, .rewind = rewind_body};
-    install_capture(&x);
     lg_gate_result res = lg_gate_run(&req, &t, &x);
-    restore_host(&x);
-    explicit_bzero(host_key, sizeof host_key);
-    CURLcode rc;
-    if (res.verdict == LG_GATE_DELIVERED) {
-        rc = x.last_rc;
-    } else if (res.verdict == LG_GATE_TRANSPORT) {
-        lg_gate_result as_is = res;
-        as_is.normalized = false;
-        as_is.status = x.cap.status;
-        lg_curl_deliver(r, &x.cap, &as_is);
-        r->info_override = false;
-        rc = x.last_rc;
-    } else {
-        rc = lg_curl_deliver(r, &x.cap, &res);
-    }
-    lg_capture_free(&x.cap);
-    lg_relay_free(&x.relay);
-    free(x.base_url);
-    return rc;
+    return lg_xfer_close(&x, &res);
 }
 
 /* A plain host rule: admission only, then libcurl as usual; a refusal is answered locally. */
@@ -245,16 +38,11 @@ static CURLcode paced_perform(CURL *h, lg_curl_rec *r, const lg_curl_real *real,
     lg_gate_result res;
     if (lg_gate_admit(&req, &res))
         return real->perform(h);
-    lg_capture none = {0};
-    return lg_curl_deliver(r, &none, &res);
+    return lg_xfer_refuse(r, &res);
 }
 
-/* The perform itself; libcurl's own socket and TLS calls inside it are never gated again. */
-static CURLcode perform(CURL *h)
+static CURLcode perform(CURL *h, const lg_curl_real *real)
 {
-    const lg_curl_real *real = lg_curl_real_get();
-    if (!real->perform)
-        return CURLE_FAILED_INIT;
     lg_curl_rec *r = lg_rec_get(h, false);
     if (!r || !r->prov || !r->url || !real->setopt || !real->getinfo)
         return real->perform(h);
@@ -266,8 +54,11 @@ static CURLcode perform(CURL *h)
 
 EXPORT CURLcode curl_easy_perform(CURL *h)
 {
-    lg_guard_enter();
-    CURLcode rc = perform(h);
-    lg_guard_leave();
+    const lg_curl_real *real = lg_curl_real_get();
+    if (!real->perform)
+        return CURLE_FAILED_INIT;
+    lg_curl_depth++; /* also keeps libcurl's own socket and TLS calls inside from being gated again */
+    CURLcode rc = perform(h, real);
+    lg_curl_depth--;
     return rc;
 }

@@ -5,6 +5,8 @@
 #include "hook/curl_real.h"
 #include "hook/real_sym.h"
 
+_Thread_local int lg_curl_depth;
+
 static lg_curl_real real;
 static pthread_once_t real_once = PTHREAD_ONCE_INIT;
 
@@ -23,6 +25,19 @@ static void resolve_all(void)
     *(void **)&real.reset = resolve("curl_easy_reset");
     *(void **)&real.duphandle = resolve("curl_easy_duphandle");
     *(void **)&real.cleanup = resolve("curl_easy_cleanup");
+    *(void **)&real.m_add = resolve("curl_multi_add_handle");
+    *(void **)&real.m_remove = resolve("curl_multi_remove_handle");
+    *(void **)&real.m_perform = resolve("curl_multi_perform");
+    *(void **)&real.m_socket_action = resolve("curl_multi_socket_action");
+    *(void **)&real.m_socket_all = resolve("curl_multi_socket_all");
+    *(void **)&real.m_info_read = resolve("curl_multi_info_read");
+    *(void **)&real.m_wait = resolve("curl_multi_wait");
+    *(void **)&real.m_poll = resolve("curl_multi_poll");
+    *(void **)&real.m_wakeup = resolve("curl_multi_wakeup");
+    *(void **)&real.m_fdset = resolve("curl_multi_fdset");
+    *(void **)&real.m_timeout = resolve("curl_multi_timeout");
+    *(void **)&real.m_setopt = resolve("curl_multi_setopt");
+    *(void **)&real.m_cleanup = resolve("curl_multi_cleanup");
     errno = saved;
 }
 

@@ -12,7 +12,25 @@ typedef struct {
     void (*reset)(CURL *);
     CURL *(*duphandle)(CURL *);
     void (*cleanup)(CURL *);
+    CURLMcode (*m_add)(CURLM *, CURL *);
+    CURLMcode (*m_remove)(CURLM *, CURL *);
+    CURLMcode (*m_perform)(CURLM *, int *);
+    CURLMcode (*m_socket_action)(CURLM *, curl_socket_t, int, int *);
+    CURLMcode (*m_socket_all)(CURLM *, int *);
+    CURLMsg *(*m_info_read)(CURLM *, int *);
+    CURLMcode (*m_wait)(CURLM *, struct curl_waitfd *, unsigned int, int, int *);
+    CURLMcode (*m_poll)(CURLM *, struct curl_waitfd *, unsigned int, int, int *);
+    CURLMcode (*m_wakeup)(CURLM *);
+    CURLMcode (*m_fdset)(CURLM *, fd_set *, fd_set *, fd_set *, int *);
+    CURLMcode (*m_timeout)(CURLM *, long *);
+    CURLMcode (*m_setopt)(CURLM *, CURLMoption, ...);
+    CURLMcode (*m_cleanup)(CURLM *);
 } lg_curl_real;
+
+/* How deep this thread is inside our own calls into libcurl. libcurl's curl_easy_perform calls the
+ * curl_multi_* functions through its PLT, and they call one another: a multi interposer entered at depth
+ * > 0 goes straight to libcurl. */
+extern _Thread_local int lg_curl_depth;
 
 /* The real functions, resolved once with dlsym(RTLD_NEXT), falling back to an RTLD_NOLOAD handle of
  * libcurl. Members may be NULL when unresolvable: callers must check. Never NULL itself. */

@@ -9,7 +9,8 @@
 /* Enters / leaves a guarded section (nestable). */
 void lg_guard_enter(void);
 void lg_guard_leave(void);
-/* True inside a guarded section on this thread. */
+/* True inside a guarded section on this thread, or inside a call into libcurl (lg_curl_depth: the multi
+ * hooks' calls, whose sockets libcurl drives itself). */
 bool lg_guard_active(void);
 
 #endif

@@ -35,6 +35,22 @@ fi
 "$LG_CLI" run -- sh -c true 2>"$LG_TMP/err"
 check_eq "dynamic binary: no warning" "" "$(cat "$LG_TMP/err")"
 
+# a Go build (recognised by its .go.buildinfo section) and a program that carries its own TLS library (it
+# defines SSL_read itself, as Node.js does) are named in one line, and still run
+gcc -o "$LG_TMP/gobin" -x c - <<<'__attribute__((used, section(".go.buildinfo"))) static const char b[] = "\xff Go buildinf:"; int main(void){return 3;}'
+"$LG_CLI" run -- "$LG_TMP/gobin" 2>"$LG_TMP/err"
+check_eq "Go program: still run" 3 "$?"
+check_match "Go program: named in one line" '^llmgate: warning: [^
+]*gobin is a Go program [^
+]*cannot reach it, it runs ungated$' "$(cat "$LG_TMP/err")"
+gcc -rdynamic -o "$LG_TMP/owntls" -x c - <<<'int SSL_read(void *s, void *b, int n){return n;} int main(void){return 0;}'
+"$LG_CLI" run -- "$LG_TMP/owntls" 2>"$LG_TMP/err"
+check_match "own TLS library: named" 'owntls carries its own TLS library' "$(cat "$LG_TMP/err")"
+gcc -o "$LG_TMP/curlhost" -x c - -lcurl <<<'#include <curl/curl.h>
+int main(void){return curl_easy_init() ? 0 : 1;}'
+"$LG_CLI" run -- "$LG_TMP/curlhost" 2>"$LG_TMP/err"
+check_eq "a libcurl program: no warning" "" "$(cat "$LG_TMP/err")"
+
 echo '{"retry": {"max_attempts": 0}}' >"$LG_TMP/bad.json"
 "$LG_CLI" run --config "$LG_TMP/bad.json" -- sh -c 'echo ran' >"$LG_TMP/out" 2>"$LG_TMP/err"
 check_eq "bad config: refused with status 2" 2 "$?"

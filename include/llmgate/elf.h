@@ -1,0 +1,18 @@
+/* What an ELF file on disk says about how a preload can reach it (read from its headers, never loaded). */
+#ifndef LLMGATE_ELF_H
+#define LLMGATE_ELF_H
+
+#include <stdbool.h>
+
+typedef struct {
+    bool has_interp;  /* has a program interpreter (the dynamic loader runs for it) */
+    bool go;          /* built by the Go toolchain (.go.buildinfo / .note.go.buildid) */
+    bool own_tls;     /* defines SSL_read or SSL_write itself (a TLS library linked in, as Node.js does) */
+    bool needs_curl;  /* a DT_NEEDED entry names libcurl */
+} lg_elf_facts;
+
+/* Reads the facts of file (a 64-bit ELF of this machine's byte order). symbols: also scan the dynamic symbol
+ * table for own_tls. False when the file cannot be read or is no such ELF. Preserves errno. */
+bool lg_elf_inspect(const char *file, bool symbols, lg_elf_facts *f);
+
+#endif

@@ -1,0 +1,67 @@
+/* One gated libcurl transfer, shared by the easy front end (curl_perform.c) and the multi front end
+ * (curl_multi_*.c): the request the engine sees, each attempt shaped on the handle (URL, our header list
+ * with the chosen key, our capture trampolines), the attempt's result read back, and the final response
+ * delivered to the host with the host's own options restored. It performs nothing itself: the front end
+ * runs the handle (curl_easy_perform, or the host's multi). */
+#ifndef LLMGATE_HOOK_CURL_XFER_H
+#define LLMGATE_HOOK_CURL_XFER_H
+
+#include <stdbool.h>
+
+#include "hook/curl_capture.h"
+#include "hook/curl_handles.h"
+#include "hook/curl_stream.h"
+#include "hook/runtime.h"
+#include "llmgate/gate.h"
+
+#define LG_XFER_KEY_MAX 1024
+
+typedef struct {
+    CURL *h;
+    lg_curl_rec *rec;
+    const lg_curl_real *real;
+    const lg_provider *prov;
+    char *base_url;                  /* the host's URL with the provider's upstream applied */
+    bool key_in_query;
+    char *attempt_url;               /* ours, while set on the handle */
+    struct curl_slist *attempt_hdrs; /* ours, while set on the handle */
+    bool has_pin;                    /* the host's headers carry X-Llmgate-Pin (never forwarded) */
+    char pin[LG_NAME_MAX];           /* its value */
+    bool body_replaced;              /* an attempt's body, not the host's, is set on the handle */
+    lg_capture cap;
+    lg_relay relay;
+    CURLcode last_rc;                /* libcurl's code for the last attempt */
+    char host_key[LG_XFER_KEY_MAX];  /* the host's key, only until lg_xfer_forget_key */
+} lg_curl_xfer;
+
+/* Sets x up for a gated exchange of provider handle h (record r) and fills *req for lg_exchange_begin or
+ * lg_gate_run (req->host_key points into x until lg_xfer_forget_key). Installs the capture trampolines.
+ * False (nothing changed on the handle): run the host's request untouched. */
+bool lg_xfer_open(lg_curl_xfer *x, CURL *h, lg_curl_rec *r, const lg_runtime *rt, lg_gate_request *req);
+
+/* Wipes the host's key from x (once the engine has taken what it needs). */
+void lg_xfer_forget_key(lg_curl_xfer *x);
+
+/* Prepares the next attempt as the engine says (its provider: URL and auth style; its key, NULL: the
+ * host's own credentials; its body): resets the capture, sets URL, headers and body. False when it cannot
+ * (x->last_rc is then the error): report a fatal transport error. */
+bool lg_xfer_prepare(lg_curl_xfer *x, const lg_attempt *at);
+
+/* The attempt's transfer ended with rc: fills *resp; returns 0 (a response, possibly a committed stream
+ * with resp->delivered), LG_ATTEMPT_RETRYABLE or LG_ATTEMPT_FATAL (lg_transport.attempt's contract). */
+int lg_xfer_result(lg_curl_xfer *x, CURLcode rc, lg_response_view *resp);
+
+/* Makes the request body ready to be sent again; false when it cannot be rewound. */
+bool lg_xfer_rewind(lg_curl_xfer *x);
+
+/* Restores the host's options, hands the engine's final result to the host (lg_curl_deliver, or the last
+ * attempt's own error) and frees x's buffers. Returns the CURLcode the host must see for the transfer. */
+CURLcode lg_xfer_close(lg_curl_xfer *x, const lg_gate_result *res);
+
+/* Restores the host's options and frees x's buffers without delivering anything (a cancelled exchange). */
+void lg_xfer_abandon(lg_curl_xfer *x);
+
+/* A refusal of a request that was never shaped (plain host rules): the synthesized 429 to the host. */
+CURLcode lg_xfer_refuse(lg_curl_rec *r, const lg_gate_result *res);
+
+#endif

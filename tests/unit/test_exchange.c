@@ -1,0 +1,384 @@
+/* Unit tests of the exchange engine's state machine (src/gate/exchange.c) on a fake clock: every path of
+ * the old attempt loop, step by step. Without a store each exchange has process-local account slots; the
+ * paths that involve several exchanges (a refusal before the first attempt, a quota lock seen by the next
+ * request, a reservation given back) use a shared store in a temporary directory. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "llmgate/engine.h"
+#include "llmgate/store.h"
+
+#define T0 1800000000000LL /* the fake clock's start, wall-clock ms */
+#define OK_BODY "{\"id\":\"x\",\"choices\":[{\"message\":{\"content\":\"hi\"}}],\"usage\":{\"total_tokens\":5}}"
+#define QUOTA_BODY "{\"error\":{\"message\":\"You exceeded your current quota\",\"type\":\"insufficient_quota\",\"code\":\"insufficient_quota\"}}"
+#define RATE_BODY "{\"error\":{\"message\":\"Rate limit reached\",\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}"
+#define SERVER_BODY "{\"error\":{\"message\":\"The server had an error\",\"type\":\"server_error\"}}"
+
+typedef struct {
+    char dir[64];
+    lg_store *store;
+    lg_config *cfg;
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    snprintf(f->dir, sizeof f->dir, "/tmp/llmgate-exchange.XXXXXX");
+    if (!f || !mkdtemp(f->dir))
+        return -1;
+    setenv("XDG_STATE_HOME", f->dir, 1);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    lg_store_close(f->store);
+    lg_config_free(f->cfg);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
+    int rc = system(cmd);
+    free(f);
+    return rc == 0 ? 0 : -1;
+}
+
+static lg_store *store(fixture *f)
+{
+    char path[128], err[256];
+    snprintf(path, sizeof path, "%s/state.shm", f->dir);
+    f->store = lg_store_open(path, err, sizeof err);
+    assert_non_null(f->store);
+    return f->store;
+}
+
+/* The openai provider with accounts a (key sk-a) and b (sk-b), or only a when one, and `extra` config. */
+static const lg_provider *openai(fixture *f, bool one, const char *limits, const char *extra)
+{
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"providers\": {\"openai\": {\"accounts\": [{\"name\": \"a\", \"key\": \"sk-a\"}%s]%s%s}}%s%s}",
+             one ? "" : ", {\"name\": \"b\", \"key\": \"sk-b\"}", limits ? ", \"limits\": " : "", limits ? limits : "",
+             extra ? ", " : "", extra ? extra : "");
+    lg_errors errs = {0};
+    f->cfg = lg_config_parse(json, strlen(json), "test", false, &errs);
+    if (!f->cfg)
+        fail_msg("config: %s", errs.n ? errs.items[0] : "?");
+    for (size_t i = 0; i < f->cfg->n_providers; i++)
+        if (!strcmp(f->cfg->providers[i].name, "openai"))
+            return &f->cfg->providers[i];
+    fail_msg("no openai provider");
+    return NULL;
+}
+
+static lg_gate_request request(fixture *f, const lg_provider *p)
+{
+    return (lg_gate_request){.cfg = f->cfg, .prov = p, .store = f->store, .host_key = "sk-host", .replayable = true,
+                             .body = "{\"model\":\"gpt-4o\",\"max_tokens\":16}", .body_len = 34};
+}
+
+/* Feeds a response of status/body (with an optional Retry-After in seconds) to x. */
+static void respond(lg_exchange *x, int status, const char *body, const char *retry_after, int64_t now, lg_step *s)
+{
+    lg_header h[2] = {{"content-type", "application/json"}, {"retry-after", retry_after}};
+    lg_response_view v = {.status = status, .headers = h, .n_headers = retry_after ? 2 : 1, .body = body,
+                          .body_len = strlen(body)};
+    lg_exchange_on_response(x, &v, now, s);
+}
+
+static void assert_send(const lg_step *s, size_t account, const char *key, bool resend)
+{
+    assert_int_equal(s->kind, LG_STEP_SEND);
+    assert_int_equal(s->account, account);
+    assert_string_equal(s->key, key);
+    assert_int_equal(s->resend, resend);
+}
+
+static void immediate_admission_and_success(void **state)
+{
+    fixture *f = *state;
+    lg_gate_request req = request(f, openai(f, false, NULL, NULL));
+    lg_step s;
+    lg_exchange *x = lg_exchange_begin(&req, T0, &s);
+    assert_non_null(x);
+    assert_send(&s, 0, "sk-a", false);
+    respond(x, 200, OK_BODY, NULL, T0 + 50, &s);
+    assert_int_equal(s.kind, LG_STEP_DONE);
+    assert_int_equal(s.result.verdict, LG_GATE_DELIVER);
+    assert_int_equal(s.result.status, 200);
+    assert_int_equal(s.result.outcome.state, LG_STATE_SUCCESS);
+    assert_false(s.result.normalized);
+    assert_int_equal(s.result.attempts, 1);
+    lg_exchange_free(x);
+}
+
+/* A full window makes the retry wait for admission; a timer that fires early gets the same WAIT back. */
+static void waiting_admission_and_early_timer(void **state)
+{
+    fixture *f = *state;
+    lg_gate_request req = request(f, openai(f, true, "{\"rpm\": 1, \"window_ms\": 1000}",
+                                            "\"backoff\": {\"single_account_base_ms\": 100, \"single_account_max_ms\": 100}"));
+    lg_step s;
+    lg_exchange *x = lg_exchange_begin(&req, T0, &s);
+    assert_send(&s, 0, "sk-a", false);
+    respond(x, 500, SERVER_BODY, NULL, T0 + 10, &s);
+    assert_int_equal(s.kind, LG_STEP_WAIT); /* the backoff */
+    assert_int_equal(s.at_ms, T0 + 110);
+    lg_exchange_on_timer(x, T0 + 110, &s);
+    assert_int_equal(s.kind, LG_STEP_WAIT); /* now admission: the one request of the window is spent */
+    int64_t at = s.at_ms;
+    assert_true(at >= T0 + 1000 && at <= T0 + 1100);
+    lg_exchange_on_timer(x, at - 1, &s);
+    assert_int_equal(s.kind, LG_STEP_WAIT);
+    assert_int_equal(s.at_ms, at);
+    lg_exchange_on_timer(x, at, &s);
+    assert_send(&s, 0, "sk-a", true);
+    respond(x, 200, OK_BODY, NULL, at + 20, &s);
+    assert_int_equal(s.kind, LG_STEP_DONE);
+    assert_int_equal(s.result.status, 200);
+    assert_int_equal(s.result.attempts, 2);
+    lg_exchange_free(x);
+}
+
+/* A dead key (quota) rotates at once to the next; the lock is in the shared state, so the next request
+ * starts on the live key; when every key is locked past the deadline, a new request is refused locally. */
+static void rotation_quota_lock_and_refusal(void **state)
+{
+    fixture *f = *state;
+    store(f);
+    lg_gate_request req = request(f, openai(f, false, NULL, "\"retry\": {\"max_rate_limit_wait_seconds\": 5}"));
+    lg_step s;
+    lg_exchange *x = lg_exchange_begin(&req, T0, &s);
+    assert_send(&s, 0, "sk-a", false);
+    respond(x, 429, QUOTA_BODY, NULL, T0 + 10, &s);
+    assert_send(&s, 1, "sk-b", true);
+    respond(x, 200, OK_BODY, NULL, T0 + 20, &s);
+    assert_int_equal(s.kind, LG_STEP_DONE);
+    assert_int_equal(s.result.account, 1);
+    assert_int_equal(s.result.attempts, 2);
+    lg_exchange_free(x);
+
+    lg_exchange *y = lg_exchange_begin(&req, T0 + 1000, &s); /* a locked for 60 s: starts on b */
+    assert_send(&s, 1, "sk-b", false);
+    respond(y, 429, QUOTA_BODY, NULL, T0 + 1010, &s); /* b dies too: nothing can go within 5 s */
+    assert_int_equal(s.kind, LG_STEP_DONE);
+    assert_int_equal(s.result.verdict, LG_GATE_DELIVER);
+    assert_true(s.result.normalized);
+    assert_int_equal(s.result.status, 429);
+    assert_int_equal(s.result.outcome.reason, LG_REASON_QUOTA_EXHAUSTED);
+    assert_true(s.result.retry_after_ms > 55000 && s.result.retry_after_ms <= 60000);
+    lg_exchange_free(y);
+
+    lg_exchange *z = lg_exchange_begin(&req, T0 + 2000, &s);
+    assert_int_equal(s.kind, LG_STEP_DONE); /* refused before any attempt */
+    assert_int_equal(s.result.verdict, LG_GATE_REFUSED);
+    assert_int_equal(s.result.status, 429);
+    assert_int_equal(s.result.attempts, 0);
+    assert_true(s.result.normalized);
+    assert_true(s.result.retry_after_ms > 55000 && s.result.retry_after_ms <= 60000);
+    lg_exchange_free(z);
+}
+
+/* Server errors retry the same key max_server_retries times with backoff (its cooldown is shorter than the
+ * backoff here), then switch. */
+static void server_errors_then_switch(void **state)
+{
+    fixture *f = *state;
+    lg_gate_request req = request(f, openai(f, false, NULL,
+                                            "\"retry\": {\"max_server_retries\": 2, \"switch_delay_ms\": 30}, "
+                                            "\"backoff\": {\"single_account_base_ms\": 100, \"single_account_max_ms\": 400, "
+                                            "\"server_error_ms\": 50}"));
+    lg_step s;
+    int64_t now = T0;
+    lg_exchange *x = lg_exchange_begin(&req, now, &s);
+    for (int i = 0; i < 2; i++) {
+        assert_send(&s, 0, "sk-a", i > 0);
+        respond(x, 500, SERVER_BODY, NULL, now, &s);
+        assert_int_equal(s.kind, LG_STEP_WAIT);
+        assert_true(s.at_ms > now);
+        now = s.at_ms;
+        lg_exchange_on_timer(x, now, &s);
+    }
+    assert_send(&s, 0, "sk-a", true);
+    respond(x, 500, SERVER_BODY, NULL, now, &s);
+    assert_int_equal(s.kind, LG_STEP_WAIT);
+    assert_int_equal(s.at_ms, now + 30); /* switch_delay_ms */
+    lg_exchange_on_timer(x, s.at_ms, &s);
+    assert_send(&s, 1, "sk-b", true);
+    respond(x, 200, OK_BODY, NULL, now + 40, &s);
+    assert_int_equal(s.kind, LG_STEP_DONE);
+    assert_int_equal(s.result.attempts, 4);
+    assert_int_equal(s.result.account, 1);
+    lg_exchange_free(x);
+}
+
+/* A reset connection is retried on the same key after a growing backoff, a bounded number of times; then
+ * the host sees the transport's own error. A timeout is shown at once. */
+static void transport_retry_backoff_and_give_up(void **state)
+{
+    fixture *f = *state;
+    lg_gate_request req = request(f, openai(f, false, NULL,
+                                            "\"retry\": {\"max_server_retries\": 2}, "
+                                            "\"backoff\": {\"single_account_base_ms\": 100, \"single_account_max_ms\": 400}"));
+    lg_step s;
+    int64_t now = T0, last_delay = 0;
+    lg_exchange *x = lg_exchange_begin(&req, now, &s);
+    for (int i = 0; i < 2; i++) {
+        assert_send(&s, 0, "sk-a", i > 0);
+        lg_exchange_on_transport_error(x, true, now, &s);
+        assert_int_equal(s.kind, LG_STEP_WAIT);
+        assert_true(s.at_ms - now > last_delay);
+        last_delay = s.at_ms - now;
+        now = s.at_ms;
+        lg_exchange_on_timer(x, now, &s);
+    }
+    assert_send(&s, 0, "sk-a", true);
+    lg_exchange_on_transport_error(x, true, now, &s);
+    assert_int_equal(s.kind, LG_STEP_DONE);
+    assert_int_equal(s.result.verdict, LG_GATE_TRANSPORT);
+    assert_int_equal(s.result.attempts, 3);
+    lg_exchange_free(x);
+
+    lg_exchange *y = lg_exchange_begin(&req, now, &s);
+    lg_exchange_on_transport_error(y, false, now, &s);
+    assert_int_equal(s.kind, LG_STEP_DONE);
+    assert_int_equal(s.result.verdict, LG_GATE_TRANSPORT);
+    assert_int_equal(s.result.attempts, 1);
+    lg_exchange_free(y);
+}
+
+/* A body the front end cannot rewind: the retry becomes the delivery of the last response, normalized. A
+ * request known not to be replayable is never retried. */
+static void not_replayable(void **state)
+{
+    fixture *f = *state;
+    lg_gate_request req = request(f, openai(f, false, NULL, "\"retry\": {\"switch_delay_ms\": 0}"));
+    lg_step s;
+    lg_exchange *x = lg_exchange_begin(&req, T0, &s);
+    respond(x, 429, RATE_BODY, "7", T0 + 10, &s);
+    assert_send(&s, 1, "sk-b", true);
+    lg_exchange_cannot_resend(x, T0 + 10, &s);
+    assert_int_equal(s.kind, LG_STEP_DONE);
+    assert_int_equal(s.result.verdict, LG_GATE_DELIVER);
+    assert_int_equal(s.result.status, 429);
+    assert_true(s.result.normalized);
+    assert_int_equal(s.result.retry_after_ms, 7000);
+    assert_int_equal(s.result.attempts, 1);
+    lg_exchange_free(x);
+
+    req.replayable = false;
+    lg_exchange *y = lg_exchange_begin(&req, T0, &s);
+    respond(y, 429, RATE_BODY, "7", T0 + 10, &s);
+    assert_int_equal(s.kind, LG_STEP_DONE);
+    assert_int_equal(s.result.status, 429);
+    assert_int_equal(s.result.attempts, 1);
+    lg_exchange_free(y);
+}
+
+/* One key whose server asks for longer than the request may wait: given up at once, normalized with the
+ * server's hint. */
+static void deadline_give_up_normalized(void **state)
+{
+    fixture *f = *state;
+    lg_gate_request req = request(f, openai(f, true, NULL, "\"retry\": {\"max_rate_limit_wait_seconds\": 2}"));
+    lg_step s;
+    lg_exchange *x = lg_exchange_begin(&req, T0, &s);
+    respond(x, 429, RATE_BODY, "30", T0 + 10, &s);
+    assert_int_equal(s.kind, LG_STEP_DONE);
+    assert_int_equal(s.result.verdict, LG_GATE_DELIVER);
+    assert_true(s.result.normalized);
+    assert_int_equal(s.result.status, 429);
+    assert_int_equal(s.result.retry_after_ms, 30000);
+    assert_int_equal(s.result.outcome.state, LG_STATE_RETRYABLE_RATE_LIMIT);
+    lg_exchange_free(x);
+}
+
+/* A stream the front end already committed to the host is final, whatever it turned out to be. */
+static void committed_stream_is_final(void **state)
+{
+    fixture *f = *state;
+    lg_gate_request req = request(f, openai(f, false, NULL, NULL));
+    lg_step s;
+    lg_exchange *x = lg_exchange_begin(&req, T0, &s);
+    const char *sse = "data: {\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\n"
+                      "data: {\"error\":{\"message\":\"overloaded\",\"type\":\"server_error\"}}\n\n";
+    lg_header h = {"content-type", "text/event-stream"};
+    lg_response_view v = {.status = 200, .headers = &h, .n_headers = 1, .body = sse, .body_len = strlen(sse),
+                          .stream = true, .delivered = true};
+    lg_exchange_on_response(x, &v, T0 + 10, &s);
+    assert_int_equal(s.kind, LG_STEP_DONE);
+    assert_int_equal(s.result.verdict, LG_GATE_DELIVERED);
+    assert_int_equal(s.result.attempts, 1);
+    lg_exchange_free(x);
+}
+
+/* A plain host rule: admission only, then the host's own request. */
+static void plain_host_rule_passes(void **state)
+{
+    fixture *f = *state;
+    const char *json = "{\"providers\": {\"hook\": {\"hosts\": [\"hooks.example\"], \"limits\": {\"rpm\": 5}}}}";
+    lg_errors errs = {0};
+    f->cfg = lg_config_parse(json, strlen(json), "test", false, &errs);
+    assert_non_null(f->cfg);
+    const lg_provider *p = NULL;
+    for (size_t i = 0; i < f->cfg->n_providers; i++)
+        if (!strcmp(f->cfg->providers[i].name, "hook"))
+            p = &f->cfg->providers[i];
+    assert_non_null(p);
+    lg_gate_request req = {.cfg = f->cfg, .prov = p};
+    lg_step s;
+    lg_exchange *x = lg_exchange_begin(&req, T0, &s);
+    assert_int_equal(s.kind, LG_STEP_DONE);
+    assert_int_equal(s.result.verdict, LG_GATE_PASS);
+    lg_exchange_free(x);
+}
+
+/* An exchange freed while it waits gives its reserved place back: the next request gets that place
+ * instead of the one after it. */
+static void free_mid_wait_gives_back_the_reservation(void **state)
+{
+    fixture *f = *state;
+    store(f);
+    lg_gate_request req = request(f, openai(f, true, "{\"rpm\": 1, \"window_ms\": 1000}", NULL));
+    lg_step s;
+    lg_exchange *x = lg_exchange_begin(&req, T0, &s);
+    assert_send(&s, 0, "sk-a", false);
+    respond(x, 200, OK_BODY, NULL, T0 + 10, &s);
+    lg_exchange_free(x);
+    lg_exchange *y = lg_exchange_begin(&req, T0 + 20, &s);
+    assert_int_equal(s.kind, LG_STEP_WAIT);
+    int64_t place = s.at_ms;
+    lg_exchange *z = lg_exchange_begin(&req, T0 + 30, &s);
+    assert_int_equal(s.kind, LG_STEP_WAIT);
+    assert_true(s.at_ms >= place + 900); /* behind y */
+    lg_exchange_free(z);
+    lg_exchange_free(y);
+    lg_exchange *w = lg_exchange_begin(&req, T0 + 40, &s);
+    assert_int_equal(s.kind, LG_STEP_WAIT);
+    assert_int_equal(s.at_ms, place); /* y's place, given back */
+    lg_exchange_free(w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(immediate_admission_and_success, setup, teardown),
+        cmocka_unit_test_setup_teardown(waiting_admission_and_early_timer, setup, teardown),
+        cmocka_unit_test_setup_teardown(rotation_quota_lock_and_refusal, setup, teardown),
+        cmocka_unit_test_setup_teardown(server_errors_then_switch, setup, teardown),
+        cmocka_unit_test_setup_teardown(transport_retry_backoff_and_give_up, setup, teardown),
+        cmocka_unit_test_setup_teardown(not_replayable, setup, teardown),
+        cmocka_unit_test_setup_teardown(deadline_give_up_normalized, setup, teardown),
+        cmocka_unit_test_setup_teardown(committed_stream_is_final, setup, teardown),
+        cmocka_unit_test_setup_teardown(plain_host_rule_passes, setup, teardown),
+        cmocka_unit_test_setup_teardown(free_mid_wait_gives_back_the_reservation, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
