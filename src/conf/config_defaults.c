@@ -16,6 +16,18 @@ void conf_policy_defaults(lg_config *c)
         .same_key_retry_delay_ms = 1000,
         .switch_after_retry_ms = 5000,
         .max_server_retries = 2,
+        .budget_ratio = 0.2,
+        .budget_min_per_s = 0.5,
+        .pool_fallback = false,
+        .pin_separator = ":",
+    };
+    c->breaker = (lg_breaker_conf){
+        .failure_ratio = 0.5,
+        .min_requests = 10,
+        .window_ms = 30000,
+        .consecutive_failures = 5,
+        .open_ms = 30000,
+        .open_max_ms = 300000,
     };
     c->backoff = (lg_backoff_conf){
         .n_quota_steps = sizeof quota_steps / sizeof quota_steps[0],
@@ -47,10 +59,12 @@ bool conf_copy_preset_hosts(lg_provider *p, const lg_preset *pr)
     return true;
 }
 
-/* Fills p as the preset's default entry: its hosts, its auth and dialect, the host's own key. */
-static bool preset_entry(lg_provider *p, const lg_preset *pr)
+/* Fills p as the preset's default entry: its hosts, its auth and dialect, the host's own key, the top-level
+ * breaker. */
+static bool preset_entry(lg_provider *p, const lg_preset *pr, const lg_breaker_conf *breaker)
 {
     memset(p, 0, sizeof *p);
+    p->breaker = *breaker;
     snprintf(p->name, sizeof p->name, "%s", pr->name);
     p->preset = pr;
     p->dialect = pr->dialect;
@@ -76,7 +90,7 @@ bool conf_add_default_presets(lg_config *c, const bool *referenced)
     for (size_t i = 0; i < n_presets; i++) {
         if (referenced && referenced[i])
             continue;
-        bool ok = preset_entry(&c->providers[c->n_providers], &all[i]);
+        bool ok = preset_entry(&c->providers[c->n_providers], &all[i], &c->breaker);
         c->n_providers++; /* counted even when incomplete, so lg_config_free releases it */
         if (!ok)
             return false;
