@@ -6,6 +6,26 @@
 
 #define FALLBACK_MAX 16
 
+/* True when s can be the next entry of p's chain (a name, not p's own, not listed yet); reports at path. */
+static bool entry_ok(conf_ctx *cx, const lg_provider *p, const char *s, const char *path)
+{
+    if (!conf_valid_name(s)) {
+        conf_err(cx, path, "expected a provider name (1 to %d characters from A-Z a-z 0-9 . _ - @ + :)",
+                 LG_NAME_MAX - 1);
+        return false;
+    }
+    if (!strcmp(s, p->name)) {
+        conf_err(cx, path, "\"%s\" names this provider itself", s);
+        return false;
+    }
+    for (size_t j = 0; j < p->n_fallback; j++)
+        if (!strcmp(p->fallback[j], s)) {
+            conf_err(cx, path, "\"%s\" is already in the chain", s);
+            return false;
+        }
+    return true;
+}
+
 void conf_parse_fallback(conf_ctx *cx, const cJSON *arr, const char *path, lg_provider *p)
 {
     char ip[LG_CONF_PATH_MAX];
@@ -22,29 +42,15 @@ void conf_parse_fallback(conf_ctx *cx, const cJSON *arr, const char *path, lg_pr
         conf_err(cx, path, "out of memory");
         return;
     }
-    size_t i = 0;
-    for (const cJSON *it = arr->child; it; it = it->next, i++) {
-        const char *s;
+    for (const cJSON *it = arr->child; it; it = it->next) {
+        size_t i = p->n_fallback;
         conf_path_index(ip, path, i);
-        if (!conf_string(cx, it, ip, LG_NAME_MAX - 1, &s))
-            continue;
-        if (!conf_valid_name(s)) {
-            conf_err(cx, ip, "expected a provider name (1 to %d characters from A-Z a-z 0-9 . _ - @ + :)",
-                     LG_NAME_MAX - 1);
-            continue;
-        }
-        if (!strcmp(s, p->name)) {
-            conf_err(cx, ip, "\"%s\" names this provider itself", s);
-            continue;
-        }
-        bool dup = false;
-        for (size_t j = 0; j < p->n_fallback && !dup; j++)
-            dup = !strcmp(p->fallback[j], s);
-        if (dup) {
-            conf_err(cx, ip, "\"%s\" is already in the chain", s);
-            continue;
-        }
-        if (!(p->fallback[p->n_fallback] = strdup(s)))
+        /* An entry refused here stays as "" (skipped by conf_check_fallbacks, and the parse fails anyway) so
+         * that later entries keep their index in messages. */
+        const char *name = "", *s;
+        if (conf_string(cx, it, ip, LG_NAME_MAX - 1, &s) && entry_ok(cx, p, s, ip))
+            name = s;
+        if (!(p->fallback[i] = strdup(name)))
             conf_err(cx, ip, "out of memory");
         else
             p->n_fallback++;
@@ -98,6 +104,8 @@ void conf_check_fallbacks(conf_ctx *cx, const lg_config *c)
         conf_path_key(pp, "providers", p->name);
         conf_path_key(fp, pp, "fallback");
         for (size_t j = 0; j < p->n_fallback; j++) {
+            if (!p->fallback[j][0])
+                continue; /* refused while parsing */
             conf_path_index(ip, fp, j);
             const lg_provider *t = lg_config_provider(c, p->fallback[j]);
             if (t)

@@ -687,6 +687,8 @@ static void test_resilience_errors(void **state)
         {"{\"providers\": {\"openai\": {\"fallback\": [\"openai\"]}}}", "providers.openai.fallback[0]: \"openai\" names this provider itself"},
         {"{\"providers\": {\"openai\": {\"fallback\": [\"groq\", \"groq\"]}}, \"groq\": {" ACC "}}",
          "providers.openai.fallback[1]: \"groq\" is already in the chain"},
+        {"{\"providers\": {\"openai\": {\"fallback\": [\"openai\", 7, \"nowhere\"]}}}", /* indexes kept past refused entries */
+         "providers.openai.fallback[2]: no provider named \"nowhere\""},
         {"{\"providers\": {\"openai\": {\"fallback\": [\"nowhere\"]}}}",
          "providers.openai.fallback[0]: no provider named \"nowhere\" (neither in \"providers\" nor a preset)"},
         {"{\"providers\": {\"openai\": {\"fallback\": [\"kimi\"]}}}",
