@@ -807,7 +807,8 @@ static void test_map_model(void **state)
     lg_config *c = parse_ok("{\"providers\": {\"openai\": {\"models\": {"
                             " \"gpt-4o-mini\": \"small\", \"gpt-4o\": \"gpt-4o-2024-11-20\", \"gpt-4*\": \"gpt-4.1\","
                             " \"o[13]-?ini\": \"o-mini\", \"openai/*\": \"routed\", \"*\": \"default\"}},"
-                            " \"groq\": {\"models\": {\"llama-*\": \"llama-3.3-70b\", \"llama-3\": \"never\"}}}}");
+                            " \"groq\": {\"models\": {\"llama-*\": \"llama-3.3-70b\", \"llama-3\": \"never\","
+                            "   \"mix[1]\": \"literal\"}}}}");
     const lg_provider *o = find(c, "openai");
     assert_string_equal(lg_provider_map_model(o, "gpt-4o"), "gpt-4o-2024-11-20"); /* exact */
     assert_string_equal(lg_provider_map_model(o, "gpt-4o-mini"), "small");        /* first match wins */
@@ -821,6 +822,8 @@ static void test_map_model(void **state)
     assert_string_equal(lg_provider_map_model(o, ""), "default");
     const lg_provider *g = find(c, "groq");
     assert_string_equal(lg_provider_map_model(g, "llama-3"), "llama-3.3-70b"); /* config order, not exactness */
+    assert_string_equal(lg_provider_map_model(g, "mix[1]"), "literal"); /* exact, though not as a glob */
+    assert_string_equal(lg_provider_map_model(g, "mix1"), "literal");   /* and as a glob */
     const char *m = "mixtral-8x7b";
     assert_ptr_equal(lg_provider_map_model(g, m), m);          /* no match: the model itself */
     assert_ptr_equal(lg_provider_map_model(find(c, "anthropic"), m), m); /* no "models" at all */
