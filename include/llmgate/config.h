@@ -132,6 +132,12 @@ lg_config *lg_config_defaults(void);
  *   such as "qwen", or "preset"), each with the host's own key; so presets stay active with zero config.
  * - a provider that is not a preset, has no "dialect" and no "accounts" is a plain host rule
  *   (LG_DIALECT_NONE); other custom providers default to the openai dialect.
+ * - a custom provider with "dialect" (not none) and "upstream" needs no "hosts" (n_hosts 0): it is reached
+ *   only through a fallback chain or a pin. A plain host rule takes no "breaker", "fallback" or "models".
+ * - every "fallback" name is another provider (presets count, by their own name), once, of the same
+ *   dialect, with no "host" account (the program's key never goes to another provider).
+ * - with retry.pool_fallback, each provider's accounts are reordered (stable): the default pool first,
+ *   then the named pools in the order of their first account.
  * - "auth" (optional: "bearer", "x-api-key", "x-goog-api-key", "api-key", "query-key") overrides how
  *   the key is carried; the default is the preset's, else bearer / x-api-key (anthropic) /
  *   x-goog-api-key (google).

@@ -49,6 +49,10 @@ bool conf_check_keys(conf_ctx *cx, const cJSON *obj, const char *path, const cha
 /* Integer in [min, max]; what names the expectation ("a positive integer"). False after reporting. */
 bool conf_int(conf_ctx *cx, const cJSON *item, const char *path, int64_t min, int64_t max, const char *what,
               int64_t *out);
+/* A finite number in [min, max], or in (min, max] when min_exclusive; what names the expectation ("a number
+ * from 0 to 1"). False after reporting. */
+bool conf_number(conf_ctx *cx, const cJSON *item, const char *path, double min, bool min_exclusive, double max,
+                 const char *what, double *out);
 bool conf_bool(conf_ctx *cx, const cJSON *item, const char *path, bool *out);
 /* A string of 1..max_len bytes without control characters; *out points into the JSON tree. */
 bool conf_string(conf_ctx *cx, const cJSON *item, const char *path, size_t max_len, const char **out);
@@ -79,9 +83,23 @@ const char *conf_auth_name(lg_auth_style a);
 const char *conf_boundary_name(lg_stream_boundary b);
 const char *conf_log_level_name(lg_log_level l);
 
-/* Fills the policy parts of c (retry, backoff, store, log) with their defaults. */
+/* Reads a "breaker" object at path over *b: members present replace b's, the others stay (so a provider's
+ * breaker starts as a copy of the top-level one). */
+void conf_parse_breaker(conf_ctx *cx, const cJSON *obj, const char *path, lg_breaker_conf *b);
+/* Reads a provider's "fallback" array of provider names into p (names only; see conf_check_fallbacks). */
+void conf_parse_fallback(conf_ctx *cx, const cJSON *arr, const char *path, lg_provider *p);
+/* Checks every provider's fallback names against the whole configuration (presets included): each names
+ * another provider, once, of the same dialect, with accounts of its own. */
+void conf_check_fallbacks(conf_ctx *cx, const lg_config *c);
+/* Reads a provider's "models" object (pattern: model) into p, in config order. */
+void conf_parse_models(conf_ctx *cx, const cJSON *obj, const char *path, lg_provider *p);
+/* Orders p's accounts by pool (stable): the default pool (no "pool") first, then the named pools in the
+ * order their first account appears. */
+void conf_order_pools(lg_provider *p);
+
+/* Fills the policy parts of c (retry, backoff, breaker, store, log) with their defaults. */
 void conf_policy_defaults(lg_config *c);
-/* Frees one provider's contents (hosts, upstream, accounts with their keys wiped). */
+/* Frees one provider's contents (hosts, upstream, accounts with their keys wiped, fallback, models). */
 void conf_provider_free(lg_provider *p);
 
 /* Resolves a key reference ("env:NAME", "file:/path", "host", or a literal) into acct->key, key_ref

@@ -201,6 +201,22 @@ bool conf_int(conf_ctx *cx, const cJSON *item, const char *path, int64_t min, in
     return true;
 }
 
+bool conf_number(conf_ctx *cx, const cJSON *item, const char *path, double min, bool min_exclusive, double max,
+                 const char *what, double *out)
+{
+    if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble) || item->valuedouble < min
+        || (min_exclusive && item->valuedouble == min)) {
+        type_err(cx, item, path, what);
+        return false;
+    }
+    if (item->valuedouble > max) {
+        conf_err(cx, path, "%.15g is too large (at most %.15g)", item->valuedouble, max);
+        return false;
+    }
+    *out = item->valuedouble;
+    return true;
+}
+
 bool conf_bool(conf_ctx *cx, const cJSON *item, const char *path, bool *out)
 {
     if (!cJSON_IsBool(item)) {

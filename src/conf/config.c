@@ -1,5 +1,4 @@
 /* lg_config_parse: JSON text to a validated lg_config, collecting every problem with its path. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,10 +8,14 @@
 #define PATH_LEN_MAX 4096
 #define WAIT_SECONDS_MAX 1e9
 
-static const char *const top_keys[] = {"providers", "retry", "backoff", "store", "log", "hold", NULL};
+#define BUDGET_RATIO_MAX 100.0
+#define BUDGET_PER_S_MAX 1e6
+
+static const char *const top_keys[] = {"providers", "retry", "backoff", "breaker", "store", "log", "hold", NULL};
 static const char *const retry_keys[] = {"switch_on_first_rate_limit", "max_rate_limit_wait_seconds",
                                          "max_attempts", "switch_delay_ms", "same_key_retry_delay_ms",
-                                         "switch_after_retry_ms", "max_server_retries", NULL};
+                                         "switch_after_retry_ms", "max_server_retries", "budget_ratio",
+                                         "budget_min_per_s", "pool_fallback", "pin_separator", NULL};
 static const char *const backoff_keys[] = {"quota_exhausted_ms", "rate_limit_exceeded_ms",
                                            "model_capacity_exhausted_ms", "server_error_ms", "unknown_ms",
                                            "dedup_window_ms", "reset_after_ms", "single_account_base_ms",
@@ -44,6 +47,21 @@ static void opt_small_int(conf_ctx *cx, const cJSON *obj, const char *base, cons
         *dst = (int)v64;
 }
 
+/* Reads retry.pin_separator: 1 to 7 printable ASCII characters, no space. */
+static void parse_pin_separator(conf_ctx *cx, const cJSON *v, const char *path, lg_retry_conf *r)
+{
+    const char *s;
+    if (!conf_string(cx, v, path, sizeof r->pin_separator - 1, &s))
+        return;
+    for (const char *q = s; *q; q++)
+        if ((unsigned char)*q <= ' ' || (unsigned char)*q > '~') {
+            conf_err(cx, path, "expected 1 to %zu printable ASCII characters without spaces",
+                     sizeof r->pin_separator - 1);
+            return;
+        }
+    snprintf(r->pin_separator, sizeof r->pin_separator, "%s", s);
+}
+
 static void parse_retry(conf_ctx *cx, const cJSON *obj, lg_retry_conf *r)
 {
     char kp[LG_CONF_PATH_MAX];
@@ -53,21 +71,27 @@ static void parse_retry(conf_ctx *cx, const cJSON *obj, lg_retry_conf *r)
     const cJSON *v = conf_member(obj, "retry", "switch_on_first_rate_limit", kp);
     if (v)
         conf_bool(cx, v, kp, &r->switch_on_first_rate_limit);
+    double d;
     v = conf_member(obj, "retry", "max_rate_limit_wait_seconds", kp);
-    if (v) {
-        if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0) {
-            char got[200];
-            conf_describe(v, true, got, sizeof got);
-            conf_err(cx, kp, "expected a non-negative number of seconds, got %s", got);
-        } else if (v->valuedouble > WAIT_SECONDS_MAX) {
-            conf_err(cx, kp, "%.15g is too large (at most %.0f)", v->valuedouble, WAIT_SECONDS_MAX);
-        } else {
-            double ms = v->valuedouble * 1000.0;
-            r->max_rate_limit_wait_ms = (int64_t)ms;
-            if ((double)r->max_rate_limit_wait_ms < ms) /* round a fraction of a millisecond up */
-                r->max_rate_limit_wait_ms++;
-        }
+    if (v && conf_number(cx, v, kp, 0, false, WAIT_SECONDS_MAX, "a non-negative number of seconds", &d)) {
+        double ms = d * 1000.0;
+        r->max_rate_limit_wait_ms = (int64_t)ms;
+        if ((double)r->max_rate_limit_wait_ms < ms) /* round a fraction of a millisecond up */
+            r->max_rate_limit_wait_ms++;
     }
+    v = conf_member(obj, "retry", "budget_ratio", kp);
+    if (v)
+        conf_number(cx, v, kp, 0, false, BUDGET_RATIO_MAX, "a non-negative number (0.2 = 20 %)", &r->budget_ratio);
+    v = conf_member(obj, "retry", "budget_min_per_s", kp);
+    if (v)
+        conf_number(cx, v, kp, 0, false, BUDGET_PER_S_MAX, "a non-negative number of retries per second",
+                    &r->budget_min_per_s);
+    v = conf_member(obj, "retry", "pool_fallback", kp);
+    if (v)
+        conf_bool(cx, v, kp, &r->pool_fallback);
+    v = conf_member(obj, "retry", "pin_separator", kp);
+    if (v)
+        parse_pin_separator(cx, v, kp, r);
     opt_small_int(cx, obj, "retry", "max_attempts", 1, 1000, "an integer from 1 to 1000", &r->max_attempts);
     opt_small_int(cx, obj, "retry", "max_server_retries", 0, 1000, "an integer from 0 to 1000",
                   &r->max_server_retries);
@@ -224,6 +248,8 @@ static void parse_sections(conf_ctx *cx, const cJSON *root, lg_config *c)
         parse_retry(cx, v, &c->retry);
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "backoff")))
         parse_backoff(cx, v, &c->backoff);
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "breaker")))
+        conf_parse_breaker(cx, v, "breaker", &c->breaker);
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "store")))
         parse_store(cx, v, c);
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "log")))
@@ -231,6 +257,7 @@ static void parse_sections(conf_ctx *cx, const cJSON *root, lg_config *c)
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "hold")))
         parse_hold(cx, v, c);
     conf_parse_providers(cx, cJSON_GetObjectItemCaseSensitive(root, "providers"), c);
+    conf_check_fallbacks(cx, c);
 }
 
 lg_config *conf_parse_mode(const char *json, size_t len, const char *origin, bool others_can_read, int mode,

@@ -18,6 +18,7 @@ void conf_policy_defaults(lg_config *c)
         .max_server_retries = 2,
         .budget_ratio = 0.2,
         .budget_min_per_s = 0.5,
+        .pool_fallback = false,
         .pin_separator = ":",
     };
     c->breaker = (lg_breaker_conf){
@@ -42,8 +43,8 @@ void conf_policy_defaults(lg_config *c)
     };
     memcpy(c->backoff.quota_exhausted_ms, quota_steps, sizeof quota_steps);
     strcpy(c->store_backend, "shm");
-    c->log_level = LG_LOG_INFO;
     c->max_held_body = 8 * 1024 * 1024;
+    c->log_level = LG_LOG_INFO;
 }
 
 bool conf_copy_preset_hosts(lg_provider *p, const lg_preset *pr)
@@ -59,10 +60,12 @@ bool conf_copy_preset_hosts(lg_provider *p, const lg_preset *pr)
     return true;
 }
 
-/* Fills p as the preset's default entry: its hosts, its auth and dialect, the host's own key. */
-static bool preset_entry(lg_provider *p, const lg_preset *pr)
+/* Fills p as the preset's default entry: its hosts, its auth and dialect, the host's own key, the top-level
+ * breaker. */
+static bool preset_entry(lg_provider *p, const lg_preset *pr, const lg_breaker_conf *breaker)
 {
     memset(p, 0, sizeof *p);
+    p->breaker = *breaker;
     snprintf(p->name, sizeof p->name, "%s", pr->name);
     p->preset = pr;
     p->dialect = pr->dialect;
@@ -88,8 +91,7 @@ bool conf_add_default_presets(lg_config *c, const bool *referenced)
     for (size_t i = 0; i < n_presets; i++) {
         if (referenced && referenced[i])
             continue;
-        bool ok = preset_entry(&c->providers[c->n_providers], &all[i]);
-        c->providers[c->n_providers].breaker = c->breaker;
+        bool ok = preset_entry(&c->providers[c->n_providers], &all[i], &c->breaker);
         c->n_providers++; /* counted even when incomplete, so lg_config_free releases it */
         if (!ok)
             return false;

@@ -23,6 +23,14 @@ void conf_provider_free(lg_provider *p)
         free(p->accounts[i].key_ref);
     }
     free(p->accounts);
+    for (size_t i = 0; i < p->n_fallback; i++)
+        free(p->fallback[i]);
+    free(p->fallback);
+    for (size_t i = 0; i < p->n_models; i++) {
+        free(p->models[i].pattern);
+        free(p->models[i].model);
+    }
+    free(p->models);
     memset(p, 0, sizeof *p);
 }
 

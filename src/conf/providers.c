@@ -13,9 +13,12 @@
 #define URL_LEN_MAX 2048
 #define PRESETS_TRACKED 64 /* more than lg_preset_all() returns */
 
-static const char *const provider_keys[] = {"preset", "hosts",  "dialect", "auth",
-                                            "upstream", "accounts", "limits", "stream", NULL};
-static const char *const account_keys[] = {"name", "key", NULL};
+static const char *const provider_keys[] = {"preset",   "hosts",  "dialect", "auth",     "upstream", "accounts",
+                                            "limits",   "stream", "breaker", "fallback", "models",   NULL};
+static const char *const account_keys[] = {"name", "key", "pool", NULL};
+static const char *const classified_keys[] = {"breaker", "fallback", "models", NULL}; /* not for host rules */
+
+#define NAME_CHARS "1 to 63 characters from A-Z a-z 0-9 . _ - @ + :"
 static const char *const limit_keys[] = {"rpm", "tpm", "window_ms", "tier", NULL};
 static const char *const stream_keys[] = {"boundary", NULL};
 
@@ -110,26 +113,31 @@ static void parse_hosts(conf_ctx *cx, const cJSON *arr, const char *path, lg_pro
     }
 }
 
-/* Parses one account object into a (name defaults to "accountN", N counted from 1). */
+/* Reads the optional name-valued member `member` of obj (an account's "name" or "pool") into dst. */
+static void opt_name(conf_ctx *cx, const cJSON *obj, const char *path, const char *member, char dst[LG_NAME_MAX])
+{
+    char kp[LG_CONF_PATH_MAX];
+    const char *s;
+    const cJSON *v = conf_member(obj, path, member, kp);
+    if (v && conf_string(cx, v, kp, LG_NAME_MAX - 1, &s)) {
+        if (conf_valid_name(s))
+            snprintf(dst, LG_NAME_MAX, "%s", s);
+        else
+            conf_err(cx, kp, "expected " NAME_CHARS);
+    }
+}
+
+/* Parses one account object into a (name defaults to "accountN", N counted from 1; pool to ""). */
 static void parse_account(conf_ctx *cx, const cJSON *obj, const char *path, size_t index, lg_account *a)
 {
     char kp[LG_CONF_PATH_MAX];
     if (!conf_expect_object(cx, obj, path))
         return;
     conf_check_keys(cx, obj, path, account_keys);
-    const cJSON *name = cJSON_GetObjectItemCaseSensitive(obj, "name");
     const cJSON *key = cJSON_GetObjectItemCaseSensitive(obj, "key");
     snprintf(a->name, sizeof a->name, "account%zu", index + 1);
-    if (name) {
-        const char *s;
-        conf_path_key(kp, path, "name");
-        if (conf_string(cx, name, kp, LG_NAME_MAX - 1, &s)) {
-            if (conf_valid_name(s))
-                snprintf(a->name, sizeof a->name, "%s", s);
-            else
-                conf_err(cx, kp, "expected 1 to %d characters from A-Z a-z 0-9 . _ - @ + :", LG_NAME_MAX - 1);
-        }
-    }
+    opt_name(cx, obj, path, "name", a->name);
+    opt_name(cx, obj, path, "pool", a->pool);
     conf_path_key(kp, path, "key");
     if (!key) {
         conf_err(cx, kp, "missing (\"env:NAME\", \"file:/path\", \"host\" or the key itself)");
@@ -276,7 +284,46 @@ static void parse_upstream(conf_ctx *cx, const cJSON *item, const char *path, lg
         p->upstream[--len] = '\0';
 }
 
-/* Parses one provider entry into p. */
+/* Takes p's hosts from "hosts" or its preset; a custom provider without hosts, with "dialect" (not none) and
+ * "upstream", is reached only through a fallback chain or a pin, never by host name. */
+static void provider_hosts(conf_ctx *cx, const cJSON *obj, const char *path, lg_provider *p)
+{
+    char kp[LG_CONF_PATH_MAX];
+    const cJSON *hosts = conf_member(obj, path, "hosts", kp);
+    bool dialect = cJSON_GetObjectItemCaseSensitive(obj, "dialect") && p->dialect != LG_DIALECT_NONE;
+    if (hosts)
+        parse_hosts(cx, hosts, kp, p);
+    else if (p->preset)
+        conf_copy_preset_hosts(p, p->preset);
+    else if (dialect && !cJSON_GetObjectItemCaseSensitive(obj, "upstream"))
+        conf_err(cx, path, "\"%s\" has no \"hosts\"; a provider reached only through a fallback or a pin needs "
+                           "\"upstream\"", p->name);
+    else if (!dialect)
+        conf_err(cx, path, "\"%s\" is not a preset; give \"preset\" or \"hosts\" (or \"dialect\" and \"upstream\" "
+                           "for a provider reached only through a fallback or a pin)", p->name);
+}
+
+/* Parses the members that act on classified responses ("breaker", "fallback", "models"); a plain host rule
+ * has none. */
+static void parse_resilience(conf_ctx *cx, const cJSON *obj, const char *path, lg_provider *p)
+{
+    char kp[LG_CONF_PATH_MAX];
+    const cJSON *v;
+    if (p->dialect == LG_DIALECT_NONE) {
+        for (size_t i = 0; classified_keys[i]; i++)
+            if (conf_member(obj, path, classified_keys[i], kp))
+                conf_err(cx, kp, "only for a provider with a dialect: a plain host rule's responses are not read");
+        return;
+    }
+    if ((v = conf_member(obj, path, "breaker", kp)))
+        conf_parse_breaker(cx, v, kp, &p->breaker);
+    if ((v = conf_member(obj, path, "fallback", kp)))
+        conf_parse_fallback(cx, v, kp, p);
+    if ((v = conf_member(obj, path, "models", kp)))
+        conf_parse_models(cx, v, kp, p);
+}
+
+/* Parses one provider entry into p (whose breaker is the top-level one so far). */
 static void parse_provider(conf_ctx *cx, const cJSON *obj, const char *path, lg_provider *p)
 {
     char kp[LG_CONF_PATH_MAX];
@@ -286,13 +333,7 @@ static void parse_provider(conf_ctx *cx, const cJSON *obj, const char *path, lg_
     conf_check_keys(cx, obj, path, provider_keys);
     if (!parse_identity(cx, obj, path, p))
         return;
-    const cJSON *hosts = conf_member(obj, path, "hosts", kp);
-    if (hosts)
-        parse_hosts(cx, hosts, kp, p);
-    else if (p->preset)
-        conf_copy_preset_hosts(p, p->preset);
-    else
-        conf_err(cx, path, "\"%s\" is not a preset; give \"preset\" or \"hosts\"", p->name);
+    provider_hosts(cx, obj, path, p);
     const cJSON *v;
     if ((v = conf_member(obj, path, "upstream", kp)))
         parse_upstream(cx, v, kp, p);
@@ -302,6 +343,7 @@ static void parse_provider(conf_ctx *cx, const cJSON *obj, const char *path, lg_
         parse_limits(cx, v, kp, &p->limits);
     if ((v = conf_member(obj, path, "stream", kp)))
         parse_stream(cx, v, kp, p);
+    parse_resilience(cx, obj, path, p);
 }
 
 /* Gives p its single "host" account (the key the host program sent) when it has none. */
@@ -334,15 +376,17 @@ void conf_parse_providers(conf_ctx *cx, const cJSON *obj, lg_config *c)
             const char *name = it->string ? it->string : "";
             lg_provider *p = &c->providers[c->n_providers++];
             conf_path_key(pp, "providers", name);
+            p->breaker = c->breaker;
             if (!conf_valid_name(name)) {
-                conf_err(cx, pp, "provider names are 1 to %d characters from A-Z a-z 0-9 . _ - @ + :",
-                         LG_NAME_MAX - 1);
+                conf_err(cx, pp, "provider names are " NAME_CHARS);
                 continue;
             }
             snprintf(p->name, sizeof p->name, "%s", name);
             parse_provider(cx, it, pp, p);
             if (!ensure_host_account(p))
                 conf_err(cx, pp, "out of memory");
+            if (c->retry.pool_fallback)
+                conf_order_pools(p);
             for (size_t i = 0; i < n_presets && i < PRESETS_TRACKED; i++)
                 if (p->preset == &all[i])
                     referenced[i] = true;

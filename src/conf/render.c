@@ -27,6 +27,35 @@ static char *redact_url(const char *url)
     return out;
 }
 
+/* Adds the breaker b as member name of obj. */
+static void render_breaker(cJSON *obj, const char *name, const lg_breaker_conf *b)
+{
+    cJSON *o = cJSON_AddObjectToObject(obj, name);
+    if (!o)
+        return;
+    cJSON_AddNumberToObject(o, "failure_ratio", b->failure_ratio);
+    cJSON_AddNumberToObject(o, "min_requests", b->min_requests);
+    cJSON_AddNumberToObject(o, "window_ms", (double)b->window_ms);
+    cJSON_AddNumberToObject(o, "consecutive_failures", b->consecutive_failures);
+    cJSON_AddNumberToObject(o, "open_ms", (double)b->open_ms);
+    cJSON_AddNumberToObject(o, "open_max_ms", (double)b->open_max_ms);
+}
+
+/* Adds p's breaker (null for a plain host rule, which has none), fallback chain and model map. */
+static void render_resilience(cJSON *o, const lg_provider *p)
+{
+    if (p->dialect == LG_DIALECT_NONE)
+        cJSON_AddNullToObject(o, "breaker");
+    else
+        render_breaker(o, "breaker", &p->breaker);
+    cJSON *fallback = cJSON_AddArrayToObject(o, "fallback");
+    for (size_t i = 0; fallback && i < p->n_fallback; i++)
+        cJSON_AddItemToArray(fallback, cJSON_CreateString(p->fallback[i]));
+    cJSON *models = cJSON_AddObjectToObject(o, "models");
+    for (size_t i = 0; models && i < p->n_models; i++)
+        cJSON_AddItemToObject(models, p->models[i].pattern, cJSON_CreateString(p->models[i].model));
+}
+
 static cJSON *render_provider(const lg_provider *p)
 {
     cJSON *o = cJSON_CreateObject();
@@ -46,6 +75,7 @@ static cJSON *render_provider(const lg_provider *p)
             continue;
         cJSON_AddStringToObject(a, "name", p->accounts[i].name);
         add_string_or_null(a, "key", p->accounts[i].key_ref);
+        add_string_or_null(a, "pool", p->accounts[i].pool[0] ? p->accounts[i].pool : NULL);
         cJSON_AddItemToArray(accounts, a);
     }
     cJSON *limits = cJSON_AddObjectToObject(o, "limits");
@@ -58,6 +88,7 @@ static cJSON *render_provider(const lg_provider *p)
     cJSON *stream = cJSON_AddObjectToObject(o, "stream");
     if (stream)
         cJSON_AddStringToObject(stream, "boundary", conf_boundary_name(p->boundary));
+    render_resilience(o, p);
     return o;
 }
 
@@ -73,6 +104,10 @@ static void render_retry(cJSON *root, const lg_retry_conf *r)
     cJSON_AddNumberToObject(o, "same_key_retry_delay_ms", (double)r->same_key_retry_delay_ms);
     cJSON_AddNumberToObject(o, "switch_after_retry_ms", (double)r->switch_after_retry_ms);
     cJSON_AddNumberToObject(o, "max_server_retries", r->max_server_retries);
+    cJSON_AddNumberToObject(o, "budget_ratio", r->budget_ratio);
+    cJSON_AddNumberToObject(o, "budget_min_per_s", r->budget_min_per_s);
+    cJSON_AddBoolToObject(o, "pool_fallback", r->pool_fallback);
+    cJSON_AddStringToObject(o, "pin_separator", r->pin_separator);
 }
 
 static void render_backoff(cJSON *root, const lg_backoff_conf *b)
@@ -156,6 +191,7 @@ char *lg_config_render(const lg_config *c)
     }
     render_retry(root, &c->retry);
     render_backoff(root, &c->backoff);
+    render_breaker(root, "breaker", &c->breaker);
     render_store_and_log(root, c);
     cJSON *hold = cJSON_AddObjectToObject(root, "hold");
     if (hold)

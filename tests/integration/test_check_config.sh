@@ -56,6 +56,82 @@ check_eq "presets not listed stay active after the listed ones" \
 check_no_key "no key (nor an 8-character slice of one) appears in the output" \
     "sk-env-secret-111 sk-file-secret-222 sk-literal-secret-333" "$D/out" "$D/err"
 
+# Resilience: breaker (top level, overridden per provider), retry budget, pools, pin separator, a fallback
+# chain to a provider reached only through it (no hosts), model maps.
+export LGT_BACKUP_KEY=sk-backup-secret-555
+cat >"$D/resilience.json" <<'JSON'
+{
+  "breaker": {"failure_ratio": 0.4, "open_ms": 2000, "open_max_ms": 16000},
+  "retry": {"budget_ratio": 0.1, "budget_min_per_s": 1, "pool_fallback": true, "pin_separator": "::"},
+  "providers": {
+    "openai": {
+      "accounts": [ {"name": "ag1", "key": "env:LGT_OPENAI_KEY", "pool": "antigravity"},
+                    {"name": "cli1", "key": "env:LGT_OPENAI_KEY", "pool": "cli"},
+                    {"name": "plain", "key": "env:LGT_OPENAI_KEY"} ],
+      "breaker": {"consecutive_failures": 0},
+      "fallback": ["backup"],
+      "models": {"gpt-4o": "gpt-4o-2024-11-20", "gpt-4*": "gpt-4.1", "*": "gpt-4o-mini"}
+    },
+    "backup": {"dialect": "openai", "upstream": "http://127.0.0.1:18081",
+               "accounts": [{"name": "b", "key": "env:LGT_BACKUP_KEY"}]}
+  }
+}
+JSON
+chmod 600 "$D/resilience.json"
+run_cc "$D/resilience.json"
+check_eq "resilience config exits 0" "0 " "$RC $ERR"
+check_eq "top-level breaker: given members and defaults" "0.4 10 30000 5 2000 16000" \
+    "$(lg_json '" ".join(str(j["breaker"][k]) for k in ("failure_ratio", "min_requests", "window_ms", "consecutive_failures", "open_ms", "open_max_ms"))' <"$D/out")"
+check_eq "provider breaker: its own member, the rest from the top level" "0.4 0 2000" \
+    "$(lg_json '" ".join(str(j["providers"]["openai"]["breaker"][k]) for k in ("failure_ratio", "consecutive_failures", "open_ms"))' <"$D/out")"
+check_eq "a preset not listed has the top-level breaker" "0.4 5" \
+    "$(lg_json '" ".join(str(j["providers"]["anthropic"]["breaker"][k]) for k in ("failure_ratio", "consecutive_failures"))' <"$D/out")"
+check_eq "retry budget, pools, pin separator" "0.1 1 True ::" \
+    "$(lg_json '" ".join(str(j["retry"][k]) for k in ("budget_ratio", "budget_min_per_s", "pool_fallback", "pin_separator"))' <"$D/out")"
+check_eq "pool_fallback: default pool first, then pools by first appearance" "plain:None ag1:antigravity cli1:cli" \
+    "$(lg_json '" ".join(a["name"]+":"+str(a["pool"]) for a in j["providers"]["openai"]["accounts"])' <"$D/out")"
+check_eq "fallback chain and model map in config order" "['backup'] gpt-4o=gpt-4o-2024-11-20 gpt-4*=gpt-4.1 *=gpt-4o-mini" \
+    "$(lg_json 'str(j["providers"]["openai"]["fallback"])+" "+" ".join(k+"="+v for k, v in j["providers"]["openai"]["models"].items())' <"$D/out")"
+check_eq "a fallback-only provider: no hosts, its dialect and upstream" "[] openai http://127.0.0.1:18081" \
+    "$(lg_json 'str(j["providers"]["backup"]["hosts"])+" "+j["providers"]["backup"]["dialect"]+" "+j["providers"]["backup"]["upstream"]' <"$D/out")"
+check_no_key "resilience config: no key in the output" "sk-env-secret-111 sk-backup-secret-555" "$D/out" "$D/err"
+
+# Every resilience problem at once, each with its path.
+cat >"$D/resilience-bad.json" <<'JSON'
+{
+  "breaker": {"failure_ratio": 0, "open_ms": 5000, "open_max_ms": 4000},
+  "retry": {"budget_ratio": -1, "pin_separator": "a b"},
+  "providers": {
+    "openai": {"fallback": ["anthropic", "nowhere", "openai", "deepseek", "hook"],
+               "accounts": [{"key": "env:LGT_OPENAI_KEY", "pool": "no pool"}],
+               "models": {"*": "gpt-4o", "gpt-4o": "x"}},
+    "anthropic": {"accounts": [{"key": "env:LGT_BACKUP_KEY"}]},
+    "hook": {"hosts": ["hooks.example"], "fallback": ["openai"]},
+    "lonely": {"dialect": "openai"}
+  }
+}
+JSON
+chmod 600 "$D/resilience-bad.json"
+run_cc "$D/resilience-bad.json"
+F=$D/resilience-bad.json
+check_eq "resilience problems: exit 1, one line each" "1
+$F: retry.budget_ratio: expected a non-negative number (0.2 = 20 %), got -1
+$F: retry.pin_separator: expected 1 to 7 printable ASCII characters without spaces
+$F: breaker.failure_ratio: expected a number greater than 0 and at most 1, got 0
+$F: breaker.open_ms: 5000 exceeds open_max_ms (4000)
+$F: providers.openai.accounts[0].pool: expected 1 to 63 characters from A-Z a-z 0-9 . _ - @ + :
+$F: providers.openai.fallback[2]: \"openai\" names this provider itself
+$F: providers.openai.models.gpt-4o: never used: \"*\" before it matches every model
+$F: providers.hook.fallback: only for a provider with a dialect: a plain host rule's responses are not read
+$F: providers.lonely: \"lonely\" has no \"hosts\"; a provider reached only through a fallback or a pin needs \"upstream\"
+$F: providers.openai.fallback[0]: \"anthropic\" speaks the anthropic dialect and \"openai\" the openai one: cross-dialect fallback (openai -> anthropic) is not supported yet
+$F: providers.openai.fallback[1]: no provider named \"nowhere\" (neither in \"providers\" nor a preset)
+$F: providers.openai.fallback[3]: \"deepseek\" has an account (\"host\") using the key the program sent, which belongs to \"openai\" and never goes to another provider; give \"deepseek\" accounts with keys of its own
+$F: providers.openai.fallback[4]: \"hook\" is a plain host rule (dialect \"none\"); it cannot serve another provider's requests" \
+    "$RC
+$ERR"
+check_eq "nothing on stdout when refused" "" "$OUT"
+
 # A literal key in a file others can read is refused; the same file at 0600 is accepted.
 cat >"$D/literal.json" <<'JSON'
 {"providers": {"anthropic": {"accounts": [{"name": "only", "key": "sk-ant-literal-secret-444"}]}}}

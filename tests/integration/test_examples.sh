@@ -32,6 +32,10 @@ check_eq "fallback: gives up within 20 s" "20" \
     "$(q openai-with-anthropic-fallback.json 'j["retry"]["max_rate_limit_wait_seconds"]')"
 check_eq "qwen/ernie: the aliases map to the DashScope and Qianfan dialects" "dashscope baidu" \
     "$(q qwen-ernie.json 'j["providers"]["qwen"]["dialect"] + " " + j["providers"]["ernie"]["dialect"]')"
+check_eq "openrouter: the chain, to a provider without hosts" "openrouter-backup [] openai" \
+    "$(q openai-fallback-openrouter.json '" ".join(j["providers"]["openai"]["fallback"]) + " " + str(j["providers"]["openrouter-backup"]["hosts"]) + " " + j["providers"]["openrouter-backup"]["dialect"]')"
+check_eq "openrouter: pools in order, the models renamed" "paid paid trial openai/gpt-4o" \
+    "$(q openai-fallback-openrouter.json '" ".join(a["pool"] for a in j["providers"]["openai"]["accounts"]) + " " + j["providers"]["openrouter-backup"]["models"]["gpt-4o*"]')"
 check_eq "fleet: the redis store" "redis" "$(q fleet-redis.json 'j["store"]["backend"]')"
 check_eq "webhook: plain host rules (no dialect), paced" "none 20 none 600" \
     "$(q webhook-host-rule.json '" ".join(str(x) for p in ("chat-webhook", "internal-api") for x in (j["providers"][p]["dialect"], j["providers"][p]["limits"]["rpm"]))')"

@@ -338,7 +338,7 @@ static void test_type_and_range_errors(void **state)
         {"", "empty file"},
         {"{\"a\": 1,\n  }", "invalid JSON near line 2"},
         {"{} {}", "unexpected text after the JSON value near line 1, column 4"},
-        {"{\"bogus\": 1}", "bogus: unknown key (expected one of: providers, retry, backoff, store, log, hold)"},
+        {"{\"bogus\": 1}", "bogus: unknown key (expected one of: providers, retry, backoff, breaker, store, log, hold)"},
         {"{\"providers\": []}", "providers: expected an object, got an array"},
         {"{\"retry\": 5}", "retry: expected an object, got 5"},
         {"{\"hold\": {\"max_body_bytes\": 100}}", "hold.max_body_bytes: expected an integer from 65536 to 1073741824 (bytes), got 100"},
@@ -512,6 +512,382 @@ static void test_render_never_shows_keys(void **state)
     unsetenv("LGT_RENDER");
 }
 
+static void assert_default_breaker(const lg_breaker_conf *b)
+{
+    assert_true(b->failure_ratio == 0.5);
+    assert_int_equal(b->min_requests, 10);
+    assert_int_equal(b->window_ms, 30000);
+    assert_int_equal(b->consecutive_failures, 5);
+    assert_int_equal(b->open_ms, 30000);
+    assert_int_equal(b->open_max_ms, 300000);
+}
+
+/* The resilience defaults, with zero config and with an empty object: every preset carries them. */
+static void test_resilience_defaults(void **state)
+{
+    lg_config *both[2] = {lg_config_defaults(), parse_ok("{}")};
+    for (int k = 0; k < 2; k++) {
+        lg_config *c = both[k];
+        assert_non_null(c);
+        assert_true(c->retry.budget_ratio == 0.2);
+        assert_true(c->retry.budget_min_per_s == 0.5);
+        assert_false(c->retry.pool_fallback);
+        assert_string_equal(c->retry.pin_separator, ":");
+        assert_default_breaker(&c->breaker);
+        for (size_t i = 0; i < c->n_providers; i++) {
+            const lg_provider *p = &c->providers[i];
+            assert_default_breaker(&p->breaker);
+            assert_int_equal(p->n_fallback, 0);
+            assert_null(p->fallback);
+            assert_int_equal(p->n_models, 0);
+            assert_null(p->models);
+            assert_string_equal(p->accounts[0].pool, "");
+        }
+        lg_config_free(c);
+    }
+}
+
+/* Every new field read; a provider's breaker is the top-level one with its own members replaced. */
+static void test_resilience_fields(void **state)
+{
+    setenv("LGT_R1", "sk-r1", 1);
+    lg_config *c = parse_ok(
+        "{\"breaker\": {\"failure_ratio\": 0.25, \"min_requests\": 4, \"window_ms\": 500,"
+        "   \"consecutive_failures\": 0, \"open_ms\": 100, \"open_max_ms\": 800},"
+        " \"retry\": {\"budget_ratio\": 0, \"budget_min_per_s\": 2.5, \"pool_fallback\": false,"
+        "   \"pin_separator\": \"@@\"},"
+        " \"providers\": {"
+        "  \"openai\": {\"accounts\": [{\"name\": \"a\", \"key\": \"env:LGT_R1\", \"pool\": \"second\"},"
+        "                             {\"name\": \"b\", \"key\": \"env:LGT_R1\"}],"
+        "     \"breaker\": {\"failure_ratio\": 1, \"open_ms\": 800},"
+        "     \"fallback\": [\"backup\", \"deepseek\"],"
+        "     \"models\": {\"gpt-4o\": \"gpt-4o-2024-11-20\", \"gpt-4*\": \"gpt-4.1\", \"*\": \"gpt-4o-mini\"}},"
+        "  \"backup\": {\"dialect\": \"openai\", \"upstream\": \"http://127.0.0.1:9\","
+        "     \"accounts\": [{\"key\": \"env:LGT_R1\"}], \"fallback\": []},"
+        "  \"deepseek\": {\"accounts\": [{\"key\": \"env:LGT_R1\"}], \"breaker\": {}, \"models\": {}}}}");
+    assert_true(c->breaker.failure_ratio == 0.25);
+    assert_int_equal(c->breaker.min_requests, 4);
+    assert_int_equal(c->breaker.window_ms, 500);
+    assert_int_equal(c->breaker.consecutive_failures, 0);
+    assert_int_equal(c->breaker.open_ms, 100);
+    assert_int_equal(c->breaker.open_max_ms, 800);
+    assert_true(c->retry.budget_ratio == 0);
+    assert_true(c->retry.budget_min_per_s == 2.5);
+    assert_false(c->retry.pool_fallback);
+    assert_string_equal(c->retry.pin_separator, "@@");
+
+    const lg_provider *o = find(c, "openai");
+    assert_true(o->breaker.failure_ratio == 1);
+    assert_int_equal(o->breaker.open_ms, 800);
+    assert_int_equal(o->breaker.min_requests, 4); /* the others from the top level */
+    assert_int_equal(o->breaker.window_ms, 500);
+    assert_int_equal(o->breaker.open_max_ms, 800);
+    assert_int_equal(o->n_fallback, 2);
+    assert_string_equal(o->fallback[0], "backup");
+    assert_string_equal(o->fallback[1], "deepseek");
+    assert_int_equal(o->n_models, 3);
+    assert_string_equal(o->models[0].pattern, "gpt-4o");
+    assert_string_equal(o->models[0].model, "gpt-4o-2024-11-20");
+    assert_string_equal(o->models[2].pattern, "*");
+    assert_string_equal(o->accounts[0].name, "a"); /* without pool_fallback: config order */
+    assert_string_equal(o->accounts[0].pool, "second");
+    assert_string_equal(o->accounts[1].pool, "");
+
+    const lg_provider *b = find(c, "backup");
+    assert_int_equal(b->n_fallback, 0);
+    assert_true(b->breaker.failure_ratio == 0.25);
+    assert_int_equal(b->breaker.open_ms, 100);
+    const lg_provider *d = find(c, "deepseek");
+    assert_int_equal(d->n_models, 0);
+    assert_int_equal(d->breaker.open_ms, 100);
+    assert_int_equal(find(c, "anthropic")->breaker.open_ms, 100); /* presets not listed: the top level's */
+    assert_int_equal(find(c, "anthropic")->breaker.min_requests, 4);
+    lg_config_free(c);
+    unsetenv("LGT_R1");
+}
+
+/* A custom provider with "dialect" and "upstream" but no "hosts" is reached only through a fallback or a
+ * pin: valid, never matched by host name. */
+static void test_fallback_only_provider(void **state)
+{
+    setenv("LGT_R2", "sk-r2", 1);
+    lg_config *c = parse_ok("{\"providers\": {"
+                            " \"claude-eu\": {\"dialect\": \"anthropic\", \"upstream\": \"https://eu.example/v1\","
+                            "   \"accounts\": [{\"key\": \"env:LGT_R2\"}]},"
+                            " \"anthropic\": {\"accounts\": [{\"key\": \"env:LGT_R2\"}], \"fallback\": [\"claude-eu\"]}}}");
+    const lg_provider *eu = lg_config_provider(c, "claude-eu");
+    assert_non_null(eu);
+    assert_int_equal(eu->n_hosts, 0);
+    assert_int_equal(eu->dialect, LG_DIALECT_ANTHROPIC);
+    assert_int_equal(eu->auth, LG_AUTH_X_API_KEY);
+    assert_string_equal(eu->upstream, "https://eu.example/v1");
+    assert_ptr_equal(lg_config_match_host(c, "api.anthropic.com"), lg_config_provider(c, "anthropic"));
+    assert_null(lg_config_match_host(c, "eu.example"));
+    lg_config_free(c);
+    /* not referenced by any chain: still valid (a pin can reach it) */
+    c = parse_ok("{\"providers\": {\"spare\": {\"dialect\": \"openai\", \"upstream\": \"http://127.0.0.1:9\"}}}");
+    assert_int_equal(lg_config_provider(c, "spare")->n_hosts, 0);
+    assert_host_account(lg_config_provider(c, "spare"));
+    lg_config_free(c);
+    unsetenv("LGT_R2");
+}
+
+static void test_resilience_errors(void **state)
+{
+    setenv("LGT_R3", "sk-r3", 1);
+#define ACC "\"accounts\": [{\"key\": \"env:LGT_R3\"}]"
+    static const struct {
+        const char *json, *want;
+    } cases[] = {
+        {"{\"breaker\": 1}", "test.json: breaker: expected an object, got 1"},
+        {"{\"breaker\": {\"failure_ratio\": 0}}", "breaker.failure_ratio: expected a number greater than 0 and at most 1, got 0"},
+        {"{\"breaker\": {\"failure_ratio\": -0.5}}", "breaker.failure_ratio: expected a number greater than 0 and at most 1, got -0.5"},
+        {"{\"breaker\": {\"failure_ratio\": 1.5}}", "breaker.failure_ratio: 1.5 is too large (at most 1)"},
+        {"{\"breaker\": {\"failure_ratio\": \"half\"}}", "breaker.failure_ratio: expected a number greater than 0 and at most 1, got \"half\""},
+        {"{\"breaker\": {\"min_requests\": 0}}", "breaker.min_requests: expected an integer from 1 to 1000000, got 0"},
+        {"{\"breaker\": {\"min_requests\": 2.5}}", "breaker.min_requests: expected an integer from 1 to 1000000, got 2.5"},
+        {"{\"breaker\": {\"consecutive_failures\": -1}}", "breaker.consecutive_failures: expected an integer from 0 (never) to 1000000, got -1"},
+        {"{\"breaker\": {\"consecutive_failures\": 1000001}}", "breaker.consecutive_failures: 1000001 is too large (at most 1000000)"},
+        {"{\"breaker\": {\"window_ms\": 0}}", "breaker.window_ms: expected a positive integer (milliseconds), got 0"},
+        {"{\"breaker\": {\"open_ms\": 0}}", "breaker.open_ms: expected a positive integer (milliseconds), got 0"},
+        {"{\"breaker\": {\"open_max_ms\": -1}}", "breaker.open_max_ms: expected a positive integer (milliseconds), got -1"},
+        {"{\"breaker\": {\"open_ms\": 5000, \"open_max_ms\": 4000}}", "breaker.open_ms: 5000 exceeds open_max_ms (4000)"},
+        {"{\"breaker\": {\"open_max_ms\": 4000}}", "breaker.open_max_ms: 4000 is less than open_ms (30000)"},
+        {"{\"breaker\": {\"open_msx\": 1}}", "breaker.open_msx: unknown key (did you mean \"open_ms\"?)"},
+        {"{\"breaker\": {\"open_ms\": 1, \"open_ms\": 2}}", "breaker.open_ms: duplicate key"},
+        {"{\"providers\": {\"openai\": {\"breaker\": {\"open_ms\": 600000}}}}",
+         "providers.openai.breaker.open_ms: 600000 exceeds open_max_ms (300000)"},
+        {"{\"breaker\": {\"open_ms\": 1000}, \"providers\": {\"openai\": {\"breaker\": {\"open_max_ms\": 999}}}}",
+         "providers.openai.breaker.open_max_ms: 999 is less than open_ms (1000)"},
+        {"{\"providers\": {\"openai\": {\"breaker\": {\"min_requests\": 0}}}}",
+         "providers.openai.breaker.min_requests: expected an integer from 1 to 1000000, got 0"},
+        {"{\"providers\": {\"openai\": {\"breaker\": []}}}", "providers.openai.breaker: expected an object, got an array"},
+        {"{\"retry\": {\"budget_ratio\": -0.1}}", "retry.budget_ratio: expected a non-negative number (0.2 = 20 %), got -0.1"},
+        {"{\"retry\": {\"budget_ratio\": 101}}", "retry.budget_ratio: 101 is too large (at most 100)"},
+        {"{\"retry\": {\"budget_ratio\": null}}", "retry.budget_ratio: expected a non-negative number (0.2 = 20 %), got null"},
+        {"{\"retry\": {\"budget_min_per_s\": -1}}", "retry.budget_min_per_s: expected a non-negative number of retries per second, got -1"},
+        {"{\"retry\": {\"budget_min_per_s\": 1e7}}", "retry.budget_min_per_s: 10000000 is too large (at most 1000000)"},
+        {"{\"retry\": {\"pool_fallback\": \"yes\"}}", "retry.pool_fallback: expected true or false, got \"yes\""},
+        {"{\"retry\": {\"pin_separator\": \"\"}}", "retry.pin_separator: must not be empty"},
+        {"{\"retry\": {\"pin_separator\": \"12345678\"}}", "retry.pin_separator: too long (8 bytes, at most 7)"},
+        {"{\"retry\": {\"pin_separator\": \": \"}}", "retry.pin_separator: expected 1 to 7 printable ASCII characters without spaces"},
+        {"{\"retry\": {\"pin_separator\": \"\\u00e9\"}}", "retry.pin_separator: expected 1 to 7 printable ASCII characters without spaces"},
+        {"{\"retry\": {\"pin_separator\": \"\\t\"}}", "retry.pin_separator: contains a control character"},
+        {"{\"retry\": {\"pin_separator\": 58}}", "retry.pin_separator: expected a string, got 58"},
+        {"{\"providers\": {\"openai\": {\"accounts\": [{\"key\": \"env:LGT_R3\", \"pool\": \"a b\"}]}}}",
+         "providers.openai.accounts[0].pool: expected 1 to 63 characters from A-Z a-z 0-9 . _ - @ + :"},
+        {"{\"providers\": {\"openai\": {\"accounts\": [{\"key\": \"env:LGT_R3\", \"pool\": 1}]}}}",
+         "providers.openai.accounts[0].pool: expected a string, got 1"},
+        {"{\"providers\": {\"openai\": {\"accounts\": [{\"key\": \"env:LGT_R3\", \"pool\": \"\"}]}}}",
+         "providers.openai.accounts[0].pool: must not be empty"},
+        {"{\"providers\": {\"openai\": {\"fallback\": \"backup\"}}}",
+         "providers.openai.fallback: expected an array of at most 16 provider names, got \"backup\""},
+        {"{\"providers\": {\"openai\": {\"fallback\": [\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\",\"j\",\"k\",\"l\",\"m\",\"n\",\"o\",\"p\",\"q\"]}}}",
+         "providers.openai.fallback: expected an array of at most 16 provider names, got an array"},
+        {"{\"providers\": {\"openai\": {\"fallback\": [5]}}}", "providers.openai.fallback[0]: expected a string, got 5"},
+        {"{\"providers\": {\"openai\": {\"fallback\": [\"a b\"]}}}",
+         "providers.openai.fallback[0]: expected a provider name (1 to 63 characters"},
+        {"{\"providers\": {\"openai\": {\"fallback\": [\"openai\"]}}}", "providers.openai.fallback[0]: \"openai\" names this provider itself"},
+        {"{\"providers\": {\"openai\": {\"fallback\": [\"groq\", \"groq\"]}}, \"groq\": {" ACC "}}",
+         "providers.openai.fallback[1]: \"groq\" is already in the chain"},
+        {"{\"providers\": {\"openai\": {\"fallback\": [\"openai\", 7, \"nowhere\"]}}}", /* indexes kept past refused entries */
+         "providers.openai.fallback[2]: no provider named \"nowhere\""},
+        {"{\"providers\": {\"openai\": {\"fallback\": [\"nowhere\"]}}}",
+         "providers.openai.fallback[0]: no provider named \"nowhere\" (neither in \"providers\" nor a preset)"},
+        {"{\"providers\": {\"openai\": {\"fallback\": [\"kimi\"]}}}",
+         "providers.openai.fallback[0]: no provider named \"kimi\" (did you mean \"moonshot\"?)"},
+        {"{\"providers\": {\"openai\": {\"fallback\": [\"qwen\"]}, \"my-qwen\": {\"preset\": \"dashscope\"}}}",
+         "providers.openai.fallback[0]: no provider named \"qwen\" (did you mean \"my-qwen\"?)"},
+        {"{\"providers\": {\"openai\": {\"fallback\": [\"hook\"]}, \"hook\": {\"hosts\": [\"h.example\"]}}}",
+         "providers.openai.fallback[0]: \"hook\" is a plain host rule (dialect \"none\"); it cannot serve another provider's requests"},
+        {"{\"providers\": {\"openai\": {\"fallback\": [\"anthropic\"]}, \"anthropic\": {" ACC "}}}",
+         "providers.openai.fallback[0]: \"anthropic\" speaks the anthropic dialect and \"openai\" the openai one: "
+         "cross-dialect fallback (openai -> anthropic) is not supported yet"},
+        {"{\"providers\": {\"openai\": {\"fallback\": [\"deepseek\"]}}}",
+         "providers.openai.fallback[0]: \"deepseek\" has an account (\"host\") using the key the program sent, which "
+         "belongs to \"openai\" and never goes to another provider; give \"deepseek\" accounts with keys of its own"},
+        {"{\"providers\": {\"openai\": {\"fallback\": [\"groq\"]}, \"groq\": {\"accounts\": [{\"key\": \"env:LGT_R3\"},"
+         " {\"name\": \"mine\", \"key\": \"host\"}]}}}",
+         "providers.openai.fallback[0]: \"groq\" has an account (\"mine\") using the key the program sent"},
+        {"{\"providers\": {\"hook\": {\"hosts\": [\"h.example\"], \"fallback\": [\"openai\"]}}}",
+         "providers.hook.fallback: only for a provider with a dialect: a plain host rule's responses are not read"},
+        {"{\"providers\": {\"hook\": {\"hosts\": [\"h.example\"], \"breaker\": {}}}}",
+         "providers.hook.breaker: only for a provider with a dialect"},
+        {"{\"providers\": {\"hook\": {\"hosts\": [\"h.example\"], \"dialect\": \"none\", \"models\": {}}}}",
+         "providers.hook.models: only for a provider with a dialect"},
+        {"{\"providers\": {\"openai\": {\"models\": [\"gpt-4o\"]}}}", "providers.openai.models: expected an object, got an array"},
+        {"{\"providers\": {\"openai\": {\"models\": {\"gpt-4o\": 4}}}}", "providers.openai.models.gpt-4o: expected a string, got 4"},
+        {"{\"providers\": {\"openai\": {\"models\": {\"gpt-4o\": \"\"}}}}", "providers.openai.models.gpt-4o: must not be empty"},
+        {"{\"providers\": {\"openai\": {\"models\": {\"gpt-4o\": \"a b\"}}}}",
+         "providers.openai.models.gpt-4o: expected a model name: printable characters without spaces, quotes or backslashes"},
+        {"{\"providers\": {\"openai\": {\"models\": {\"gpt-4o\": \"a\\\"b\"}}}}", "providers.openai.models.gpt-4o: expected a model name"},
+        {"{\"providers\": {\"openai\": {\"models\": {\"gpt-4o\": \"a\\\\b\"}}}}", "providers.openai.models.gpt-4o: expected a model name"},
+        {"{\"providers\": {\"openai\": {\"models\": {\"gpt 4\": \"x\"}}}}",
+         "providers.openai.models.gpt 4: expected a model name or glob pattern: 1 to 255 printable characters without spaces or quotes"},
+        {"{\"providers\": {\"openai\": {\"models\": {\"\": \"x\"}}}}", "providers.openai.models.: expected a model name or glob pattern"},
+        {"{\"providers\": {\"openai\": {\"models\": {\"a\": \"x\", \"a\": \"y\"}}}}", "providers.openai.models.a: duplicate key"},
+        {"{\"providers\": {\"openai\": {\"models\": {\"*\": \"x\", \"gpt-4o\": \"y\"}}}}",
+         "providers.openai.models.gpt-4o: never used: \"*\" before it matches every model"},
+        {"{\"providers\": {\"openai\": {\"models\": {\"**\": \"x\", \"o*\": \"y\"}}}}",
+         "providers.openai.models.o*: never used: \"**\" before it matches every model"},
+        {"{\"providers\": {\"spare\": {\"dialect\": \"openai\"}}}",
+         "providers.spare: \"spare\" has no \"hosts\"; a provider reached only through a fallback or a pin needs \"upstream\""},
+        {"{\"providers\": {\"spare\": {\"upstream\": \"http://h\"}}}",
+         "providers.spare: \"spare\" is not a preset; give \"preset\" or \"hosts\" (or \"dialect\" and \"upstream\" for a "
+         "provider reached only through a fallback or a pin)"},
+        {"{\"providers\": {\"spare\": {\"dialect\": \"none\", \"upstream\": \"http://h\"}}}",
+         "providers.spare: \"spare\" is not a preset; give \"preset\" or \"hosts\""},
+        {"{\"providers\": {\"spare\": {" ACC ", \"upstream\": \"http://h\"}}}",
+         "providers.spare: \"spare\" is not a preset; give \"preset\" or \"hosts\""},
+    };
+#undef ACC
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *all = parse_err(cases[i].json, false);
+        if (!strstr(all, cases[i].want))
+            fail_msg("case %zu %s: expected [%s] in:\n%s", i, cases[i].json, cases[i].want, all);
+        free(all);
+    }
+    unsetenv("LGT_R3");
+}
+
+/* Names of p's accounts joined with spaces, in p's order (static buffer). */
+static const char *account_order(const lg_provider *p)
+{
+    static char out[256];
+    out[0] = '\0';
+    for (size_t i = 0; i < p->n_accounts; i++) {
+        strcat(out, i ? " " : "");
+        strcat(out, p->accounts[i].name);
+    }
+    return out;
+}
+
+/* With pool_fallback, the default pool first, then the named pools by first appearance; stable inside. */
+static void test_pool_order(void **state)
+{
+    static const char accounts[] =
+        "\"accounts\": [{\"name\": \"a1\", \"key\": \"host\", \"pool\": \"first\"},"
+        " {\"name\": \"d1\", \"key\": \"host\"}, {\"name\": \"b1\", \"key\": \"host\", \"pool\": \"second\"},"
+        " {\"name\": \"a2\", \"key\": \"host\", \"pool\": \"first\"}, {\"name\": \"d2\", \"key\": \"host\"},"
+        " {\"name\": \"b2\", \"key\": \"host\", \"pool\": \"second\"}]";
+    char json[1024];
+    snprintf(json, sizeof json, "{\"retry\": {\"pool_fallback\": true}, \"providers\": {\"openai\": {%s},"
+             " \"groq\": {\"accounts\": [{\"name\": \"x\", \"key\": \"host\", \"pool\": \"z\"},"
+             " {\"name\": \"y\", \"key\": \"host\", \"pool\": \"a\"}, {\"name\": \"w\", \"key\": \"host\", \"pool\": \"z\"}]}}}",
+             accounts);
+    lg_config *c = parse_ok(json);
+    const lg_provider *o = find(c, "openai");
+    assert_string_equal(account_order(o), "d1 d2 a1 a2 b1 b2");
+    assert_string_equal(o->accounts[2].pool, "first");
+    assert_string_equal(o->accounts[4].pool, "second");
+    assert_string_equal(account_order(find(c, "groq")), "x w y"); /* "z" first appears first, not by name */
+    lg_config_free(c);
+
+    snprintf(json, sizeof json, "{\"providers\": {\"openai\": {%s}}}", accounts);
+    c = parse_ok(json); /* without pool_fallback: config order */
+    assert_string_equal(account_order(find(c, "openai")), "a1 d1 b1 a2 d2 b2");
+    lg_config_free(c);
+}
+
+static void test_config_provider(void **state)
+{
+    lg_config *c = parse_ok("{\"providers\": {\"qwen\": {}, \"corp\": {\"hosts\": [\"c.example\"], \"dialect\": \"openai\"}}}");
+    assert_ptr_equal(lg_config_provider(c, "qwen"), &c->providers[0]);
+    assert_ptr_equal(lg_config_provider(c, "corp"), &c->providers[1]);
+    assert_ptr_equal(lg_config_provider(c, "openai"), find(c, "openai")); /* a preset not listed */
+    assert_non_null(lg_config_provider(c, "openai"));
+    assert_null(lg_config_provider(c, "dashscope")); /* replaced by "qwen" */
+    assert_null(lg_config_provider(c, "kimi"));      /* an alias is no provider name */
+    assert_null(lg_config_provider(c, "OPENAI"));
+    assert_null(lg_config_provider(c, ""));
+    assert_null(lg_config_provider(c, NULL));
+    assert_null(lg_config_provider(NULL, "openai"));
+    lg_config_free(c);
+}
+
+static void test_map_model(void **state)
+{
+    lg_config *c = parse_ok("{\"providers\": {\"openai\": {\"models\": {"
+                            " \"gpt-4o-mini\": \"small\", \"gpt-4o\": \"gpt-4o-2024-11-20\", \"gpt-4*\": \"gpt-4.1\","
+                            " \"o[13]-?ini\": \"o-mini\", \"openai/*\": \"routed\", \"*\": \"default\"}},"
+                            " \"groq\": {\"models\": {\"llama-*\": \"llama-3.3-70b\", \"llama-3\": \"never\","
+                            "   \"mix[1]\": \"literal\"}}}}");
+    const lg_provider *o = find(c, "openai");
+    assert_string_equal(lg_provider_map_model(o, "gpt-4o"), "gpt-4o-2024-11-20"); /* exact */
+    assert_string_equal(lg_provider_map_model(o, "gpt-4o-mini"), "small");        /* first match wins */
+    assert_string_equal(lg_provider_map_model(o, "gpt-4-turbo"), "gpt-4.1");      /* glob */
+    assert_string_equal(lg_provider_map_model(o, "gpt-4"), "gpt-4.1");            /* '*' matches nothing too */
+    assert_string_equal(lg_provider_map_model(o, "o1-mini"), "o-mini");           /* [] and ? */
+    assert_string_equal(lg_provider_map_model(o, "o3-mini"), "o-mini");
+    assert_string_equal(lg_provider_map_model(o, "o2-mini"), "default");
+    assert_string_equal(lg_provider_map_model(o, "openai/gpt-4o"), "routed"); /* '*' crosses '/' */
+    assert_string_equal(lg_provider_map_model(o, "claude-3"), "default");      /* "*" */
+    assert_string_equal(lg_provider_map_model(o, ""), "default");
+    const lg_provider *g = find(c, "groq");
+    assert_string_equal(lg_provider_map_model(g, "llama-3"), "llama-3.3-70b"); /* config order, not exactness */
+    assert_string_equal(lg_provider_map_model(g, "mix[1]"), "literal"); /* exact, though not as a glob */
+    assert_string_equal(lg_provider_map_model(g, "mix1"), "literal");   /* and as a glob */
+    const char *m = "mixtral-8x7b";
+    assert_ptr_equal(lg_provider_map_model(g, m), m);          /* no match: the model itself */
+    assert_ptr_equal(lg_provider_map_model(find(c, "anthropic"), m), m); /* no "models" at all */
+    assert_null(lg_provider_map_model(o, NULL));
+    assert_ptr_equal(lg_provider_map_model(NULL, m), m);
+    lg_config_free(c);
+}
+
+/* check-config's rendering shows every new field (and still no key). */
+static void test_render_resilience(void **state)
+{
+    setenv("LGT_R4", "sk-render-secret-4", 1);
+    lg_config *c = parse_ok("{\"breaker\": {\"open_ms\": 700}, \"retry\": {\"budget_ratio\": 0.3, \"pool_fallback\": true,"
+                            " \"pin_separator\": \"#\"},"
+                            " \"providers\": {\"openai\": {\"accounts\": [{\"name\": \"p\", \"key\": \"env:LGT_R4\", \"pool\": \"blue\"},"
+                            "   {\"name\": \"q\", \"key\": \"env:LGT_R4\"}], \"breaker\": {\"min_requests\": 3},"
+                            "   \"fallback\": [\"spare\"], \"models\": {\"gpt-4*\": \"gpt-4o\", \"*\": \"gpt-4o-mini\"}},"
+                            " \"spare\": {\"dialect\": \"openai\", \"upstream\": \"http://127.0.0.1:9\", \"accounts\": [{\"key\": \"env:LGT_R4\"}]},"
+                            " \"hook\": {\"hosts\": [\"h.example\"]}}}");
+    char *out = lg_config_render(c);
+    assert_non_null(out);
+    assert_null(strstr(out, "sk-render-secret-4"));
+    cJSON *j = cJSON_Parse(out);
+    assert_non_null(j);
+    cJSON *retry = cJSON_GetObjectItem(j, "retry");
+    assert_true(cJSON_GetObjectItem(retry, "budget_ratio")->valuedouble == 0.3);
+    assert_true(cJSON_GetObjectItem(retry, "budget_min_per_s")->valuedouble == 0.5);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(retry, "pool_fallback")));
+    assert_string_equal(cJSON_GetObjectItem(retry, "pin_separator")->valuestring, "#");
+    cJSON *top = cJSON_GetObjectItem(j, "breaker");
+    assert_true(cJSON_GetObjectItem(top, "failure_ratio")->valuedouble == 0.5);
+    assert_true(cJSON_GetObjectItem(top, "open_ms")->valuedouble == 700);
+    assert_true(cJSON_GetObjectItem(top, "open_max_ms")->valuedouble == 300000);
+    assert_true(cJSON_GetObjectItem(top, "consecutive_failures")->valuedouble == 5);
+    assert_true(cJSON_GetObjectItem(top, "window_ms")->valuedouble == 30000);
+    assert_true(cJSON_GetObjectItem(top, "min_requests")->valuedouble == 10);
+    cJSON *providers = cJSON_GetObjectItem(j, "providers");
+    cJSON *o = cJSON_GetObjectItem(providers, "openai");
+    cJSON *ob = cJSON_GetObjectItem(o, "breaker");
+    assert_true(cJSON_GetObjectItem(ob, "min_requests")->valuedouble == 3);
+    assert_true(cJSON_GetObjectItem(ob, "open_ms")->valuedouble == 700);
+    assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(o, "fallback"), 0)->valuestring, "spare");
+    cJSON *models = cJSON_GetObjectItem(o, "models");
+    assert_string_equal(models->child->string, "gpt-4*"); /* config order kept */
+    assert_string_equal(models->child->valuestring, "gpt-4o");
+    assert_string_equal(models->child->next->string, "*");
+    cJSON *acc = cJSON_GetObjectItem(o, "accounts"); /* pool_fallback: the default pool first */
+    assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(acc, 0), "name")->valuestring, "q");
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetArrayItem(acc, 0), "pool")));
+    assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(acc, 1), "pool")->valuestring, "blue");
+    cJSON *spare = cJSON_GetObjectItem(providers, "spare");
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(spare, "hosts")), 0);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(spare, "fallback")), 0);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(spare, "models")), 0);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(providers, "hook"), "breaker")));
+    cJSON_Delete(j);
+    free(out);
+    lg_config_free(c);
+    unsetenv("LGT_R4");
+}
+
 static void test_load_search_order(void **state)
 {
     lg_errors e = {0};
@@ -646,11 +1022,20 @@ static void test_fuzz_never_crashes(void **state)
         "{\"providers\": {\"openai\": {\"preset\": \"openai\", \"hosts\": [\"api.openai.com\"],"
         " \"upstream\": \"http://127.0.0.1:1\", \"accounts\": [{\"name\": \"m\", \"key\": \"sk-1\"},"
         " {\"name\": \"h\", \"key\": \"host\"}], \"limits\": {\"rpm\": 5, \"tpm\": 6, \"window_ms\": 7},"
-        " \"stream\": {\"boundary\": \"utf8\"}}, \"plain\": {\"hosts\": [\"*.x.example\"]}},"
-        " \"retry\": {\"max_attempts\": 2, \"max_rate_limit_wait_seconds\": 0.5},"
+        " \"stream\": {\"boundary\": \"utf8\"}, \"breaker\": {\"open_ms\": 5}, \"fallback\": [\"spare\"],"
+        " \"models\": {\"gpt-4*\": \"g\", \"*\": \"h\"}}, \"plain\": {\"hosts\": [\"*.x.example\"]},"
+        " \"spare\": {\"dialect\": \"openai\", \"upstream\": \"http://127.0.0.1:2\","
+        " \"accounts\": [{\"key\": \"sk-2\", \"pool\": \"p\"}, {\"key\": \"sk-3\"}]}},"
+        " \"retry\": {\"max_attempts\": 2, \"max_rate_limit_wait_seconds\": 0.5, \"budget_ratio\": 0.2,"
+        " \"pool_fallback\": true, \"pin_separator\": \":\"}, \"breaker\": {\"failure_ratio\": 0.5},"
         " \"backoff\": {\"quota_exhausted_ms\": [1, 2, 3]}, \"store\": {\"backend\": \"shm\"},"
         " \"log\": {\"level\": \"info\", \"file\": null}}";
     size_t vlen = strlen(valid);
+    assert_true(vlen < 1024);
+    lg_errors ve = {0};
+    lg_config *vc = lg_config_parse(valid, vlen, "fuzz", false, &ve);
+    assert_non_null(vc); /* the seed itself is valid, so mutations reach every field's checks */
+    lg_config_free(vc);
     parse_anything(valid, vlen);
     for (size_t cut = 0; cut <= vlen; cut++) /* every truncation */
         parse_anything(valid, cut);
@@ -753,6 +1138,14 @@ int main(void)
         cmocka_unit_test(test_literal_key_refused_when_readable),
         cmocka_unit_test(test_digest),
         cmocka_unit_test(test_render_never_shows_keys),
+        cmocka_unit_test(test_resilience_defaults),
+        cmocka_unit_test(test_resilience_fields),
+        cmocka_unit_test(test_fallback_only_provider),
+        cmocka_unit_test(test_resilience_errors),
+        cmocka_unit_test(test_pool_order),
+        cmocka_unit_test(test_config_provider),
+        cmocka_unit_test(test_map_model),
+        cmocka_unit_test(test_render_resilience),
         cmocka_unit_test(test_load_search_order),
         cmocka_unit_test(test_load_file_modes),
         cmocka_unit_test(test_error_count_is_capped),
