@@ -56,6 +56,28 @@ check_match "outage: its 503 says circuit_open, with the time until the next pro
     'HTTP/1.1 503.*Retry-After: (5[0-9]|60).*X-Llmgate-Reason: circuit_open' "$(tr '\n' ' ' <<<"$out")"
 check_match "outage: in the provider's own error format" '"error":\{"message":"llmgate: openai is failing' "$out"
 
+# 1b. The same outage with the breaker kept shut (never opens): the retry budget alone bounds the attempts,
+# whatever max_attempts and max_server_retries allow (3 attempts per request without it).
+fresh_store
+reset_mock
+write_config budget "\"providers\": {\"openai\": {\"upstream\": \"$MOCK_URL\",
+    \"accounts\": [{\"name\": \"main\", \"key\": \"env:KEY_DOWN\"}],
+    \"breaker\": {\"consecutive_failures\": 0, \"min_requests\": 1000000}}},
+  \"retry\": {\"max_rate_limit_wait_seconds\": 20, \"max_attempts\": 10},
+  \"backoff\": {\"single_account_base_ms\": 10, \"single_account_max_ms\": 20}"
+pids=()
+for p in 1 2 3 4; do
+    (for _ in 1 2 3 4 5; do
+        gated budget curl -s -o /dev/null -w '%{http_code}\n' "${CT[@]}" "$URL" -H 'Authorization: Bearer x' -d "$BODY"
+    done) >"$LG_TMP/budget.$p" &
+    pids+=($!)
+done
+wait "${pids[@]}"
+attempts=$(reqlog | lg_json "len([r for r in j if r['key'] == 'sk-down'])")
+diag "budget: 20 host requests, $attempts attempts at the provider"
+check_eq "budget: every host request ends with the provider's 503" 20 "$(cat "$LG_TMP"/budget.* | grep -c '^503$')"
+check "budget: attempts within 1.2 x requests + the floor of 5 (<= 29), not 3 per request" test "$attempts" -le 29
+
 # 2. Recovery: 3 failures in a row open the breaker (open 1.5 s); after it one probe alone goes; a failed
 # probe opens it again for twice as long; the provider recovers (its script ends) and the next probe closes
 # the breaker: traffic resumes.
