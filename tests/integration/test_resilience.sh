@@ -12,10 +12,13 @@ cat >"$LG_TMP/scenario.json" <<'JSON'
                                     {"error": "overloaded"}]},
           "sk-dry": {"sequence": [{"error": "quota"}], "repeat": true},
           "sk-p1": {"sequence": [{"error": "quota"}], "repeat": true},
-          "sk-p2": {"sequence": [{"error": "quota"}], "repeat": true}}}
+          "sk-p2": {"sequence": [{"error": "quota"}], "repeat": true},
+          "sk-r1": {"sequence": [{"error": "rate_limit", "retry_after_ms": 400}], "repeat": true},
+          "sk-r2": {"sequence": [{"error": "rate_limit", "retry_after_ms": 400}], "repeat": true}}}
 JSON
 lg_start_mock --scenario "$LG_TMP/scenario.json" --quiet
-export KEY_DOWN=sk-down KEY_FLAKY=sk-flaky KEY_DRY=sk-dry KEY_BACKUP=sk-backup KEY_P1=sk-p1 KEY_P2=sk-p2 KEY_P3=sk-p3
+export KEY_DOWN=sk-down KEY_FLAKY=sk-flaky KEY_DRY=sk-dry KEY_BACKUP=sk-backup KEY_P1=sk-p1 KEY_P2=sk-p2 KEY_P3=sk-p3 \
+       KEY_R1=sk-r1 KEY_R2=sk-r2
 BODY='{"model":"gpt-4o-mini","max_tokens":16,"messages":[{"role":"user","content":"hi"}]}'
 URL=http://api.openai.com/v1/chat/completions
 CT=(--connect-to "api.openai.com:80:127.0.0.1:$MOCK_PORT")
@@ -159,4 +162,15 @@ out=$(gated pools curl -s "${CT[@]}" "$URL" -H 'Authorization: Bearer sk-host' -
 check_eq "pools: served" 200 "$(tail -n1 <<<"$out")"
 check_eq "pools: both keys of pool one before pool two" "sk-p1 sk-p2 sk-p3" \
     "$(reqlog | lg_json '" ".join(r["key"] for r in j)')"
+# Merely rate-limited keys of pool one do not spill over to pool two: it is not out of quota.
+fresh_store
+reset_mock
+write_config pools2 "\"providers\": {\"openai\": {\"upstream\": \"$MOCK_URL\", \"accounts\": [
+    {\"name\": \"a1\", \"key\": \"env:KEY_R1\", \"pool\": \"one\"},
+    {\"name\": \"b1\", \"key\": \"env:KEY_P3\", \"pool\": \"two\"},
+    {\"name\": \"a2\", \"key\": \"env:KEY_R2\", \"pool\": \"one\"}]}},
+  \"retry\": {\"pool_fallback\": true, \"max_rate_limit_wait_seconds\": 3, \"switch_delay_ms\": 50}"
+out=$(gated pools2 curl -s "${CT[@]}" "$URL" -H 'Authorization: Bearer sk-host' -d "$BODY" -w '\n%{http_code}')
+check_eq "pools: rate limits in pool one end in its 429, not in pool two" 429 "$(tail -n1 <<<"$out")"
+check_eq "pools: pool two never asked" "False" "$(reqlog | lg_json "any(r['key'] == 'sk-p3' for r in j)")"
 lg_done
