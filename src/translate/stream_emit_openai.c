@@ -26,6 +26,8 @@ static cJSON *chunk(const tr_emit_state *es, const lg_tr_stream_opts *o, cJSON *
             cJSON_AddNullToObject(ch, "finish_reason");
         cJSON_AddItemToArray(choices, ch);
     }
+    if (o->include_usage) /* every chunk but the last carries "usage": null */
+        cJSON_AddNullToObject(c, "usage");
     return c;
 }
 
@@ -72,7 +74,7 @@ bool tr_emit_openai(struct lg_tr_stream *s, tr_emit_state *es, const lg_tr_strea
     case TR_EV_END:
         if (o->include_usage && es->usage.present) {
             cJSON *c = chunk(es, o, NULL, NULL);
-            cJSON_AddItemToObject(c, "usage", tr_usage_make(LG_TR_OPENAI, &es->usage));
+            cJSON_ReplaceItemInObjectCaseSensitive(c, "usage", tr_usage_make(LG_TR_OPENAI, &es->usage));
             if (!tr_stream_send(s, NULL, c, NULL))
                 return false;
         }
