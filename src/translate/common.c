@@ -140,3 +140,112 @@ bool lg_tr_dialect_parse(const char *name, lg_tr_dialect *out)
         }
     return false;
 }
+
+void tr_push_turn(cJSON *turns, const char *role, cJSON *items, const char *member)
+{
+    cJSON *last = cJSON_GetArrayItem(turns, cJSON_GetArraySize(turns) - 1), *it;
+    if (cJSON_GetArraySize(items) == 0) {
+        cJSON_Delete(items);
+        return;
+    }
+    if (last && tr_str(last, "role") && !strcmp(tr_str(last, "role"), role)) {
+        cJSON *dst = cJSON_GetObjectItemCaseSensitive(last, member);
+        while ((it = cJSON_DetachItemFromArray(items, 0)))
+            cJSON_AddItemToArray(dst, it);
+        cJSON_Delete(items);
+        return;
+    }
+    cJSON *t = cJSON_CreateObject();
+    tr_add_str(t, "role", role);
+    cJSON_AddItemToObject(t, member, items);
+    cJSON_AddItemToArray(turns, t);
+}
+
+cJSON *tr_tool_call(const char *id, const char *name, const cJSON *args)
+{
+    cJSON *c = cJSON_CreateObject(), *fn;
+    char *a = cJSON_PrintUnformatted(args);
+    tr_add_str(c, "id", id);
+    tr_add_str(c, "type", "function");
+    fn = cJSON_AddObjectToObject(c, "function");
+    tr_add_str(fn, "name", name);
+    tr_add_str(fn, "arguments", a ? a : "{}");
+    free(a);
+    return c;
+}
+
+cJSON *tr_function_tool(const cJSON *src, const char *params)
+{
+    cJSON *t = cJSON_CreateObject(), *fn = cJSON_AddObjectToObject(t, "function");
+    tr_add_str(t, "type", "function");
+    tr_copy(fn, "name", src, "name");
+    tr_copy(fn, "description", src, "description");
+    tr_copy(fn, "parameters", src, params);
+    return t;
+}
+
+cJSON *tr_image_url_part(const char *mime, const char *data)
+{
+    size_t n = strlen(mime) + strlen(data) + 16;
+    char *url = malloc(n);
+    if (!url)
+        return NULL;
+    snprintf(url, n, "data:%s;base64,%s", mime, data);
+    cJSON *p = cJSON_CreateObject();
+    tr_add_str(p, "type", "image_url");
+    tr_add_str(cJSON_AddObjectToObject(p, "image_url"), "url", url);
+    free(url);
+    return p;
+}
+
+tr_choice tr_tool_choice(const cJSON *choice, const char **name)
+{
+    const char *mode = cJSON_IsString(choice) ? choice->valuestring : NULL;
+    *name = tr_str(tr_obj(choice, "function"), "name");
+    if (!choice || (mode && !strcmp(mode, "auto")))
+        return TR_CHOICE_AUTO;
+    if (mode && !strcmp(mode, "required"))
+        return TR_CHOICE_REQUIRED;
+    if (mode && !strcmp(mode, "none"))
+        return TR_CHOICE_NONE;
+    return *name ? TR_CHOICE_NAMED : TR_CHOICE_BAD;
+}
+
+void tr_add_message(cJSON *msgs, const char *role, char *text)
+{
+    if (text) {
+        cJSON *m = cJSON_CreateObject();
+        tr_add_str(m, "role", role);
+        tr_add_str(m, "content", text);
+        cJSON_AddItemToArray(msgs, m);
+    }
+    free(text);
+}
+
+void tr_set_assistant(cJSON *msg, char *text, cJSON *calls)
+{
+    if (text)
+        tr_add_str(msg, "content", text);
+    else
+        cJSON_AddNullToObject(msg, "content");
+    free(text);
+    if (cJSON_GetArraySize(calls))
+        cJSON_AddItemToObject(msg, "tool_calls", calls);
+    else
+        cJSON_Delete(calls);
+}
+
+cJSON *tr_declaration(const cJSON *tool, lg_tr_dialect to, const char *params_as, tr_fail *f)
+{
+    const cJSON *fn = tr_obj(tool, "function");
+    const char *type = tr_str(tool, "type");
+    if (!type || strcmp(type, "function"))
+        return tr_refuse(f, "a tool other than a function", to);
+    if (!tr_str(fn, "name"))
+        return tr_err(f, LG_TR_MALFORMED, "function tool without a name");
+    cJSON *d = cJSON_CreateObject();
+    tr_copy(d, "name", fn, "name");
+    tr_copy(d, "description", fn, "description");
+    tr_copy(d, params_as, fn, "parameters");
+    return d;
+}

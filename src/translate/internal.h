@@ -35,6 +35,25 @@ bool tr_used(const cJSON *o, const char *name);
 /* Refuses every member of req not named in `known` (a NULL-terminated list); true when all are known. */
 bool tr_only_known(const cJSON *req, const char *const *known, lg_tr_dialect to, tr_fail *f);
 
+/* Appends items to the last turn of turns (under member: "content" or "parts") when it has this role,
+ * else as a new turn {role, member: items}: consecutive same-role turns merge. Takes items; drops an
+ * empty list. */
+void tr_push_turn(cJSON *turns, const char *role, cJSON *items, const char *member);
+/* An OpenAI tool call {id, type: function, function: {name, arguments: args as JSON text}}. */
+cJSON *tr_tool_call(const char *id, const char *name, const cJSON *args);
+/* An OpenAI function tool from src's name and description and its member `params` as parameters. */
+cJSON *tr_function_tool(const cJSON *src, const char *params);
+/* Appends the OpenAI message {role, content: text} to msgs when text is not NULL; takes text. */
+void tr_add_message(cJSON *msgs, const char *role, char *text);
+/* Sets an OpenAI assistant message's content (text, or null) and tool_calls (when calls has any).
+ * Takes text (malloc'd, may be NULL) and calls. */
+void tr_set_assistant(cJSON *msg, char *text, cJSON *calls);
+/* An OpenAI function tool as the target's declaration {name, description, params_as: parameters};
+ * NULL with f set for another kind of tool or a tool without a name. */
+cJSON *tr_declaration(const cJSON *tool, lg_tr_dialect to, const char *params_as, tr_fail *f);
+/* An OpenAI image_url part holding the data URL of mime and base64 data; NULL when out of memory. */
+cJSON *tr_image_url_part(const char *mime, const char *data);
+
 /* A data URL "data:MIME;base64,DATA": writes the MIME type (mime_cap bytes) and points *data at the
  * base64 text. False for any other URL. */
 bool tr_data_url(const char *url, char *mime, size_t mime_cap, const char **data);
@@ -66,6 +85,14 @@ cJSON *tr_req_openai_to_anthropic(const cJSON *req, const lg_tr_request_opts *o,
 cJSON *tr_req_anthropic_to_openai(const cJSON *req, tr_fail *f);
 cJSON *tr_req_openai_to_gemini(const cJSON *req, tr_fail *f);
 cJSON *tr_req_gemini_to_openai(const cJSON *req, bool stream, tr_fail *f);
+
+/* Anthropic assistant content (a string or text / tool_use blocks) as an OpenAI assistant message. With
+ * f, another block is refused (f set); without, it is skipped (thinking in an answer). */
+cJSON *tr_anthropic_assistant(const cJSON *content, tr_fail *f);
+
+/* OpenAI's tool_choice: auto (also when absent), required, none, or one named function (*name set). */
+typedef enum { TR_CHOICE_AUTO, TR_CHOICE_REQUIRED, TR_CHOICE_NONE, TR_CHOICE_NAMED, TR_CHOICE_BAD } tr_choice;
+tr_choice tr_tool_choice(const cJSON *choice, const char **name);
 
 /* Response halves (resp_anthropic.c, resp_gemini.c), the same way round. */
 cJSON *tr_resp_anthropic_to_openai(const cJSON *r, const lg_tr_response_opts *o, tr_fail *f);

@@ -12,29 +12,6 @@
 
 /* ---- OpenAI -> Anthropic ---- */
 
-/* Appends blocks to the conversation, merged into the last message when it has the same role (Anthropic
- * wants user and assistant to alternate). Takes ownership of blocks. */
-static void push(cJSON *msgs, const char *role, cJSON *blocks)
-{
-    cJSON *last = cJSON_GetArrayItem(msgs, cJSON_GetArraySize(msgs) - 1);
-    if (cJSON_GetArraySize(blocks) == 0) {
-        cJSON_Delete(blocks);
-        return;
-    }
-    if (last && !strcmp(tr_str(last, "role"), role)) {
-        cJSON *c = cJSON_GetObjectItemCaseSensitive(last, "content");
-        cJSON *b;
-        while ((b = cJSON_DetachItemFromArray(blocks, 0)))
-            cJSON_AddItemToArray(c, b);
-        cJSON_Delete(blocks);
-        return;
-    }
-    cJSON *m = cJSON_CreateObject();
-    tr_add_str(m, "role", role);
-    cJSON_AddItemToObject(m, "content", blocks);
-    cJSON_AddItemToArray(msgs, m);
-}
-
 static cJSON *text_block(const char *text)
 {
     cJSON *b = cJSON_CreateObject();
@@ -160,13 +137,13 @@ static bool messages(cJSON *out, const cJSON *in, tr_fail *f)
             cJSON_Delete(parts);
         } else if (!strcmp(role, "user")) {
             if ((blocks = content_blocks(content, true, f)))
-                push(msgs, "user", blocks);
+                tr_push_turn(msgs, "user", blocks, "content");
         } else if (!strcmp(role, "assistant")) {
             if (tr_used(m, "audio") || tr_used(m, "refusal"))
                 tr_refuse(f, "an assistant audio or refusal message", LG_TR_ANTHROPIC);
             else if ((blocks = content_blocks(content, false, f))) {
                 if (tool_uses(blocks, tr_arr(m, "tool_calls"), f))
-                    push(msgs, "assistant", blocks);
+                    tr_push_turn(msgs, "assistant", blocks, "content");
                 else
                     cJSON_Delete(blocks);
             }
@@ -175,7 +152,7 @@ static bool messages(cJSON *out, const cJSON *in, tr_fail *f)
             if (b) {
                 blocks = cJSON_CreateArray();
                 cJSON_AddItemToArray(blocks, b);
-                push(msgs, "user", blocks);
+                tr_push_turn(msgs, "user", blocks, "content");
             }
         } else {
             char what[80];
@@ -197,18 +174,10 @@ static bool tools(cJSON *out, const cJSON *req, tr_fail *f)
     if (list) {
         cJSON *arr = cJSON_AddArrayToObject(out, "tools");
         cJSON_ArrayForEach(t, list) {
-            const cJSON *fn = tr_obj(t, "function");
-            const char *type = tr_str(t, "type");
-            if (!type || strcmp(type, "function"))
-                return tr_refuse(f, "a tool other than a function", LG_TR_ANTHROPIC), false;
-            if (!tr_str(fn, "name"))
-                return tr_err(f, LG_TR_MALFORMED, "function tool without a name"), false;
-            cJSON *d = cJSON_CreateObject();
-            tr_copy(d, "name", fn, "name");
-            tr_copy(d, "description", fn, "description");
-            if (tr_obj(fn, "parameters"))
-                tr_copy(d, "input_schema", fn, "parameters");
-            else
+            cJSON *d = tr_declaration(t, LG_TR_ANTHROPIC, "input_schema", f);
+            if (!d)
+                return false;
+            if (!tr_obj(d, "input_schema")) /* required by Anthropic: a function without parameters */
                 cJSON_AddStringToObject(cJSON_AddObjectToObject(d, "input_schema"), "type", "object");
             cJSON_AddItemToArray(arr, d);
         }
@@ -217,20 +186,15 @@ static bool tools(cJSON *out, const cJSON *req, tr_fail *f)
     bool serial = cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(req, "parallel_tool_calls"));
     if (!choice && !serial)
         return true;
-    cJSON *tc = cJSON_AddObjectToObject(out, "tool_choice");
-    const char *mode = cJSON_IsString(choice) ? choice->valuestring : NULL;
-    const char *name = tr_str(tr_obj(choice, "function"), "name");
-    if (!choice || (mode && !strcmp(mode, "auto")))
-        tr_add_str(tc, "type", "auto");
-    else if (mode && !strcmp(mode, "required"))
-        tr_add_str(tc, "type", "any");
-    else if (mode && !strcmp(mode, "none"))
-        tr_add_str(tc, "type", "none");
-    else if (name) {
-        tr_add_str(tc, "type", "tool");
-        tr_add_str(tc, "name", name);
-    } else
+    static const char *const types[] = {"auto", "any", "none", "tool"};
+    const char *name;
+    tr_choice c = tr_tool_choice(choice, &name);
+    if (c == TR_CHOICE_BAD)
         return tr_err(f, LG_TR_MALFORMED, "tool_choice is not auto, required, none or a function"), false;
+    cJSON *tc = cJSON_AddObjectToObject(out, "tool_choice");
+    tr_add_str(tc, "type", types[c]);
+    if (c == TR_CHOICE_NAMED)
+        tr_add_str(tc, "name", name);
     if (serial)
         cJSON_AddBoolToObject(tc, "disable_parallel_tool_use", true);
     return true;
@@ -311,23 +275,17 @@ static cJSON *image_part(const cJSON *b, tr_fail *f)
 {
     const cJSON *src = tr_obj(b, "source");
     const char *type = tr_str(src, "type");
-    char *url = NULL;
+    cJSON *p = NULL;
     if (type && !strcmp(type, "base64") && tr_str(src, "media_type") && tr_str(src, "data")) {
-        size_t n = strlen(tr_str(src, "media_type")) + strlen(tr_str(src, "data")) + 16;
-        if ((url = malloc(n)))
-            snprintf(url, n, "data:%s;base64,%s", tr_str(src, "media_type"), tr_str(src, "data"));
+        p = tr_image_url_part(tr_str(src, "media_type"), tr_str(src, "data"));
     } else if (type && !strcmp(type, "url") && tr_str(src, "url")) {
-        url = strdup(tr_str(src, "url"));
+        p = cJSON_CreateObject();
+        tr_add_str(p, "type", "image_url");
+        tr_copy(cJSON_AddObjectToObject(p, "image_url"), "url", src, "url");
     } else {
         return tr_refuse(f, "an image source other than base64 or url", LG_TR_OPENAI);
     }
-    if (!url)
-        return tr_err(f, LG_TR_NOMEM, "out of memory");
-    cJSON *p = cJSON_CreateObject();
-    tr_add_str(p, "type", "image_url");
-    tr_add_str(cJSON_AddObjectToObject(p, "image_url"), "url", url);
-    free(url);
-    return p;
+    return p ? p : tr_err(f, LG_TR_NOMEM, "out of memory");
 }
 
 static cJSON *tool_msg(const cJSON *b, tr_fail *f)
@@ -391,7 +349,7 @@ static bool user_msg(cJSON *out, const cJSON *content, tr_fail *f)
     return true;
 }
 
-static bool assistant_msg(cJSON *out, const cJSON *content, tr_fail *f)
+cJSON *tr_anthropic_assistant(const cJSON *content, tr_fail *f)
 {
     cJSON *m = cJSON_CreateObject(), *calls = cJSON_CreateArray();
     char *text = NULL;
@@ -403,32 +361,16 @@ static bool assistant_msg(cJSON *out, const cJSON *content, tr_fail *f)
         if (type && !strcmp(type, "text") && tr_str(b, "text")) {
             tr_append(&text, tr_str(b, "text"), "");
         } else if (type && !strcmp(type, "tool_use") && tr_str(b, "id") && tr_str(b, "name")) {
-            cJSON *c = cJSON_CreateObject(), *fn;
-            tr_copy(c, "id", b, "id");
-            tr_add_str(c, "type", "function");
-            fn = cJSON_AddObjectToObject(c, "function");
-            tr_copy(fn, "name", b, "name");
-            char *args = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(b, "input"));
-            tr_add_str(fn, "arguments", args ? args : "{}");
-            free(args);
-            cJSON_AddItemToArray(calls, c);
-        } else {
+            cJSON_AddItemToArray(calls, tr_tool_call(tr_str(b, "id"), tr_str(b, "name"),
+                                                     cJSON_GetObjectItemCaseSensitive(b, "input")));
+        } else if (f) {
             tr_refuse(f, "an assistant block other than text or tool_use", LG_TR_OPENAI);
             break;
-        }
+        } /* without f: thinking blocks are reasoning, not content; OpenAI shows none */
     }
     tr_add_str(m, "role", "assistant");
-    if (text)
-        tr_add_str(m, "content", text);
-    else
-        cJSON_AddNullToObject(m, "content");
-    free(text);
-    if (cJSON_GetArraySize(calls))
-        cJSON_AddItemToObject(m, "tool_calls", calls);
-    else
-        cJSON_Delete(calls);
-    cJSON_AddItemToArray(out, m);
-    return f->st == LG_TR_OK;
+    tr_set_assistant(m, text, calls);
+    return m;
 }
 
 static const char *const anthropic_known[] = {"model", "messages", "system", "max_tokens", "temperature", "top_p",
@@ -445,12 +387,7 @@ static bool openai_tools(cJSON *out, const cJSON *req, tr_fail *f)
                 return tr_refuse(f, "a server tool", LG_TR_OPENAI), false;
             if (tr_obj(t, "cache_control"))
                 return tr_refuse(f, "cache_control", LG_TR_OPENAI), false;
-            cJSON *d = cJSON_CreateObject(), *fn = cJSON_AddObjectToObject(d, "function");
-            tr_add_str(d, "type", "function");
-            tr_copy(fn, "name", t, "name");
-            tr_copy(fn, "description", t, "description");
-            tr_copy(fn, "parameters", t, "input_schema");
-            cJSON_AddItemToArray(arr, d);
+            cJSON_AddItemToArray(arr, tr_function_tool(t, "input_schema"));
         }
     }
     if (!tc)
@@ -483,16 +420,8 @@ cJSON *tr_req_anthropic_to_openai(const cJSON *req, tr_fail *f)
     cJSON *out = cJSON_CreateObject(), *msgs;
     tr_copy(out, "model", req, "model");
     msgs = cJSON_AddArrayToObject(out, "messages");
-    if (sys) {
-        char *text = block_text(sys, "system", f);
-        if (text) {
-            cJSON *s = cJSON_CreateObject();
-            tr_add_str(s, "role", "system");
-            tr_add_str(s, "content", text);
-            cJSON_AddItemToArray(msgs, s);
-        }
-        free(text);
-    }
+    if (sys)
+        tr_add_message(msgs, "system", block_text(sys, "system", f));
     cJSON_ArrayForEach(m, in) {
         if (f->st != LG_TR_OK)
             break;
@@ -501,7 +430,7 @@ cJSON *tr_req_anthropic_to_openai(const cJSON *req, tr_fail *f)
         if (role && !strcmp(role, "user"))
             user_msg(msgs, c, f);
         else if (role && !strcmp(role, "assistant"))
-            assistant_msg(msgs, c, f);
+            cJSON_AddItemToArray(msgs, tr_anthropic_assistant(c, f));
         else
             tr_err(f, LG_TR_MALFORMED, "message role is not user or assistant");
     }

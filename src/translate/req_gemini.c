@@ -12,27 +12,6 @@
 
 /* ---- OpenAI -> Gemini ---- */
 
-/* Appends parts to contents, merged into the last content when it has the same role. Takes parts. */
-static void push(cJSON *contents, const char *role, cJSON *parts)
-{
-    cJSON *last = cJSON_GetArrayItem(contents, cJSON_GetArraySize(contents) - 1), *p;
-    if (cJSON_GetArraySize(parts) == 0) {
-        cJSON_Delete(parts);
-        return;
-    }
-    if (last && !strcmp(tr_str(last, "role"), role)) {
-        cJSON *dst = cJSON_GetObjectItemCaseSensitive(last, "parts");
-        while ((p = cJSON_DetachItemFromArray(parts, 0)))
-            cJSON_AddItemToArray(dst, p);
-        cJSON_Delete(parts);
-        return;
-    }
-    cJSON *c = cJSON_CreateObject();
-    tr_add_str(c, "role", role);
-    cJSON_AddItemToObject(c, "parts", parts);
-    cJSON_AddItemToArray(contents, c);
-}
-
 static cJSON *text_part(const char *text)
 {
     cJSON *p = cJSON_CreateObject();
@@ -155,13 +134,13 @@ static bool contents(cJSON *out, const cJSON *msgs, tr_fail *f)
             }
         } else if (!strcmp(role, "user")) {
             if ((parts = parts_of(content, f)))
-                push(cs, "user", parts);
+                tr_push_turn(cs, "user", parts, "parts");
         } else if (!strcmp(role, "assistant")) {
             if (tr_used(m, "audio") || tr_used(m, "refusal"))
                 tr_refuse(f, "an assistant audio or refusal message", LG_TR_GEMINI);
             else if ((parts = parts_of(content, f))) {
                 if (function_calls(parts, tr_arr(m, "tool_calls"), f))
-                    push(cs, "model", parts);
+                    tr_push_turn(cs, "model", parts, "parts");
                 else
                     cJSON_Delete(parts);
             }
@@ -169,7 +148,7 @@ static bool contents(cJSON *out, const cJSON *msgs, tr_fail *f)
             if ((p = function_response(msgs, m, f))) {
                 parts = cJSON_CreateArray();
                 cJSON_AddItemToArray(parts, p);
-                push(cs, "user", parts);
+                tr_push_turn(cs, "user", parts, "parts");
             }
         } else {
             tr_refuse(f, "a message role other than system, developer, user, assistant or tool", LG_TR_GEMINI);
@@ -187,16 +166,9 @@ static bool gemini_tools(cJSON *out, const cJSON *req, tr_fail *f)
         cJSON *decls = cJSON_AddArrayToObject(cJSON_AddObjectToObject(cJSON_AddArrayToObject(out, "tools"), ""),
                                               "functionDeclarations");
         cJSON_ArrayForEach(t, tr_arr(req, "tools")) {
-            const cJSON *fn = tr_obj(t, "function");
-            const char *type = tr_str(t, "type");
-            if (!type || strcmp(type, "function"))
-                return tr_refuse(f, "a tool other than a function", LG_TR_GEMINI), false;
-            if (!tr_str(fn, "name"))
-                return tr_err(f, LG_TR_MALFORMED, "function tool without a name"), false;
-            cJSON *d = cJSON_CreateObject();
-            tr_copy(d, "name", fn, "name");
-            tr_copy(d, "description", fn, "description");
-            tr_copy(d, "parameters", fn, "parameters");
+            cJSON *d = tr_declaration(t, LG_TR_GEMINI, "parameters", f);
+            if (!d)
+                return false;
             cJSON_AddItemToArray(decls, d);
         }
     }
@@ -204,20 +176,15 @@ static bool gemini_tools(cJSON *out, const cJSON *req, tr_fail *f)
         return tr_refuse(f, "parallel_tool_calls false", LG_TR_GEMINI), false;
     if (!choice)
         return true;
-    cJSON *cfg = cJSON_AddObjectToObject(cJSON_AddObjectToObject(out, "toolConfig"), "functionCallingConfig");
-    const char *mode = cJSON_IsString(choice) ? choice->valuestring : NULL;
-    const char *name = tr_str(tr_obj(choice, "function"), "name");
-    if (mode && !strcmp(mode, "auto"))
-        tr_add_str(cfg, "mode", "AUTO");
-    else if (mode && !strcmp(mode, "required"))
-        tr_add_str(cfg, "mode", "ANY");
-    else if (mode && !strcmp(mode, "none"))
-        tr_add_str(cfg, "mode", "NONE");
-    else if (name) {
-        tr_add_str(cfg, "mode", "ANY");
-        cJSON_AddItemToArray(cJSON_AddArrayToObject(cfg, "allowedFunctionNames"), cJSON_CreateString(name));
-    } else
+    static const char *const modes[] = {"AUTO", "ANY", "NONE", "ANY"};
+    const char *name;
+    tr_choice c = tr_tool_choice(choice, &name);
+    if (c == TR_CHOICE_BAD)
         return tr_err(f, LG_TR_MALFORMED, "tool_choice is not auto, required, none or a function"), false;
+    cJSON *cfg = cJSON_AddObjectToObject(cJSON_AddObjectToObject(out, "toolConfig"), "functionCallingConfig");
+    tr_add_str(cfg, "mode", modes[c]);
+    if (c == TR_CHOICE_NAMED)
+        cJSON_AddItemToArray(cJSON_AddArrayToObject(cfg, "allowedFunctionNames"), cJSON_CreateString(name));
     return true;
 }
 
@@ -285,17 +252,12 @@ static cJSON *function_call(const cJSON *fc, call_ids *ids, tr_fail *f)
     const char *name = tr_str(fc, "name");
     if (!name)
         return tr_err(f, LG_TR_MALFORMED, "functionCall without a name");
-    char id[32], *args = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(fc, "args"));
+    char id[32];
     if (tr_str(fc, "id"))
         snprintf(id, sizeof id, "%.31s", tr_str(fc, "id"));
     else
         snprintf(id, sizeof id, "call_%d", ids->next++);
-    cJSON *c = cJSON_CreateObject(), *fn = cJSON_AddObjectToObject(c, "function"), *o = cJSON_CreateObject();
-    tr_add_str(c, "id", id);
-    tr_add_str(c, "type", "function");
-    tr_add_str(fn, "name", name);
-    tr_add_str(fn, "arguments", args ? args : "{}");
-    free(args);
+    cJSON *c = tr_tool_call(id, name, cJSON_GetObjectItemCaseSensitive(fc, "args")), *o = cJSON_CreateObject();
     tr_add_str(o, "name", name);
     tr_add_str(o, "id", id);
     cJSON_AddItemToArray(ids->open, o);
@@ -342,17 +304,11 @@ static bool message_of(cJSON *msgs, const cJSON *c, call_ids *ids, tr_fail *f)
             tr_copy(t, "text", p, "text");
             cJSON_AddItemToArray(parts, t);
         } else if (!model && mime && !strncmp(mime, "image/", 6) && tr_str(in, "data")) {
-            size_t n = strlen(mime) + strlen(tr_str(in, "data")) + 16;
-            char *url = malloc(n);
-            if (!url) {
+            cJSON *t = tr_image_url_part(mime, tr_str(in, "data"));
+            if (!t) {
                 tr_err(f, LG_TR_NOMEM, "out of memory");
                 break;
             }
-            snprintf(url, n, "data:%s;base64,%s", mime, tr_str(in, "data"));
-            cJSON *t = cJSON_CreateObject();
-            tr_add_str(t, "type", "image_url");
-            tr_add_str(cJSON_AddObjectToObject(t, "image_url"), "url", url);
-            free(url);
             cJSON_AddItemToArray(parts, t);
         } else if (model && tr_obj(p, "functionCall")) {
             cJSON_AddItemToArray(calls, function_call(tr_obj(p, "functionCall"), ids, f));
@@ -372,18 +328,13 @@ static bool message_of(cJSON *msgs, const cJSON *c, call_ids *ids, tr_fail *f)
         if (model) { /* assistant content is text only */
             cJSON_ArrayForEach(p, parts)
                 tr_append(&text, tr_str(p, "text"), "");
-            if (text)
-                tr_add_str(m, "content", text);
-            else
-                cJSON_AddNullToObject(m, "content");
-            free(text);
+            tr_set_assistant(m, text, calls);
+            calls = NULL;
         } else if (cJSON_GetArraySize(parts) == 1 && tr_str(parts->child, "text")) {
             tr_copy(m, "content", parts->child, "text");
         } else {
             cJSON_AddItemToObject(m, "content", cJSON_Duplicate(parts, true));
         }
-        if (cJSON_GetArraySize(calls))
-            cJSON_AddItemToObject(m, "tool_calls", cJSON_Duplicate(calls, true));
         cJSON_AddItemToArray(msgs, m);
     }
     cJSON_Delete(parts);
@@ -436,12 +387,7 @@ static bool openai_tools(cJSON *out, const cJSON *req, tr_fail *f)
         if (!arr)
             arr = cJSON_AddArrayToObject(out, "tools");
         cJSON_ArrayForEach(d, tr_arr(t, "functionDeclarations")) {
-            cJSON *o = cJSON_CreateObject(), *fn = cJSON_AddObjectToObject(o, "function");
-            tr_add_str(o, "type", "function");
-            tr_copy(fn, "name", d, "name");
-            tr_copy(fn, "description", d, "description");
-            tr_copy(fn, "parameters", d, "parameters");
-            cJSON_AddItemToArray(arr, o);
+            cJSON_AddItemToArray(arr, tr_function_tool(d, "parameters"));
         }
     }
     const cJSON *cfg = tr_obj(tr_obj(req, "toolConfig"), "functionCallingConfig");
@@ -483,13 +429,7 @@ cJSON *tr_req_gemini_to_openai(const cJSON *req, bool stream, tr_fail *f)
         }
         tr_append(&text, tr_str(p, "text"), "\n\n");
     }
-    if (text) {
-        cJSON *s = cJSON_CreateObject();
-        tr_add_str(s, "role", "system");
-        tr_add_str(s, "content", text);
-        cJSON_AddItemToArray(msgs, s);
-        free(text);
-    }
+    tr_add_message(msgs, "system", text);
     cJSON_ArrayForEach(c, cs)
         if (f->st != LG_TR_OK || !message_of(msgs, c, &ids, f))
             break;

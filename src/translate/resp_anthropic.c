@@ -9,11 +9,10 @@
 
 cJSON *tr_resp_anthropic_to_openai(const cJSON *r, const lg_tr_response_opts *o, tr_fail *f)
 {
-    const cJSON *content = tr_arr(r, "content"), *b;
+    const cJSON *content = tr_arr(r, "content");
     if (!content || !tr_str(r, "id"))
         return tr_err(f, LG_TR_MALFORMED, "not an Anthropic message (no id or content)");
-    cJSON *out = cJSON_CreateObject(), *choices, *choice, *msg, *calls = cJSON_CreateArray();
-    char *text = NULL;
+    cJSON *out = cJSON_CreateObject(), *choices, *choice;
     tr_copy(out, "id", r, "id");
     tr_add_str(out, "object", "chat.completion");
     tr_add_num(out, "created", o ? (double)o->created : 0);
@@ -21,33 +20,7 @@ cJSON *tr_resp_anthropic_to_openai(const cJSON *r, const lg_tr_response_opts *o,
     choices = cJSON_AddArrayToObject(out, "choices");
     cJSON_AddItemToArray(choices, choice = cJSON_CreateObject());
     tr_add_num(choice, "index", 0);
-    msg = cJSON_AddObjectToObject(choice, "message");
-    tr_add_str(msg, "role", "assistant");
-    cJSON_ArrayForEach(b, content) {
-        const char *type = tr_str(b, "type");
-        if (type && !strcmp(type, "text") && tr_str(b, "text")) {
-            tr_append(&text, tr_str(b, "text"), "");
-        } else if (type && !strcmp(type, "tool_use") && tr_str(b, "id") && tr_str(b, "name")) {
-            cJSON *c = cJSON_CreateObject(), *fn;
-            char *args = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(b, "input"));
-            tr_copy(c, "id", b, "id");
-            tr_add_str(c, "type", "function");
-            fn = cJSON_AddObjectToObject(c, "function");
-            tr_copy(fn, "name", b, "name");
-            tr_add_str(fn, "arguments", args ? args : "{}");
-            free(args);
-            cJSON_AddItemToArray(calls, c);
-        } /* thinking and redacted_thinking blocks are reasoning, not content: OpenAI shows none */
-    }
-    if (text)
-        tr_add_str(msg, "content", text);
-    else
-        cJSON_AddNullToObject(msg, "content");
-    free(text);
-    if (cJSON_GetArraySize(calls))
-        cJSON_AddItemToObject(msg, "tool_calls", calls);
-    else
-        cJSON_Delete(calls);
+    cJSON_AddItemToObject(choice, "message", tr_anthropic_assistant(content, NULL));
     cJSON_AddNullToObject(choice, "logprobs");
     const char *fin = tr_finish_name(LG_TR_OPENAI, tr_finish_parse(LG_TR_ANTHROPIC, tr_str(r, "stop_reason")));
     if (fin)

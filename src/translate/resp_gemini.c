@@ -23,34 +23,19 @@ static cJSON *choice_of(const cJSON *cand, int index)
         if (tr_str(p, "text") && !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "thought"))) {
             tr_append(&text, tr_str(p, "text"), "");
         } else if (fc && tr_str(fc, "name")) {
-            char id[48], *args = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(fc, "args"));
+            char id[48];
             if (tr_str(fc, "id"))
                 snprintf(id, sizeof id, "%.47s", tr_str(fc, "id"));
             else
                 snprintf(id, sizeof id, "call_%d_%d", index, n);
             n++;
-            cJSON *c = cJSON_CreateObject(), *fn;
-            tr_add_str(c, "id", id);
-            tr_add_str(c, "type", "function");
-            fn = cJSON_AddObjectToObject(c, "function");
-            tr_copy(fn, "name", fc, "name");
-            tr_add_str(fn, "arguments", args ? args : "{}");
-            free(args);
-            cJSON_AddItemToArray(calls, c);
+            cJSON_AddItemToArray(calls, tr_tool_call(id, tr_str(fc, "name"), cJSON_GetObjectItemCaseSensitive(fc, "args")));
         }
     }
-    if (text)
-        tr_add_str(msg, "content", text);
-    else
-        cJSON_AddNullToObject(msg, "content");
-    free(text);
+    tr_set_assistant(msg, text, calls);
     tr_finish fin = tr_finish_parse(LG_TR_GEMINI, tr_str(cand, "finishReason"));
     if (n && fin == TR_FIN_STOP)
         fin = TR_FIN_TOOL;
-    if (cJSON_GetArraySize(calls))
-        cJSON_AddItemToObject(msg, "tool_calls", calls);
-    else
-        cJSON_Delete(calls);
     cJSON_AddNullToObject(choice, "logprobs");
     if (fin != TR_FIN_NONE)
         tr_add_str(choice, "finish_reason", tr_finish_name(LG_TR_OPENAI, fin));

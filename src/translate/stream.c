@@ -82,6 +82,15 @@ bool tr_stream_send(lg_tr_stream *s, const char *name, cJSON *json, const char *
     return ok;
 }
 
+bool tr_emit_remember(tr_emit_state *es, const tr_ev *ev)
+{
+    if (ev->kind == TR_EV_FINISH)
+        es->finish = ev->finish;
+    else if (ev->kind == TR_EV_USAGE)
+        es->usage = ev->usage;
+    return true;
+}
+
 static bool emit_ev(lg_tr_stream *s, const tr_ev *ev)
 {
     if (s->ended)

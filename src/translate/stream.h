@@ -51,6 +51,9 @@ bool tr_stream_send(struct lg_tr_stream *s, const char *name, cJSON *json, const
 bool tr_parse_event(lg_tr_dialect target, tr_parse_state *ps, const char *data, struct lg_tr_stream *s,
                     bool (*emit_ev)(struct lg_tr_stream *, const tr_ev *));
 
+/* Keeps a FINISH's reason or a USAGE's counts in es for the end of the stream; true. */
+bool tr_emit_remember(tr_emit_state *es, const tr_ev *ev);
+
 /* Writes one neutral event in the host's dialect through tr_stream_send. */
 bool tr_emit_openai(struct lg_tr_stream *s, tr_emit_state *es, const lg_tr_stream_opts *o, const tr_ev *ev);
 bool tr_emit_anthropic(struct lg_tr_stream *s, tr_emit_state *es, const tr_ev *ev);

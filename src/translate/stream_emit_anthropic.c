@@ -80,11 +80,8 @@ bool tr_emit_anthropic(struct lg_tr_stream *s, tr_emit_state *es, const tr_ev *e
     case TR_EV_TOOL_ARGS:
         return es->block < 0 || es->block_is_text || delta(s, es, "input_json_delta", "partial_json", ev->text);
     case TR_EV_FINISH:
-        es->finish = ev->finish;
-        return true;
     case TR_EV_USAGE:
-        es->usage = ev->usage;
-        return true;
+        return tr_emit_remember(es, ev);
     case TR_EV_END:
         if (!close_block(s, es))
             return false;

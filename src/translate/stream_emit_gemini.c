@@ -89,11 +89,8 @@ bool tr_emit_gemini(struct lg_tr_stream *s, tr_emit_state *es, const tr_ev *ev)
     case TR_EV_TOOL_ARGS:
         return add_args(es, ev->text);
     case TR_EV_FINISH:
-        es->finish = ev->finish;
-        return true;
     case TR_EV_USAGE:
-        es->usage = ev->usage;
-        return true;
+        return tr_emit_remember(es, ev);
     case TR_EV_END:
         if (!flush_calls(s, es))
             return false;

@@ -69,8 +69,7 @@ bool tr_emit_openai(struct lg_tr_stream *s, tr_emit_state *es, const lg_tr_strea
         return tr_stream_send(s, NULL, chunk(es, o, cJSON_CreateObject(), tr_finish_name(LG_TR_OPENAI, ev->finish)),
                               NULL);
     case TR_EV_USAGE:
-        es->usage = ev->usage;
-        return true;
+        return tr_emit_remember(es, ev);
     case TR_EV_END:
         if (o->include_usage && es->usage.present) {
             cJSON *c = chunk(es, o, NULL, NULL);
