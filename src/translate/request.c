@@ -81,8 +81,11 @@ lg_tr_status lg_tr_request_translate(lg_tr_dialect from, lg_tr_dialect to, const
         req = r;
         out->body = r ? cJSON_PrintUnformatted(r) : NULL;
     } else {
-        cJSON *hub = to_hub(from, req, opts, &f);
-        cJSON *r = hub ? from_hub(to, hub, opts, &f) : NULL;
+        cJSON *hub = to_hub(from, req, opts, &f), *n = (cJSON *)tr_num(hub, "n");
+        /* the stream translators carry the first choice only */
+        if (n && n->valuedouble != 1 && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(hub, "stream")))
+            tr_refuse(&f, "a stream of several choices", to);
+        cJSON *r = hub && f.st == LG_TR_OK ? from_hub(to, hub, opts, &f) : NULL;
         out->body = r ? cJSON_PrintUnformatted(r) : NULL;
         cJSON_Delete(r);
         cJSON_Delete(req);
