@@ -50,8 +50,8 @@ bool lg_tr_path(lg_tr_dialect to, const char *model, bool stream, char *buf, siz
 
 /* The authentication header lines ("Name: value", no CRLF) for key in the target's dialect:
  * Authorization: Bearer (OpenAI), x-api-key + anthropic-version: 2023-06-01 (Anthropic),
- * x-goog-api-key (Gemini). Writes up to two lines into lines[i] (each cap bytes); returns how many, or
- * 0 when one does not fit. The key is copied only into lines. */
+ * x-goog-api-key (Gemini). Writes up to two lines into lines; returns how many, or 0 when one does not
+ * fit or the key holds a CR or LF. The key is copied only into lines. */
 int lg_tr_auth_headers(lg_tr_dialect to, const char *key, char lines[2][512]);
 
 typedef struct {
