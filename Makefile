@@ -10,7 +10,8 @@ CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE $(WARN) -Iinclude -Isrc $(PKG_CFLAGS) -fPIC -fvisibility=hidden
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-CORE_SRC  := $(wildcard src/util/*.c src/conf/*.c src/classify/*.c src/providers/*.c src/gate/*.c src/store/*.c)
+CORE_SRC  := $(wildcard src/util/*.c src/conf/*.c src/classify/*.c src/providers/*.c src/gate/*.c src/store/*.c \
+                       src/translate/*.c)
 HOOK_SRC  := $(wildcard src/hook/*.c)
 CLI_SRC   := $(wildcard src/cli/*.c)
 MOCK_SRC  := $(wildcard src/mock/*.c)

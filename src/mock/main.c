@@ -15,6 +15,7 @@
 #include "mock/scenario.h"
 #include "mock/server.h"
 #include "mock/state.h"
+#include "mock/strict.h"
 #include "mock/timer.h"
 
 /* Reads a whole (PEM) file as a string; NULL after printing the reason. */
@@ -98,6 +99,7 @@ int main(int argc, char **argv)
     mock_limits defaults = {o.rpm, o.tpm, o.window_ms};
     mock_state_init(&sc, &defaults, seed);
     mock_request_accounting(o.openai_accounting);
+    mock_strict_enable(o.strict);
 
     sigset_t stop;
     sigemptyset(&stop);

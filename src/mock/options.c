@@ -9,7 +9,7 @@
 static const char USAGE[] =
     "usage: llmgate-mock [--port N] [--port-file FILE] [--tls-port N --cert FILE --key FILE]\n"
     "                    [--scenario FILE] [--rpm N] [--tpm N] [--window-ms N] [--threads N]\n"
-    "                    [--seed N] [--accounting default|openai] [--quiet]\n"
+    "                    [--seed N] [--accounting default|openai] [--strict] [--quiet]\n"
     "A mock LLM provider on 127.0.0.1 (see docs/MOCK.md). Port 0 picks a free port; the ports are\n"
     "printed as port=N / tls_port=N lines and written to --port-file once listening.\n"
     "  --rpm N, --tpm N   requests / tokens allowed per key per window (0: unlimited, default)\n"
@@ -17,7 +17,9 @@ static const char USAGE[] =
     "  --threads N        server threads (default 4)\n"
     "  --seed N           seed of the scenario's random errors\n"
     "  --accounting MODE  default: a request costs its usage; openai: its prompt plus the requested\n"
-    "                     output limit, counted at admission and never refunded\n";
+    "                     output limit, counted at admission and never refunded\n"
+    "  --strict           Anthropic and Gemini refuse what their real APIs refuse (a system role in\n"
+    "                     messages, roles not alternating, no max_tokens; OpenAI fields) with their 400\n";
 
 /* Parses a decimal integer from min to max into *out; false when s is not one. */
 static bool parse_int(const char *s, int64_t min, int64_t max, int64_t *out)
@@ -80,6 +82,10 @@ int mock_options_parse(int argc, char **argv, mock_options *o)
         }
         if (!strcmp(a, "--quiet")) {
             o->quiet = true;
+            continue;
+        }
+        if (!strcmp(a, "--strict")) {
+            o->strict = true;
             continue;
         }
         if (strncmp(a, "--", 2))

@@ -15,6 +15,7 @@ typedef struct {
     int threads;
     bool openai_accounting; /* --accounting openai: prompt + requested output at admission (see docs/MOCK.md) */
     bool quiet;
+    bool strict;            /* --strict: Anthropic and Gemini refuse bodies their real APIs refuse */
     bool has_seed;
     uint64_t seed;
 } mock_options;

@@ -273,5 +273,6 @@ void mock_request_free(mock_request *r)
     free(r->path);
     free(r->query);
     free(r->key);
-    r->path = r->query = r->key = NULL;
+    free(r->invalid);
+    r->path = r->query = r->key = r->invalid = NULL;
 }

@@ -45,6 +45,7 @@ typedef struct {
     bool include_usage; /* OpenAI stream_options.include_usage */
     bool bad_json;      /* a non-empty body that is not JSON */
     bool too_large;     /* the body was over the size limit (set by the server; body is then cut) */
+    char *invalid;      /* owned: why --strict refuses the body (set by the server), or NULL */
     char model[128];
     /* Default accounting: prompt = ceil(body bytes / 4), completion = the requested output limit capped at
      * 256 (default 16), charge = prompt + completion. OpenAI accounting (mock_request_accounting): prompt by

@@ -12,6 +12,7 @@
 #include "mock/limited.h"
 #include "mock/server.h"
 #include "mock/state.h"
+#include "mock/strict.h"
 #include "mock/success.h"
 #include "mock/timer.h"
 
@@ -190,7 +191,10 @@ static void build_reply(mock_reply *r, const mock_request *q, const mock_plan *p
             r->status = p->random_status;
         break;
     case MOCK_PLAN_BAD_REQUEST:
-        mock_error(r, q, q->too_large ? MOCK_ERR_TOO_LARGE : MOCK_ERR_BAD_REQUEST, -1, NULL, p->serial);
+        if (q->invalid && !q->too_large)
+            mock_strict_error(r, q, q->invalid);
+        else
+            mock_error(r, q, q->too_large ? MOCK_ERR_TOO_LARGE : MOCK_ERR_BAD_REQUEST, -1, NULL, p->serial);
         break;
     case MOCK_PLAN_STEP:
         switch (st->kind) {
@@ -261,6 +265,7 @@ static void prepare(struct MHD_Connection *conn, conn_ctx *ctx, const char *meth
         return;
     }
     q.too_large = ctx->too_large;
+    q.invalid = mock_strict_violation(&q);
     mock_plan plan;
     mock_state_plan(&q, &plan);
     build_reply(&ctx->reply, &q, &plan);

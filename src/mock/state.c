@@ -161,7 +161,7 @@ static mock_outcome decide(keystate *k, const mock_request *req, mock_plan *plan
                            bool *admitted)
 {
     plan->limits = k->limits;
-    if (req->bad_json || req->too_large) {
+    if (req->bad_json || req->too_large || req->invalid) {
         plan->kind = MOCK_PLAN_BAD_REQUEST;
         return MOCK_OUT_OTHER_ERROR;
     }

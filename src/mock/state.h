@@ -17,7 +17,7 @@ typedef enum {
     MOCK_PLAN_LIMITED,     /* over the key's limits: verdict says which */
     MOCK_PLAN_STEP,        /* answer with the scripted step */
     MOCK_PLAN_RANDOM,      /* a random error with random_status */
-    MOCK_PLAN_BAD_REQUEST, /* the body is not JSON, or too large */
+    MOCK_PLAN_BAD_REQUEST, /* the body is not JSON, too large, or refused by --strict */
 } mock_plan_kind;
 
 typedef struct {

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Writes the seed corpus of every fuzz harness into OUTDIR/<harness>/ from tests/fixtures (responses,
-streams), the config examples in README.md and the tests, and a few hand-picked hints and dates.
+streams, translate), the config examples in README.md and the tests, and a few hand-picked hints and dates.
 Usage: seeds.py FIXTURES_DIR OUTDIR"""
 import hashlib, json, os, re, sys
 
@@ -37,6 +37,13 @@ def main():
                 put(outdir, "fuzz_stream", data)
                 body = data.split(b"\n\n", 1)[1] if b"\n\n" in data else b""
                 put(outdir, "fuzz_sse", bytes([7]) + body)
+    names = {"openai": 1, "anthropic": 2, "gemini": 3}
+    for name in sorted(os.listdir(os.path.join(fixtures, "translate"))):
+        fx = json.load(open(os.path.join(fixtures, "translate", name)))
+        src = names[fx.get("from", fx.get("target", "openai"))]
+        dst = names[fx.get("to", fx.get("host", "openai"))]
+        body = fx["in"] if isinstance(fx.get("in"), str) else json.dumps(fx.get("in", fx.get("in_text", "")))
+        put(outdir, "fuzz_translate", bytes([src | dst << 2 | 0x70]) + body.encode())
     root = os.path.dirname(os.path.dirname(os.path.abspath(fixtures)))
     readme = open(os.path.join(root, "README.md")).read()
     for block in re.findall(r"```json\n(.*?)```", readme, re.S):
