@@ -70,6 +70,14 @@ bool lg_curl_find_pin(const lg_curl_rec *r, char *buf, size_t size)
     return false;
 }
 
+bool lg_slist_only_auth(const struct curl_slist *host)
+{
+    for (const struct curl_slist *l = host; l; l = l->next)
+        if (l->data && !is_pin_header(l->data) && !lg_auth_value(l->data))
+            return false;
+    return true;
+}
+
 struct curl_slist *lg_slist_with_key(const struct curl_slist *host, const char *key, lg_auth_style style,
                                      bool key_elsewhere, bool restyle)
 {
@@ -79,8 +87,8 @@ struct curl_slist *lg_slist_with_key(const struct curl_slist *host, const char *
         if (!l->data || is_pin_header(l->data))
             continue;
         const char *v = lg_auth_value(l->data);
-        if (v && key && restyle)
-            continue; /* another provider's: its own auth header follows */
+        if (v && restyle)
+            continue; /* another provider's (its own auth header follows), or no key at all */
         char *copy = v && key ? lg_auth_line_with_key(l->data, v, key) : strdup(l->data);
         carried |= v != NULL && !restyle;
         if (!append(&head, &tail, copy)) {

@@ -19,9 +19,13 @@ bool lg_curl_find_pin(const lg_curl_rec *r, char *buf, size_t size);
  * auth header's value replaced by key (key NULL: left as they are); when the request carries the key in no
  * header and key_elsewhere is false, one header in the provider's style is appended. restyle (the request
  * goes to another provider than its own): the host's auth headers are dropped and the style's header
- * carries the key. NULL on allocation failure. Free with lg_slist_free. */
+ * carries the key; with key NULL too, no auth header at all is left (a redirect to another host).
+ * NULL on allocation failure. Free with lg_slist_free. */
 struct curl_slist *lg_slist_with_key(const struct curl_slist *host, const char *key, lg_auth_style style,
                                      bool key_elsewhere, bool restyle);
+/* True when every line of host is an auth or pin header (lg_slist_with_key without a key then leaves an
+ * empty list, NULL). */
+bool lg_slist_only_auth(const struct curl_slist *host);
 /* Frees a list built by lg_slist_with_key (wiping the key material). */
 void lg_slist_free(struct curl_slist *l);
 

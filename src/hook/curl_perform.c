@@ -14,7 +14,10 @@ static int attempt(void *ctx, const lg_attempt *at, lg_response_view *resp)
         lg_capture_view(&x->cap, resp);
         return LG_ATTEMPT_FATAL;
     }
-    return lg_xfer_result(x, x->real->perform(x->h), resp);
+    int rc = lg_xfer_result(x, x->real->perform(x->h), resp);
+    while (rc == 0 && !resp->delivered && lg_xfer_follow(x, lg_runtime_get(), at, resp))
+        rc = lg_xfer_result(x, x->real->perform(x->h), resp);
+    return rc;
 }
 
 static bool rewind_body(void *ctx) { return lg_xfer_rewind(ctx); }

@@ -2,10 +2,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "hook/curl_auth.h"
 #include "hook/curl_deliver.h"
 #include "hook/curl_xfer.h"
+#include "llmgate/log.h"
 #include "llmgate/url.h"
 
 /* The URL of an attempt on provider p, another than the request's own: the host's path and query on p's
@@ -164,6 +166,7 @@ void lg_xfer_forget_key(lg_curl_xfer *x) { explicit_bzero(x->host_key, sizeof x-
 
 bool lg_xfer_prepare(lg_curl_xfer *x, const lg_attempt *at)
 {
+    x->hops = 0;
     lg_capture_reset(&x->cap);
     lg_relay_reset(&x->relay, x->rec, &x->cap, x->prov->dialect, x->prov->boundary);
     if (shape_request(x, at))
@@ -240,4 +243,75 @@ CURLcode lg_xfer_refuse(lg_curl_rec *r, const lg_gate_result *res)
 {
     lg_capture none = {0};
     return lg_curl_deliver(r, &none, res);
+}
+
+/* The URL a redirect's Location names, from the URL just fetched: absolute as it is, an absolute path on
+ * the same origin. NULL for anything else (a relative path is not followed) or on allocation failure. */
+static char *redirect_url(const char *from, const char *location)
+{
+    if (!strncasecmp(location, "http://", 7) || !strncasecmp(location, "https://", 8))
+        return strdup(location);
+    if (location[0] != '/' || location[1] == '/')
+        return NULL;
+    const char *path = lg_url_path(from);
+    size_t origin = (size_t)(path - from);
+    char *out = malloc(origin + strlen(location) + 1);
+    if (out) {
+        memcpy(out, from, origin);
+        strcpy(out + origin, location);
+    }
+    return out;
+}
+
+/* True when url is on the same origin (scheme://host:port) as base. */
+static bool same_origin(const char *base, const char *url)
+{
+    size_t n = (size_t)(lg_url_path(base) - base);
+    return n && !strncasecmp(base, url, n) && (url[n] == '/' || url[n] == '?' || url[n] == '\0');
+}
+
+bool lg_xfer_follow(lg_curl_xfer *x, const lg_runtime *rt, const lg_attempt *at, const lg_response_view *resp)
+{
+    int s = resp->status;
+    bool keeps_body = s == 307 || s == 308;
+    bool has_body = x->rec->postfields || x->rec->post || x->rec->upload;
+    const char *location = lg_header_get(resp->headers, resp->n_headers, "location");
+    if (!at->key || !x->rec->followlocation || x->last_rc != CURLE_OK || !location || x->hops >= LG_XFER_HOPS_MAX ||
+        !(keeps_body || ((s == 301 || s == 302 || s == 303) && !has_body)))
+        return false; /* the host's own credentials follow as libcurl does; others are delivered as they are */
+    char *from = NULL;
+    if (x->real->getinfo(x->h, CURLINFO_EFFECTIVE_URL, &from) != CURLE_OK || !from)
+        return false;
+    char *to = redirect_url(from, location);
+    char host[256];
+    if (!to || !lg_url_host(to, host, sizeof host) || (has_body && !lg_xfer_rewind(x))) {
+        free(to);
+        return false;
+    }
+    /* a key of ours goes only to its own provider: the same origin, or a host of the provider (sent
+     * through its upstream when it has one); anywhere else the request follows without any key */
+    bool ours = same_origin(from, to) || lg_config_match_host(rt->cfg, host) == (at->prov ? at->prov : x->prov);
+    const lg_provider *p = at->prov ? at->prov : x->prov;
+    char *url = ours && !same_origin(from, to) && p->upstream ? lg_url_rebase(p->upstream, to) : strdup(to);
+    struct curl_slist *hdrs = lg_slist_with_key(x->rec->headers, ours ? at->key : NULL, p->auth,
+                                                ours ? x->key_in_query || x->rec->xoauth2 : true, !ours);
+    free(to);
+    if (!url || (!hdrs && !(!ours && lg_slist_only_auth(x->rec->headers)))) {
+        free(url);
+        if (hdrs)
+            lg_slist_free(hdrs);
+        return false;
+    }
+    lg_capture_reset(&x->cap);
+    lg_relay_reset(&x->relay, x->rec, &x->cap, x->prov->dialect, x->prov->boundary);
+    x->real->setopt(x->h, CURLOPT_URL, url);
+    x->real->setopt(x->h, CURLOPT_HTTPHEADER, hdrs); /* NULL: the host's list held only credentials */
+    if (x->attempt_hdrs)
+        lg_slist_free(x->attempt_hdrs);
+    x->attempt_hdrs = hdrs;
+    free(x->attempt_url);
+    x->attempt_url = url;
+    x->hops++;
+    lg_log(LG_LOG_DEBUG, "[Redirect] %s: %d to %s %s", p->name, s, host, ours ? "with the key" : "without any key");
+    return true;
 }

@@ -15,6 +15,7 @@
 #include "llmgate/gate.h"
 
 #define LG_XFER_KEY_MAX 1024
+#define LG_XFER_HOPS_MAX 30 /* redirects followed within one attempt */
 
 typedef struct {
     CURL *h;
@@ -28,6 +29,7 @@ typedef struct {
     bool has_pin;                    /* the host's headers carry X-Llmgate-Pin (never forwarded) */
     char pin[LG_NAME_MAX];           /* its value */
     bool body_replaced;              /* an attempt's body, not the host's, is set on the handle */
+    int hops;                        /* redirects followed in this attempt */
     lg_capture cap;
     lg_relay relay;
     CURLcode last_rc;                /* libcurl's code for the last attempt */
@@ -50,6 +52,14 @@ bool lg_xfer_prepare(lg_curl_xfer *x, const lg_attempt *at);
 /* The attempt's transfer ended with rc: fills *resp; returns 0 (a response, possibly a committed stream
  * with resp->delivered), LG_ATTEMPT_RETRYABLE or LG_ATTEMPT_FATAL (lg_transport.attempt's contract). */
 int lg_xfer_result(lg_curl_xfer *x, CURLcode rc, lg_response_view *resp);
+
+/* After an attempt with a key of ours got a redirect (libcurl's own following is off then): when the host
+ * asked to follow (CURLOPT_FOLLOWLOCATION) and the redirect keeps the method (307, 308; or 301-303 of a
+ * request without a body), sets the handle up for the next hop and returns true: to the same origin or
+ * another host of the attempt's provider with the key, anywhere else without any key (as libcurl itself
+ * keeps credentials from other hosts). The front end performs again and reads the result as before.
+ * False: deliver resp as it is. */
+bool lg_xfer_follow(lg_curl_xfer *x, const lg_runtime *rt, const lg_attempt *at, const lg_response_view *resp);
 
 /* Makes the request body ready to be sent again; false when it cannot be rewound. */
 bool lg_xfer_rewind(lg_curl_xfer *x);
