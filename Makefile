@@ -33,6 +33,8 @@ MOCK := $(B)/llmgate-mock
 
 DEPS_PKGS := build-essential pkg-config libcurl4-openssl-dev libcjson-dev uthash-dev libmicrohttpd-dev \
              libcmocka-dev libhttp-parser-dev libhiredis-dev libssl-dev curl openssl python3 ca-certificates
+# The redis store backend: its tests start their own redis-server; hiredis is dlopen'ed, never linked.
+DEPS_PKGS += redis-server libhiredis-dev
 
 .PHONY: all test bench demo install clean deps unit clients
 .SECONDARY:
@@ -48,6 +50,13 @@ $(B)/san/%.o: %.c $(wildcard include/llmgate/*.h) | $(B)
 
 $(B):
 	@mkdir -p $(B)
+
+# The redis backend's Lua script, as a C string literal.
+$(B)/gen/redis_script.inc: src/store/redis_script.lua
+	@mkdir -p $(dir $@)
+	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@
+$(B)/obj/src/store/redis_script.o $(B)/san/src/store/redis_script.o: $(B)/gen/redis_script.inc
+$(B)/obj/src/store/redis_script.o $(B)/san/src/store/redis_script.o: CFLAGS += -I$(B)/gen
 
 $(LIB): $(CORE_OBJ) $(HOOK_OBJ) src/hook/exports.map
 	$(CC) -shared -Wl,--version-script=src/hook/exports.map -Wl,-z,now -Wl,--no-undefined -o $@ $(CORE_OBJ) $(HOOK_OBJ) $(CORE_LIBS)

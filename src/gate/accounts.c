@@ -45,17 +45,22 @@ bool lg_accounts_init(lg_accounts *a, const lg_gate_request *req)
     }
     const lg_provider *p = req->prov;
     char model[LG_MODEL_MAX];
-    a->tokens = lg_estimate_tokens(p->dialect, req->body, req->body ? req->body_len : 0, model);
-    a->limits.window_ms = p->limits.window_ms > 0 ? p->limits.window_ms : 60000;
-    a->limits.margin_ms = lg_window_margin_ms(a->limits.window_ms);
-    a->limits.limit[LG_DIM_REQUESTS] = p->limits.rpm;
-    a->limits.limit[LG_DIM_TOKENS] = p->limits.tpm;
+    lg_store_scope *sc = &a->scope;
+    sc->provider = p->name;
+    sc->refs = a->refs;
+    sc->n = a->n;
+    sc->backoff = &req->cfg->backoff;
+    sc->tokens = lg_estimate_tokens(p->dialect, req->body, req->body ? req->body_len : 0, model);
+    sc->limits.window_ms = p->limits.window_ms > 0 ? p->limits.window_ms : 60000;
+    sc->limits.margin_ms = lg_window_margin_ms(sc->limits.window_ms);
+    sc->limits.limit[LG_DIM_REQUESTS] = p->limits.rpm;
+    sc->limits.limit[LG_DIM_TOKENS] = p->limits.tpm;
     int64_t rpm, tpm;
     if (p->limits.tier[0] && p->dialect == LG_DIALECT_OPENAI && lg_tier_limits(p->limits.tier, model, &rpm, &tpm)) {
         if (!p->limits.rpm)
-            a->limits.limit[LG_DIM_REQUESTS] = rpm;
+            sc->limits.limit[LG_DIM_REQUESTS] = rpm;
         if (!p->limits.tpm)
-            a->limits.limit[LG_DIM_TOKENS] = tpm;
+            sc->limits.limit[LG_DIM_TOKENS] = tpm;
     }
     return true;
 }
@@ -69,214 +74,80 @@ void lg_accounts_free(lg_accounts *a)
     memset(a, 0, sizeof *a);
 }
 
-/* Runs fn under the store lock, or on the local slots when there is no usable store. */
-static void with_slots(lg_accounts *a, lg_store_fn fn, void *ctx)
+/* The exchange's own slots, for when the store cannot be used: false when there is no memory for them
+ * (then nothing is recorded). */
+static bool local_slots(lg_accounts *a, lg_account_slot **ptrs, lg_slots *sl)
 {
-    if (a->req->store && lg_store_with(a->req->store, a->req->prov->name, a->refs, a->n, fn, ctx) == 0)
-        return;
-    if (!a->local && !(a->local = calloc(a->n, sizeof *a->local)))
-        return; /* no memory for even local state: nothing is recorded */
-    lg_account_slot *ptrs[a->n];
+    if (!a->local && !(a->local = calloc(a->n ? a->n : 1, sizeof *a->local)))
+        return false;
     for (size_t i = 0; i < a->n; i++)
         ptrs[i] = &a->local[i];
-    fn(&a->local_prov, ptrs, a->n, ctx);
-}
-
-static void take_snapshot(lg_accounts *a, lg_account_slot *const *slots)
-{
-    for (size_t i = 0; i < a->n; i++)
-        a->snapshot[i] = slots[i]->state;
-}
-
-/* The limits enforced on window w: the configured ones, the provider's reported ones where none is set. */
-static lg_window_limits limits_for(const lg_accounts *a, const lg_window *w)
-{
-    lg_window_limits l = a->limits;
-    for (int d = 0; d < 2; d++)
-        if (l.limit[d] <= 0)
-            l.limit[d] = w->learned_limit[d];
-    return l;
-}
-
-/* Gives back the held reservation (one request, the estimated tokens). Under the lock. */
-static void drop_ticket(lg_accounts *a, lg_account_slot *const *slots)
-{
-    if (a->has_ticket && a->ticket_account < a->n)
-        lg_window_adjust(&slots[a->ticket_account]->window, a->ticket, -1, -a->tokens);
-    a->has_ticket = false;
-}
-
-struct admit_ctx {
-    lg_accounts *a;
-    size_t preferred;
-    int64_t now, deadline;
-    lg_admission out;
-};
-
-static void admit_cb(lg_provider_slot *p, lg_account_slot *const *slots, size_t n, void *vctx)
-{
-    struct admit_ctx *c = vctx;
-    lg_accounts *a = c->a;
-    take_snapshot(a, slots);
-    drop_ticket(a, slots); /* a reservation not used (an earlier round) never stays behind */
-    size_t pref = c->preferred < n ? c->preferred : p->current < n ? p->current : 0;
-    size_t best = pref;
-    int64_t best_at = 0, best_retry = 0;
-    for (size_t k = 0; k < n; k++) {
-        size_t i = (pref + k) % n;
-        lg_window_limits lim = limits_for(a, &slots[i]->window);
-        int64_t retry;
-        int64_t at = lg_window_earliest(&slots[i]->window, &lim, a->tokens, c->now,
-                                        slots[i]->state.cooldown_until_ms, &retry);
-        bool better = k == 0 || (retry == 0 && best_retry != 0) || ((retry == 0) == (best_retry == 0) && at < best_at);
-        if (better) {
-            best = i;
-            best_at = at;
-            best_retry = retry;
-        }
-        if (retry == 0 && at <= c->now)
-            break; /* in order from the preferred one: the first that can go now */
-    }
-    c->out = (lg_admission){.idx = best, .at_ms = best_at, .reserved = false, .retry_ms = best_retry};
-    if (best_retry == 0 && best_at <= c->deadline) {
-        lg_window_limits lim = limits_for(a, &slots[best]->window);
-        a->ticket = lg_window_reserve(&slots[best]->window, &lim, a->tokens, best_at);
-        a->ticket_account = best;
-        a->has_ticket = true;
-        c->out.reserved = true;
-    }
-    if (slots[pref]->state.cooldown_until_ms > c->now && slots[best]->state.cooldown_until_ms <= c->now)
-        p->current = (uint32_t)best;
+    *sl = (lg_slots){.prov = &a->local_prov, .accounts = ptrs, .owner = a};
+    return true;
 }
 
 lg_admission lg_accounts_admit(lg_accounts *a, size_t preferred, int64_t now_ms, int64_t deadline_ms)
 {
-    struct admit_ctx c = {.a = a, .preferred = preferred, .now = now_ms, .deadline = deadline_ms};
-    with_slots(a, admit_cb, &c);
-    return c.out;
-}
-
-struct confirm_ctx {
-    lg_accounts *a;
-    size_t idx;
-    int64_t now;
-    bool ok;
-};
-
-static void confirm_cb(lg_provider_slot *p, lg_account_slot *const *slots, size_t n, void *vctx)
-{
-    struct confirm_ctx *c = vctx;
-    take_snapshot(c->a, slots);
-    c->ok = slots[c->idx]->state.cooldown_until_ms <= c->now;
-    if (!c->ok)
-        drop_ticket(c->a, slots);
+    lg_admission out = {0};
+    if (lg_store_admit(a->req->store, &a->scope, &a->ticket, preferred, now_ms, deadline_ms, a->snapshot, &out) == 0)
+        return out;
+    lg_account_slot *ptrs[a->n + 1];
+    lg_slots sl;
+    if (local_slots(a, ptrs, &sl)) {
+        out = lg_slots_admit(&sl, &a->scope, &a->ticket, preferred, now_ms, deadline_ms);
+        lg_slots_snapshot(&sl, a->n, a->snapshot);
+    }
+    return out;
 }
 
 bool lg_accounts_confirm(lg_accounts *a, size_t idx, int64_t now_ms)
 {
-    struct confirm_ctx c = {.a = a, .idx = idx, .now = now_ms};
-    with_slots(a, confirm_cb, &c);
-    return c.ok;
-}
-
-static void release_cb(lg_provider_slot *p, lg_account_slot *const *slots, size_t n, void *vctx)
-{
-    drop_ticket(vctx, slots);
+    bool ok = false;
+    if (lg_store_confirm(a->req->store, &a->scope, &a->ticket, idx, now_ms, a->snapshot, &ok) == 0)
+        return ok;
+    lg_account_slot *ptrs[a->n + 1];
+    lg_slots sl;
+    if (local_slots(a, ptrs, &sl)) {
+        ok = lg_slots_confirm(&sl, &a->scope, &a->ticket, idx, now_ms);
+        lg_slots_snapshot(&sl, a->n, a->snapshot);
+    }
+    return ok;
 }
 
 void lg_accounts_release(lg_accounts *a)
 {
-    if (a->has_ticket)
-        with_slots(a, release_cb, a);
-}
-
-struct record_ctx {
-    lg_accounts *a;
-    size_t idx;
-    const lg_outcome *o;
-    const lg_response_view *resp;
-    bool transport_failed;
-    int64_t now;
-    bool save; /* a long cooldown started, changed or ended */
-};
-
-/* Settles the reservation of the attempt on account idx with what the provider answered. */
-static void reconcile(lg_accounts *a, lg_window *w, const lg_outcome *o)
-{
-    if (o->state == LG_STATE_RETRYABLE_RATE_LIMIT)
-        lg_window_adjust(w, a->ticket, -1, -a->tokens); /* refused: it never entered the provider's window */
-    else if (o->state == LG_STATE_SUCCESS && o->has_usage)
-        lg_window_adjust(w, a->ticket, 0, o->prompt_tokens + o->completion_tokens - a->tokens);
-    else if (o->state != LG_STATE_SUCCESS)
-        lg_window_adjust(w, a->ticket, 0, -a->tokens); /* an error generates no tokens */
-    a->has_ticket = false;
-}
-
-static void record_cb(lg_provider_slot *p, lg_account_slot *const *slots, size_t n, void *vctx)
-{
-    struct record_ctx *c = vctx;
-    lg_accounts *a = c->a;
-    lg_account_slot *s = slots[c->idx];
-    s->counters.requests++;
-    if (!c->transport_failed) {
-        int64_t before = s->state.cooldown_until_ms;
-        lg_policy_record(&a->req->cfg->backoff, n, &s->state, c->o, c->now);
-        int64_t after = s->state.cooldown_until_ms;
-        c->save = after != before && (after - c->now > LG_PERSIST_MIN_MS || before - c->now > LG_PERSIST_MIN_MS);
-        if (c->o->state == LG_STATE_RETRYABLE_RATE_LIMIT)
-            s->counters.rate_limited++;
-        if (a->has_ticket && a->ticket_account == c->idx)
-            reconcile(a, &s->window, c->o);
-        lg_ratelimit_info info;
-        if (c->resp && lg_ratelimit_parse(c->resp->headers, c->resp->n_headers, c->now, &info))
-            lg_window_learn(&s->window, &info, c->now);
-    }
-    if (a->ticket_account == c->idx)
-        a->has_ticket = false; /* a transport failure keeps its place: the provider may have counted it */
-    take_snapshot(a, slots);
+    if (!a->ticket.held || lg_store_release(a->req->store, &a->scope, &a->ticket) == 0)
+        return;
+    lg_account_slot *ptrs[a->n + 1];
+    lg_slots sl;
+    if (local_slots(a, ptrs, &sl))
+        lg_slots_release(&sl, &a->scope, &a->ticket);
 }
 
 void lg_accounts_record(lg_accounts *a, size_t idx, const lg_outcome *o, const lg_response_view *resp,
                         bool transport_failed, int64_t now_ms)
 {
-    struct record_ctx c = {
-        .a = a, .idx = idx, .o = o, .resp = resp, .transport_failed = transport_failed, .now = now_ms};
-    with_slots(a, record_cb, &c);
-    if (c.save && a->req->store)
-        lg_store_save_cooldowns(a->req->store);
-}
-
-struct count_ctx {
-    lg_accounts *a;
-    size_t idx, to;
-    lg_account_event ev;
-};
-
-static void count_cb(lg_provider_slot *p, lg_account_slot *const *slots, size_t n, void *vctx)
-{
-    struct count_ctx *c = vctx;
-    lg_account_counters *k = &slots[c->idx]->counters;
-    switch (c->ev) {
-    case LG_EV_IMMEDIATE: k->immediate++; break;
-    case LG_EV_WAITED: k->waited++; break;
-    case LG_EV_RETRY: k->retries++; break;
-    case LG_EV_GIVEN_UP: k->given_up++; break;
-    case LG_EV_SENT:
-        k->requests++;
-        c->a->has_ticket = false;
-        break;
-    case LG_EV_SWITCH:
-        k->switches++;
-        if (c->to < n)
-            p->current = (uint32_t)c->to;
-        break;
+    lg_ratelimit_info info;
+    bool learned = !transport_failed && resp && lg_ratelimit_parse(resp->headers, resp->n_headers, now_ms, &info);
+    lg_store_attempt at = {.outcome = o, .info = learned ? &info : NULL, .transport_failed = transport_failed};
+    if (lg_store_record(a->req->store, &a->scope, &a->ticket, idx, &at, now_ms, a->snapshot) == 0)
+        return;
+    lg_account_slot *ptrs[a->n + 1];
+    lg_slots sl;
+    if (local_slots(a, ptrs, &sl)) {
+        lg_slots_record(&sl, &a->scope, &a->ticket, idx, &at, now_ms);
+        lg_slots_snapshot(&sl, a->n, a->snapshot);
     }
 }
 
 void lg_accounts_count(lg_accounts *a, size_t idx, lg_account_event ev, size_t to)
 {
-    struct count_ctx c = {.a = a, .idx = idx, .to = to, .ev = ev};
-    with_slots(a, count_cb, &c);
+    if (lg_store_count(a->req->store, &a->scope, &a->ticket, idx, ev, to) == 0)
+        return;
+    lg_account_slot *ptrs[a->n + 1];
+    lg_slots sl;
+    if (local_slots(a, ptrs, &sl))
+        lg_slots_count(&sl, &a->scope, &a->ticket, idx, ev, to);
 }
 
 int64_t lg_accounts_soonest_ms(const lg_accounts *a, int64_t now_ms)

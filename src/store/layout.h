@@ -9,7 +9,7 @@
 #include "llmgate/store.h"
 
 #define LG_STORE_MAGIC UINT64_C(0x31455441474d4c4c) /* "LLMGATE1" as little-endian bytes */
-#define LG_STORE_VERSION 2u /* 2: per-account sliding windows */
+#define LG_STORE_VERSION 3u /* 2: per-account sliding windows; 3: the retired flag */
 #define LG_STORE_PROVIDERS 64
 #define LG_STORE_ACCOUNTS 256
 
@@ -34,7 +34,7 @@ typedef struct {
 typedef struct {
     uint64_t magic;
     uint32_t version;
-    uint32_t reserved;
+    uint32_t retired; /* set (atomically, without the lock) when a rebuilt file replaced this one */
     uint64_t size;
     int64_t created_ms;
     pthread_mutex_t lock; /* robust, process-shared, error-checking */

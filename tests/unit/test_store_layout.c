@@ -1,0 +1,74 @@
+/* Pins the shm store file's layout: offsets, sizes and version (as libfaketime's shm_layout_test.c does).
+ * A change here must come with a new LG_STORE_VERSION: processes of the old and the new build then rebuild
+ * the file rather than read each other's bytes. Values for x86_64 / glibc. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "store/layout.h"
+
+static void header_is_pinned(void **state)
+{
+    assert_int_equal(LG_STORE_MAGIC, UINT64_C(0x31455441474d4c4c));
+    assert_int_equal(LG_STORE_VERSION, 3);
+    assert_int_equal(offsetof(lg_store_layout, magic), 0);
+    assert_int_equal(offsetof(lg_store_layout, version), 8);
+    assert_int_equal(offsetof(lg_store_layout, retired), 12);
+    assert_int_equal(offsetof(lg_store_layout, size), 16);
+    assert_int_equal(offsetof(lg_store_layout, created_ms), 24);
+    assert_int_equal(offsetof(lg_store_layout, lock), 32);
+    assert_int_equal(offsetof(lg_store_layout, providers), 72);
+    assert_int_equal(offsetof(lg_store_layout, accounts), 4680);
+    assert_int_equal(sizeof(lg_store_layout), 3230280);
+    assert_int_equal(LG_STORE_PROVIDERS, 64);
+    assert_int_equal(LG_STORE_ACCOUNTS, 256);
+}
+
+static void entries_are_pinned(void **state)
+{
+    assert_int_equal(sizeof(lg_store_provider_entry), 72);
+    assert_int_equal(offsetof(lg_store_provider_entry, name), 4);
+    assert_int_equal(offsetof(lg_store_provider_entry, slot), 68);
+    assert_int_equal(sizeof(lg_store_account_entry), 12600);
+    assert_int_equal(offsetof(lg_store_account_entry, provider), 4);
+    assert_int_equal(offsetof(lg_store_account_entry, name), 68);
+    assert_int_equal(offsetof(lg_store_account_entry, digest), 132);
+    assert_int_equal(offsetof(lg_store_account_entry, slot), 152);
+}
+
+static void slots_are_pinned(void **state)
+{
+    assert_int_equal(sizeof(lg_account_state), 24);
+    assert_int_equal(offsetof(lg_account_state, cooldown_until_ms), 0);
+    assert_int_equal(offsetof(lg_account_state, reason), 8);
+    assert_int_equal(offsetof(lg_account_state, failures), 12);
+    assert_int_equal(offsetof(lg_account_state, last_event_ms), 16);
+    assert_int_equal(sizeof(lg_account_counters), 56);
+    assert_int_equal(sizeof(lg_account_slot), 12448);
+    assert_int_equal(offsetof(lg_account_slot, counters), 24);
+    assert_int_equal(offsetof(lg_account_slot, window), 80);
+    assert_int_equal(sizeof(lg_bucket), 24);
+    assert_int_equal(LG_WINDOW_RING, 512);
+    assert_int_equal(LG_WINDOW_BUCKETS, 64);
+    assert_int_equal(sizeof(lg_window), 12368);
+    assert_int_equal(offsetof(lg_window, ring), 8);
+    assert_int_equal(offsetof(lg_window, cap_left), 12296);
+    assert_int_equal(offsetof(lg_window, cap_until_ms), 12312);
+    assert_int_equal(offsetof(lg_window, learned_limit), 12328);
+    assert_int_equal(offsetof(lg_window, limit), 12344);
+    assert_int_equal(offsetof(lg_window, window_ms), 12360);
+    assert_int_equal(sizeof(lg_provider_slot), 4);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(header_is_pinned),
+        cmocka_unit_test(entries_are_pinned),
+        cmocka_unit_test(slots_are_pinned),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
