@@ -404,6 +404,11 @@ static int redis_admit(lg_store *st, const lg_store_scope *sc, lg_store_ticket *
         put_conn(s, c, !transport, "no answer in time");
         return s->local ? s->local->ops->admit(s->local, sc, t, preferred, now_ms, deadline_ms, snap, out) : -1;
     }
+    if (r->elements != 6 + 4 * sc->n || int_at(r, 1) < 0 || (size_t)int_at(r, 1) >= sc->n) {
+        s->api->free_reply(r); /* not our script's answer: never trusted */
+        put_conn(s, c, false, "unexpected reply");
+        return s->local ? s->local->ops->admit(s->local, sc, t, preferred, now_ms, deadline_ms, snap, out) : -1;
+    }
     int64_t skew = int_at(r, 0) - now_ms;
     out->idx = (size_t)int_at(r, 1);
     out->at_ms = int_at(r, 2) - skew;
