@@ -641,7 +641,20 @@ static void slot_field(lg_account_slot *slot, const char *name, long long v, int
         k->given_up = (uint64_t)v;
 }
 
-/* Reads the index and every account hash in it (pipelined) and visits them. */
+/* Splits an index member "provider<TAB>account<TAB>digest" into its parts; false when malformed. */
+static bool split_member(const char *m, char prov[LG_NAME_MAX], char name[LG_NAME_MAX], char dig[LG_DIGEST_HEX])
+{
+    const char *t1 = strchr(m, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+    if (!t2 || (size_t)(t1 - m) >= LG_NAME_MAX || (size_t)(t2 - t1 - 1) >= LG_NAME_MAX ||
+        strlen(t2 + 1) >= LG_DIGEST_HEX)
+        return false;
+    snprintf(prov, LG_NAME_MAX, "%.*s", (int)(t1 - m), m);
+    snprintf(name, LG_NAME_MAX, "%.*s", (int)(t2 - t1 - 1), t1 + 1);
+    snprintf(dig, LG_DIGEST_HEX, "%s", t2 + 1);
+    return true;
+}
+
+/* Reads the index and every account hash in it and visits them. */
 static int visit_remote(redis_store *s, conn *c, lg_store_visit_fn fn, void *ctx, bool *transport)
 {
     const char *time_cmd[1] = {"TIME"};
@@ -652,7 +665,7 @@ static int visit_remote(redis_store *s, conn *c, lg_store_visit_fn fn, void *ctx
         return -1;
     redisReply *tm = call(s, c, 1, time_cmd, NULL);
     int64_t skew = 0;
-    if (tm && tm->type == REDIS_REPLY_ARRAY && tm->elements == 2)
+    if (tm && tm->type == REDIS_REPLY_ARRAY && tm->elements == 2 && tm->element[0]->str && tm->element[1]->str)
         skew = atoll(tm->element[0]->str) * 1000 + atoll(tm->element[1]->str) / 1000 - lg_now_ms();
     if (tm)
         s->api->free_reply(tm);
@@ -662,8 +675,7 @@ static int visit_remote(redis_store *s, conn *c, lg_store_visit_fn fn, void *ctx
     for (size_t i = 0; i < n; i++) {
         char key[LG_NAME_MAX * 3 + LG_DIGEST_HEX + 32], prov[LG_NAME_MAX], name[LG_NAME_MAX], dig[LG_DIGEST_HEX];
         const redisReply *m = idx->element[i];
-        dig[0] = '\0';
-        if (m->type != REDIS_REPLY_STRING || sscanf(m->str, "%63[^\t]\t%63[^\t]\t%64s", prov, name, dig) < 2)
+        if (m->type != REDIS_REPLY_STRING || !split_member(m->str, prov, name, dig))
             continue;
         snprintf(key, sizeof key, "llmgate:{%s}:a:%s:%s", prov, name, dig);
         const char *hgetall[2] = {"HGETALL", key};
