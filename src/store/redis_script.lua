@@ -126,17 +126,28 @@ local function tidy(a)
   redis.call('PEXPIRE', a.key, ttl)
 end
 
-local function states(out, accts)
+-- Accounts are read on first use: accts[i] (0-based) loads the whole hash.
+local accts = setmetatable({}, {__index = function(t, i)
+  if type(i) ~= 'number' or i < 0 or i >= n or i ~= math.floor(i) then return nil end
+  local a = load(i)
+  rawset(t, i, a)
+  return a
+end})
+
+-- Appends every account's policy state to out (HMGET for those not read otherwise).
+local function states(out)
   for i = 0, n - 1 do
-    local a = accts[i]
-    out[#out + 1] = g(a, 'cu'); out[#out + 1] = g(a, 'rs')
-    out[#out + 1] = g(a, 'fl'); out[#out + 1] = g(a, 'le')
+    local a = rawget(accts, i)
+    if a then
+      out[#out + 1] = g(a, 'cu'); out[#out + 1] = g(a, 'rs')
+      out[#out + 1] = g(a, 'fl'); out[#out + 1] = g(a, 'le')
+    else
+      local v = redis.call('HMGET', KEYS[i + 2], 'cu', 'rs', 'fl', 'le')
+      for j = 1, 4 do out[#out + 1] = tonumber(v[j]) or 0 end
+    end
   end
   return out
 end
-
-local accts = {}
-for i = 0, n - 1 do accts[i] = load(i) end
 
 if op == 'admit' then
   -- ARGV: 3 l0, 4 l1, 5 window, 6 margin, 7 tokens, 8 preferred (-1: current), 9 deadline (from now),
@@ -166,8 +177,8 @@ if op == 'admit' then
     redis.call('HSET', KEYS[1], 'cur', best)
   end
   redis.call('PEXPIRE', KEYS[1], ttl)
-  for i = 0, n - 1 do tidy(accts[i]) end
-  return states({now, best, best_at, reserved, best_retry, ticket}, accts)
+  for i = 0, n - 1 do if rawget(accts, i) then tidy(accts[i]) end end
+  return states({now, best, best_at, reserved, best_retry, ticket})
 elseif op == 'confirm' then
   -- ARGV: 3 idx, 4 held, 5 ticket account, 6 ticket bucket, 7 tokens
   local a = accts[tonumber(ARGV[3])]
@@ -175,7 +186,7 @@ elseif op == 'confirm' then
   if not ok and ARGV[4] == '1' and accts[tonumber(ARGV[5])] then
     adjust(accts[tonumber(ARGV[5])], tonumber(ARGV[6]), -1, -tonumber(ARGV[7]))
   end
-  return states({now, ok and 1 or 0}, accts)
+  return states({now, ok and 1 or 0})
 elseif op == 'release' then
   -- ARGV: 3 ticket account, 4 ticket bucket, 5 tokens
   local a = accts[tonumber(ARGV[3])]
@@ -205,6 +216,6 @@ elseif op == 'record' then
     end
     tidy(a)
   end
-  return states({now}, accts)
+  return states({now})
 end
 return redis.error_reply('llmgate: unknown op')

@@ -60,3 +60,4 @@ ttfb_runs() { # PRELOAD: prints the median ttfb in microseconds over 100 request
 b=$(ttfb_runs no); p=$(ttfb_runs yes)
 awk -v b="$b" -v p="$p" 'BEGIN { printf "stream ttfb         %.0f us -> %.0f us (+%.0f us)\n", b, p, p - b }'
 [ "${1:-all}" = overhead ] || bash tests/bench/quota.sh
+[ "${1:-all}" = overhead ] || bash tests/bench/redis.sh
