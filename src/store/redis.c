@@ -311,6 +311,22 @@ static redisReply *run_script(redis_store *s, conn *c, args *a, bool *transport)
     return r;
 }
 
+/* Runs the script with a's arguments (freed) on c and checks that the reply has `want` elements. NULL when
+ * it failed: the connection is then given back (or dropped when it broke) and the caller goes local. On
+ * success the caller reads the reply, frees it and gives the connection back with put_conn(s, c, true). */
+static redisReply *exchange(redis_store *s, conn *c, args *a, size_t want)
+{
+    bool transport;
+    redisReply *r = run_script(s, c, a, &transport);
+    args_free(a);
+    if (r && r->elements == want)
+        return r;
+    if (r) /* not our script's answer: never trusted */
+        s->api->free_reply(r);
+    put_conn(s, c, !transport && !r, r ? "unexpected reply" : "no answer in time");
+    return NULL;
+}
+
 static long long int_at(const redisReply *r, size_t i)
 {
     return i < r->elements && r->element[i]->type == REDIS_REPLY_INTEGER ? r->element[i]->integer : 0;
@@ -397,18 +413,14 @@ static int redis_admit(lg_store *st, const lg_store_scope *sc, lg_store_ticket *
     add(&a, "%d", t->held ? 1 : 0);
     add(&a, "%zu", t->account);
     add(&a, "%lld", (long long)t->bucket);
-    bool transport;
-    redisReply *r = run_script(s, c, &a, &transport);
-    args_free(&a);
-    if (!r) {
-        put_conn(s, c, !transport, "no answer in time");
-        return s->local ? s->local->ops->admit(s->local, sc, t, preferred, now_ms, deadline_ms, snap, out) : -1;
-    }
-    if (r->elements != 6 + 4 * sc->n || int_at(r, 1) < 0 || (size_t)int_at(r, 1) >= sc->n) {
-        s->api->free_reply(r); /* not our script's answer: never trusted */
+    redisReply *r = exchange(s, c, &a, 6 + 4 * sc->n);
+    if (r && (int_at(r, 1) < 0 || (size_t)int_at(r, 1) >= sc->n)) {
+        s->api->free_reply(r);
         put_conn(s, c, false, "unexpected reply");
-        return s->local ? s->local->ops->admit(s->local, sc, t, preferred, now_ms, deadline_ms, snap, out) : -1;
+        r = NULL;
     }
+    if (!r)
+        return s->local ? s->local->ops->admit(s->local, sc, t, preferred, now_ms, deadline_ms, snap, out) : -1;
     int64_t skew = int_at(r, 0) - now_ms;
     out->idx = (size_t)int_at(r, 1);
     out->at_ms = int_at(r, 2) - skew;
@@ -440,13 +452,9 @@ static int redis_confirm(lg_store *st, const lg_store_scope *sc, lg_store_ticket
     add(&a, "%zu", t->account);
     add(&a, "%lld", (long long)t->bucket);
     add(&a, "%lld", (long long)sc->tokens);
-    bool transport;
-    redisReply *r = run_script(s, c, &a, &transport);
-    args_free(&a);
-    if (!r) {
-        put_conn(s, c, !transport, "no answer in time");
+    redisReply *r = exchange(s, c, &a, 2 + 4 * sc->n);
+    if (!r)
         return s->local ? s->local->ops->confirm(s->local, sc, t, idx, now_ms, snap, ok) : -1;
-    }
     *ok = int_at(r, 1) != 0;
     if (!*ok)
         t->held = false;
@@ -473,13 +481,12 @@ static int redis_release(lg_store *st, const lg_store_scope *sc, lg_store_ticket
     add(&a, "%zu", t->account);
     add(&a, "%lld", (long long)t->bucket);
     add(&a, "%lld", (long long)sc->tokens);
-    bool transport;
-    redisReply *r = run_script(s, c, &a, &transport);
-    args_free(&a);
+    redisReply *r = exchange(s, c, &a, 1);
     t->held = false;
-    if (r)
+    if (r) {
         s->api->free_reply(r);
-    put_conn(s, c, r || !transport, "no answer in time");
+        put_conn(s, c, true, NULL);
+    }
     return 0;
 }
 
@@ -531,13 +538,9 @@ static int redis_record(lg_store *st, const lg_store_scope *sc, lg_store_ticket 
         add(&a, "%lld", info ? (long long)info->remaining[d] : -1LL);
     for (int d = 0; d < 2; d++)
         add(&a, "%lld", info ? (long long)info->reset_ms[d] : -1LL);
-    bool transport;
-    redisReply *r = run_script(s, c, &a, &transport);
-    args_free(&a);
-    if (!r) {
-        put_conn(s, c, !transport, "no answer in time");
+    redisReply *r = exchange(s, c, &a, 1 + 4 * sc->n);
+    if (!r)
         return s->local ? s->local->ops->record(s->local, sc, t, idx, at, now_ms, snap) : -1;
-    }
     if (t->account == idx)
         t->held = false;
     read_states(r, 1, sc->n, int_at(r, 0) - now_ms, snap);
@@ -585,7 +588,6 @@ static int redis_count(lg_store *st, const lg_store_scope *sc, lg_store_ticket *
 static void slot_field(lg_account_slot *slot, const char *name, long long v, int64_t skew)
 {
     lg_window *w = &slot->window;
-    lg_account_counters *k = &slot->counters;
     if (name[0] == 'q' || name[0] == 'k') {
         char *end;
         long long e = strtoll(name + 1, &end, 10);
@@ -600,45 +602,35 @@ static void slot_field(lg_account_slot *slot, const char *name, long long v, int
         *(name[0] == 'q' ? &b->requests : &b->tokens) = v;
         return;
     }
+    /* The 64-bit fields of a slot by their names in the hash; 't': a time (moved to the local clock). */
     static const struct {
         const char *name;
         size_t off;
-        bool time;
+        char kind;
     } map[] = {
-#define W(f) offsetof(lg_account_slot, window) + offsetof(lg_window, f)
-        {"sp", W(span_ms), false},        {"wm", W(window_ms), false},         {"l0", W(limit[0]), false},
-        {"l1", W(limit[1]), false},       {"ll0", W(learned_limit[0]), false}, {"ll1", W(learned_limit[1]), false},
-        {"cl0", W(cap_left[0]), false},   {"cl1", W(cap_left[1]), false},      {"cx0", W(cap_until_ms[0]), true},
-        {"cx1", W(cap_until_ms[1]), true},
+#define W(f) offsetof(lg_account_slot, window.f)
+#define C(f) offsetof(lg_account_slot, counters.f)
+        {"cu", offsetof(lg_account_slot, state.cooldown_until_ms), 't'},
+        {"le", offsetof(lg_account_slot, state.last_event_ms), 't'},
+        {"sp", W(span_ms), 'i'},           {"wm", W(window_ms), 'i'},          {"l0", W(limit[0]), 'i'},
+        {"l1", W(limit[1]), 'i'},          {"ll0", W(learned_limit[0]), 'i'},  {"ll1", W(learned_limit[1]), 'i'},
+        {"cl0", W(cap_left[0]), 'i'},      {"cl1", W(cap_left[1]), 'i'},       {"cx0", W(cap_until_ms[0]), 't'},
+        {"cx1", W(cap_until_ms[1]), 't'},  {"n_requests", C(requests), 'i'},   {"n_immediate", C(immediate), 'i'},
+        {"n_waited", C(waited), 'i'},      {"n_rate_limited", C(rate_limited), 'i'},
+        {"n_retries", C(retries), 'i'},    {"n_switches", C(switches), 'i'},   {"n_given_up", C(given_up), 'i'},
 #undef W
+#undef C
     };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (!strcmp(name, map[i].name)) {
-            *(int64_t *)((char *)slot + map[i].off) = map[i].time && v > 0 ? v - skew : v;
+            int64_t x = map[i].kind == 't' ? (v > 0 ? v - skew : 0) : v;
+            memcpy((char *)slot + map[i].off, &x, sizeof x);
             return;
         }
-    if (!strcmp(name, "cu"))
-        slot->state.cooldown_until_ms = v > 0 ? v - skew : 0;
-    else if (!strcmp(name, "le"))
-        slot->state.last_event_ms = v > 0 ? v - skew : 0;
-    else if (!strcmp(name, "rs"))
+    if (!strcmp(name, "rs"))
         slot->state.reason = v >= 0 && v < LG_REASON_COUNT ? (lg_reason)v : LG_REASON_NONE;
     else if (!strcmp(name, "fl"))
         slot->state.failures = (int32_t)v;
-    else if (!strcmp(name, "n_requests"))
-        k->requests = (uint64_t)v;
-    else if (!strcmp(name, "n_immediate"))
-        k->immediate = (uint64_t)v;
-    else if (!strcmp(name, "n_waited"))
-        k->waited = (uint64_t)v;
-    else if (!strcmp(name, "n_rate_limited"))
-        k->rate_limited = (uint64_t)v;
-    else if (!strcmp(name, "n_retries"))
-        k->retries = (uint64_t)v;
-    else if (!strcmp(name, "n_switches"))
-        k->switches = (uint64_t)v;
-    else if (!strcmp(name, "n_given_up"))
-        k->given_up = (uint64_t)v;
 }
 
 /* Splits an index member "provider<TAB>account<TAB>digest" into its parts; false when malformed. */
