@@ -9,7 +9,7 @@
 #include "llmgate/store.h"
 
 #define LG_STORE_MAGIC UINT64_C(0x31455441474d4c4c) /* "LLMGATE1" as little-endian bytes */
-#define LG_STORE_VERSION 3u /* 2: per-account sliding windows; 3: the retired flag */
+#define LG_STORE_VERSION 3u /* 2: per-account sliding windows; 3: the retired flag and the stall mark */
 #define LG_STORE_PROVIDERS 64
 #define LG_STORE_ACCOUNTS 256
 
@@ -37,6 +37,7 @@ typedef struct {
     uint32_t retired; /* set (atomically, without the lock) when a rebuilt file replaced this one */
     uint64_t size;
     int64_t created_ms;
+    int64_t stalled_ms;   /* when a process first found the lock stuck (atomic, without the lock); 0 = not */
     pthread_mutex_t lock; /* robust, process-shared, error-checking */
     lg_store_provider_entry providers[LG_STORE_PROVIDERS];
     lg_store_account_entry accounts[LG_STORE_ACCOUNTS];

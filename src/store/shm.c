@@ -33,7 +33,6 @@ typedef struct {
     lg_store_layout *map; /* replaced (atomically) when the file is rebuilt; old mappings are kept */
     lg_shm_tuning tu;
     int64_t paused_until_ms; /* no lock attempt before this (atomic) */
-    int timeouts;            /* lock timeouts since the lock was last taken (atomic) */
     char path[PATH_MAX_LEN];
 } shm_store;
 
@@ -272,10 +271,31 @@ static void rebuild_locked_out(shm_store *s, lg_store_layout *m)
     follow_rebuild(s);
 }
 
-/* Takes the store lock; recovers it when its holder died. Returns false at once during a pause, and when
- * the lock cannot be taken within the lock timeout (a holder stopped: the caller fails open rather than
- * stall the host). A timeout starts a pause (one notice line); a lock still unusable after the pause, or
- * one whose holder no longer exists, gets the file rebuilt. */
+/* Leaves the store alone until the pause that started at `since` ends, with one notice line. */
+static void pause_from(shm_store *s, int64_t since)
+{
+    __atomic_store_n(&s->paused_until_ms, since + s->tu.pause_ms, __ATOMIC_RELAXED);
+    lg_notice("store-locked", 0, "the state store %s stayed locked for %lld ms; state is kept per request for %lld s",
+              s->path, (long long)s->tu.lock_timeout_ms, (long long)(s->tu.pause_ms / 1000));
+}
+
+/* Takes the lock of m within the lock timeout; recovers it when its holder died. */
+static int timed_lock(shm_store *s, lg_store_layout *m)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    int64_t ns = until.tv_nsec + (s->tu.lock_timeout_ms % 1000) * 1000000;
+    until.tv_sec += s->tu.lock_timeout_ms / 1000 + ns / 1000000000;
+    until.tv_nsec = ns % 1000000000;
+    int rc = pthread_mutex_timedlock(&m->lock, &until);
+    return rc == EOWNERDEAD ? pthread_mutex_consistent(&m->lock) : rc;
+}
+
+/* Takes the store lock. Returns false at once during a pause, and when the lock cannot be taken within the
+ * lock timeout (a holder stopped: the caller fails open rather than stall the host). The first timeout
+ * marks the file stalled, so that every process (a new one too) skips the wait during the pause (one
+ * notice line each); a lock still unusable once the pause has run, or one whose holder no longer exists,
+ * gets the file rebuilt. */
 static bool lock(shm_store *s, lg_store_layout **out)
 {
     follow_rebuild(s);
@@ -284,30 +304,30 @@ static bool lock(shm_store *s, lg_store_layout **out)
         return false;
     for (int round = 0; round < 2; round++) {
         lg_store_layout *m = map_of(s);
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        int64_t ns = until.tv_nsec + (s->tu.lock_timeout_ms % 1000) * 1000000;
-        until.tv_sec += s->tu.lock_timeout_ms / 1000 + ns / 1000000000;
-        until.tv_nsec = ns % 1000000000;
-        int rc = pthread_mutex_timedlock(&m->lock, &until);
+        int64_t stalled = __atomic_load_n(&m->stalled_ms, __ATOMIC_ACQUIRE);
+        bool in_pause = stalled > 0 && now - stalled < s->tu.pause_ms;
+        int rc = in_pause ? pthread_mutex_trylock(&m->lock) : timed_lock(s, m);
         if (rc == EOWNERDEAD)
             rc = pthread_mutex_consistent(&m->lock);
         if (rc == 0) {
-            __atomic_store_n(&s->timeouts, 0, __ATOMIC_RELAXED);
+            if (stalled)
+                __atomic_store_n(&m->stalled_ms, 0, __ATOMIC_RELEASE);
             *out = m;
             return true;
+        }
+        if (in_pause && rc == EBUSY) {
+            pause_from(s, stalled);
+            return false;
         }
         if (rc != ETIMEDOUT)
             return false;
         follow_rebuild(s);
         if (map_of(s) != m)
             continue; /* rebuilt meanwhile: try the new file */
-        bool again = __atomic_fetch_add(&s->timeouts, 1, __ATOMIC_RELAXED) > 0;
-        if (!again && holder_exists(m)) {
-            __atomic_store_n(&s->paused_until_ms, lg_now_ms() + s->tu.pause_ms, __ATOMIC_RELAXED);
-            lg_notice("store-locked", 0,
-                      "the state store %s stayed locked for %lld ms; state is kept per request for %lld s",
-                      s->path, (long long)s->tu.lock_timeout_ms, (long long)(s->tu.pause_ms / 1000));
+        now = lg_now_ms();
+        if (!stalled && holder_exists(m)) {
+            __atomic_compare_exchange_n(&m->stalled_ms, &stalled, now, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+            pause_from(s, stalled ? stalled : now);
             return false;
         }
         rebuild_locked_out(s, m);

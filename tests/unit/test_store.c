@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -464,6 +465,7 @@ static void stopped_holder_pauses_then_rebuilds(void **state)
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed test never leaves it stopped behind */
         lg_store_with(s, "openai", &r, 1, stop_cb, NULL);
         _exit(0);
     }
@@ -484,6 +486,10 @@ static void stopped_holder_pauses_then_rebuilds(void **state)
         assert_int_equal(lg_store_with(s, "openai", &r, 1, bump_cb, &b), -1);
     int visited = 0;
     assert_int_equal(lg_store_visit(s, count_cb, &visited), -1);
+    /* Another process opening the store now does not wait either: the file is marked stalled. */
+    lg_store *late = open_tuned(f->path, 300, 1500);
+    assert_int_equal(lg_store_with(late, "openai", &r, 1, bump_cb, &b), -1);
+    lg_store_close(late);
     assert_true(lg_mono_ms() - t0 < 250);
     assert_int_equal(b.calls, 0);
     assert_int_equal(visited, 0);

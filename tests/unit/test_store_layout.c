@@ -19,10 +19,11 @@ static void header_is_pinned(void **state)
     assert_int_equal(offsetof(lg_store_layout, retired), 12);
     assert_int_equal(offsetof(lg_store_layout, size), 16);
     assert_int_equal(offsetof(lg_store_layout, created_ms), 24);
-    assert_int_equal(offsetof(lg_store_layout, lock), 32);
-    assert_int_equal(offsetof(lg_store_layout, providers), 72);
-    assert_int_equal(offsetof(lg_store_layout, accounts), 4680);
-    assert_int_equal(sizeof(lg_store_layout), 3230280);
+    assert_int_equal(offsetof(lg_store_layout, stalled_ms), 32);
+    assert_int_equal(offsetof(lg_store_layout, lock), 40);
+    assert_int_equal(offsetof(lg_store_layout, providers), 80);
+    assert_int_equal(offsetof(lg_store_layout, accounts), 4688);
+    assert_int_equal(sizeof(lg_store_layout), 3230288);
     assert_int_equal(LG_STORE_PROVIDERS, 64);
     assert_int_equal(LG_STORE_ACCOUNTS, 256);
 }
