@@ -426,6 +426,7 @@ static int redis_admit(lg_store *st, const lg_store_scope *sc, lg_store_ticket *
     out->at_ms = int_at(r, 2) - skew;
     out->reserved = int_at(r, 3) != 0;
     out->retry_ms = int_at(r, 4);
+    t->held = false; /* the script gave back the reservation held before */
     if (out->reserved) {
         t->held = true;
         t->account = out->idx;
