@@ -24,7 +24,7 @@ local function start_of(k, span) return -fdiv(-k * span, B) end
 
 local function load(i)
   local raw = redis.call('HGETALL', KEYS[i + 2])
-  local a = {f = {}, q = {}, k = {}, key = KEYS[i + 2]}
+  local a = {f = {}, q = {}, k = {}, w = {}, d = {}, key = KEYS[i + 2]}
   for j = 1, #raw, 2 do
     local name, v = raw[j], tonumber(raw[j + 1]) or 0
     local c = string.sub(name, 1, 1)
@@ -35,7 +35,19 @@ local function load(i)
   return a
 end
 local function g(a, name) return a.f[name] or 0 end
-local function set(a, name, v) a.f[name] = v; redis.call('HSET', a.key, name, v) end
+-- Writes are collected per account (w: fields to set, d: fields to delete) and sent once by flush.
+local function put(a, name, v) a.w[name] = v; a.d[name] = nil end
+local function set(a, name, v) a.f[name] = v; put(a, name, v) end
+local function del(a, name) a.w[name] = nil; a.d[name] = true end
+local function flush(a)
+  local args = {}
+  for name in pairs(a.d) do args[#args + 1] = name end
+  if #args > 0 then redis.call('HDEL', a.key, unpack(args)) end
+  args = {}
+  for name, v in pairs(a.w) do args[#args + 1] = name; args[#args + 1] = v end
+  if #args > 0 then redis.call('HSET', a.key, unpack(args)) end
+  a.w, a.d = {}, {}
+end
 
 -- limits: {[0] = requests, [1] = tokens, w = window, m = margin}, the learned ones where none is set.
 local function limits_for(a, cfg)
@@ -87,8 +99,8 @@ end
 local function reserve(a, l, tokens, at)
   local span = span_of(l)
   if g(a, 'sp') ~= span then
-    for e in pairs(a.q) do redis.call('HDEL', a.key, 'q' .. e) end
-    for e in pairs(a.k) do redis.call('HDEL', a.key, 'k' .. e) end
+    for e in pairs(a.q) do del(a, 'q' .. e) end
+    for e in pairs(a.k) do del(a, 'k' .. e) end
     a.q, a.k = {}, {}
     set(a, 'sp', span)
   end
@@ -96,7 +108,7 @@ local function reserve(a, l, tokens, at)
   local need = {[0] = 1, [1] = tokens > 0 and tokens or 0}
   a.q[e] = (a.q[e] or 0) + need[0]
   a.k[e] = (a.k[e] or 0) + need[1]
-  redis.call('HSET', a.key, 'q' .. e, a.q[e], 'k' .. e, a.k[e])
+  put(a, 'q' .. e, a.q[e]); put(a, 'k' .. e, a.k[e])
   for d = 0, 1 do
     if g(a, 'cx' .. d) > at then
       local left = g(a, 'cl' .. d)
@@ -113,16 +125,17 @@ local function adjust(a, ticket, dq, dk)
   if g(a, 'sp') <= 0 or a.q[ticket] == nil then return end
   local q, k = a.q[ticket] + dq, (a.k[ticket] or 0) + dk
   a.q[ticket], a.k[ticket] = q > 0 and q or 0, k > 0 and k or 0
-  redis.call('HSET', a.key, 'q' .. ticket, a.q[ticket], 'k' .. ticket, a.k[ticket])
+  put(a, 'q' .. ticket, a.q[ticket]); put(a, 'k' .. ticket, a.k[ticket])
 end
 
--- Drops buckets no window can read any more, and refreshes the key's time to live.
+-- Drops buckets no window can read any more, writes what changed, refreshes the key's time to live.
 local function tidy(a)
   local span = g(a, 'sp')
   if span > 0 then
     local old = epoch_of(now, span) - B - 1
-    for e in pairs(a.q) do if e < old then redis.call('HDEL', a.key, 'q' .. e, 'k' .. e) end end
+    for e in pairs(a.q) do if e < old then del(a, 'q' .. e); del(a, 'k' .. e) end end
   end
+  flush(a)
   redis.call('PEXPIRE', a.key, ttl)
 end
 
@@ -133,6 +146,11 @@ local accts = setmetatable({}, {__index = function(t, i)
   rawset(t, i, a)
   return a
 end})
+
+-- Writes every account read (the only ones that can have changed).
+local function finish()
+  for i = 0, n - 1 do local a = rawget(accts, i); if a then tidy(a) end end
+end
 
 -- Appends every account's policy state to out (HMGET for those not read otherwise).
 local function states(out)
@@ -177,7 +195,7 @@ if op == 'admit' then
     redis.call('HSET', KEYS[1], 'cur', best)
   end
   redis.call('PEXPIRE', KEYS[1], ttl)
-  for i = 0, n - 1 do if rawget(accts, i) then tidy(accts[i]) end end
+  finish()
   return states({now, best, best_at, reserved, best_retry, ticket})
 elseif op == 'confirm' then
   -- ARGV: 3 idx, 4 held, 5 ticket account, 6 ticket bucket, 7 tokens
@@ -186,11 +204,13 @@ elseif op == 'confirm' then
   if not ok and ARGV[4] == '1' and accts[tonumber(ARGV[5])] then
     adjust(accts[tonumber(ARGV[5])], tonumber(ARGV[6]), -1, -tonumber(ARGV[7]))
   end
+  finish()
   return states({now, ok and 1 or 0})
 elseif op == 'release' then
   -- ARGV: 3 ticket account, 4 ticket bucket, 5 tokens
   local a = accts[tonumber(ARGV[3])]
   if a then adjust(a, tonumber(ARGV[4]), -1, -tonumber(ARGV[5])) end
+  finish()
   return {now}
 elseif op == 'record' then
   -- ARGV: 3 idx, 4 transport failed, 5 ticket held on idx, 6 ticket bucket, 7 d requests, 8 d tokens,
@@ -198,7 +218,7 @@ elseif op == 'record' then
   --       15..20 learned: limit0 limit1 remaining0 remaining1 reset0 reset1 (-1: not reported)
   local a = accts[tonumber(ARGV[3])]
   if a then
-    redis.call('HINCRBY', a.key, 'n_requests', 1)
+    set(a, 'n_requests', g(a, 'n_requests') + 1)
     if ARGV[4] == '0' then
       local cu = ARGV[9] == 'none' and 0 or now + tonumber(ARGV[9])
       if ARGV[13] == '1' or cu >= g(a, 'cu') then
@@ -206,7 +226,7 @@ elseif op == 'record' then
         set(a, 'le', ARGV[12] == 'none' and 0 or now + tonumber(ARGV[12]))
       end
       set(a, 'fl', tonumber(ARGV[11]))
-      if ARGV[14] == '1' then redis.call('HINCRBY', a.key, 'n_rate_limited', 1) end
+      if ARGV[14] == '1' then set(a, 'n_rate_limited', g(a, 'n_rate_limited') + 1) end
       if ARGV[5] == '1' then adjust(a, tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])) end
       for d = 0, 1 do
         local lim, rem, reset = tonumber(ARGV[15 + d]), tonumber(ARGV[17 + d]), tonumber(ARGV[19 + d])
@@ -214,8 +234,8 @@ elseif op == 'record' then
         if rem >= 0 and reset > 0 then set(a, 'cl' .. d, rem); set(a, 'cx' .. d, now + reset) end
       end
     end
-    tidy(a)
   end
+  finish()
   return states({now})
 end
 return redis.error_reply('llmgate: unknown op')
