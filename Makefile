@@ -69,8 +69,9 @@ $(B):
 $(B)/gen/redis_script.inc: src/store/redis_script.lua
 	@mkdir -p $(dir $@)
 	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@
-$(B)/obj/src/store/redis_script.o $(B)/san/src/store/redis_script.o: $(B)/gen/redis_script.inc
-$(B)/obj/src/store/redis_script.o $(B)/san/src/store/redis_script.o: CFLAGS += -I$(B)/gen
+REDIS_SCRIPT_OBJ := $(foreach d,obj san fuzzobj,$(B)/$(d)/src/store/redis_script.o)
+$(REDIS_SCRIPT_OBJ): $(B)/gen/redis_script.inc
+$(REDIS_SCRIPT_OBJ): CFLAGS += -I$(B)/gen
 
 $(LIB): $(CORE_OBJ) $(HOOK_OBJ) src/hook/exports.map
 	$(CC) -shared -Wl,--version-script=src/hook/exports.map -Wl,-z,now -Wl,--no-undefined -o $@ $(CORE_OBJ) $(HOOK_OBJ) $(HOOK_LIBS) $(CORE_LIBS)

@@ -253,6 +253,76 @@ void visit(const char *p, const char *name, const char *dig, const lg_account_sl
     seen->cooldown = slot->state.cooldown_until_ms;
 }
 
+/* Readiness in Redis is lg_policy_ready_at's: the cooldown's end shifted by the request's jitter (a tenth of
+ * the cooldown), then one probe at a time on a key that failed; the long-wait notice is one per interval
+ * for every handle on the same Redis. */
+static void jitter_probe_and_notice_in_redis(void **state)
+{
+    fixture *f = *state;
+    lg_store_scope sc = scope(f, "probe", 0, 0, 60000);
+    sc.n = 1;
+    char err[256];
+    lg_store *other = lg_store_open_config(f->cfg, err, sizeof err);
+    assert_non_null(other);
+    lg_store_ticket t = {0}, t2 = {0};
+    lg_account_state snap[2] = {0}, snap2[2] = {0};
+    lg_admission ad;
+    int64_t now = lg_now_ms();
+    assert_int_equal(lg_store_admit(f->redis, &sc, &t, LG_PREFER_CURRENT, now, now + 1000, snap, &ad), 0);
+    assert_true(ad.reserved);
+    lg_outcome o = {.state = LG_STATE_RETRYABLE_RATE_LIMIT, .reason = LG_REASON_RATE_LIMIT_EXCEEDED,
+                    .retry_after_ms = 1000, .retry_at_ms = LG_NO_HINT};
+    lg_store_attempt at = {.outcome = &o};
+    assert_int_equal(lg_store_record(f->redis, &sc, &t, 0, &at, now, snap), 0);
+
+    /* Cooling down for 1 s: the spread is 100 ms; jitter 0.99 wakes about 99 ms after jitter 0. */
+    now = lg_now_ms();
+    lg_admission early, late;
+    sc.jitter = 0;
+    assert_int_equal(lg_store_admit(other, &sc, &t2, LG_PREFER_CURRENT, now, now, snap2, &early), 0);
+    sc.jitter = 0.99;
+    assert_int_equal(lg_store_admit(other, &sc, &t2, LG_PREFER_CURRENT, now, now, snap2, &late), 0);
+    assert_false(early.reserved || late.reserved);
+    assert_true(early.at_ms > now);
+    int64_t shift = late.at_ms - early.at_ms;
+    if (shift < 85 || shift > 115)
+        fail_msg("jitter 0.99 woke %lld ms after jitter 0 (expected about 99)", (long long)shift);
+
+    /* After the cooldown, the first request admitted now takes the probe; another waits for its outcome. */
+    lg_sleep_ms(early.at_ms - lg_now_ms() + 150);
+    sc.jitter = 0;
+    now = lg_now_ms();
+    assert_int_equal(lg_store_admit(f->redis, &sc, &t, LG_PREFER_CURRENT, now, now + 1000, snap, &ad), 0);
+    assert_true(ad.reserved && ad.at_ms <= now + 50);
+    assert_true(snap[0].probe_until_ms > now + 5000);
+    now = lg_now_ms();
+    assert_int_equal(lg_store_admit(other, &sc, &t2, LG_PREFER_CURRENT, now, now, snap2, &ad), 0);
+    assert_false(ad.reserved);
+    assert_true(ad.at_ms > now + 100 && ad.at_ms <= now + LG_PROBE_POLL_MS + 50);
+    bool ok = true;
+    assert_int_equal(lg_store_confirm(other, &sc, &t2, 0, now, snap2, &ok), 0);
+    assert_false(ok);
+    /* The probe's success ends it: the other request goes now. */
+    o = (lg_outcome){.state = LG_STATE_SUCCESS, .retry_after_ms = LG_NO_HINT, .retry_at_ms = LG_NO_HINT};
+    assert_int_equal(lg_store_record(f->redis, &sc, &t, 0, &at, lg_now_ms(), snap), 0);
+    now = lg_now_ms();
+    assert_int_equal(lg_store_admit(other, &sc, &t2, LG_PREFER_CURRENT, now, now + 1000, snap2, &ad), 0);
+    assert_true(ad.reserved && ad.at_ms <= now + 50);
+    assert_int_equal(snap2[0].probe_until_ms, 0);
+
+    /* One long-wait notice per interval across handles; the budget is answered (by the local store). */
+    lg_prov_op n1 = {.kind = LG_PROV_NOTICE, .now_ms = lg_now_ms(), .interval_ms = 60000};
+    lg_prov_op n2 = n1;
+    assert_int_equal(lg_store_provider(f->redis, &sc, &n1), 0);
+    assert_int_equal(lg_store_provider(other, &sc, &n2), 0);
+    assert_true(n1.due);
+    assert_false(n2.due);
+    lg_prov_op b = {.kind = LG_PROV_BUDGET_RETRY, .now_ms = lg_now_ms()};
+    assert_int_equal(lg_store_provider(f->redis, &sc, &b), 0);
+    assert_true(b.ok); /* the budget's floor allows a retry */
+    lg_store_close(other);
+}
+
 static void nothing_listening_fails_open_fast(void **state)
 {
     fixture *f = *state;
@@ -314,6 +384,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(lua_window_matches_c_window, setup, teardown),
         cmocka_unit_test_setup_teardown(cooldown_and_counters_are_shared, setup, teardown),
+        cmocka_unit_test_setup_teardown(jitter_probe_and_notice_in_redis, setup, teardown),
         cmocka_unit_test_setup_teardown(nothing_listening_fails_open_fast, setup, teardown),
         cmocka_unit_test(urls_parse),
     };
