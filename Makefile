@@ -107,7 +107,7 @@ ASAN_LIB := $(B)/asan/libllmgate.so
 SAN_HOOK_OBJ := $(HOOK_SRC:%.c=$(B)/san/%.o)
 $(ASAN_LIB): $(SAN_CORE_OBJ) $(SAN_HOOK_OBJ) src/hook/exports.map
 	@mkdir -p $(dir $@)
-	$(CC) $(SANFLAGS) -shared -Wl,--version-script=src/hook/exports.map -Wl,-z,now -o $@ $(SAN_CORE_OBJ) $(SAN_HOOK_OBJ) $(CORE_LIBS)
+	$(CC) $(SANFLAGS) -shared -Wl,--version-script=src/hook/exports.map -Wl,-z,now -o $@ $(SAN_CORE_OBJ) $(SAN_HOOK_OBJ) $(HOOK_LIBS) $(CORE_LIBS)
 asan: $(ASAN_LIB)
 
 # libFuzzer harnesses (tests/fuzz/fuzz_*.c, clang): `make fuzz` runs each for FUZZ_SECONDS on a seed corpus
