@@ -1,4 +1,5 @@
-/* The shm backend's own primitives (the file, its lock and slots). Private to src/store and its tests. */
+/* The shm backend's own primitives (the file, its lock and slots). Private to src/store, its tests and
+ * `llmgate reset` (which clears slots in the machine's file). */
 #ifndef LLMGATE_STORE_SHM_H
 #define LLMGATE_STORE_SHM_H
 
