@@ -42,6 +42,8 @@ DEPS_PKGS += python3-requests python3-httpx
 # hosts of the multi-API and RTLD_DEEPBIND tests (pycurl's CurlMulti, PHP's curl extension, git over http,
 # an HTTP/2 server for curl -Z multiplexing)
 DEPS_PKGS += python3-pycurl php-cli php-curl git nghttp2-server
+# The redis store backend: its tests start their own redis-server; hiredis is dlopen'ed, never linked.
+DEPS_PKGS += redis-server libhiredis-dev
 
 # The version is the one of the newest debian/changelog entry (one place to change it).
 VERSION := $(shell head -n1 debian/changelog | tr '()' '  ' | awk '{print $$2}' | cut -d- -f1)
@@ -63,6 +65,14 @@ $(B)/san/%.o: %.c $(wildcard include/llmgate/*.h) | $(B)
 
 $(B):
 	@mkdir -p $(B)
+
+# The redis backend's Lua script, as a C string literal.
+$(B)/gen/redis_script.inc: src/store/redis_script.lua
+	@mkdir -p $(dir $@)
+	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@
+REDIS_SCRIPT_OBJ := $(foreach d,obj san fuzzobj,$(B)/$(d)/src/store/redis_script.o)
+$(REDIS_SCRIPT_OBJ): $(B)/gen/redis_script.inc
+$(REDIS_SCRIPT_OBJ): CFLAGS += -I$(B)/gen
 
 $(LIB): $(CORE_OBJ) $(HOOK_OBJ) src/hook/exports.map
 	$(CC) -shared -Wl,--version-script=src/hook/exports.map -Wl,-z,now -Wl,--no-undefined -o $@ $(CORE_OBJ) $(HOOK_OBJ) $(HOOK_LIBS) $(CORE_LIBS)

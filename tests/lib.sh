@@ -106,6 +106,26 @@ lg_json() { python3 -c "import json,sys; j=json.load(sys.stdin); print($1)"; }
 # lg_gencerts: creates a test CA and a server certificate for the provider hosts in $LG_TMP/certs.
 lg_gencerts() { bash "$LG_ROOT/tests/gen-certs.sh" "$LG_TMP/certs" >/dev/null 2>&1; }
 
+# lg_free_port: prints a free TCP port on 127.0.0.1.
+lg_free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# lg_start_redis [PORT]: starts a redis-server of our own on 127.0.0.1 (a free port, or PORT), without
+# persistence; sets REDIS_PORT, REDIS_PID, REDIS_URL. Stopped on exit with the mocks.
+lg_start_redis() {
+    local i
+    REDIS_PORT=${1:-$(lg_free_port)}
+    redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no --daemonize no \
+        --dir "$LG_TMP" --logfile "$LG_TMP/redis.$REDIS_PORT.log" &
+    REDIS_PID=$!
+    LG_MOCK_PIDS+=("$REDIS_PID")
+    REDIS_URL=redis://127.0.0.1:$REDIS_PORT
+    for i in $(seq 1 200); do
+        [ "$(redis-cli -p "$REDIS_PORT" ping 2>/dev/null)" = PONG ] && return 0
+        sleep 0.05
+    done
+    not_ok "redis-server started"; exit 1
+}
+
 # lg_done: ends a script: prints the TAP plan (tests/run.sh counts a script that stopped before it as
 # failed) and exits non-zero when a check failed.
 lg_done() { echo "1..$LG_COUNT"; [ "$LG_FAILS" -eq 0 ]; }

@@ -103,7 +103,11 @@ typedef struct {
     lg_breaker_conf breaker; /* the top-level defaults of every provider's */
     char store_backend[16];  /* "shm" (default) or "redis" */
     char *store_path;        /* shm: override of the state file path, or NULL */
-    char *redis_url;         /* redis: "redis://host:port", or NULL */
+    char *redis_url;         /* redis: "redis://[user:pass@]host[:port][/db]" or "unix:///path", or NULL */
+    int64_t store_timeout_ms;      /* redis: longest wait for one round trip (default 50) */
+    int64_t store_retry_ms;        /* redis: reconnect backoff cap (default 2000) */
+    int64_t store_lock_timeout_ms; /* shm: longest wait for the lock (default 2000) */
+    int64_t store_pause_ms;        /* shm: per-exchange state after a lock timeout before retrying (30000) */
     lg_log_level log_level;  /* default info */
     char *log_file;          /* or NULL */
     int64_t max_held_body;   /* hold.max_body_bytes: the largest request or non-stream response body held

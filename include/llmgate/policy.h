@@ -78,6 +78,9 @@ void lg_policy_record_transport(lg_account_state *st);
  * same rule to an outcome not sanitized. */
 void lg_policy_sanitize_hint(const lg_backoff_conf *b, lg_outcome *o, int64_t now_ms);
 
+/* The longest cooldown the policy itself can set: max_hint_ms, or a longer configured quota step or default. */
+int64_t lg_policy_longest_cooldown_ms(const lg_backoff_conf *b);
+
 /* Shortens a cooldown running longer than any the policy can set now (max_hint_ms, or a longer configured
  * quota step or default): one restored from disk, or set under another configuration. True when it did. */
 bool lg_policy_clamp_cooldown(const lg_backoff_conf *b, lg_account_state *st, int64_t now_ms);

@@ -1,5 +1,8 @@
-/* Shared state across every process of the machine: a memory-mapped file (0600) under $XDG_RUNTIME_DIR
- * guarded by a robust process-shared mutex. Holds account digests, never keys. */
+/* The shared state of every process: account slots (policy state, counters, the admission window with its
+ * reservations, learned limits) behind one interface with two backends chosen once at start: "shm", a
+ * memory-mapped file (0600) under $XDG_RUNTIME_DIR shared by the processes of one machine, and "redis",
+ * shared by a fleet of machines (falling back to the machine's shm store while Redis cannot be reached).
+ * The gate never knows which one it talks to. Holds account digests, never keys. */
 #ifndef LLMGATE_STORE_H
 #define LLMGATE_STORE_H
 
@@ -9,6 +12,7 @@
 
 #include "llmgate/config.h"
 #include "llmgate/limiter.h"
+#include "llmgate/outcome.h"
 #include "llmgate/policy.h"
 #include "llmgate/resilience.h"
 
@@ -40,46 +44,189 @@ typedef struct {
     uint64_t fell_back; /* requests that went on to a fallback provider from this one */
 } lg_provider_slot;
 
-/* Identity of an account in the store: provider name, account name and key digest ("" = unknown). */
+/* Identity of an account in the store: account name and key digest ("" = unknown). */
 typedef struct {
     const char *name;
     const char *digest;
 } lg_account_ref;
 
-/* Opens (creating or rebuilding a corrupt/foreign-layout one) the store. path NULL = default
+/* One exchange's accounts, as every store operation sees them. */
+typedef struct {
+    const char *provider;
+    const lg_account_ref *refs;
+    size_t n;
+    const lg_account *accounts;     /* the provider's n accounts (their pools, lg_policy_pool_filter) */
+    lg_dialect dialect;             /* the charge model (lg_charge_admit, lg_charge_settle) */
+    const lg_estimate *est;         /* what the request body says about its cost */
+    lg_window_limits limits;        /* configured (or tier) limits; 0 = the learned one, else unlimited */
+    double jitter;                  /* the request's fraction of the wake-up spread (lg_policy_ready_at) */
+    const char *pool;               /* the pool the request is pinned to, or NULL */
+    const lg_backoff_conf *backoff; /* lg_policy_record, lg_policy_clamp_cooldown */
+    const lg_retry_conf *retry;     /* pool_fallback, the retry budget */
+    const lg_breaker_conf *breaker; /* the provider's circuit breaker */
+} lg_store_scope;
+
+/* A place reserved in one account's window, held by one exchange. Zeroed = none. */
+typedef struct {
+    bool held;
+    size_t account;     /* index in the scope */
+    int64_t bucket;     /* the window bucket (lg_window_reserve's ticket) */
+    int64_t tokens;     /* the tokens reserved there (lg_charge_admit) */
+    const void *owner;  /* the state it lives in (a backend, or an exchange's own slots) */
+} lg_store_ticket;
+
+/* The answer of one admission round. */
+typedef struct {
+    size_t idx;       /* the account chosen */
+    int64_t at_ms;    /* when the request may go on it (a lower bound when not reserved) */
+    bool reserved;    /* its place is reserved (a ticket is held) */
+    int64_t retry_ms; /* not reserved: ask again after this long */
+} lg_admission;
+
+#define LG_PREFER_CURRENT ((size_t)-1) /* admit: start from the provider's current account */
+
+/* Counter events of a request that are not classified attempts. */
+typedef enum {
+    LG_EV_IMMEDIATE,
+    LG_EV_WAITED,
+    LG_EV_RETRY,
+    LG_EV_SWITCH,
+    LG_EV_GIVEN_UP,
+    LG_EV_SENT,
+    LG_EV_FELL_BACK, /* the request went on to a fallback provider (counted on the provider's slot) */
+} lg_account_event;
+
+/* An operation on the provider's own slot (not its accounts'). */
+typedef enum {
+    LG_PROV_NOTICE,         /* due: no process printed a long-wait notice within interval_ms (then now) */
+    LG_PROV_BUDGET_REQUEST, /* lg_budget_note_request */
+    LG_PROV_BUDGET_RETRY,   /* ok: lg_budget_try_retry (scope->retry's budget) */
+    LG_PROV_BREAKER_ADMIT,  /* verdict, retry_after_ms: lg_breaker_admit (scope->breaker) */
+    LG_PROV_BREAKER_RECORD, /* lg_breaker_record(failure) */
+} lg_prov_kind;
+
+typedef struct {
+    lg_prov_kind kind;
+    int64_t now_ms;
+    int64_t interval_ms; /* LG_PROV_NOTICE */
+    bool failure;        /* LG_PROV_BREAKER_RECORD */
+    /* results */
+    bool due, ok;
+    lg_breaker_verdict verdict;
+    int64_t retry_after_ms;
+} lg_prov_op;
+
+/* What one attempt came to, as the store records it. */
+typedef struct {
+    const lg_outcome *outcome;
+    const lg_ratelimit_info *info; /* the response's rate-limit headers, or NULL */
+    bool transport_failed;         /* nothing to record but the attempt itself */
+} lg_store_attempt;
+
+/* ---- Opening ---- */
+
+/* Opens the backend the configuration names, once per process: "shm" (cfg->store_path or the default
+ * file), or "redis" (cfg->redis_url; its local fallback is the default shm file). NULL with a message in
+ * err when not even the local store can be opened (the caller fails open on per-exchange state). */
+lg_store *lg_store_open_config(const lg_config *cfg, char *err, size_t errlen);
+
+/* Opens (creating or rebuilding a corrupt/foreign-layout one) the shm store. path NULL = default
  * ($XDG_RUNTIME_DIR/llmgate/state.shm, else /tmp/llmgate-UID/state.shm). O_CLOEXEC, 0600.
  * NULL with a message in err on failure (the caller fails open). */
 lg_store *lg_store_open(const char *path, char *err, size_t errlen);
 void lg_store_close(lg_store *s);
+
+/* "shm" or "redis". */
+const char *lg_store_backend(const lg_store *s);
 
 /* The state file lg_store_open(path, ...) uses: path itself when non-NULL, else the default location
  * (the $XDG_RUNTIME_DIR one when that variable names a directory of ours, else the /tmp one).
  * Creates nothing. Returns false when the result does not fit in out. */
 bool lg_store_resolve_path(const char *path, char *out, size_t outlen);
 
-/* Callback run under the store lock; must not block or sleep. */
-typedef void (*lg_store_fn)(lg_provider_slot *p, lg_account_slot *const *accounts, size_t n, void *ctx);
+/* ---- Operations of one exchange. Each returns 0, or -1 when the store cannot be used now (nothing done:
+ * the caller keeps per-exchange state). snap (scope->n entries) receives the accounts' states as seen;
+ * the caller keeps it between calls, and lg_store_record folds the attempt into snap[idx] when a backend
+ * computes the policy beside the store rather than in it (redis). ---- */
 
-/* Runs fn with the provider's slot and its accounts' slots (created on first use), under the lock.
- * Returns 0, or -1 when the store is full or unusable (fn not called). */
-int lg_store_with(lg_store *s, const char *provider, const lg_account_ref *refs, size_t n, lg_store_fn fn,
-                  void *ctx);
+/* Chooses the account for the next attempt and, when it can go by deadline_ms, reserves its place in t:
+ * the preferred account (LG_PREFER_CURRENT: the provider's current one) when it can go now, else the first
+ * in order after it that can, else the one that can go soonest (cooldowns and windows both counted). An
+ * account cooling down hands the provider's "current" mark to the chosen one; a merely full one keeps it.
+ * A reservation still held in t is given back first. Counts nothing. */
+int lg_store_admit(lg_store *s, const lg_store_scope *sc, lg_store_ticket *t, size_t preferred, int64_t now_ms,
+                   int64_t deadline_ms, lg_account_state *snap, lg_admission *out);
+
+/* *ok: account idx may still be used at now_ms; when it started cooling down the reservation is given
+ * back and *ok is false. */
+int lg_store_confirm(lg_store *s, const lg_store_scope *sc, lg_store_ticket *t, size_t idx, int64_t now_ms,
+                     lg_account_state *snap, bool *ok);
+
+/* Gives back a reservation that will not be used. */
+int lg_store_release(lg_store *s, const lg_store_scope *sc, lg_store_ticket *t);
+
+/* Folds attempt a on account idx into the shared state: policy state (lg_policy_record), the window (a
+ * refused request leaves it, real token usage replaces the estimate), the reported rate limits, the
+ * attempt counter. Long cooldowns (LG_PERSIST_MIN_MS) also outlive the store (see below). */
+int lg_store_record(lg_store *s, const lg_store_scope *sc, lg_store_ticket *t, size_t idx,
+                    const lg_store_attempt *a, int64_t now_ms, lg_account_state *snap);
+
+/* Counts ev against account idx; LG_EV_SWITCH also makes `to` the provider's current account; LG_EV_SENT
+ * counts a request sent without a classified outcome and consumes the ticket. */
+int lg_store_count(lg_store *s, const lg_store_scope *sc, lg_store_ticket *t, size_t idx, lg_account_event ev,
+                   size_t to);
+
+/* Runs op on the provider's slot (see lg_prov_kind). */
+int lg_store_provider(lg_store *s, const lg_store_scope *sc, lg_prov_op *op);
+
+/* Visits every account slot (for `llmgate status`). Returns 0, or -1 when the store could not be read
+ * (fn not called). */
+typedef void (*lg_store_visit_fn)(const char *provider, const char *account, const char *digest,
+                                  const lg_account_slot *slot, void *ctx);
+int lg_store_visit(lg_store *s, lg_store_visit_fn fn, void *ctx);
+
+/* ---- The same operations on slots the caller holds (under a backend's lock, or an exchange's own):
+ * what every backend implements. owner identifies the slots; a ticket of another owner is forgotten. ---- */
+typedef struct {
+    lg_provider_slot *prov;
+    lg_account_slot *const *accounts; /* scope->n of them */
+    const void *owner;
+} lg_slots;
+
+/* Admission (as lg_store_admit): every account's cooldown clamped (lg_policy_clamp_cooldown), the usable
+ * accounts per the pool filter, each ready per lg_policy_ready_at with the scope's jitter, the tokens the
+ * dialect charges (lg_charge_admit, calibrated on the preferred account's window) reserved; an account
+ * admitted to go now takes its probe (lg_policy_claim_probe). */
+lg_admission lg_slots_admit(const lg_slots *sl, const lg_store_scope *sc, lg_store_ticket *t, size_t preferred,
+                            int64_t now_ms, int64_t deadline_ms);
+/* True (taking the probe when the key needs one) when account idx is ready at now_ms; else the
+ * reservation is given back. */
+bool lg_slots_confirm(const lg_slots *sl, const lg_store_scope *sc, lg_store_ticket *t, size_t idx,
+                      int64_t now_ms);
+void lg_slots_release(const lg_slots *sl, const lg_store_scope *sc, lg_store_ticket *t);
+/* Folds the attempt in (policy state, charge settlement and learned charge, calibration of every account,
+ * learned limits; a transport failure ends a probe). Returns true when a long cooldown started, changed or
+ * ended (to be saved). */
+bool lg_slots_record(const lg_slots *sl, const lg_store_scope *sc, lg_store_ticket *t, size_t idx,
+                     const lg_store_attempt *a, int64_t now_ms);
+void lg_slots_count(const lg_slots *sl, const lg_store_scope *sc, lg_store_ticket *t, size_t idx,
+                    lg_account_event ev, size_t to);
+void lg_slots_provider(const lg_slots *sl, const lg_store_scope *sc, lg_prov_op *op);
+/* Copies the accounts' states into snap. */
+void lg_slots_snapshot(const lg_slots *sl, size_t n, lg_account_state *snap);
+
+/* ---- Long cooldowns ---- */
 
 #define LG_PERSIST_MIN_MS 60000 /* cooldowns longer than this also go to the state file */
 
-/* Writes every cooldown with more than LG_PERSIST_MIN_MS left to $XDG_STATE_HOME/llmgate/cooldowns (else
- * ~/.local/state/llmgate/; directory 0700, file 0600, written beside and renamed into place, digests and
- * names only). A store created fresh (after a reboot, or when its file was removed or rebuilt) restores the
- * cooldowns still running from it. Returns 0, or -1 when it could not be written. Preserves errno. */
+/* Writes every cooldown of the shm store with more than LG_PERSIST_MIN_MS left to
+ * $XDG_STATE_HOME/llmgate/cooldowns (else ~/.local/state/llmgate/; directory 0700, file 0600, written
+ * beside and renamed into place, digests and names only). A store created fresh (after a reboot, or when
+ * its file was removed or rebuilt) restores the cooldowns still running from it. Returns 0, or -1 when it
+ * could not be written. Preserves errno. */
 int lg_store_save_cooldowns(lg_store *s);
 
 /* True when lg_store_save_cooldowns left cooldowns on disk, which a store created now would restore. */
 bool lg_store_has_saved_cooldowns(void);
-
-/* Visits every account slot (for `llmgate status`), under the lock. Returns 0, or -1 when the lock could
- * not be taken (fn not called). */
-typedef void (*lg_store_visit_fn)(const char *provider, const char *account, const char *digest,
-                                  const lg_account_slot *slot, void *ctx);
-int lg_store_visit(lg_store *s, lg_store_visit_fn fn, void *ctx);
 
 #endif

@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "llmgate/clock.h"
 #include "llmgate/store.h"
+#include "store/shm.h"
 
 /* One account slot matched by the filter. */
 typedef struct {

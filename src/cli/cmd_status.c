@@ -343,17 +343,19 @@ static void print_prometheus(const rows *r, int64_t now)
     }
 }
 
-/* Shows the store once. Returns the exit status. */
-static int show(const char *store_path, format fmt)
+/* Shows the store once: the configured backend (cfg NULL: the default shm file). Returns the exit status. */
+static int show(const lg_config *cfg, format fmt)
 {
     char file[4096];
     struct stat st;
+    bool shm = !cfg || strcmp(cfg->store_backend, "redis") != 0;
+    const char *store_path = cfg ? cfg->store_path : NULL;
     if (!lg_store_resolve_path(store_path, file, sizeof file)) {
         fprintf(stderr, "llmgate: state file path too long\n");
         return 1;
     }
     rows r = {.now = lg_now_ms()};
-    if (lstat(file, &st) != 0 && errno == ENOENT && !lg_store_has_saved_cooldowns()) {
+    if (shm && lstat(file, &st) != 0 && errno == ENOENT && !lg_store_has_saved_cooldowns()) {
         /* Machine formats still get a valid, empty document on stdout. */
         fputs("no llmgate state yet\n", fmt == FMT_TEXT ? stdout : stderr);
         if (fmt == FMT_TEXT) {
@@ -362,7 +364,7 @@ static int show(const char *store_path, format fmt)
         }
     } else {
         char err[512] = "";
-        lg_store *s = lg_store_open(store_path, err, sizeof err);
+        lg_store *s = cfg ? lg_store_open_config(cfg, err, sizeof err) : lg_store_open(NULL, err, sizeof err);
         if (!s) {
             fprintf(stderr, "%s\n", err);
             return 1;
@@ -401,6 +403,20 @@ static int usage(FILE *f)
     return f == stderr ? 2 : 0;
 }
 
+/* The configuration (NULL: problems reported, the default shm file shown). */
+static lg_config *configured_store(const char *config)
+{
+    lg_errors errs = {0};
+    lg_config *cfg = lg_config_load(config, &errs);
+    if (!cfg) {
+        for (size_t i = 0; i < errs.n; i++)
+            fprintf(stderr, "llmgate: config: %s\n", errs.items[i]);
+        fprintf(stderr, "llmgate: showing the default state file\n");
+    }
+    lg_errors_free(&errs);
+    return cfg;
+}
+
 int lg_cmd_status(int argc, char **argv)
 {
     format fmt = FMT_TEXT;
@@ -431,28 +447,26 @@ int lg_cmd_status(int argc, char **argv)
     }
     if (textfile && (watch || fmt == FMT_JSON))
         return usage(stderr);
-    char *path;
-    if (!lg_cli_store_path(config, "status", &path))
-        return 1;
+    lg_config *cfg = configured_store(config);
     int rc;
     if (textfile) { /* --textfile PATH: the Prometheus format into PATH, replaced atomically */
         lg_textfile t;
         rc = 1;
         if (lg_textfile_begin(&t, textfile)) {
-            rc = show(path, FMT_PROMETHEUS);
+            rc = show(cfg, FMT_PROMETHEUS);
             if (!lg_textfile_end(&t, rc == 0))
                 rc = 1;
         }
-        free(path);
+        lg_config_free(cfg);
         return rc;
     }
     do {
         if (watch)
             printf("\033[H\033[2JEvery %lds: llmgate status\n\n", interval);
-        rc = show(path, fmt);
+        rc = show(cfg, fmt);
         if (watch)
             lg_sleep_ms(interval * 1000);
     } while (watch);
-    free(path);
+    lg_config_free(cfg);
     return rc;
 }

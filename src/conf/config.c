@@ -20,7 +20,8 @@ static const char *const backoff_keys[] = {"quota_exhausted_ms", "rate_limit_exc
                                            "model_capacity_exhausted_ms", "server_error_ms", "unknown_ms",
                                            "dedup_window_ms", "reset_after_ms", "single_account_base_ms",
                                            "single_account_max_ms", "max_hint_ms", NULL};
-static const char *const store_keys[] = {"backend", "path", "redis_url", NULL};
+static const char *const store_keys[] = {"backend",    "path",            "redis_url", "timeout_ms",
+                                         "retry_ms",   "lock_timeout_ms", "pause_ms",  NULL};
 static const char *const log_keys[] = {"level", "file", NULL};
 static const char *const hold_keys[] = {"max_body_bytes", NULL};
 static const char *const backend_names[] = {"shm", "redis", NULL};
@@ -174,14 +175,20 @@ static void parse_store(conf_ctx *cx, const cJSON *obj, lg_config *c)
     bool redis = !strcmp(c->store_backend, "redis");
     opt_string(cx, obj, "store", "path", PATH_LEN_MAX, &c->store_path);
     opt_string(cx, obj, "store", "redis_url", PATH_LEN_MAX, &c->redis_url);
+    opt_ms(cx, obj, "store", "timeout_ms", &c->store_timeout_ms);
+    opt_ms(cx, obj, "store", "retry_ms", &c->store_retry_ms);
+    opt_ms(cx, obj, "store", "lock_timeout_ms", &c->store_lock_timeout_ms);
+    opt_ms(cx, obj, "store", "pause_ms", &c->store_pause_ms);
     if (c->store_path && c->store_path[0] != '/')
         conf_err(cx, "store.path", "expected an absolute path");
     if (c->store_path && redis)
         conf_err(cx, "store.path", "only used with \"backend\": \"shm\"");
     if (c->redis_url && !redis)
         conf_err(cx, "store.redis_url", "only used with \"backend\": \"redis\"");
-    if (c->redis_url && strncmp(c->redis_url, "redis://", 8) && strncmp(c->redis_url, "rediss://", 9))
-        conf_err(cx, "store.redis_url", "expected a redis:// or rediss:// URL");
+    if (c->redis_url && strncmp(c->redis_url, "redis://", 8) && strncmp(c->redis_url, "unix://", 7))
+        conf_err(cx, "store.redis_url", "expected a redis:// or unix:// URL");
+    if (redis && !c->redis_url)
+        conf_err(cx, "store.redis_url", "required with \"backend\": \"redis\"");
 }
 
 static void parse_log(conf_ctx *cx, const cJSON *obj, lg_config *c)

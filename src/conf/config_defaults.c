@@ -42,6 +42,10 @@ void conf_policy_defaults(lg_config *c)
         .max_hint_ms = 86400000,
     };
     memcpy(c->backoff.quota_exhausted_ms, quota_steps, sizeof quota_steps);
+    c->store_timeout_ms = 50;
+    c->store_retry_ms = 2000;
+    c->store_lock_timeout_ms = 2000;
+    c->store_pause_ms = 30000;
     strcpy(c->store_backend, "shm");
     c->max_held_body = 8 * 1024 * 1024;
     c->log_level = LG_LOG_INFO;

@@ -85,238 +85,149 @@ void lg_accounts_free(lg_accounts *a)
     memset(a, 0, sizeof *a);
 }
 
-/* Runs fn under the store lock, or on the local slots when there is no usable store. */
-static void with_slots(lg_accounts *a, lg_store_fn fn, void *ctx)
+/* What the store needs of this exchange, as it stands now (the engine may pin a pool after init). */
+static lg_store_scope scope_of(const lg_accounts *a)
 {
-    if (a->req->store && lg_store_with(a->req->store, a->req->prov->name, a->refs, a->n, fn, ctx) == 0)
-        return;
-    if (!a->local && !(a->local = calloc(a->n, sizeof *a->local)))
-        return; /* no memory for even local state: nothing is recorded */
-    lg_account_slot *ptrs[a->n];
+    const lg_gate_request *req = a->req;
+    return (lg_store_scope){.provider = req->prov->name,
+                            .refs = a->refs,
+                            .n = a->n,
+                            .accounts = req->prov->accounts,
+                            .dialect = req->prov->dialect,
+                            .est = &a->est,
+                            .limits = a->limits,
+                            .jitter = a->jitter,
+                            .pool = a->pool,
+                            .backoff = &req->cfg->backoff,
+                            .retry = &req->cfg->retry,
+                            .breaker = &req->prov->breaker};
+}
+
+/* The exchange's own slots, for when the store cannot be used: false when there is no memory for them
+ * (then nothing is recorded). */
+static bool local_slots(lg_accounts *a, lg_account_slot **ptrs, lg_slots *sl)
+{
+    if (!a->local && !(a->local = calloc(a->n ? a->n : 1, sizeof *a->local)))
+        return false;
     for (size_t i = 0; i < a->n; i++)
         ptrs[i] = &a->local[i];
-    fn(&a->local_prov, ptrs, a->n, ctx);
-}
-
-static void take_snapshot(lg_accounts *a, lg_account_slot *const *slots)
-{
-    for (size_t i = 0; i < a->n; i++)
-        a->snapshot[i] = slots[i]->state;
-}
-
-/* The limits enforced on window w: the configured ones, the provider's reported ones where none is set. */
-static lg_window_limits limits_for(const lg_accounts *a, const lg_window *w)
-{
-    lg_window_limits l = a->limits;
-    for (int d = 0; d < 2; d++)
-        if (l.limit[d] <= 0)
-            l.limit[d] = w->learned_limit[d];
-    return l;
-}
-
-/* Gives back the held reservation (one request, the estimated tokens). Under the lock. */
-static void drop_ticket(lg_accounts *a, lg_account_slot *const *slots)
-{
-    if (a->has_ticket && a->ticket_account < a->n)
-        lg_window_adjust(&slots[a->ticket_account]->window, a->ticket, -1, -a->tokens);
-    a->has_ticket = false;
-}
-
-struct admit_ctx {
-    lg_accounts *a;
-    size_t preferred;
-    int64_t now, deadline;
-    lg_admission out;
-};
-
-static void admit_cb(lg_provider_slot *p, lg_account_slot *const *slots, size_t n, void *vctx)
-{
-    struct admit_ctx *c = vctx;
-    lg_accounts *a = c->a;
-    for (size_t i = 0; i < n; i++) /* a cooldown restored from disk or set under another config */
-        lg_policy_clamp_cooldown(&a->req->cfg->backoff, &slots[i]->state, c->now);
-    take_snapshot(a, slots);
-    drop_ticket(a, slots); /* a reservation not used (an earlier round) never stays behind */
-    size_t pref = c->preferred < n ? c->preferred : p->current < n ? p->current : 0;
-    bool usable[n];
-    if (!lg_policy_pool_filter(a->req->prov->accounts, a->snapshot, n, a->pool, a->req->cfg->retry.pool_fallback,
-                               c->now, usable))
-        memset(usable, 1, sizeof usable); /* a pool without accounts: config checks prevent it */
-    while (!usable[pref])
-        pref = (pref + 1) % n;
-    a->tokens = lg_charge_admit(a->req->prov->dialect, &a->est, &slots[pref]->window);
-    size_t best = pref;
-    int64_t best_at = 0, best_retry = 0;
-    for (size_t k = 0; k < n; k++) {
-        size_t i = (pref + k) % n;
-        if (!usable[i])
-            continue;
-        lg_window_limits lim = limits_for(a, &slots[i]->window);
-        int64_t retry;
-        int64_t at = lg_window_earliest(&slots[i]->window, &lim, a->tokens, c->now,
-                                        lg_policy_ready_at(&slots[i]->state, a->jitter, c->now), &retry);
-        bool better = i == pref || (retry == 0 && best_retry != 0) || ((retry == 0) == (best_retry == 0) && at < best_at);
-        if (better) {
-            best = i;
-            best_at = at;
-            best_retry = retry;
-        }
-        if (retry == 0 && at <= c->now)
-            break; /* in order from the preferred one: the first that can go now */
-    }
-    c->out = (lg_admission){.idx = best, .at_ms = best_at, .reserved = false, .retry_ms = best_retry};
-    if (best_retry == 0 && best_at <= c->deadline) {
-        lg_window_limits lim = limits_for(a, &slots[best]->window);
-        a->ticket = lg_window_reserve(&slots[best]->window, &lim, a->tokens, best_at);
-        a->ticket_account = best;
-        a->has_ticket = true;
-        c->out.reserved = true;
-        if (best_at <= c->now)
-            lg_policy_claim_probe(&slots[best]->state, c->now);
-    }
-    if (slots[pref]->state.cooldown_until_ms > c->now && slots[best]->state.cooldown_until_ms <= c->now)
-        p->current = (uint32_t)best;
+    *sl = (lg_slots){.prov = &a->local_prov, .accounts = ptrs, .owner = a};
+    return true;
 }
 
 lg_admission lg_accounts_admit(lg_accounts *a, size_t preferred, int64_t now_ms, int64_t deadline_ms)
 {
-    struct admit_ctx c = {.a = a, .preferred = preferred, .now = now_ms, .deadline = deadline_ms};
-    with_slots(a, admit_cb, &c);
-    return c.out;
-}
-
-struct confirm_ctx {
-    lg_accounts *a;
-    size_t idx;
-    int64_t now;
-    bool ok;
-};
-
-static void confirm_cb(lg_provider_slot *p, lg_account_slot *const *slots, size_t n, void *vctx)
-{
-    struct confirm_ctx *c = vctx;
-    take_snapshot(c->a, slots);
-    lg_account_state *st = &slots[c->idx]->state;
-    c->ok = lg_policy_ready_at(st, c->a->jitter, c->now) <= c->now;
-    if (c->ok)
-        lg_policy_claim_probe(st, c->now);
-    else
-        drop_ticket(c->a, slots);
+    lg_store_scope sc = scope_of(a);
+    lg_admission out = {0};
+    lg_account_slot *ptrs[a->n + 1];
+    lg_slots sl;
+    if (lg_store_admit(a->req->store, &sc, &a->ticket, preferred, now_ms, deadline_ms, a->snapshot, &out) != 0 &&
+        local_slots(a, ptrs, &sl)) {
+        out = lg_slots_admit(&sl, &sc, &a->ticket, preferred, now_ms, deadline_ms);
+        lg_slots_snapshot(&sl, a->n, a->snapshot);
+    }
+    a->tokens = a->ticket.tokens;
+    return out;
 }
 
 bool lg_accounts_confirm(lg_accounts *a, size_t idx, int64_t now_ms)
 {
-    struct confirm_ctx c = {.a = a, .idx = idx, .now = now_ms};
-    with_slots(a, confirm_cb, &c);
-    return c.ok;
-}
-
-static void release_cb(lg_provider_slot *p, lg_account_slot *const *slots, size_t n, void *vctx)
-{
-    drop_ticket(vctx, slots);
+    lg_store_scope sc = scope_of(a);
+    bool ok = false;
+    if (lg_store_confirm(a->req->store, &sc, &a->ticket, idx, now_ms, a->snapshot, &ok) == 0)
+        return ok;
+    lg_account_slot *ptrs[a->n + 1];
+    lg_slots sl;
+    if (local_slots(a, ptrs, &sl)) {
+        ok = lg_slots_confirm(&sl, &sc, &a->ticket, idx, now_ms);
+        lg_slots_snapshot(&sl, a->n, a->snapshot);
+    }
+    return ok;
 }
 
 void lg_accounts_release(lg_accounts *a)
 {
-    if (a->has_ticket)
-        with_slots(a, release_cb, a);
-}
-
-struct record_ctx {
-    lg_accounts *a;
-    size_t idx;
-    const lg_outcome *o;
-    const lg_response_view *resp;
-    bool transport_failed;
-    int64_t now;
-    bool save; /* a long cooldown started, changed or ended */
-};
-
-/* Settles the reservation of the attempt on account idx to what the provider counted (the dialect's charge
- * model, raised to the charge its headers revealed, learned >= 0). */
-static void reconcile(lg_accounts *a, lg_window *w, const lg_outcome *o, int64_t learned)
-{
-    bool keep;
-    int64_t counted = lg_charge_settle(a->req->prov->dialect, &a->est, a->tokens, o, learned, &keep);
-    lg_window_adjust(w, a->ticket, keep ? 0 : -1, counted - a->tokens);
-    a->has_ticket = false;
-}
-
-static void record_cb(lg_provider_slot *p, lg_account_slot *const *slots, size_t n, void *vctx)
-{
-    struct record_ctx *c = vctx;
-    lg_accounts *a = c->a;
-    lg_account_slot *s = slots[c->idx];
-    s->counters.requests++;
-    if (!c->transport_failed) {
-        int64_t before = s->state.cooldown_until_ms;
-        lg_policy_record(&a->req->cfg->backoff, n, &s->state, c->o, c->now);
-        int64_t after = s->state.cooldown_until_ms;
-        c->save = after != before && (after - c->now > LG_PERSIST_MIN_MS || before - c->now > LG_PERSIST_MIN_MS);
-        if (c->o->state == LG_STATE_RETRYABLE_RATE_LIMIT)
-            s->counters.rate_limited++;
-        lg_ratelimit_info info;
-        bool rl = c->resp && lg_ratelimit_parse(c->resp->headers, c->resp->n_headers, c->now, &info);
-        int64_t learned = rl ? lg_window_learn_charge(&s->window, &info, c->now) : -1;
-        if (a->has_ticket && a->ticket_account == c->idx)
-            reconcile(a, &s->window, c->o, learned);
-        if (c->o->state == LG_STATE_SUCCESS && c->o->has_usage)
-            for (size_t i = 0; i < n; i++)
-                lg_charge_calibrate(&slots[i]->window, &a->est, c->o->prompt_tokens);
-        if (rl)
-            lg_window_learn(&s->window, &info, c->now);
-    } else {
-        lg_policy_record_transport(&s->state);
-    }
-    if (a->ticket_account == c->idx)
-        a->has_ticket = false; /* a transport failure keeps its place: the provider may have counted it */
-    take_snapshot(a, slots);
+    lg_store_scope sc = scope_of(a);
+    if (!a->ticket.held || lg_store_release(a->req->store, &sc, &a->ticket) == 0)
+        return;
+    lg_account_slot *ptrs[a->n + 1];
+    lg_slots sl;
+    if (local_slots(a, ptrs, &sl))
+        lg_slots_release(&sl, &sc, &a->ticket);
 }
 
 void lg_accounts_record(lg_accounts *a, size_t idx, const lg_outcome *o, const lg_response_view *resp,
                         bool transport_failed, int64_t now_ms)
 {
-    struct record_ctx c = {
-        .a = a, .idx = idx, .o = o, .resp = resp, .transport_failed = transport_failed, .now = now_ms};
-    with_slots(a, record_cb, &c);
-    if (c.save && a->req->store)
-        lg_store_save_cooldowns(a->req->store);
-}
-
-struct count_ctx {
-    lg_accounts *a;
-    size_t idx, to;
-    lg_account_event ev;
-};
-
-static void count_cb(lg_provider_slot *p, lg_account_slot *const *slots, size_t n, void *vctx)
-{
-    struct count_ctx *c = vctx;
-    lg_account_counters *k = &slots[c->idx]->counters;
-    switch (c->ev) {
-    case LG_EV_IMMEDIATE: k->immediate++; break;
-    case LG_EV_WAITED: k->waited++; break;
-    case LG_EV_RETRY: k->retries++; break;
-    case LG_EV_GIVEN_UP: k->given_up++; break;
-    case LG_EV_SENT:
-        k->requests++;
-        c->a->has_ticket = false;
-        break;
-    case LG_EV_FELL_BACK:
-        p->fell_back++;
-        break;
-    case LG_EV_SWITCH:
-        k->switches++;
-        if (c->to < n)
-            p->current = (uint32_t)c->to;
-        break;
+    lg_store_scope sc = scope_of(a);
+    lg_ratelimit_info info;
+    bool learned = !transport_failed && resp && lg_ratelimit_parse(resp->headers, resp->n_headers, now_ms, &info);
+    lg_store_attempt at = {.outcome = o, .info = learned ? &info : NULL, .transport_failed = transport_failed};
+    if (lg_store_record(a->req->store, &sc, &a->ticket, idx, &at, now_ms, a->snapshot) == 0)
+        return;
+    lg_account_slot *ptrs[a->n + 1];
+    lg_slots sl;
+    if (local_slots(a, ptrs, &sl)) {
+        lg_slots_record(&sl, &sc, &a->ticket, idx, &at, now_ms);
+        lg_slots_snapshot(&sl, a->n, a->snapshot);
     }
 }
 
 void lg_accounts_count(lg_accounts *a, size_t idx, lg_account_event ev, size_t to)
 {
-    struct count_ctx c = {.a = a, .idx = idx, .to = to, .ev = ev};
-    with_slots(a, count_cb, &c);
+    lg_store_scope sc = scope_of(a);
+    if (lg_store_count(a->req->store, &sc, &a->ticket, idx, ev, to) == 0)
+        return;
+    lg_account_slot *ptrs[a->n + 1];
+    lg_slots sl;
+    if (local_slots(a, ptrs, &sl))
+        lg_slots_count(&sl, &sc, &a->ticket, idx, ev, to);
+}
+
+/* Runs op on the provider's slot in the store, else on the exchange's own. */
+static void provider_op(lg_accounts *a, lg_prov_op *op)
+{
+    lg_store_scope sc = scope_of(a);
+    if (lg_store_provider(a->req->store, &sc, op) == 0)
+        return;
+    lg_account_slot *ptrs[a->n + 1];
+    lg_slots sl;
+    if (local_slots(a, ptrs, &sl))
+        lg_slots_provider(&sl, &sc, op);
+}
+
+bool lg_accounts_notice_due(lg_accounts *a, int64_t now_ms, int64_t interval_ms)
+{
+    lg_prov_op op = {.kind = LG_PROV_NOTICE, .now_ms = now_ms, .interval_ms = interval_ms};
+    provider_op(a, &op);
+    return op.due;
+}
+
+lg_breaker_verdict lg_accounts_breaker_admit(lg_accounts *a, int64_t now_ms, int64_t *retry_after_ms)
+{
+    lg_prov_op op = {.kind = LG_PROV_BREAKER_ADMIT, .now_ms = now_ms};
+    provider_op(a, &op);
+    *retry_after_ms = op.retry_after_ms;
+    return op.verdict;
+}
+
+void lg_accounts_breaker_record(lg_accounts *a, bool failure, int64_t now_ms)
+{
+    lg_prov_op op = {.kind = LG_PROV_BREAKER_RECORD, .now_ms = now_ms, .failure = failure};
+    provider_op(a, &op);
+}
+
+void lg_accounts_budget_request(lg_accounts *a, int64_t now_ms)
+{
+    lg_prov_op op = {.kind = LG_PROV_BUDGET_REQUEST, .now_ms = now_ms};
+    provider_op(a, &op);
+}
+
+bool lg_accounts_budget_retry(lg_accounts *a, int64_t now_ms)
+{
+    lg_prov_op op = {.kind = LG_PROV_BUDGET_RETRY, .now_ms = now_ms};
+    provider_op(a, &op);
+    return op.ok;
 }
 
 int64_t lg_accounts_soonest_ms(const lg_accounts *a, int64_t now_ms)
@@ -330,87 +241,4 @@ int64_t lg_accounts_soonest_ms(const lg_accounts *a, int64_t now_ms)
             best = left;
     }
     return best < 0 ? 0 : best;
-}
-
-struct notice_ctx {
-    int64_t now, interval;
-    bool due;
-};
-
-static void notice_cb(lg_provider_slot *p, lg_account_slot *const *slots, size_t n, void *vctx)
-{
-    struct notice_ctx *c = vctx;
-    /* A time far ahead of now (a clock set back) does not silence notices forever; one a little ahead is
-     * another process's notice taken after our `now` was read. */
-    c->due = c->now - p->notice_ms >= c->interval || p->notice_ms > c->now + c->interval;
-    if (c->due)
-        p->notice_ms = c->now;
-}
-
-bool lg_accounts_notice_due(lg_accounts *a, int64_t now_ms, int64_t interval_ms)
-{
-    struct notice_ctx c = {.now = now_ms, .interval = interval_ms};
-    with_slots(a, notice_cb, &c);
-    return c.due;
-}
-
-struct breaker_ctx {
-    const lg_breaker_conf *conf;
-    int64_t now, retry_after;
-    bool failure;
-    lg_breaker_verdict verdict;
-};
-
-static void breaker_admit_cb(lg_provider_slot *p, lg_account_slot *const *slots, size_t n, void *vctx)
-{
-    struct breaker_ctx *c = vctx;
-    c->verdict = lg_breaker_admit(&p->breaker, c->conf, c->now, &c->retry_after);
-}
-
-lg_breaker_verdict lg_accounts_breaker_admit(lg_accounts *a, int64_t now_ms, int64_t *retry_after_ms)
-{
-    struct breaker_ctx c = {.conf = &a->req->prov->breaker, .now = now_ms};
-    with_slots(a, breaker_admit_cb, &c);
-    *retry_after_ms = c.retry_after;
-    return c.verdict;
-}
-
-static void breaker_record_cb(lg_provider_slot *p, lg_account_slot *const *slots, size_t n, void *vctx)
-{
-    struct breaker_ctx *c = vctx;
-    lg_breaker_record(&p->breaker, c->conf, c->failure, c->now);
-}
-
-void lg_accounts_breaker_record(lg_accounts *a, bool failure, int64_t now_ms)
-{
-    struct breaker_ctx c = {.conf = &a->req->prov->breaker, .now = now_ms, .failure = failure};
-    with_slots(a, breaker_record_cb, &c);
-}
-
-struct budget_ctx {
-    const lg_retry_conf *conf;
-    int64_t now;
-    bool retry, ok;
-};
-
-static void budget_cb(lg_provider_slot *p, lg_account_slot *const *slots, size_t n, void *vctx)
-{
-    struct budget_ctx *c = vctx;
-    if (c->retry)
-        c->ok = lg_budget_try_retry(&p->budget, c->conf->budget_ratio, c->conf->budget_min_per_s, c->now);
-    else
-        lg_budget_note_request(&p->budget, c->now);
-}
-
-void lg_accounts_budget_request(lg_accounts *a, int64_t now_ms)
-{
-    struct budget_ctx c = {.conf = &a->req->cfg->retry, .now = now_ms};
-    with_slots(a, budget_cb, &c);
-}
-
-bool lg_accounts_budget_retry(lg_accounts *a, int64_t now_ms)
-{
-    struct budget_ctx c = {.conf = &a->req->cfg->retry, .now = now_ms, .retry = true};
-    with_slots(a, budget_cb, &c);
-    return c.ok;
 }

@@ -1,6 +1,6 @@
-/* Shared-state access for one exchange: the accounts of one provider, read and updated under the store
- * lock, or in process-local slots when there is no store. Admission reserves the request's place in the
- * chosen account's window; the outcome of the attempt reconciles it. */
+/* Shared-state access for one exchange: the accounts of one provider, read and updated through the store
+ * (whichever backend it is), or in the exchange's own slots when the store cannot be used. Admission
+ * reserves the request's place in the chosen account's window; the outcome of the attempt settles it. */
 #ifndef LLMGATE_GATE_ACCOUNTS_H
 #define LLMGATE_GATE_ACCOUNTS_H
 
@@ -15,17 +15,15 @@ typedef struct {
     size_t n;
     lg_account_ref *refs;
     char (*digests)[LG_DIGEST_HEX];
-    lg_account_slot *local;      /* allocated on first use when there is no usable store */
+    lg_account_slot *local;      /* allocated on first use when the store cannot be used */
     lg_provider_slot local_prov;
-    lg_account_state *snapshot;  /* states as last seen under the lock */
+    lg_account_state *snapshot;  /* states as last seen in the store */
     lg_window_limits limits;     /* configured (or tier) limits; 0 = take the learned one, else unlimited */
     lg_estimate est;             /* what the body says about its cost */
-    int64_t tokens;              /* the tokens reserved (or to reserve) for the request */
+    int64_t tokens;              /* the tokens reserved (or to reserve) for the request (lg_charge_admit) */
     double jitter;               /* this request's fraction of the wake-up spread after a cooldown, [0, 1) */
     const char *pool;            /* the pool the request is pinned to, or NULL (lg_policy_pool_filter) */
-    bool has_ticket;             /* a place is reserved for the next (or current) attempt ... */
-    size_t ticket_account;       /* ... in this account's window ... */
-    int64_t ticket;              /* ... in this bucket */
+    lg_store_ticket ticket;      /* the place reserved for the next (or current) attempt */
     bool noticed;                /* this request already printed its long-wait notice */
 } lg_accounts;
 
@@ -34,16 +32,6 @@ typedef struct {
  * Returns false on allocation failure. */
 bool lg_accounts_init(lg_accounts *a, const lg_gate_request *req);
 void lg_accounts_free(lg_accounts *a);
-
-/* The answer of one admission round. */
-typedef struct {
-    size_t idx;       /* the account chosen */
-    int64_t at_ms;    /* when the request may go on it (a lower bound when not reserved) */
-    bool reserved;    /* its place is reserved (a ticket is held) */
-    int64_t retry_ms; /* not reserved: ask again after this long */
-} lg_admission;
-
-#define LG_PREFER_CURRENT ((size_t)-1) /* lg_accounts_admit: start from the provider's current account */
 
 /* Chooses the account for the next attempt and, when it can go by deadline_ms, reserves its place: the
  * preferred account (LG_PREFER_CURRENT: the provider's current one) when it can go now, else the first in
@@ -62,25 +50,15 @@ void lg_accounts_release(lg_accounts *a);
 
 /* Folds the outcome of an attempt on account idx into the shared state and counters: policy state,
  * the window (settled to what the provider counted, lg_charge_settle), the calibration of the prompt
- * estimate (every account of the provider), what the response's
- * rate-limit headers say (resp may be NULL); refreshes the snapshot; saves the long cooldowns to disk
- * when one started or ended. transport_failed: nothing to record but the attempt itself. */
+ * estimate (every account of the provider), what the response's rate-limit headers say (resp may be
+ * NULL); refreshes the snapshot (the store keeps long cooldowns beyond its own life). transport_failed:
+ * nothing to record but the attempt itself (a probe it was ends). */
 void lg_accounts_record(lg_accounts *a, size_t idx, const lg_outcome *o, const lg_response_view *resp,
                         bool transport_failed, int64_t now_ms);
 
-/* Counter events of the request that are not classified attempts. */
-typedef enum {
-    LG_EV_IMMEDIATE,
-    LG_EV_WAITED,
-    LG_EV_RETRY,
-    LG_EV_SWITCH,
-    LG_EV_GIVEN_UP,
-    LG_EV_SENT,
-    LG_EV_FELL_BACK, /* the request went on to a fallback provider (counted on the provider's slot) */
-} lg_account_event;
-
 /* Counts ev against account idx; LG_EV_SWITCH also makes `to` the provider's current account; LG_EV_SENT
- * counts a request sent without a classified outcome (plain host rules) and consumes the ticket. */
+ * counts a request sent without a classified outcome (plain host rules) and consumes the ticket;
+ * LG_EV_FELL_BACK counts on the provider's slot. */
 void lg_accounts_count(lg_accounts *a, size_t idx, lg_account_event ev, size_t to);
 
 /* True (and the provider's shared notice time set to now_ms) when no process printed a long-wait notice for

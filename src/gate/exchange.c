@@ -578,7 +578,7 @@ void lg_exchange_free(lg_exchange *x)
         return;
     if (!x->bare) {
         if (x->phase == X_SENT)
-            x->a.has_ticket = false; /* the attempt went out: the provider may have counted it */
+            x->a.ticket.held = false; /* the attempt went out: the provider may have counted it */
         lg_accounts_release(&x->a);
         lg_accounts_free(&x->a);
     }

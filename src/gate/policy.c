@@ -128,8 +128,7 @@ void lg_policy_record(const lg_backoff_conf *b, size_t n_accounts, lg_account_st
     }
 }
 
-/* The longest cooldown the policy itself can set: the clamp, or a longer configured step or default. */
-static int64_t longest_cooldown_ms(const lg_backoff_conf *b)
+int64_t lg_policy_longest_cooldown_ms(const lg_backoff_conf *b)
 {
     int64_t m = b->max_hint_ms;
     const int64_t d[] = {b->rate_limit_exceeded_ms, b->model_capacity_exhausted_ms, b->server_error_ms,
@@ -143,7 +142,7 @@ static int64_t longest_cooldown_ms(const lg_backoff_conf *b)
 
 bool lg_policy_clamp_cooldown(const lg_backoff_conf *b, lg_account_state *st, int64_t now_ms)
 {
-    int64_t cap = longest_cooldown_ms(b);
+    int64_t cap = lg_policy_longest_cooldown_ms(b);
     if (st->cooldown_until_ms <= now_ms || st->cooldown_until_ms - now_ms <= cap)
         return false;
     st->cooldown_until_ms = now_ms + cap;

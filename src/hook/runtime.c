@@ -39,7 +39,7 @@ static void init_guarded(void)
     lg_log_init(rt.cfg);
     pthread_atfork(NULL, NULL, lg_log_after_fork);
     char err[256] = "";
-    rt.store = lg_store_open(rt.cfg->store_path, err, sizeof err);
+    rt.store = lg_store_open_config(rt.cfg, err, sizeof err);
     if (!rt.store)
         lg_log(LG_LOG_WARN, "[Store] unavailable (%s): state is kept per request only", err);
     errno = saved;

@@ -9,7 +9,8 @@
 #include "llmgate/store.h"
 
 #define LG_STORE_MAGIC UINT64_C(0x31455441474d4c4c) /* "LLMGATE1" as little-endian bytes */
-#define LG_STORE_VERSION 6u /* 2: windows; 3: probe lease; 4: prompt calibration; 5: notice time; 6: budget, breaker */
+#define LG_STORE_VERSION 7u /* 2: windows; 3: probe lease; 4: prompt calibration; 5: notice time; 6: budget, breaker;
+                             7: the retired flag and the stall mark */
 #define LG_STORE_PROVIDERS 64
 #define LG_STORE_ACCOUNTS 256
 
@@ -34,9 +35,10 @@ typedef struct {
 typedef struct {
     uint64_t magic;
     uint32_t version;
-    uint32_t reserved;
+    uint32_t retired; /* set (atomically, without the lock) when a rebuilt file replaced this one */
     uint64_t size;
     int64_t created_ms;
+    int64_t stalled_ms;   /* when a process first found the lock stuck (atomic, without the lock); 0 = not */
     pthread_mutex_t lock; /* robust, process-shared, error-checking */
     lg_store_provider_entry providers[LG_STORE_PROVIDERS];
     lg_store_account_entry accounts[LG_STORE_ACCOUNTS];

@@ -14,6 +14,7 @@
 #include "llmgate/clock.h"
 #include "llmgate/duration.h"
 #include "store/persist.h"
+#include "store/shm.h"
 
 #define HEADER "llmgate-cooldowns 1\n"
 #define FILE_MAX (1u << 20)
@@ -220,7 +221,7 @@ static int write_atomically(const char *path, const char *data, size_t len)
 
 int lg_store_save_cooldowns(lg_store *s)
 {
-    if (!s)
+    if (!s || s->ops != &lg_shm_ops)
         return -1;
     int saved = errno;
     char path[4096], lockpath[4200];
@@ -231,7 +232,7 @@ int lg_store_save_cooldowns(lg_store *s)
         if (lk >= 0 && flock(lk, LOCK_EX) == 0) {
             /* Under the file lock, so snapshots are renamed into place in the order they were taken. */
             text t = {.now = lg_now_ms()};
-            if (lg_store_visit(s, collect, &t) == 0 && !t.oom) {
+            if (lg_shm_visit(s, collect, &t) == 0 && !t.oom) {
                 size_t hl = strlen(HEADER);
                 char *all = malloc(hl + t.n + 1);
                 if (all) {

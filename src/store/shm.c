@@ -1,9 +1,14 @@
 /* The shared-memory store: a memory-mapped file (0600) holding account and provider slots, guarded by a
  * robust process-shared mutex. A file is only ever published (linked or renamed into place) fully
  * initialised, so readers never see a half-built layout; one that fails validation is replaced under an
- * flock of the bad file. No process-local lock exists, so nothing of ours is held across fork. */
+ * flock of the bad file. A lock that stays taken (a stopped holder, or a lock word naming a thread that
+ * is gone) is not waited on again for a pause, then the file is rebuilt from a copy of its slots and the
+ * old one marked retired, which sends every process to the new one. No process-local lock exists, so
+ * nothing of ours is held across fork. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,16 +19,25 @@
 #include <unistd.h>
 
 #include "llmgate/clock.h"
+#include "llmgate/log.h"
 #include "store/layout.h"
 #include "store/path.h"
 #include "store/persist.h"
+#include "store/shm.h"
 
 #define OPEN_TRIES 8
-#define LOCK_TIMEOUT_MS 2000
+#define PATH_MAX_LEN 4096
 
-struct lg_store {
-    lg_store_layout *map;
-};
+typedef struct {
+    lg_store base;
+    lg_store_layout *map; /* replaced (atomically) when the file is rebuilt; old mappings are kept */
+    lg_shm_tuning tu;
+    int64_t paused_until_ms; /* no lock attempt before this (atomic) */
+    char path[PATH_MAX_LEN];
+} shm_store;
+
+static shm_store *shm(lg_store *s) { return (shm_store *)s; }
+static lg_store_layout *map_of(shm_store *s) { return __atomic_load_n(&s->map, __ATOMIC_ACQUIRE); }
 
 /* Copies s (NULL = "") into dst, NUL-padded, truncated to at most cap - 1 bytes without splitting a
  * UTF-8 sequence. */
@@ -54,9 +68,10 @@ static uint64_t hash_names(const char *a, const char *b, const char *c)
     return h;
 }
 
-/* Initialises a fresh zeroed mapping: header, robust, shared, error-checking mutex, and the long cooldowns
- * kept on disk. Magic goes last. */
-static int init_layout(lg_store_layout *m)
+/* Initialises a fresh zeroed mapping: header, robust, shared, error-checking mutex, and the slots of
+ * `from` (a store being replaced; read without its lock) or else the long cooldowns kept on disk. Magic
+ * goes last. */
+static int init_layout(lg_store_layout *m, const lg_store_layout *from)
 {
     pthread_mutexattr_t attr;
     if (pthread_mutexattr_init(&attr) != 0)
@@ -74,14 +89,19 @@ static int init_layout(lg_store_layout *m)
     m->version = LG_STORE_VERSION;
     m->size = sizeof *m;
     m->created_ms = lg_now_ms();
-    lg_persist_restore(m, m->created_ms);
+    if (from) {
+        memcpy(m->providers, from->providers, sizeof m->providers);
+        memcpy(m->accounts, from->accounts, sizeof m->accounts);
+    } else
+        lg_persist_restore(m, m->created_ms);
     __atomic_store_n(&m->magic, LG_STORE_MAGIC, __ATOMIC_RELEASE);
     return 0;
 }
 
-/* Builds a complete store file beside path and publishes it: link() when none exists (fails with EEXIST
- * when another process won the race), rename() over a rejected one when replace is set. */
-static int publish_new(const char *path, bool replace)
+/* Builds a complete store file beside path (a copy of from's slots when non-NULL) and publishes it: link()
+ * when none exists (fails with EEXIST when another process won the race), rename() over a rejected one
+ * when replace is set. */
+static int publish_new(const char *path, bool replace, const lg_store_layout *from)
 {
     char tmp[4096];
     if (snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= (int)sizeof tmp) {
@@ -96,7 +116,7 @@ static int publish_new(const char *path, bool replace)
     if (fchmod(fd, 0600) == 0 && ftruncate(fd, (off_t)sizeof(lg_store_layout)) == 0)
         m = mmap(NULL, sizeof(lg_store_layout), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (m != MAP_FAILED) {
-        if (init_layout(m) == 0)
+        if (init_layout(m, from) == 0)
             rc = replace ? rename(tmp, path) : link(tmp, path);
         munmap(m, sizeof(lg_store_layout));
     }
@@ -119,7 +139,7 @@ static lg_store_layout *map_valid(int fd)
     if (m == MAP_FAILED)
         return NULL;
     if (__atomic_load_n(&m->magic, __ATOMIC_ACQUIRE) == LG_STORE_MAGIC && m->version == LG_STORE_VERSION &&
-        m->size == sizeof *m)
+        m->size == sizeof *m && !__atomic_load_n(&m->retired, __ATOMIC_ACQUIRE))
         return m;
     munmap(m, sizeof *m);
     return NULL;
@@ -143,7 +163,7 @@ static int rebuild(const char *path, int fd)
         if (m)
             munmap(m, sizeof *m);
         else
-            rc = publish_new(path, true);
+            rc = publish_new(path, true, NULL);
     }
     int saved = errno;
     flock(fd, LOCK_UN);
@@ -157,7 +177,7 @@ static lg_store_layout *open_mapping(const char *path)
     for (int i = 0; i < OPEN_TRIES; i++) {
         int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
         if (fd < 0) {
-            if (errno != ENOENT || (publish_new(path, false) != 0 && errno != EEXIST))
+            if (errno != ENOENT || (publish_new(path, false, NULL) != 0 && errno != EEXIST))
                 return NULL;
             continue;
         }
@@ -176,51 +196,148 @@ static lg_store_layout *open_mapping(const char *path)
     return NULL;
 }
 
-lg_store *lg_store_open(const char *path, char *err, size_t errlen)
+lg_store *lg_shm_open(const char *path, const lg_shm_tuning *tu, char *err, size_t errlen)
 {
     int saved = errno;
-    char file[4096];
-    lg_store *s = NULL;
+    char file[PATH_MAX_LEN];
+    shm_store *s = NULL;
     if (!lg_store_resolve_path(path, file, sizeof file)) {
         snprintf(err, errlen, "llmgate: state store path too long");
     } else if (path || lg_store_private_dir(file, err, errlen) == 0) {
         lg_store_layout *m = open_mapping(file);
         if (!m)
             snprintf(err, errlen, "llmgate: state store %s: %s", file, strerror(errno));
-        else if (!(s = malloc(sizeof *s))) {
+        else if (!(s = calloc(1, sizeof *s))) {
             snprintf(err, errlen, "llmgate: state store %s: out of memory", file);
             munmap(m, sizeof *m);
-        } else
+        } else {
+            s->base.ops = &lg_shm_ops;
             s->map = m;
+            s->tu = *tu;
+            memcpy(s->path, file, sizeof file);
+        }
     }
     errno = saved;
-    return s;
+    return s ? &s->base : NULL;
 }
 
-void lg_store_close(lg_store *s)
+void lg_shm_close(lg_store *st)
 {
-    if (!s)
-        return;
+    shm_store *s = shm(st);
     int saved = errno;
     munmap(s->map, sizeof *s->map);
     free(s);
     errno = saved;
 }
 
-/* Takes the store lock; recovers it when its holder died. Returns false when it cannot be taken within
- * LOCK_TIMEOUT_MS (a holder stopped, not dead: the caller fails open rather than stall the host). */
-static bool lock(lg_store *s)
+/* Moves s to the file now at its path when its mapping was retired. The old mapping stays mapped: another
+ * thread may still be reading it. */
+static void follow_rebuild(shm_store *s)
+{
+    lg_store_layout *m = map_of(s);
+    if (!__atomic_load_n(&m->retired, __ATOMIC_ACQUIRE))
+        return;
+    lg_store_layout *fresh = open_mapping(s->path);
+    if (fresh && !__atomic_compare_exchange_n(&s->map, &m, fresh, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        munmap(fresh, sizeof *fresh); /* another thread moved first */
+}
+
+/* True when the thread the lock word names still exists (a stopped holder), false when it is gone without
+ * the kernel having recovered the lock (a forged or stale word). glibc keeps the owner's TID in the futex
+ * word, the first member of the mutex. */
+static bool holder_exists(const lg_store_layout *m)
+{
+    unsigned word = __atomic_load_n((const unsigned *)(const void *)&m->lock, __ATOMIC_RELAXED);
+    pid_t tid = (pid_t)(word & FUTEX_TID_MASK);
+    return tid > 0 && (kill(tid, 0) == 0 || errno == EPERM);
+}
+
+/* Replaces the file whose lock stays unusable with a copy of its slots, retires the old one and moves s to
+ * the new one. Under an flock of the file, once: a process that finds it retired already just follows. */
+static void rebuild_locked_out(shm_store *s, lg_store_layout *m)
+{
+    int fd = open(s->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0 || flock(fd, LOCK_EX) != 0) {
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    if (!__atomic_load_n(&m->retired, __ATOMIC_ACQUIRE) && publish_new(s->path, true, m) == 0) {
+        __atomic_store_n(&m->retired, 1u, __ATOMIC_RELEASE);
+        lg_notice(&(bool){false}, "store-rebuilt", 0, "the state store %s stayed locked; rebuilt it", s->path);
+    }
+    flock(fd, LOCK_UN);
+    close(fd);
+    follow_rebuild(s);
+}
+
+/* Leaves the store alone until the pause that started at `since` ends, with one notice line. */
+static void pause_from(shm_store *s, int64_t since)
+{
+    __atomic_store_n(&s->paused_until_ms, since + s->tu.pause_ms, __ATOMIC_RELAXED);
+    lg_notice(&(bool){false}, "store-locked", 0, "the state store %s stayed locked for %lld ms; state is kept per request for %lld s",
+              s->path, (long long)s->tu.lock_timeout_ms, (long long)(s->tu.pause_ms / 1000));
+}
+
+/* Takes the lock of m within the lock timeout; recovers it when its holder died. */
+static int timed_lock(shm_store *s, lg_store_layout *m)
 {
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += LOCK_TIMEOUT_MS / 1000;
-    int rc = pthread_mutex_timedlock(&s->map->lock, &until);
-    if (rc == EOWNERDEAD)
-        rc = pthread_mutex_consistent(&s->map->lock);
-    return rc == 0;
+    int64_t ns = until.tv_nsec + (s->tu.lock_timeout_ms % 1000) * 1000000;
+    until.tv_sec += s->tu.lock_timeout_ms / 1000 + ns / 1000000000;
+    until.tv_nsec = ns % 1000000000;
+    int rc = pthread_mutex_timedlock(&m->lock, &until);
+    return rc == EOWNERDEAD ? pthread_mutex_consistent(&m->lock) : rc;
 }
 
-static void unlock(lg_store *s) { pthread_mutex_unlock(&s->map->lock); }
+/* Takes the store lock. Returns false at once during a pause, and when the lock cannot be taken within the
+ * lock timeout (a holder stopped: the caller fails open rather than stall the host). The first timeout
+ * marks the file stalled, so that every process (a new one too) skips the wait during the pause (one
+ * notice line each); a lock still unusable once the pause has run, or one whose holder no longer exists,
+ * gets the file rebuilt. */
+static bool lock(shm_store *s, lg_store_layout **out)
+{
+    follow_rebuild(s);
+    int64_t now = lg_now_ms();
+    if (now < __atomic_load_n(&s->paused_until_ms, __ATOMIC_RELAXED))
+        return false;
+    for (int round = 0; round < 2; round++) {
+        lg_store_layout *m = map_of(s);
+        int64_t stalled = __atomic_load_n(&m->stalled_ms, __ATOMIC_ACQUIRE);
+        bool in_pause = stalled > 0 && now - stalled < s->tu.pause_ms;
+        int rc = in_pause ? pthread_mutex_trylock(&m->lock) : timed_lock(s, m);
+        if (rc == EOWNERDEAD)
+            rc = pthread_mutex_consistent(&m->lock);
+        if (rc == 0) {
+            if (stalled)
+                __atomic_store_n(&m->stalled_ms, 0, __ATOMIC_RELEASE);
+            *out = m;
+            return true;
+        }
+        if (in_pause && rc == EBUSY) {
+            pause_from(s, stalled);
+            return false;
+        }
+        if (rc != ETIMEDOUT)
+            return false;
+        follow_rebuild(s);
+        if (map_of(s) != m)
+            continue; /* rebuilt meanwhile: try the new file */
+        now = lg_now_ms();
+        if (!stalled && holder_exists(m)) {
+            __atomic_compare_exchange_n(&m->stalled_ms, &stalled, now, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+            pause_from(s, stalled ? stalled : now);
+            return false;
+        }
+        rebuild_locked_out(s, m);
+        if (map_of(s) == m)
+            return false;
+    }
+    return false;
+}
+
+static void unlock(lg_store_layout *m) { pthread_mutex_unlock(&m->lock); }
 
 /* The provider's entry, created when missing; NULL when the table is full. Under the lock. */
 static lg_store_provider_entry *provider_entry(lg_store_layout *m, const char *provider)
@@ -265,19 +382,20 @@ lg_store_account_entry *lg_layout_account(lg_store_layout *m, const char *provid
     return NULL;
 }
 
-int lg_store_with(lg_store *s, const char *provider, const lg_account_ref *refs, size_t n, lg_store_fn fn,
+int lg_store_with(lg_store *st, const char *provider, const lg_account_ref *refs, size_t n, lg_store_fn fn,
                   void *ctx)
 {
-    if (!s || !provider || (n > 0 && !refs) || n > LG_STORE_ACCOUNTS || !fn)
+    if (!st || st->ops != &lg_shm_ops || !provider || (n > 0 && !refs) || n > LG_STORE_ACCOUNTS || !fn)
         return -1;
     int saved = errno;
     lg_account_slot *slots[LG_STORE_ACCOUNTS];
     int rc = -1;
-    if (lock(s)) {
-        lg_store_provider_entry *p = provider_entry(s->map, provider);
+    lg_store_layout *m;
+    if (lock(shm(st), &m)) {
+        lg_store_provider_entry *p = provider_entry(m, provider);
         size_t i = 0;
         for (; p && i < n; i++) {
-            lg_store_account_entry *e = lg_layout_account(s->map, provider, &refs[i]);
+            lg_store_account_entry *e = lg_layout_account(m, provider, &refs[i]);
             if (!e)
                 break;
             slots[i] = &e->slot;
@@ -286,25 +404,24 @@ int lg_store_with(lg_store *s, const char *provider, const lg_account_ref *refs,
             fn(&p->slot, slots, n, ctx);
             rc = 0;
         }
-        unlock(s);
+        unlock(m);
     }
     errno = saved;
     return rc;
 }
 
-int lg_store_visit(lg_store *s, lg_store_visit_fn fn, void *ctx)
+int lg_shm_visit(lg_store *st, lg_store_visit_fn fn, void *ctx)
 {
-    if (!s || !fn)
-        return -1;
     int saved = errno;
     int rc = -1;
-    if (lock(s)) {
+    lg_store_layout *m;
+    if (lock(shm(st), &m)) {
         for (size_t i = 0; i < LG_STORE_ACCOUNTS; i++) {
-            const lg_store_account_entry *e = &s->map->accounts[i];
+            const lg_store_account_entry *e = &m->accounts[i];
             if (e->used)
                 fn(e->provider, e->name, e->digest, &e->slot, ctx);
         }
-        unlock(s);
+        unlock(m);
         rc = 0;
     }
     errno = saved;

@@ -62,3 +62,4 @@ awk -v b="$b" -v p="$p" 'BEGIN { printf "stream ttfb         %.0f us -> %.0f us 
 bash tests/bench/socket.sh
 [ "${1:-all}" = overhead ] || bash tests/bench/quota.sh
 [ "${1:-all}" = overhead ] || bash tests/bench/chaos.sh
+[ "${1:-all}" = overhead ] || bash tests/bench/redis.sh

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -20,6 +21,7 @@
 #include "llmgate/clock.h"
 #include "llmgate/store.h"
 #include "store/layout.h"
+#include "store/shm.h"
 
 typedef struct {
     char dir[256];
@@ -434,14 +436,35 @@ static void stop_cb(lg_provider_slot *p, lg_account_slot *const *a, size_t n, vo
     raise(SIGSTOP);
 }
 
-static void stopped_holder_fails_open(void **state)
+static lg_store *open_tuned(const char *path, int64_t lock_timeout_ms, int64_t pause_ms)
+{
+    char err[512] = "";
+    lg_shm_tuning tu = {.lock_timeout_ms = lock_timeout_ms, .pause_ms = pause_ms};
+    lg_store *s = lg_shm_open(path, &tu, err, sizeof err);
+    if (!s)
+        fail_msg("lg_shm_open(%s): %s", path, err);
+    return s;
+}
+
+static ino_t inode_of(const char *path)
+{
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    return st.st_ino;
+}
+
+static void stopped_holder_pauses_then_rebuilds(void **state)
 {
     fixture *f = *state;
-    lg_store *s = open_ok(f->path);
+    lg_store *s = open_tuned(f->path, 300, 1500);
     lg_account_ref r = {"main", "0123456789abcdef"};
+    struct bump b = {.add = 5};
+    assert_int_equal(lg_store_with(s, "openai", &r, 1, bump_cb, &b), 0);
+    ino_t before = inode_of(f->path);
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed test never leaves it stopped behind */
         lg_store_with(s, "openai", &r, 1, stop_cb, NULL);
         _exit(0);
     }
@@ -449,25 +472,80 @@ static void stopped_holder_fails_open(void **state)
     assert_int_equal(waitpid(pid, &st, WUNTRACED), pid);
     assert_true(WIFSTOPPED(st));
 
-    /* The lock is held by a stopped process: the caller gets -1 after a bounded wait, fn not called. The
-     * wait is the store's 2 s lock timeout: never shorter than 1.5 s; the upper bound only shows it is
-     * bounded, with room for a loaded machine (the alarm cuts an endless one). */
+    /* The lock is held by a stopped process: the caller gets -1 after one bounded wait (the tuned 300 ms
+     * lock timeout; the upper bound only shows it is bounded, with room for a loaded machine), fn not
+     * called ... */
     alarm(20);
-    struct bump b = {.add = 1};
+    b.calls = 0;
     int64_t t0 = lg_mono_ms();
     assert_int_equal(lg_store_with(s, "openai", &r, 1, bump_cb, &b), -1);
     int64_t waited = lg_mono_ms() - t0;
-    assert_true(waited >= 1500 && waited < 15000);
+    assert_true(waited >= 250 && waited < 15000);
     assert_int_equal(b.calls, 0);
+    /* ... and then the process stops waiting on the store for the pause: no second wait. */
+    t0 = lg_mono_ms();
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(lg_store_with(s, "openai", &r, 1, bump_cb, &b), -1);
     int visited = 0;
     assert_int_equal(lg_store_visit(s, count_cb, &visited), -1);
+    /* Another process opening the store now does not wait either: the file is marked stalled. */
+    lg_store *late = open_tuned(f->path, 300, 1500);
+    assert_int_equal(lg_store_with(late, "openai", &r, 1, bump_cb, &b), -1);
+    lg_store_close(late);
+    assert_true(lg_mono_ms() - t0 < 250);
+    assert_int_equal(b.calls, 0);
     assert_int_equal(visited, 0);
+    assert_int_equal(inode_of(f->path), before);
 
-    /* Once the holder is gone the lock is recovered. */
-    kill(pid, SIGKILL);
-    assert_int_equal(waitpid(pid, &st, 0), pid);
+    /* After the pause the lock is still unusable: the store is rebuilt with its slots, and used. */
+    lg_sleep_ms(1600);
     assert_int_equal(lg_store_with(s, "openai", &r, 1, bump_cb, &b), 0);
     assert_int_equal(b.calls, 1);
+    assert_int_equal(b.seen[0]->counters.requests, 10);
+    assert_true(inode_of(f->path) != before);
+
+    /* The stopped holder, resumed, moves to the new file on its next call (the old one is retired). */
+    kill(pid, SIGKILL);
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    lg_store *other = open_ok(f->path);
+    assert_int_equal(lookup(other, "openai", "main", "0123456789abcdef").slot.counters.requests, 10);
+    lg_store_close(other);
+    alarm(0);
+    lg_store_close(s);
+}
+
+static void forged_lock_word_rebuilds_at_once(void **state)
+{
+    fixture *f = *state;
+    lg_store *s = open_tuned(f->path, 300, 60000);
+    lg_account_ref r = {"main", "0123456789abcdef"};
+    struct bump b = {.add = 3};
+    assert_int_equal(lg_store_with(s, "openai", &r, 1, bump_cb, &b), 0);
+    lg_store_close(s);
+
+    /* A thread id that no longer exists, written into the lock word (no robust list will ever free it). */
+    pid_t gone = fork();
+    assert_true(gone >= 0);
+    if (gone == 0)
+        _exit(0);
+    int st;
+    assert_int_equal(waitpid(gone, &st, 0), gone);
+    uint32_t word = (uint32_t)gone;
+    int fd = open(f->path, O_WRONLY | O_CLOEXEC);
+    assert_true(fd >= 0);
+    assert_int_equal(pwrite(fd, &word, sizeof word, offsetof(lg_store_layout, lock)), sizeof word);
+    close(fd);
+
+    /* One bounded wait, then the orphaned lock gets the store rebuilt in the same call. */
+    alarm(20);
+    s = open_tuned(f->path, 300, 60000);
+    assert_int_equal(lg_store_with(s, "openai", &r, 1, bump_cb, &b), 0);
+    assert_int_equal(b.seen[0]->counters.requests, 6);
+    int64_t t0 = lg_mono_ms();
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(lg_store_with(s, "openai", &r, 1, bump_cb, &b), 0);
+    assert_true(lg_mono_ms() - t0 < 250);
+    assert_int_equal(b.seen[0]->counters.requests, 21);
     alarm(0);
     lg_store_close(s);
 }
@@ -644,7 +722,7 @@ int main(void)
         T(table_full_fails_without_calling),
         T(processes_share_one_counter),
         T(killed_holder_does_not_stall_others),
-        T(stopped_holder_fails_open),
+        T(stopped_holder_pauses_then_rebuilds), T(forged_lock_word_rebuilds_at_once),
         T(default_path_under_runtime_dir),
         T(concurrent_first_open_agrees),
         T(long_cooldowns_survive_a_new_store),

@@ -1,0 +1,834 @@
+/* The redis backend: one quota for a fleet of machines. Every operation on a provider's accounts is one
+ * atomic step of the Lua script (redis_script.lua, called by its SHA with a fallback to its text), with
+ * the time from Redis; counters are pipelined. Connections come from a small pool (never a lock held
+ * across I/O); each round trip is bounded by the timeout. When Redis is down, slow or refuses, the
+ * operation goes to the machine's shm store at once (one notice line), and the request path tries Redis
+ * again after a backoff (100 ms doubling up to store.retry_ms), never waiting longer than the timeout.
+ * A child after fork drops the parent's connections and opens its own. */
+#include <errno.h>
+#include <openssl/sha.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "llmgate/clock.h"
+#include "llmgate/log.h"
+#include "store/backend.h"
+#include "store/redis_api.h"
+#include "store/redis_url.h"
+
+extern const char lg_redis_script[];
+
+#define TTL_MS (7LL * 24 * 3600 * 1000) /* abandoned state expires after a week */
+#define FIRST_BACKOFF_MS 100
+#define INDEX_KEY "llmgate:index"
+#define REGISTERED_MAX 64
+
+typedef struct conn {
+    redisContext *c;
+    int pending; /* pipelined replies not read yet */
+    struct conn *next;
+} conn;
+
+typedef struct {
+    lg_store base;
+    lg_store *local; /* the machine's shm store, used while Redis cannot be (may be NULL) */
+    const lg_hiredis *api;
+    lg_redis_url url;
+    char where[300];
+    int64_t timeout_ms, retry_max_ms;
+    char sha[2 * SHA_DIGEST_LENGTH + 1];
+    pthread_mutex_t mu; /* guards everything below; never held across I/O */
+    pid_t pid;
+    conn *pool;
+    bool down;
+    int64_t next_try_ms, backoff_ms;
+    uint64_t registered[REGISTERED_MAX]; /* accounts this process already added to the index */
+    size_t n_registered;
+} redis_store;
+
+static redis_store *the_store; /* for the fork handler; one redis store per process */
+
+static redis_store *rs(lg_store *s) { return (redis_store *)s; }
+
+static struct timeval tv_of(int64_t ms) { return (struct timeval){.tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000}; }
+
+/* After fork, in the child: the parent's connections are not ours to use. */
+static void after_fork_child(void)
+{
+    redis_store *s = the_store;
+    if (!s)
+        return;
+    pthread_mutex_init(&s->mu, NULL);
+    for (conn *c = s->pool, *next; c; c = next) {
+        next = c->next;
+        s->api->free_ctx(c->c);
+        free(c);
+    }
+    s->pool = NULL;
+    s->pid = getpid();
+}
+
+/* Marks Redis unreachable (one notice line when it was up) and schedules the next attempt. */
+static void mark_down(redis_store *s, const char *why)
+{
+    pthread_mutex_lock(&s->mu);
+    bool was_up = !s->down;
+    if (was_up) {
+        s->down = true;
+        s->backoff_ms = FIRST_BACKOFF_MS;
+        s->next_try_ms = lg_now_ms() + s->backoff_ms;
+    }
+    pthread_mutex_unlock(&s->mu);
+    if (was_up)
+        lg_notice(&(bool){false}, "redis-down", 0, "redis store %s unavailable (%s); using this machine's store until it is back",
+                  s->where, why);
+}
+
+static void mark_up(redis_store *s)
+{
+    pthread_mutex_lock(&s->mu);
+    bool was_down = s->down;
+    s->down = false;
+    pthread_mutex_unlock(&s->mu);
+    if (was_down)
+        lg_notice(&(bool){false}, "redis-up", 0, "redis store %s is back", s->where);
+}
+
+static void drop_conn(redis_store *s, conn *c)
+{
+    s->api->free_ctx(c->c);
+    free(c);
+}
+
+/* Reads one reply; NULL (the connection is then unusable) on a transport error or timeout. */
+static redisReply *read_reply(redis_store *s, conn *c)
+{
+    void *r = NULL;
+    return s->api->get_reply(c->c, &r) == REDIS_OK ? r : NULL;
+}
+
+/* Sends the command and reads its reply, after the pipelined replies still pending. NULL on a transport
+ * error or timeout (the connection is then unusable). */
+static redisReply *call(redis_store *s, conn *c, int argc, const char **argv, const size_t *lens)
+{
+    if (s->api->append_argv(c->c, argc, argv, lens) != REDIS_OK)
+        return NULL;
+    for (; c->pending > 0; c->pending--) {
+        redisReply *r = read_reply(s, c);
+        if (!r)
+            return NULL;
+        s->api->free_reply(r);
+    }
+    return read_reply(s, c);
+}
+
+/* AUTH and SELECT on a new connection; false when refused. */
+static bool handshake(redis_store *s, conn *c, char *why, size_t whylen)
+{
+    const char *argv[3];
+    int argc = 0;
+    if (s->url.pass[0]) {
+        argv[argc++] = "AUTH";
+        if (s->url.user[0])
+            argv[argc++] = s->url.user;
+        argv[argc++] = s->url.pass;
+        redisReply *r = call(s, c, argc, argv, NULL);
+        bool ok = r && r->type != REDIS_REPLY_ERROR;
+        snprintf(why, whylen, "%s", !r ? "no answer" : ok ? "" : "authentication refused");
+        if (r)
+            s->api->free_reply(r);
+        if (!ok)
+            return false;
+    }
+    if (s->url.db) {
+        char db[16];
+        snprintf(db, sizeof db, "%d", s->url.db);
+        const char *sel[2] = {"SELECT", db};
+        redisReply *r = call(s, c, 2, sel, NULL);
+        bool ok = r && r->type != REDIS_REPLY_ERROR;
+        snprintf(why, whylen, "%s", !r ? "no answer" : ok ? "" : "SELECT refused");
+        if (r)
+            s->api->free_reply(r);
+        return ok;
+    }
+    return true;
+}
+
+/* A connection for one operation: from the pool, or a new one when Redis is up or its retry is due. NULL
+ * (the caller goes to the local store) when Redis is down and not due, or the attempt failed. */
+static conn *get_conn(redis_store *s)
+{
+    pthread_mutex_lock(&s->mu);
+    int64_t now = lg_now_ms();
+    if (s->down && now < s->next_try_ms) {
+        pthread_mutex_unlock(&s->mu);
+        return NULL;
+    }
+    conn *c = s->pool;
+    if (c) {
+        s->pool = c->next;
+        pthread_mutex_unlock(&s->mu);
+        return c;
+    }
+    if (s->down) { /* this thread tries; the others keep to the local store meanwhile */
+        s->backoff_ms = s->backoff_ms * 2 < s->retry_max_ms ? s->backoff_ms * 2 : s->retry_max_ms;
+        s->next_try_ms = now + s->backoff_ms;
+    }
+    pthread_mutex_unlock(&s->mu);
+    char why[128] = "connection refused";
+    redisContext *ctx = s->url.socket[0] ? s->api->connect_unix(s->url.socket, tv_of(s->timeout_ms))
+                                         : s->api->connect_tcp(s->url.host, s->url.port, tv_of(s->timeout_ms));
+    if (ctx && !ctx->err && s->api->set_timeout(ctx, tv_of(s->timeout_ms)) == REDIS_OK &&
+        (c = calloc(1, sizeof *c))) {
+        c->c = ctx;
+        if (handshake(s, c, why, sizeof why))
+            return c;
+        drop_conn(s, c);
+    } else {
+        if (ctx && ctx->err)
+            snprintf(why, sizeof why, "%s", ctx->errstr);
+        if (ctx)
+            s->api->free_ctx(ctx);
+    }
+    mark_down(s, why);
+    return NULL;
+}
+
+/* Gives the connection back after an operation (ok), or drops it and marks Redis down. */
+static void put_conn(redis_store *s, conn *c, bool ok, const char *why)
+{
+    if (!ok) {
+        drop_conn(s, c);
+        mark_down(s, why);
+        return;
+    }
+    pthread_mutex_lock(&s->mu);
+    bool mine = s->pid == getpid();
+    if (mine) {
+        c->next = s->pool;
+        s->pool = c;
+    }
+    pthread_mutex_unlock(&s->mu);
+    if (!mine)
+        drop_conn(s, c);
+    mark_up(s);
+}
+
+/* ---- Script calls ---- */
+
+/* A growing argument vector whose strings it owns. */
+typedef struct {
+    const char **v;
+    char **own;
+    int n, cap;
+    bool oom;
+} args;
+
+static void add(args *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add(args *a, const char *fmt, ...)
+{
+    if (a->oom)
+        return;
+    if (a->n == a->cap) {
+        int cap = a->cap ? a->cap * 2 : 32;
+        const char **v = realloc(a->v, (size_t)cap * sizeof *v);
+        char **own = v ? realloc(a->own, (size_t)cap * sizeof *own) : NULL;
+        if (v)
+            a->v = v;
+        if (!own) {
+            a->oom = true;
+            return;
+        }
+        a->own = own;
+        a->cap = cap;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    char *str = NULL;
+    int rc = vasprintf(&str, fmt, ap);
+    va_end(ap);
+    if (rc < 0) {
+        a->oom = true;
+        return;
+    }
+    a->own[a->n] = str;
+    a->v[a->n++] = str;
+}
+
+static void args_free(args *a)
+{
+    for (int i = 0; i < a->n; i++)
+        free(a->own[i]);
+    free(a->v);
+    free(a->own);
+}
+
+/* EVALSHA <sha> n+1 <provider key> <account keys> <op> <ttl>: the start of every script call. */
+static void script_head(redis_store *s, args *a, const lg_store_scope *sc, const char *op)
+{
+    add(a, "EVALSHA");
+    add(a, "%s", s->sha);
+    add(a, "%zu", sc->n + 1);
+    add(a, "llmgate:{%s}:p", sc->provider);
+    for (size_t i = 0; i < sc->n; i++)
+        add(a, "llmgate:{%s}:a:%s:%s", sc->provider, sc->refs[i].name, sc->refs[i].digest ? sc->refs[i].digest : "");
+    add(a, "%s", op);
+    add(a, "%lld", TTL_MS);
+}
+
+/* Runs the script with a's arguments; on NOSCRIPT, again with its text (which loads it). An array reply
+ * whose first element is Redis's time, else NULL with *transport telling whether the connection broke. */
+static redisReply *run_script(redis_store *s, conn *c, args *a, bool *transport)
+{
+    *transport = false;
+    if (a->oom)
+        return NULL;
+    redisReply *r = call(s, c, a->n, a->v, NULL);
+    if (r && r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "NOSCRIPT", 8)) {
+        s->api->free_reply(r);
+        a->v[0] = "EVAL";
+        a->v[1] = lg_redis_script;
+        r = call(s, c, a->n, a->v, NULL);
+        a->v[0] = a->own[0];
+        a->v[1] = a->own[1];
+    }
+    if (!r) {
+        *transport = true;
+        return NULL;
+    }
+    if (r->type != REDIS_REPLY_ARRAY || r->elements < 1 || r->element[0]->type != REDIS_REPLY_INTEGER) {
+        if (r->type == REDIS_REPLY_ERROR)
+            lg_log(LG_LOG_WARN, "[Store] redis script error: %.200s", r->str);
+        s->api->free_reply(r);
+        return NULL;
+    }
+    return r;
+}
+
+/* Runs the script with a's arguments (freed) on c and checks that the reply has `want` elements. NULL when
+ * it failed: the connection is then given back (or dropped when it broke) and the caller goes local. On
+ * success the caller reads the reply, frees it and gives the connection back with put_conn(s, c, true). */
+static redisReply *exchange(redis_store *s, conn *c, args *a, size_t want)
+{
+    bool transport;
+    redisReply *r = run_script(s, c, a, &transport);
+    args_free(a);
+    if (r && r->elements == want)
+        return r;
+    if (r) /* not our script's answer: never trusted */
+        s->api->free_reply(r);
+    put_conn(s, c, !transport && !r, r ? "unexpected reply" : "no answer in time");
+    return NULL;
+}
+
+static long long int_at(const redisReply *r, size_t i)
+{
+    return i < r->elements && r->element[i]->type == REDIS_REPLY_INTEGER ? r->element[i]->integer : 0;
+}
+
+#define STATE_FIELDS 5 /* cu rs fl le pr per account in a reply */
+
+/* Copies the states that follow element `from` into snap, in local time (skew = Redis - local). */
+static void read_states(const redisReply *r, size_t from, size_t n, int64_t skew, lg_account_state *snap)
+{
+    if (!snap || r->elements < from + STATE_FIELDS * n)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        size_t at = from + STATE_FIELDS * i;
+        int64_t cu = int_at(r, at), le = int_at(r, at + 3), pr = int_at(r, at + 4);
+        long long reason = int_at(r, at + 1);
+        snap[i].cooldown_until_ms = cu > 0 ? cu - skew : 0;
+        snap[i].reason = reason >= 0 && reason < LG_REASON_COUNT ? (lg_reason)reason : LG_REASON_NONE;
+        snap[i].failures = (int32_t)int_at(r, at + 2);
+        snap[i].last_event_ms = le > 0 ? le - skew : 0;
+        snap[i].probe_until_ms = pr > 0 ? pr - skew : 0;
+    }
+}
+
+/* FNV-1a of an account's identity, to add it to the index once per process. */
+static uint64_t identity_hash(const char *provider, const lg_account_ref *ref)
+{
+    uint64_t h = UINT64_C(1469598103934665603);
+    const char *parts[3] = {provider, ref->name, ref->digest ? ref->digest : ""};
+    for (int i = 0; i < 3; i++)
+        for (const char *p = parts[i];; p++) {
+            h = (h ^ (unsigned char)*p) * UINT64_C(1099511628211);
+            if (!*p)
+                break;
+        }
+    return h;
+}
+
+/* Pipelines SADD of the scope's accounts to the index (for `llmgate status`) when this process has not. */
+static void register_accounts(redis_store *s, conn *c, const lg_store_scope *sc)
+{
+    for (size_t i = 0; i < sc->n; i++) {
+        uint64_t h = identity_hash(sc->provider, &sc->refs[i]);
+        pthread_mutex_lock(&s->mu);
+        bool known = false;
+        for (size_t k = 0; k < s->n_registered && !known; k++)
+            known = s->registered[k] == h;
+        if (!known)
+            s->registered[s->n_registered++ % REGISTERED_MAX] = h;
+        pthread_mutex_unlock(&s->mu);
+        if (known)
+            continue;
+        char member[LG_NAME_MAX * 2 + LG_DIGEST_HEX + 4];
+        snprintf(member, sizeof member, "%s\t%s\t%s", sc->provider, sc->refs[i].name,
+                 sc->refs[i].digest ? sc->refs[i].digest : "");
+        const char *sadd[3] = {"SADD", INDEX_KEY, member};
+        if (s->api->append_argv(c->c, 3, sadd, NULL) == REDIS_OK)
+            c->pending++;
+    }
+}
+
+/* The pool filter (lg_policy_pool_filter) on the states last seen, as the script's string of '0' / '1'
+ * (every account usable when the filter leaves none). */
+static void pool_mask(const lg_store_scope *sc, const lg_account_state *snap, int64_t now_ms, char *out)
+{
+    size_t n = sc->n;
+    bool usable[n + 1];
+    lg_account_state none[n + 1];
+    memset(none, 0, sizeof none);
+    bool any = sc->accounts && lg_policy_pool_filter(sc->accounts, snap ? snap : none, n, sc->pool,
+                                                     sc->retry && sc->retry->pool_fallback, now_ms, usable);
+    for (size_t i = 0; i < n; i++)
+        out[i] = !any || usable[i] ? '1' : '0';
+    out[n] = '\0';
+}
+
+/* Forgets a ticket held in another store (the local one while Redis was down). */
+static void own(redis_store *s, lg_store_ticket *t)
+{
+    if (t->held && t->owner != s)
+        t->held = false;
+    t->owner = s;
+}
+
+static int redis_admit(lg_store *st, const lg_store_scope *sc, lg_store_ticket *t, size_t preferred, int64_t now_ms,
+                       int64_t deadline_ms, lg_account_state *snap, lg_admission *out)
+{
+    redis_store *s = rs(st);
+    conn *c = get_conn(s);
+    if (!c)
+        return s->local ? s->local->ops->admit(s->local, sc, t, preferred, now_ms, deadline_ms, snap, out) : -1;
+    own(s, t);
+    register_accounts(s, c, sc);
+    /* The charge without calibration (Redis keeps none), the pool filter on the states last seen. */
+    int64_t tokens = lg_charge_admit(sc->dialect, sc->est, NULL);
+    char usable[sc->n + 1];
+    pool_mask(sc, snap, now_ms, usable);
+    args a = {0};
+    script_head(s, &a, sc, "admit");
+    add(&a, "%lld", (long long)sc->limits.limit[0]);
+    add(&a, "%lld", (long long)sc->limits.limit[1]);
+    add(&a, "%lld", (long long)sc->limits.window_ms);
+    add(&a, "%lld", (long long)sc->limits.margin_ms);
+    add(&a, "%lld", (long long)tokens);
+    add(&a, "%lld", preferred < sc->n ? (long long)preferred : -1LL);
+    add(&a, "%lld", (long long)(deadline_ms - now_ms)); /* placed on Redis's clock by the script */
+    add(&a, "%d", t->held ? 1 : 0);
+    add(&a, "%zu", t->account);
+    add(&a, "%lld", (long long)t->bucket);
+    add(&a, "%lld", (long long)t->tokens);
+    add(&a, "%.17g", sc->jitter);
+    add(&a, "%lld", (long long)lg_policy_longest_cooldown_ms(sc->backoff));
+    add(&a, "%s", usable);
+    redisReply *r = exchange(s, c, &a, 6 + STATE_FIELDS * sc->n);
+    if (r && (int_at(r, 1) < 0 || (size_t)int_at(r, 1) >= sc->n)) {
+        s->api->free_reply(r);
+        put_conn(s, c, false, "unexpected reply");
+        r = NULL;
+    }
+    if (!r)
+        return s->local ? s->local->ops->admit(s->local, sc, t, preferred, now_ms, deadline_ms, snap, out) : -1;
+    int64_t skew = int_at(r, 0) - now_ms;
+    out->idx = (size_t)int_at(r, 1);
+    out->at_ms = int_at(r, 2) - skew;
+    out->reserved = int_at(r, 3) != 0;
+    out->retry_ms = int_at(r, 4);
+    t->held = false; /* the script gave back the reservation held before */
+    t->tokens = tokens;
+    if (out->reserved) {
+        t->held = true;
+        t->account = out->idx;
+        t->bucket = int_at(r, 5);
+    }
+    read_states(r, 6, sc->n, skew, snap);
+    s->api->free_reply(r);
+    put_conn(s, c, true, NULL);
+    return 0;
+}
+
+static int redis_confirm(lg_store *st, const lg_store_scope *sc, lg_store_ticket *t, size_t idx, int64_t now_ms,
+                         lg_account_state *snap, bool *ok)
+{
+    redis_store *s = rs(st);
+    conn *c = get_conn(s);
+    if (!c)
+        return s->local ? s->local->ops->confirm(s->local, sc, t, idx, now_ms, snap, ok) : -1;
+    own(s, t);
+    args a = {0};
+    script_head(s, &a, sc, "confirm");
+    add(&a, "%zu", idx);
+    add(&a, "%d", t->held ? 1 : 0);
+    add(&a, "%zu", t->account);
+    add(&a, "%lld", (long long)t->bucket);
+    add(&a, "%lld", (long long)t->tokens);
+    add(&a, "%.17g", sc->jitter);
+    redisReply *r = exchange(s, c, &a, 2 + STATE_FIELDS * sc->n);
+    if (!r)
+        return s->local ? s->local->ops->confirm(s->local, sc, t, idx, now_ms, snap, ok) : -1;
+    *ok = int_at(r, 1) != 0;
+    if (!*ok)
+        t->held = false;
+    read_states(r, 2, sc->n, int_at(r, 0) - now_ms, snap);
+    s->api->free_reply(r);
+    put_conn(s, c, true, NULL);
+    return 0;
+}
+
+static int redis_release(lg_store *st, const lg_store_scope *sc, lg_store_ticket *t)
+{
+    redis_store *s = rs(st);
+    if (t->held && t->owner != s)
+        return s->local ? s->local->ops->release(s->local, sc, t) : -1;
+    if (!t->held)
+        return 0;
+    conn *c = get_conn(s);
+    if (!c) {
+        t->held = false; /* it lives in Redis: it ages out of the window there */
+        return 0;
+    }
+    args a = {0};
+    script_head(s, &a, sc, "release");
+    add(&a, "%zu", t->account);
+    add(&a, "%lld", (long long)t->bucket);
+    add(&a, "%lld", (long long)t->tokens);
+    redisReply *r = exchange(s, c, &a, 1);
+    t->held = false;
+    if (r) {
+        s->api->free_reply(r);
+        put_conn(s, c, true, NULL);
+    }
+    return 0;
+}
+
+/* "none" for a time of 0, else its distance from now (the script places it on Redis's clock). */
+static void add_time(args *a, int64_t t, int64_t now_ms)
+{
+    if (t > 0)
+        add(a, "%lld", (long long)(t - now_ms));
+    else
+        add(a, "none");
+}
+
+/* The policy runs here on the state last seen (snap[idx]); the script keeps the longer cooldown when
+ * another machine set one meanwhile. */
+static int redis_record(lg_store *st, const lg_store_scope *sc, lg_store_ticket *t, size_t idx,
+                        const lg_store_attempt *at, int64_t now_ms, lg_account_state *snap)
+{
+    redis_store *s = rs(st);
+    conn *c = idx < sc->n && snap ? get_conn(s) : NULL;
+    if (!c)
+        return s->local ? s->local->ops->record(s->local, sc, t, idx, at, now_ms, snap) : -1;
+    own(s, t);
+    lg_account_state next = snap[idx];
+    int64_t dq = 0, dk = 0;
+    bool held = !at->transport_failed && t->held && t->account == idx;
+    if (!at->transport_failed) {
+        lg_policy_record(sc->backoff, sc->n, &next, at->outcome, now_ms);
+        if (held) { /* the charge model, without the charge learned from headers (Redis keeps no history) */
+            bool keep;
+            dk = lg_charge_settle(sc->dialect, sc->est, t->tokens, at->outcome, -1, &keep) - t->tokens;
+            dq = keep ? 0 : -1;
+        }
+    }
+    args a = {0};
+    script_head(s, &a, sc, "record");
+    add(&a, "%zu", idx);
+    add(&a, "%d", at->transport_failed ? 1 : 0);
+    add(&a, "%d", held ? 1 : 0);
+    add(&a, "%lld", (long long)t->bucket);
+    add(&a, "%lld", (long long)dq);
+    add(&a, "%lld", (long long)dk);
+    add_time(&a, next.cooldown_until_ms, now_ms);
+    add(&a, "%d", (int)next.reason);
+    add(&a, "%d", (int)next.failures);
+    add_time(&a, next.last_event_ms, now_ms);
+    add(&a, "%d", !at->transport_failed && at->outcome->state == LG_STATE_SUCCESS ? 1 : 0);
+    add(&a, "%d", !at->transport_failed && at->outcome->state == LG_STATE_RETRYABLE_RATE_LIMIT ? 1 : 0);
+    const lg_ratelimit_info *info = at->info;
+    for (int d = 0; d < 2; d++)
+        add(&a, "%lld", info ? (long long)info->limit[d] : -1LL);
+    for (int d = 0; d < 2; d++)
+        add(&a, "%lld", info ? (long long)info->remaining[d] : -1LL);
+    for (int d = 0; d < 2; d++)
+        add(&a, "%lld", info ? (long long)info->reset_ms[d] : -1LL);
+    redisReply *r = exchange(s, c, &a, 1 + STATE_FIELDS * sc->n);
+    if (!r)
+        return s->local ? s->local->ops->record(s->local, sc, t, idx, at, now_ms, snap) : -1;
+    if (t->account == idx)
+        t->held = false;
+    read_states(r, 1, sc->n, int_at(r, 0) - now_ms, snap);
+    s->api->free_reply(r);
+    put_conn(s, c, true, NULL);
+    return 0;
+}
+
+/* Counters are pipelined: sent now, their replies read before the connection's next command. */
+static int redis_count(lg_store *st, const lg_store_scope *sc, lg_store_ticket *t, size_t idx, lg_account_event ev,
+                       size_t to)
+{
+    redis_store *s = rs(st);
+    if (idx >= sc->n && ev != LG_EV_FELL_BACK)
+        return 0;
+    conn *c = get_conn(s);
+    if (!c)
+        return s->local ? s->local->ops->count(s->local, sc, t, idx, ev, to) : -1;
+    static const char *const field[] = {
+        [LG_EV_IMMEDIATE] = "n_immediate", [LG_EV_WAITED] = "n_waited",     [LG_EV_RETRY] = "n_retries",
+        [LG_EV_SWITCH] = "n_switches",     [LG_EV_GIVEN_UP] = "n_given_up", [LG_EV_SENT] = "n_requests",
+        [LG_EV_FELL_BACK] = "n_fell_back"};
+    char key[LG_NAME_MAX * 3 + LG_DIGEST_HEX + 32], pkey[LG_NAME_MAX + 32], cur[24];
+    snprintf(pkey, sizeof pkey, "llmgate:{%s}:p", sc->provider);
+    if (ev == LG_EV_FELL_BACK) /* on the provider's hash */
+        snprintf(key, sizeof key, "%s", pkey);
+    else
+        snprintf(key, sizeof key, "llmgate:{%s}:a:%s:%s", sc->provider, sc->refs[idx].name,
+                 sc->refs[idx].digest ? sc->refs[idx].digest : "");
+    snprintf(cur, sizeof cur, "%zu", to);
+    const char *incr[4] = {"HINCRBY", key, field[ev], "1"};
+    const char *hset[4] = {"HSET", pkey, "cur", cur};
+    bool ok = s->api->append_argv(c->c, 4, incr, NULL) == REDIS_OK;
+    c->pending += ok;
+    if (ok && ev == LG_EV_SWITCH && to < sc->n) {
+        ok = s->api->append_argv(c->c, 4, hset, NULL) == REDIS_OK;
+        c->pending += ok;
+    }
+    int done = 0;
+    while (ok && !done)
+        ok = s->api->buffer_write(c->c, &done) == REDIS_OK;
+    if (ev == LG_EV_SENT && t->owner == s)
+        t->held = false;
+    put_conn(s, c, ok, "write failed");
+    return 0;
+}
+
+/* The provider's slot: the long-wait notice is a key set with NX for the interval (one notice per interval
+ * across the fleet); the retry budget and the circuit breaker stay on this machine's store. */
+static int redis_provider(lg_store *st, const lg_store_scope *sc, lg_prov_op *op)
+{
+    redis_store *s = rs(st);
+    conn *c = op->kind == LG_PROV_NOTICE && op->interval_ms > 0 ? get_conn(s) : NULL;
+    if (!c)
+        return s->local ? s->local->ops->provider(s->local, sc, op) : -1;
+    char key[LG_NAME_MAX + 32], px[24];
+    snprintf(key, sizeof key, "llmgate:{%s}:notice", sc->provider);
+    snprintf(px, sizeof px, "%lld", (long long)op->interval_ms);
+    const char *argv[6] = {"SET", key, "1", "NX", "PX", px};
+    redisReply *r = call(s, c, 6, argv, NULL);
+    if (!r) {
+        put_conn(s, c, false, "no answer in time");
+        return s->local ? s->local->ops->provider(s->local, sc, op) : -1;
+    }
+    op->due = r->type == REDIS_REPLY_STATUS; /* "OK"; nil when another process set it within the interval */
+    s->api->free_reply(r);
+    put_conn(s, c, true, NULL);
+    return 0;
+}
+
+/* Folds one field of an account hash into slot (times moved to local time by skew). */
+static void slot_field(lg_account_slot *slot, const char *name, long long v, int64_t skew)
+{
+    lg_window *w = &slot->window;
+    if (name[0] == 'q' || name[0] == 'k') {
+        char *end;
+        long long e = strtoll(name + 1, &end, 10);
+        if (*end)
+            return;
+        lg_bucket *b = &w->ring[((e % LG_WINDOW_RING) + LG_WINDOW_RING) % LG_WINDOW_RING];
+        if (b->epoch != e) {
+            if (b->epoch > e && (b->requests || b->tokens))
+                return; /* a newer bucket holds this place */
+            *b = (lg_bucket){.epoch = e};
+        }
+        *(name[0] == 'q' ? &b->requests : &b->tokens) = v;
+        return;
+    }
+    /* The 64-bit fields of a slot by their names in the hash; 't': a time (moved to the local clock). */
+    static const struct {
+        const char *name;
+        size_t off;
+        char kind;
+    } map[] = {
+#define W(f) offsetof(lg_account_slot, window.f)
+#define C(f) offsetof(lg_account_slot, counters.f)
+        {"cu", offsetof(lg_account_slot, state.cooldown_until_ms), 't'},
+        {"le", offsetof(lg_account_slot, state.last_event_ms), 't'},
+        {"pr", offsetof(lg_account_slot, state.probe_until_ms), 't'},
+        {"sp", W(span_ms), 'i'},           {"wm", W(window_ms), 'i'},          {"l0", W(limit[0]), 'i'},
+        {"l1", W(limit[1]), 'i'},          {"ll0", W(learned_limit[0]), 'i'},  {"ll1", W(learned_limit[1]), 'i'},
+        {"cl0", W(cap_left[0]), 'i'},      {"cl1", W(cap_left[1]), 'i'},       {"cx0", W(cap_until_ms[0]), 't'},
+        {"cx1", W(cap_until_ms[1]), 't'},  {"n_requests", C(requests), 'i'},   {"n_immediate", C(immediate), 'i'},
+        {"n_waited", C(waited), 'i'},      {"n_rate_limited", C(rate_limited), 'i'},
+        {"n_retries", C(retries), 'i'},    {"n_switches", C(switches), 'i'},   {"n_given_up", C(given_up), 'i'},
+#undef W
+#undef C
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (!strcmp(name, map[i].name)) {
+            int64_t x = map[i].kind == 't' ? (v > 0 ? v - skew : 0) : v;
+            memcpy((char *)slot + map[i].off, &x, sizeof x);
+            return;
+        }
+    if (!strcmp(name, "rs"))
+        slot->state.reason = v >= 0 && v < LG_REASON_COUNT ? (lg_reason)v : LG_REASON_NONE;
+    else if (!strcmp(name, "fl"))
+        slot->state.failures = (int32_t)v;
+}
+
+/* Splits an index member "provider<TAB>account<TAB>digest" into its parts; false when malformed. */
+static bool split_member(const char *m, char prov[LG_NAME_MAX], char name[LG_NAME_MAX], char dig[LG_DIGEST_HEX])
+{
+    const char *t1 = strchr(m, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+    if (!t2 || (size_t)(t1 - m) >= LG_NAME_MAX || (size_t)(t2 - t1 - 1) >= LG_NAME_MAX ||
+        strlen(t2 + 1) >= LG_DIGEST_HEX)
+        return false;
+    snprintf(prov, LG_NAME_MAX, "%.*s", (int)(t1 - m), m);
+    snprintf(name, LG_NAME_MAX, "%.*s", (int)(t2 - t1 - 1), t1 + 1);
+    snprintf(dig, LG_DIGEST_HEX, "%s", t2 + 1);
+    return true;
+}
+
+/* Reads the index and every account hash in it and visits them. */
+static int visit_remote(redis_store *s, conn *c, lg_store_visit_fn fn, void *ctx, bool *transport)
+{
+    const char *time_cmd[1] = {"TIME"};
+    const char *members[2] = {"SMEMBERS", INDEX_KEY};
+    *transport = true;
+    redisReply *idx = call(s, c, 2, members, NULL);
+    if (!idx)
+        return -1;
+    redisReply *tm = call(s, c, 1, time_cmd, NULL);
+    int64_t skew = 0;
+    if (tm && tm->type == REDIS_REPLY_ARRAY && tm->elements == 2 && tm->element[0]->str && tm->element[1]->str)
+        skew = atoll(tm->element[0]->str) * 1000 + atoll(tm->element[1]->str) / 1000 - lg_now_ms();
+    if (tm)
+        s->api->free_reply(tm);
+    *transport = !tm;
+    int rc = tm && idx->type == REDIS_REPLY_ARRAY ? 0 : -1;
+    size_t n = rc == 0 ? idx->elements : 0;
+    for (size_t i = 0; i < n; i++) {
+        char key[LG_NAME_MAX * 3 + LG_DIGEST_HEX + 32], prov[LG_NAME_MAX], name[LG_NAME_MAX], dig[LG_DIGEST_HEX];
+        const redisReply *m = idx->element[i];
+        if (m->type != REDIS_REPLY_STRING || !split_member(m->str, prov, name, dig))
+            continue;
+        snprintf(key, sizeof key, "llmgate:{%s}:a:%s:%s", prov, name, dig);
+        const char *hgetall[2] = {"HGETALL", key};
+        redisReply *h = call(s, c, 2, hgetall, NULL);
+        if (!h) {
+            rc = -1;
+            break;
+        }
+        if (h->type == REDIS_REPLY_ARRAY && h->elements > 0) {
+            lg_account_slot *slot = calloc(1, sizeof *slot);
+            for (size_t f = 0; slot && f + 1 < h->elements; f += 2)
+                if (h->element[f]->type == REDIS_REPLY_STRING && h->element[f + 1]->type == REDIS_REPLY_STRING)
+                    slot_field(slot, h->element[f]->str, atoll(h->element[f + 1]->str), skew);
+            if (slot)
+                fn(prov, name, dig, slot, ctx);
+            free(slot);
+        }
+        s->api->free_reply(h);
+    }
+    *transport = rc != 0;
+    s->api->free_reply(idx);
+    return rc;
+}
+
+static int redis_visit(lg_store *st, lg_store_visit_fn fn, void *ctx)
+{
+    redis_store *s = rs(st);
+    conn *c = get_conn(s);
+    bool transport = true;
+    if (c) {
+        int rc = visit_remote(s, c, fn, ctx, &transport);
+        put_conn(s, c, !transport, "no answer in time");
+        if (rc == 0)
+            return 0;
+    }
+    return s->local ? s->local->ops->visit(s->local, fn, ctx) : -1;
+}
+
+static void redis_close(lg_store *st)
+{
+    redis_store *s = rs(st);
+    int saved = errno;
+    if (the_store == s)
+        the_store = NULL;
+    for (conn *c = s->pool, *next; c; c = next) {
+        next = c->next;
+        if (s->pid == getpid())
+            drop_conn(s, c);
+        else
+            free(c);
+    }
+    lg_store_close(s->local);
+    pthread_mutex_destroy(&s->mu);
+    free(s);
+    errno = saved;
+}
+
+static const lg_store_ops redis_ops = {
+    .name = "redis",
+    .admit = redis_admit,
+    .confirm = redis_confirm,
+    .release = redis_release,
+    .record = redis_record,
+    .count = redis_count,
+    .provider = redis_provider,
+    .visit = redis_visit,
+    .close = redis_close,
+};
+
+lg_store *lg_redis_open(const lg_config *cfg, lg_store *local, char *err, size_t errlen)
+{
+    int saved = errno;
+    redis_store *s = calloc(1, sizeof *s);
+    const lg_hiredis *api = s ? lg_hiredis_load(err, errlen) : NULL;
+    if (!api || !cfg->redis_url || !lg_redis_url_parse(cfg->redis_url, &s->url, err, errlen)) {
+        if (!s)
+            snprintf(err, errlen, "out of memory");
+        else if (!cfg->redis_url)
+            snprintf(err, errlen, "no store.redis_url");
+        lg_notice(&(bool){false}, "redis-config", 0, "redis store unusable (%s); using this machine's store", err);
+        free(s);
+        errno = saved;
+        return local; /* the machine's store, alone */
+    }
+    s->base.ops = &redis_ops;
+    s->local = local;
+    s->api = api;
+    s->timeout_ms = cfg->store_timeout_ms > 0 ? cfg->store_timeout_ms : 50;
+    s->retry_max_ms = cfg->store_retry_ms > FIRST_BACKOFF_MS ? cfg->store_retry_ms : FIRST_BACKOFF_MS;
+    lg_redis_url_where(&s->url, s->where, sizeof s->where);
+    unsigned char md[SHA_DIGEST_LENGTH];
+    SHA1((const unsigned char *)lg_redis_script, strlen(lg_redis_script), md);
+    for (int i = 0; i < SHA_DIGEST_LENGTH; i++)
+        snprintf(s->sha + 2 * i, 3, "%02x", md[i]);
+    pthread_mutex_init(&s->mu, NULL);
+    s->pid = getpid();
+    if (!the_store) {
+        the_store = s;
+        pthread_atfork(NULL, NULL, after_fork_child);
+    }
+    errno = saved;
+    return &s->base;
+}

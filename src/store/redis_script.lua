@@ -1,0 +1,274 @@
+-- llmgate's Redis store: every operation on one provider's accounts as one atomic step, with the time
+-- from Redis. The window is src/gate/window.c's: LG_WINDOW_BUCKETS sub-buckets per span (window +
+-- margin), every run of B+1 consecutive buckets kept within the limits, reservations placed in the bucket
+-- of their time (FIFO: a later admission only finds room after those already placed).
+-- KEYS[1]: the provider hash (field cur); KEYS[2..n+1]: the account hashes. Account fields: cu rs fl le pr
+-- (policy state; pr: the probe lease, src/gate/policy.c's probe_until_ms), sp wm l0 l1 ll0 ll1 cl0 cl1 cx0 cx1 (window, limits, provider caps), q<epoch> k<epoch>
+-- (requests and tokens of a bucket), n_* (counters).
+-- ARGV[1]: op; ARGV[2]: ttl ms; the rest per op. Returns {now_ms, ..., then cu rs fl le pr per account}.
+local B, RING = 64, 512
+local AHEAD = RING - 2 * B - 1
+local op, ttl = ARGV[1], tonumber(ARGV[2])
+local tm = redis.call('TIME')
+local now = tonumber(tm[1]) * 1000 + math.floor(tonumber(tm[2]) / 1000)
+local n = #KEYS - 1
+
+-- floor(x / y) for integers below 2^53 and y > 0, exact where the division rounds.
+local function fdiv(x, y)
+  local q = math.floor(x / y)
+  if q * y > x then q = q - 1 elseif (q + 1) * y <= x then q = q + 1 end
+  return q
+end
+local function epoch_of(t, span) return fdiv(t * B, span) end
+local function start_of(k, span) return -fdiv(-k * span, B) end
+
+local function load(i)
+  local raw = redis.call('HGETALL', KEYS[i + 2])
+  local a = {f = {}, q = {}, k = {}, w = {}, d = {}, key = KEYS[i + 2]}
+  for j = 1, #raw, 2 do
+    local name, v = raw[j], tonumber(raw[j + 1]) or 0
+    local c = string.sub(name, 1, 1)
+    if c == 'q' then a.q[tonumber(string.sub(name, 2))] = v
+    elseif c == 'k' then a.k[tonumber(string.sub(name, 2))] = v
+    else a.f[name] = v end
+  end
+  return a
+end
+local function g(a, name) return a.f[name] or 0 end
+-- Writes are collected per account (w: fields to set, d: fields to delete) and sent once by flush.
+local function put(a, name, v) a.w[name] = v; a.d[name] = nil end
+local function set(a, name, v) a.f[name] = v; put(a, name, v) end
+local function del(a, name) a.w[name] = nil; a.d[name] = true end
+local function flush(a)
+  local args = {}
+  for name in pairs(a.d) do args[#args + 1] = name end
+  if #args > 0 then redis.call('HDEL', a.key, unpack(args)) end
+  args = {}
+  for name, v in pairs(a.w) do args[#args + 1] = name; args[#args + 1] = v end
+  if #args > 0 then redis.call('HSET', a.key, unpack(args)) end
+  a.w, a.d = {}, {}
+end
+
+-- limits: {[0] = requests, [1] = tokens, w = window, m = margin}, the learned ones where none is set.
+local function limits_for(a, cfg)
+  local l = {[0] = cfg[0], [1] = cfg[1], w = cfg.w, m = cfg.m}
+  for d = 0, 1 do if l[d] <= 0 then l[d] = g(a, 'll' .. d) end end
+  return l
+end
+local function span_of(l)
+  local s = l.w + (l.m > 0 and l.m or 0)
+  return s > 0 and s or 1
+end
+local function bval(a, same, e, d)
+  if not same then return 0 end
+  if d == 0 then return a.q[e] or 0 end
+  return a.k[e] or 0
+end
+
+-- lg_window_earliest: returns at, retry (retry > 0: at is a lower bound, ask again after retry ms).
+local function earliest(a, l, tokens, not_before)
+  local span = span_of(l)
+  local start = not_before > now and not_before or now
+  local need = {[0] = 1, [1] = tokens > 0 and tokens or 0}
+  if l[1] > 0 and need[1] > l[1] then need[1] = l[1] end
+  for d = 0, 1 do
+    if g(a, 'cx' .. d) > start and g(a, 'cl' .. d) < need[d] then start = g(a, 'cx' .. d) end
+  end
+  local k_now = epoch_of(now, span)
+  local k_max, k0 = k_now + AHEAD, epoch_of(start, span)
+  if k0 > k_max then return start, start_of(k0 - AHEAD, span) - now end
+  if l[0] <= 0 and l[1] <= 0 then return start, 0 end
+  local same = g(a, 'sp') == span
+  local sum, last_bad = {[0] = 0, [1] = 0}, k0 - B - 1
+  for d = 0, 1 do for e = k0 - B, k0 - 1 do sum[d] = sum[d] + bval(a, same, e, d) end end
+  for j = k0 - B, k_max do
+    for d = 0, 1 do
+      sum[d] = sum[d] + bval(a, same, j + B, d)
+      if j > k0 - B then sum[d] = sum[d] - bval(a, same, j - 1, d) end
+      if l[d] > 0 and sum[d] + need[d] > l[d] then last_bad = j end
+    end
+    if j >= k0 and last_bad < j - B then
+      if j == k0 then return start, 0 end
+      return start_of(j, span), 0
+    end
+  end
+  return start_of(k_max + 1, span), start_of(k_now + 1, span) - now
+end
+
+-- lg_window_reserve: returns the ticket (bucket epoch).
+local function reserve(a, l, tokens, at)
+  local span = span_of(l)
+  if g(a, 'sp') ~= span then
+    for e in pairs(a.q) do del(a, 'q' .. e) end
+    for e in pairs(a.k) do del(a, 'k' .. e) end
+    a.q, a.k = {}, {}
+    set(a, 'sp', span)
+  end
+  local e = epoch_of(at, span)
+  local need = {[0] = 1, [1] = tokens > 0 and tokens or 0}
+  a.q[e] = (a.q[e] or 0) + need[0]
+  a.k[e] = (a.k[e] or 0) + need[1]
+  put(a, 'q' .. e, a.q[e]); put(a, 'k' .. e, a.k[e])
+  for d = 0, 1 do
+    if g(a, 'cx' .. d) > at then
+      local left = g(a, 'cl' .. d)
+      set(a, 'cl' .. d, left > need[d] and left - need[d] or 0)
+    end
+    set(a, 'l' .. d, l[d])
+  end
+  set(a, 'wm', l.w)
+  return e
+end
+
+-- lg_window_adjust: never below zero; nothing when the bucket is gone.
+local function adjust(a, ticket, dq, dk)
+  if g(a, 'sp') <= 0 or a.q[ticket] == nil then return end
+  local q, k = a.q[ticket] + dq, (a.k[ticket] or 0) + dk
+  a.q[ticket], a.k[ticket] = q > 0 and q or 0, k > 0 and k or 0
+  put(a, 'q' .. ticket, a.q[ticket]); put(a, 'k' .. ticket, a.k[ticket])
+end
+
+-- Drops buckets no window can read any more, writes what changed, refreshes the key's time to live.
+local function tidy(a)
+  local span = g(a, 'sp')
+  if span > 0 then
+    local old = epoch_of(now, span) - B - 1
+    for e in pairs(a.q) do if e < old then del(a, 'q' .. e); del(a, 'k' .. e) end end
+  end
+  flush(a)
+  redis.call('PEXPIRE', a.key, ttl)
+end
+
+-- lg_policy_ready_at: after the cooldown shifted by the request's jitter (a tenth of the cooldown, 50 ms ...
+-- 1 s), and while another request probes the key, after its outcome (looked at again every 250 ms).
+local PROBE_LEASE, PROBE_POLL, JITTER_MIN, JITTER_MAX = 10000, 250, 50, 1000
+local function ready_at(a, jitter)
+  local cu, pr = g(a, 'cu'), g(a, 'pr')
+  if cu > now then
+    local len = g(a, 'le') > 0 and cu - g(a, 'le') or 0
+    local spread = math.floor(len / 10)
+    if spread < JITTER_MIN then spread = JITTER_MIN elseif spread > JITTER_MAX then spread = JITTER_MAX end
+    return cu + math.floor(jitter * spread)
+  end
+  if pr > now then return (pr - now < PROBE_POLL) and pr or now + PROBE_POLL end
+  return now
+end
+-- lg_policy_claim_probe: a key that failed and has not succeeded since gets one probe at a time.
+local function claim_probe(a)
+  if g(a, 'rs') == 0 or g(a, 'cu') > now or g(a, 'pr') > now then return end
+  set(a, 'pr', now + PROBE_LEASE)
+end
+
+-- Accounts are read on first use: accts[i] (0-based) loads the whole hash.
+local accts = setmetatable({}, {__index = function(t, i)
+  if type(i) ~= 'number' or i < 0 or i >= n or i ~= math.floor(i) then return nil end
+  local a = load(i)
+  rawset(t, i, a)
+  return a
+end})
+
+-- Writes every account read (the only ones that can have changed).
+local function finish()
+  for i = 0, n - 1 do local a = rawget(accts, i); if a then tidy(a) end end
+end
+
+-- Appends every account's policy state to out (HMGET for those not read otherwise).
+local function states(out)
+  for i = 0, n - 1 do
+    local a = rawget(accts, i)
+    if a then
+      out[#out + 1] = g(a, 'cu'); out[#out + 1] = g(a, 'rs')
+      out[#out + 1] = g(a, 'fl'); out[#out + 1] = g(a, 'le'); out[#out + 1] = g(a, 'pr')
+    else
+      local v = redis.call('HMGET', KEYS[i + 2], 'cu', 'rs', 'fl', 'le', 'pr')
+      for j = 1, 5 do out[#out + 1] = tonumber(v[j]) or 0 end
+    end
+  end
+  return out
+end
+
+if op == 'admit' then
+  -- ARGV: 3 l0, 4 l1, 5 window, 6 margin, 7 tokens, 8 preferred (-1: current), 9 deadline (from now),
+  --       10 held, 11 ticket account, 12 ticket bucket, 13 tokens held, 14 jitter, 15 longest cooldown,
+  --       16 usable accounts (a string of 0/1, the pool filter)
+  local cfg = {[0] = tonumber(ARGV[3]), [1] = tonumber(ARGV[4]), w = tonumber(ARGV[5]), m = tonumber(ARGV[6])}
+  local tokens, preferred, deadline = tonumber(ARGV[7]), tonumber(ARGV[8]), now + tonumber(ARGV[9])
+  local jitter, cap, usable = tonumber(ARGV[14]), tonumber(ARGV[15]), ARGV[16]
+  if ARGV[10] == '1' and accts[tonumber(ARGV[11])] then
+    adjust(accts[tonumber(ARGV[11])], tonumber(ARGV[12]), -1, -tonumber(ARGV[13]))
+  end
+  local function ok_to_use(i) return string.sub(usable, i + 1, i + 1) ~= '0' end
+  local cur = tonumber(redis.call('HGET', KEYS[1], 'cur') or 0) or 0
+  local pref = (preferred >= 0 and preferred < n) and preferred or (cur < n and cur or 0)
+  for step = 0, n - 1 do
+    if ok_to_use((pref + step) % n) then pref = (pref + step) % n; break end
+  end
+  local best, best_at, best_retry = pref, 0, 0
+  for step = 0, n - 1 do
+    local i = (pref + step) % n
+    if ok_to_use(i) then
+      local a = accts[i]
+      if g(a, 'cu') > now + cap then set(a, 'cu', now + cap) end -- lg_policy_clamp_cooldown
+      local at, retry = earliest(a, limits_for(a, cfg), tokens, ready_at(a, jitter))
+      local better = i == pref or (retry == 0 and best_retry ~= 0) or
+                     ((retry == 0) == (best_retry == 0) and at < best_at)
+      if better then best, best_at, best_retry = i, at, retry end
+      if retry == 0 and at <= now then break end
+    end
+  end
+  local reserved, ticket = 0, 0
+  if best_retry == 0 and best_at <= deadline then
+    ticket = reserve(accts[best], limits_for(accts[best], cfg), tokens, best_at)
+    reserved = 1
+    if best_at <= now then claim_probe(accts[best]) end
+  end
+  if g(accts[pref], 'cu') > now and g(accts[best], 'cu') <= now then
+    redis.call('HSET', KEYS[1], 'cur', best)
+  end
+  redis.call('PEXPIRE', KEYS[1], ttl)
+  finish()
+  return states({now, best, best_at, reserved, best_retry, ticket})
+elseif op == 'confirm' then
+  -- ARGV: 3 idx, 4 held, 5 ticket account, 6 ticket bucket, 7 tokens, 8 jitter
+  local a = accts[tonumber(ARGV[3])]
+  local ok = a ~= nil and ready_at(a, tonumber(ARGV[8])) <= now
+  if ok then claim_probe(a) end
+  if not ok and ARGV[4] == '1' and accts[tonumber(ARGV[5])] then
+    adjust(accts[tonumber(ARGV[5])], tonumber(ARGV[6]), -1, -tonumber(ARGV[7]))
+  end
+  finish()
+  return states({now, ok and 1 or 0})
+elseif op == 'release' then
+  -- ARGV: 3 ticket account, 4 ticket bucket, 5 tokens
+  local a = accts[tonumber(ARGV[3])]
+  if a then adjust(a, tonumber(ARGV[4]), -1, -tonumber(ARGV[5])) end
+  finish()
+  return {now}
+elseif op == 'record' then
+  -- ARGV: 3 idx, 4 transport failed, 5 ticket held on idx, 6 ticket bucket, 7 d requests, 8 d tokens,
+  --       9 cu, 10 rs, 11 fl, 12 le (cu, le: ms from now, or 'none'), 13 clear (success), 14 rate limited,
+  --       15..20 learned: limit0 limit1 remaining0 remaining1 reset0 reset1 (-1: not reported)
+  local a = accts[tonumber(ARGV[3])]
+  if a then
+    set(a, 'n_requests', g(a, 'n_requests') + 1)
+    set(a, 'pr', 0) -- an outcome, or a transport failure, ends a probe
+    if ARGV[4] == '0' then
+      local cu = ARGV[9] == 'none' and 0 or now + tonumber(ARGV[9])
+      if ARGV[13] == '1' or cu >= g(a, 'cu') then
+        set(a, 'cu', cu); set(a, 'rs', tonumber(ARGV[10]))
+        set(a, 'le', ARGV[12] == 'none' and 0 or now + tonumber(ARGV[12]))
+      end
+      set(a, 'fl', tonumber(ARGV[11]))
+      if ARGV[14] == '1' then set(a, 'n_rate_limited', g(a, 'n_rate_limited') + 1) end
+      if ARGV[5] == '1' then adjust(a, tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])) end
+      for d = 0, 1 do
+        local lim, rem, reset = tonumber(ARGV[15 + d]), tonumber(ARGV[17 + d]), tonumber(ARGV[19 + d])
+        if lim > 0 then set(a, 'll' .. d, lim) end
+        if rem >= 0 and reset > 0 then set(a, 'cl' .. d, rem); set(a, 'cx' .. d, now + reset) end
+      end
+    end
+  end
+  finish()
+  return states({now})
+end
+return redis.error_reply('llmgate: unknown op')

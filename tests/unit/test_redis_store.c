@@ -1,0 +1,392 @@
+/* Unit tests of the redis backend against a redis-server of our own (started on a free loopback port
+ * without persistence, stopped at the end): the Lua admission gives the same answers as the C window of
+ * the shm store over a random sequence of admissions, releases and outcomes; cooldowns and counters; fail
+ * open when nothing listens; redis_url parsing. */
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "llmgate/clock.h"
+#include "llmgate/store.h"
+#include "store/redis_url.h"
+
+typedef struct {
+    char dir[64];
+    int port;
+    pid_t server;
+    lg_config *cfg;
+    lg_store *redis, *shm;
+} fixture;
+
+static int free_port(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || getsockname(fd, (struct sockaddr *)&a, &len) != 0)
+        return -1;
+    close(fd);
+    return ntohs(a.sin_port);
+}
+
+static bool answers(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    bool ok = fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0 && write(fd, "PING\r\n", 6) == 6;
+    char buf[8] = "";
+    ok = ok && read(fd, buf, sizeof buf) > 0 && !strncmp(buf, "+PONG", 5);
+    if (fd >= 0)
+        close(fd);
+    return ok;
+}
+
+static lg_config *config_for(const char *url)
+{
+    char json[512];
+    snprintf(json, sizeof json, "{\"store\": {\"backend\": \"redis\", \"redis_url\": \"%s\", \"timeout_ms\": 200}}", url);
+    lg_errors errs = {0};
+    lg_config *c = lg_config_parse(json, strlen(json), "test", false, &errs);
+    lg_errors_free(&errs);
+    return c;
+}
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    snprintf(f->dir, sizeof f->dir, "/tmp/llmgate-redis-test.XXXXXX");
+    if (!f || !mkdtemp(f->dir) || (f->port = free_port()) < 0)
+        return -1;
+    setenv("XDG_RUNTIME_DIR", f->dir, 1);
+    setenv("XDG_STATE_HOME", f->dir, 1);
+    char port[16];
+    snprintf(port, sizeof port, "%d", f->port);
+    f->server = fork();
+    if (f->server == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlives the test */
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 1);
+        dup2(null, 2);
+        execlp("redis-server", "redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly",
+               "no", "--dir", f->dir, (char *)NULL);
+        _exit(127);
+    }
+    for (int i = 0; i < 200 && !answers(f->port); i++)
+        lg_sleep_ms(25);
+    char url[64], err[256];
+    snprintf(url, sizeof url, "redis://127.0.0.1:%d", f->port);
+    f->cfg = config_for(url);
+    f->redis = f->cfg ? lg_store_open_config(f->cfg, err, sizeof err) : NULL;
+    char path[128];
+    snprintf(path, sizeof path, "%s/other.shm", f->dir);
+    f->shm = lg_store_open(path, err, sizeof err);
+    *state = f;
+    if (f->redis && f->shm && answers(f->port))
+        return 0;
+    kill(f->server, SIGKILL);
+    waitpid(f->server, NULL, 0);
+    return -1;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    lg_store_close(f->redis);
+    lg_store_close(f->shm);
+    lg_config_free(f->cfg);
+    kill(f->server, SIGKILL);
+    waitpid(f->server, NULL, 0);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
+    int rc = system(cmd);
+    free(f);
+    return rc == 0 ? 0 : -1;
+}
+
+static lg_account_ref refs[2] = {{"a", "00aa"}, {"b", "00bb"}};
+static lg_estimate est; /* LG_DIALECT_NONE: the request is charged its envelope */
+
+static lg_store_scope scope(const fixture *f, const char *provider, int64_t rpm, int64_t tpm, int64_t window_ms)
+{
+    lg_store_scope sc = {.provider = provider, .refs = refs, .n = 2, .dialect = LG_DIALECT_NONE, .est = &est,
+                         .backoff = &f->cfg->backoff, .retry = &f->cfg->retry};
+    sc.limits = (lg_window_limits){.limit = {rpm, tpm}, .window_ms = window_ms, .margin_ms = lg_window_margin_ms(window_ms)};
+    return sc;
+}
+
+/* Waits until just after a bucket boundary of span ms, so that a short sequence stays in one bucket. */
+static void align_to_bucket(int64_t span)
+{
+    int64_t bucket = span / LG_WINDOW_BUCKETS;
+    int64_t now = lg_now_ms();
+    lg_sleep_ms(bucket - now % bucket + 20);
+}
+
+/* One side of the comparison: a store, its ticket and snapshot. */
+typedef struct {
+    lg_store *s;
+    lg_store_ticket t;
+    lg_account_state snap[2];
+} side;
+
+static void same_admission(const lg_admission *x, const lg_admission *y, int64_t now, int step)
+{
+    if (x->idx != y->idx || x->reserved != y->reserved || (x->retry_ms > 0) != (y->retry_ms > 0))
+        fail_msg("step %d: shm idx=%zu reserved=%d retry=%lld, redis idx=%zu reserved=%d retry=%lld", step, x->idx,
+                 x->reserved, (long long)x->retry_ms, y->idx, y->reserved, (long long)y->retry_ms);
+    bool x_now = x->at_ms <= now + 50, y_now = y->at_ms <= now + 50;
+    if (x_now != y_now || (!x_now && llabs(x->at_ms - y->at_ms) > 5))
+        fail_msg("step %d: shm at +%lld ms, redis at +%lld ms", step, (long long)(x->at_ms - now),
+                 (long long)(y->at_ms - now));
+}
+
+static void lua_window_matches_c_window(void **state)
+{
+    fixture *f = *state;
+    lg_store_scope sc = scope(f, "diff", 6, 400, 64000);
+    side sides[2] = {{.s = f->shm}, {.s = f->redis}};
+    srand(12345);
+    align_to_bucket(lg_window_span_ms(&sc.limits));
+    int admitted_later = 0;
+    for (int step = 0; step < 80; step++) {
+        int what = rand() % 10;
+        est.envelope = rand() % 120;
+        int64_t now = lg_now_ms();
+        if (what < 6) {
+            int64_t deadline = rand() % 4 ? now + 400000 : now;
+            size_t pref = rand() % 3 == 0 ? 1 : LG_PREFER_CURRENT;
+            lg_admission out[2];
+            for (int k = 0; k < 2; k++)
+                assert_int_equal(lg_store_admit(sides[k].s, &sc, &sides[k].t, pref, now, deadline, sides[k].snap, &out[k]), 0);
+            same_admission(&out[0], &out[1], now, step);
+            admitted_later += out[0].reserved && out[0].at_ms > now + 50;
+        } else if (what < 7) {
+            for (int k = 0; k < 2; k++)
+                assert_int_equal(lg_store_release(sides[k].s, &sc, &sides[k].t), 0);
+        } else {
+            lg_outcome o = {.state = what == 9 ? LG_STATE_RETRYABLE_RATE_LIMIT : LG_STATE_SUCCESS,
+                            .reason = what == 9 ? LG_REASON_RATE_LIMIT_EXCEEDED : LG_REASON_NONE,
+                            .retry_after_ms = LG_NO_HINT, .retry_at_ms = LG_NO_HINT,
+                            .has_usage = what == 8, .prompt_tokens = 5, .completion_tokens = 7};
+            lg_store_attempt at = {.outcome = &o};
+            for (int k = 0; k < 2; k++) {
+                size_t idx = sides[k].t.held ? sides[k].t.account : 0;
+                assert_int_equal(lg_store_record(sides[k].s, &sc, &sides[k].t, idx, &at, now, sides[k].snap), 0);
+            }
+        }
+    }
+    assert_true(admitted_later > 5); /* the sequence did reach past the first bucket */
+}
+
+static void cooldown_and_counters_are_shared(void **state)
+{
+    fixture *f = *state;
+    lg_store_scope sc = scope(f, "cool", 0, 0, 60000);
+    lg_store_ticket t = {0};
+    lg_account_state snap[2] = {0};
+    lg_admission ad;
+    int64_t now = lg_now_ms();
+    assert_int_equal(lg_store_admit(f->redis, &sc, &t, LG_PREFER_CURRENT, now, now + 1000, snap, &ad), 0);
+    assert_int_equal(ad.idx, 0);
+    assert_true(ad.reserved);
+    lg_outcome o = {.state = LG_STATE_RETRYABLE_RATE_LIMIT, .reason = LG_REASON_QUOTA_EXHAUSTED,
+                    .retry_after_ms = 120000, .retry_at_ms = LG_NO_HINT};
+    lg_store_attempt at = {.outcome = &o};
+    assert_int_equal(lg_store_record(f->redis, &sc, &t, 0, &at, now, snap), 0);
+    assert_true(snap[0].cooldown_until_ms >= now + 119000);
+    assert_int_equal(snap[0].reason, LG_REASON_QUOTA_EXHAUSTED);
+    assert_int_equal(lg_store_count(f->redis, &sc, &t, 0, LG_EV_SWITCH, 1), 0);
+
+    /* A second process (another handle on the same Redis) sees the cooldown and moves to account b. */
+    char err[256];
+    lg_store *other = lg_store_open_config(f->cfg, err, sizeof err);
+    assert_non_null(other);
+    lg_store_ticket t2 = {0};
+    lg_account_state snap2[2] = {0};
+    bool ok = true;
+    assert_int_equal(lg_store_confirm(other, &sc, &t2, 0, lg_now_ms(), snap2, &ok), 0);
+    assert_false(ok);
+    assert_true(snap2[0].cooldown_until_ms >= now + 119000);
+    assert_int_equal(lg_store_admit(other, &sc, &t2, LG_PREFER_CURRENT, lg_now_ms(), lg_now_ms(), snap2, &ad), 0);
+    assert_int_equal(ad.idx, 1);
+    lg_store_close(other);
+
+    struct {
+        uint64_t requests, rate_limited, switches;
+        int64_t cooldown;
+    } seen = {0};
+    /* Visit: the slot of account a, as status reads it. */
+    void visit(const char *p, const char *name, const char *dig, const lg_account_slot *slot, void *ctx);
+    assert_int_equal(lg_store_visit(f->redis, visit, &seen), 0);
+    assert_int_equal(seen.requests, 1);
+    assert_int_equal(seen.rate_limited, 1);
+    assert_int_equal(seen.switches, 1);
+    assert_true(seen.cooldown >= now + 119000);
+}
+
+void visit(const char *p, const char *name, const char *dig, const lg_account_slot *slot, void *ctx)
+{
+    struct {
+        uint64_t requests, rate_limited, switches;
+        int64_t cooldown;
+    } *seen = ctx;
+    if (strcmp(p, "cool") || strcmp(name, "a") || strcmp(dig, "00aa"))
+        return;
+    seen->requests = slot->counters.requests;
+    seen->rate_limited = slot->counters.rate_limited;
+    seen->switches = slot->counters.switches;
+    seen->cooldown = slot->state.cooldown_until_ms;
+}
+
+/* Readiness in Redis is lg_policy_ready_at's: the cooldown's end shifted by the request's jitter (a tenth of
+ * the cooldown), then one probe at a time on a key that failed; the long-wait notice is one per interval
+ * for every handle on the same Redis. */
+static void jitter_probe_and_notice_in_redis(void **state)
+{
+    fixture *f = *state;
+    lg_store_scope sc = scope(f, "probe", 0, 0, 60000);
+    sc.n = 1;
+    char err[256];
+    lg_store *other = lg_store_open_config(f->cfg, err, sizeof err);
+    assert_non_null(other);
+    lg_store_ticket t = {0}, t2 = {0};
+    lg_account_state snap[2] = {0}, snap2[2] = {0};
+    lg_admission ad;
+    int64_t now = lg_now_ms();
+    assert_int_equal(lg_store_admit(f->redis, &sc, &t, LG_PREFER_CURRENT, now, now + 1000, snap, &ad), 0);
+    assert_true(ad.reserved);
+    lg_outcome o = {.state = LG_STATE_RETRYABLE_RATE_LIMIT, .reason = LG_REASON_RATE_LIMIT_EXCEEDED,
+                    .retry_after_ms = 1000, .retry_at_ms = LG_NO_HINT};
+    lg_store_attempt at = {.outcome = &o};
+    assert_int_equal(lg_store_record(f->redis, &sc, &t, 0, &at, now, snap), 0);
+
+    /* Cooling down for 1 s: the spread is 100 ms; jitter 0.99 wakes about 99 ms after jitter 0. */
+    now = lg_now_ms();
+    lg_admission early, late;
+    sc.jitter = 0;
+    assert_int_equal(lg_store_admit(other, &sc, &t2, LG_PREFER_CURRENT, now, now, snap2, &early), 0);
+    sc.jitter = 0.99;
+    assert_int_equal(lg_store_admit(other, &sc, &t2, LG_PREFER_CURRENT, now, now, snap2, &late), 0);
+    assert_false(early.reserved || late.reserved);
+    assert_true(early.at_ms > now);
+    int64_t shift = late.at_ms - early.at_ms;
+    if (shift < 85 || shift > 115)
+        fail_msg("jitter 0.99 woke %lld ms after jitter 0 (expected about 99)", (long long)shift);
+
+    /* After the cooldown, the first request admitted now takes the probe; another waits for its outcome. */
+    lg_sleep_ms(early.at_ms - lg_now_ms() + 150);
+    sc.jitter = 0;
+    now = lg_now_ms();
+    assert_int_equal(lg_store_admit(f->redis, &sc, &t, LG_PREFER_CURRENT, now, now + 1000, snap, &ad), 0);
+    assert_true(ad.reserved && ad.at_ms <= now + 50);
+    assert_true(snap[0].probe_until_ms > now + 5000);
+    now = lg_now_ms();
+    assert_int_equal(lg_store_admit(other, &sc, &t2, LG_PREFER_CURRENT, now, now, snap2, &ad), 0);
+    assert_false(ad.reserved);
+    assert_true(ad.at_ms > now + 100 && ad.at_ms <= now + LG_PROBE_POLL_MS + 50);
+    bool ok = true;
+    assert_int_equal(lg_store_confirm(other, &sc, &t2, 0, now, snap2, &ok), 0);
+    assert_false(ok);
+    /* The probe's success ends it: the other request goes now. */
+    o = (lg_outcome){.state = LG_STATE_SUCCESS, .retry_after_ms = LG_NO_HINT, .retry_at_ms = LG_NO_HINT};
+    assert_int_equal(lg_store_record(f->redis, &sc, &t, 0, &at, lg_now_ms(), snap), 0);
+    now = lg_now_ms();
+    assert_int_equal(lg_store_admit(other, &sc, &t2, LG_PREFER_CURRENT, now, now + 1000, snap2, &ad), 0);
+    assert_true(ad.reserved && ad.at_ms <= now + 50);
+    assert_int_equal(snap2[0].probe_until_ms, 0);
+
+    /* One long-wait notice per interval across handles; the budget is answered (by the local store). */
+    lg_prov_op n1 = {.kind = LG_PROV_NOTICE, .now_ms = lg_now_ms(), .interval_ms = 60000};
+    lg_prov_op n2 = n1;
+    assert_int_equal(lg_store_provider(f->redis, &sc, &n1), 0);
+    assert_int_equal(lg_store_provider(other, &sc, &n2), 0);
+    assert_true(n1.due);
+    assert_false(n2.due);
+    lg_prov_op b = {.kind = LG_PROV_BUDGET_RETRY, .now_ms = lg_now_ms()};
+    assert_int_equal(lg_store_provider(f->redis, &sc, &b), 0);
+    assert_true(b.ok); /* the budget's floor allows a retry */
+    lg_store_close(other);
+}
+
+static void nothing_listening_fails_open_fast(void **state)
+{
+    fixture *f = *state;
+    char url[64], err[256];
+    snprintf(url, sizeof url, "redis://127.0.0.1:%d", free_port());
+    lg_config *c = config_for(url);
+    assert_non_null(c);
+    lg_store *s = lg_store_open_config(c, err, sizeof err);
+    assert_non_null(s);
+    assert_string_equal(lg_store_backend(s), "redis");
+    lg_store_scope sc = scope(f, "down", 1, 0, 60000);
+    lg_store_ticket t[3] = {{0}};
+    lg_account_state snap[2];
+    lg_admission ad;
+    int64_t t0 = lg_mono_ms();
+    for (int i = 0; i < 3; i++) /* three requests, each holding its own reservation */
+        assert_int_equal(lg_store_admit(s, &sc, &t[i], LG_PREFER_CURRENT, lg_now_ms(), lg_now_ms() + 100000, snap, &ad), 0);
+    assert_true(lg_mono_ms() - t0 < 1000);
+    /* The local (machine) store took them: one per window per account, so the third waits. */
+    assert_true(ad.reserved);
+    assert_true(ad.at_ms > lg_now_ms() + 30000);
+    lg_store_close(s);
+    lg_config_free(c);
+}
+
+static void urls_parse(void **state)
+{
+    lg_redis_url u;
+    char err[256];
+    assert_true(lg_redis_url_parse("redis://h.example:6380/2", &u, err, sizeof err));
+    assert_string_equal(u.host, "h.example");
+    assert_int_equal(u.port, 6380);
+    assert_int_equal(u.db, 2);
+    assert_string_equal(u.pass, "");
+    assert_true(lg_redis_url_parse("redis://app:p%40ss:w@10.0.0.1", &u, err, sizeof err));
+    assert_string_equal(u.user, "app");
+    assert_string_equal(u.pass, "p%40ss:w");
+    assert_string_equal(u.host, "10.0.0.1");
+    assert_int_equal(u.port, 6379);
+    assert_true(lg_redis_url_parse("redis://:secret@h", &u, err, sizeof err));
+    assert_string_equal(u.user, "");
+    assert_string_equal(u.pass, "secret");
+    assert_true(lg_redis_url_parse("redis://secret@h", &u, err, sizeof err));
+    assert_string_equal(u.pass, "secret");
+    assert_true(lg_redis_url_parse("unix://:pw@/run/redis/redis.sock?db=3", &u, err, sizeof err));
+    assert_string_equal(u.socket, "/run/redis/redis.sock");
+    assert_string_equal(u.pass, "pw");
+    assert_int_equal(u.db, 3);
+    const char *bad[] = {"redis://", "redis://h:0", "redis://h:99999", "redis://h/x", "unix://relative",
+                         "http://h", "redis://:topsecret@h:port"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_false(lg_redis_url_parse(bad[i], &u, err, sizeof err));
+        assert_null(strstr(err, "topsecret"));
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(lua_window_matches_c_window, setup, teardown),
+        cmocka_unit_test_setup_teardown(cooldown_and_counters_are_shared, setup, teardown),
+        cmocka_unit_test_setup_teardown(jitter_probe_and_notice_in_redis, setup, teardown),
+        cmocka_unit_test_setup_teardown(nothing_listening_fails_open_fast, setup, teardown),
+        cmocka_unit_test(urls_parse),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
