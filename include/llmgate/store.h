@@ -185,6 +185,11 @@ typedef void (*lg_store_visit_fn)(const char *provider, const char *account, con
                                   const lg_account_slot *slot, void *ctx);
 int lg_store_visit(lg_store *s, lg_store_visit_fn fn, void *ctx);
 
+/* Visits every provider's shared slot (for `llmgate status`: the breaker, the fallbacks counted).
+ * Returns 0, or -1 when the store could not be read (fn not called). */
+typedef void (*lg_store_provider_visit_fn)(const char *provider, const lg_provider_slot *slot, void *ctx);
+int lg_store_visit_providers(lg_store *s, lg_store_provider_visit_fn fn, void *ctx);
+
 /* ---- The same operations on slots the caller holds (under a backend's lock, or an exchange's own):
  * what every backend implements. owner identifies the slots; a ticket of another owner is forgotten. ---- */
 typedef struct {

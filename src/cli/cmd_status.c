@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli/commands.h"
+#include "cli/status_providers.h"
 #include "cli/textfile.h"
 #include "llmgate/clock.h"
 #include "llmgate/config.h"
@@ -238,7 +239,7 @@ static bool add_window_json(cJSON *a, const window_view *v)
            cJSON_AddNumberToObject(learned, "tpm", (double)v->learned_tpm);
 }
 
-static bool print_json(const rows *r, int64_t now)
+static bool print_json(const rows *r, const lg_status_provs *pr, int64_t now)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON *providers = root ? cJSON_AddObjectToObject(root, "providers") : NULL;
@@ -264,6 +265,7 @@ static bool print_json(const rows *r, int64_t now)
              cJSON_AddNumberToObject(a, "switches", (double)c->switches) &&
              cJSON_AddNumberToObject(a, "given_up", (double)c->given_up);
     }
+    ok = ok && lg_status_provs_json(pr, providers, now);
     char *text = ok ? cJSON_Print(root) : NULL;
     cJSON_Delete(root);
     if (!text)
@@ -334,13 +336,14 @@ static void print_sample(metric_id m, const row *w, int64_t now)
     printf("\"} %llu\n", (unsigned long long)values[m]);
 }
 
-static void print_prometheus(const rows *r, int64_t now)
+static void print_prometheus(const rows *r, const lg_status_provs *pr, int64_t now)
 {
     for (int m = 0; m < M_COUNT; m++) {
         printf("# HELP %s %s\n# TYPE %s %s\n", metrics[m].name, metrics[m].help, metrics[m].name, metrics[m].type);
         for (size_t i = 0; i < r->n; i++)
             print_sample((metric_id)m, &r->v[i], now);
     }
+    lg_status_provs_prometheus(pr, print_label);
 }
 
 /* Shows the store once: the configured backend (cfg NULL: the default shm file). Returns the exit status. */
@@ -355,6 +358,7 @@ static int show(const lg_config *cfg, format fmt)
         return 1;
     }
     rows r = {.now = lg_now_ms()};
+    lg_status_provs pr = {0};
     if (shm && lstat(file, &st) != 0 && errno == ENOENT && !lg_store_has_saved_cooldowns()) {
         /* Machine formats still get a valid, empty document on stdout. */
         fputs("no llmgate state yet\n", fmt == FMT_TEXT ? stdout : stderr);
@@ -370,29 +374,35 @@ static int show(const lg_config *cfg, format fmt)
             return 1;
         }
         int busy = lg_store_visit(s, collect, &r);
+        if (!busy)
+            busy = lg_status_provs_read(s, &pr);
         lg_store_close(s);
         if (busy) {
             fprintf(stderr, "llmgate: the state store stayed locked; try again\n");
             free(r.v);
+            free(pr.v);
             return 1;
         }
     }
     int rc = 0;
-    if (r.oom) {
+    if (r.oom || pr.oom) {
         fprintf(stderr, "llmgate: out of memory\n");
         rc = 1;
     } else {
         if (r.n)
             qsort(r.v, r.n, sizeof *r.v, by_name);
         int64_t now = r.now;
-        if (fmt == FMT_JSON)
-            rc = print_json(&r, now) ? 0 : 1;
-        else if (fmt == FMT_PROMETHEUS)
-            print_prometheus(&r, now);
-        else
+        if (fmt == FMT_JSON) {
+            rc = print_json(&r, &pr, now) ? 0 : 1;
+        } else if (fmt == FMT_PROMETHEUS) {
+            print_prometheus(&r, &pr, now);
+        } else {
             print_text(&r, now);
+            lg_status_provs_text(&pr, now);
+        }
     }
     free(r.v);
+    free(pr.v);
     fflush(stdout);
     return rc;
 }

@@ -18,6 +18,7 @@ typedef struct {
                  size_t to);
     int (*provider)(lg_store *s, const lg_store_scope *sc, lg_prov_op *op);
     int (*visit)(lg_store *s, lg_store_visit_fn fn, void *ctx);
+    int (*visit_providers)(lg_store *s, lg_store_provider_visit_fn fn, void *ctx);
     void (*close)(lg_store *s);
 } lg_store_ops;
 

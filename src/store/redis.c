@@ -767,6 +767,14 @@ static int redis_visit(lg_store *st, lg_store_visit_fn fn, void *ctx)
     return s->local ? s->local->ops->visit(s->local, fn, ctx) : -1;
 }
 
+/* The breaker and the retry budget live in this machine's local store (see ARCHITECTURE.md), so the
+ * provider slots shown are the local ones. */
+static int redis_visit_providers(lg_store *st, lg_store_provider_visit_fn fn, void *ctx)
+{
+    redis_store *s = rs(st);
+    return s->local ? s->local->ops->visit_providers(s->local, fn, ctx) : -1;
+}
+
 static void redis_close(lg_store *st)
 {
     redis_store *s = rs(st);
@@ -795,6 +803,7 @@ static const lg_store_ops redis_ops = {
     .count = redis_count,
     .provider = redis_provider,
     .visit = redis_visit,
+    .visit_providers = redis_visit_providers,
     .close = redis_close,
 };
 

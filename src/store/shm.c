@@ -427,3 +427,21 @@ int lg_shm_visit(lg_store *st, lg_store_visit_fn fn, void *ctx)
     errno = saved;
     return rc;
 }
+
+int lg_shm_visit_providers(lg_store *st, lg_store_provider_visit_fn fn, void *ctx)
+{
+    int saved = errno;
+    int rc = -1;
+    lg_store_layout *m;
+    if (lock(shm(st), &m)) {
+        for (size_t i = 0; i < LG_STORE_PROVIDERS; i++) {
+            const lg_store_provider_entry *e = &m->providers[i];
+            if (e->used)
+                fn(e->name, &e->slot, ctx);
+        }
+        unlock(m);
+        rc = 0;
+    }
+    errno = saved;
+    return rc;
+}

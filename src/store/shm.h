@@ -19,6 +19,7 @@ int lg_store_with(lg_store *s, const char *provider, const lg_account_ref *refs,
 
 /* Visits every account slot under the lock of the shm store s; -1 when the lock could not be taken. */
 int lg_shm_visit(lg_store *s, lg_store_visit_fn fn, void *ctx);
+int lg_shm_visit_providers(lg_store *s, lg_store_provider_visit_fn fn, void *ctx);
 
 /* Closes the shm store s. */
 void lg_shm_close(lg_store *s);

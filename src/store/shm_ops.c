@@ -96,5 +96,6 @@ const lg_store_ops lg_shm_ops = {
     .count = shm_count,
     .provider = shm_provider,
     .visit = lg_shm_visit,
+    .visit_providers = lg_shm_visit_providers,
     .close = lg_shm_close,
 };

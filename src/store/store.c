@@ -67,3 +67,8 @@ int lg_store_visit(lg_store *s, lg_store_visit_fn fn, void *ctx)
 {
     return s && fn ? s->ops->visit(s, fn, ctx) : -1;
 }
+
+int lg_store_visit_providers(lg_store *s, lg_store_provider_visit_fn fn, void *ctx)
+{
+    return s && fn ? s->ops->visit_providers(s, fn, ctx) : -1;
+}

@@ -58,6 +58,12 @@ check "outage: an open breaker answers in milliseconds, not after backoffs (< 1 
 check_match "outage: its 503 says circuit_open, with the time until the next probe" \
     'HTTP/1.1 503.*Retry-After: (5[0-9]|60).*X-Llmgate-Reason: circuit_open' "$(tr '\n' ' ' <<<"$out")"
 check_match "outage: in the provider's own error format" '"error":\{"message":"llmgate: openai is failing' "$out"
+status=$(LLMGATE_CONFIG=$LG_TMP/outage.json "$LG_CLI" status --json)
+check_eq "outage: status shows the breaker open, opened once" "open 1" \
+    "$(lg_json "j['providers']['openai']['breaker']['state'] + ' ' + str(j['providers']['openai']['breaker']['opened'])" <<<"$status")"
+check_match "outage: and so does the Prometheus output" 'llmgate_breaker_open\{provider="openai"\} 1' \
+    "$(LLMGATE_CONFIG=$LG_TMP/outage.json "$LG_CLI" status --prometheus)"
+check_match "outage: and the text" 'openai +open +[0-9]+s +1 +0' "$(LLMGATE_CONFIG=$LG_TMP/outage.json "$LG_CLI" status)"
 
 # 1b. The same outage with the breaker kept shut (never opens): the retry budget alone bounds the attempts,
 # whatever max_attempts and max_server_retries allow (3 attempts per request without it).
@@ -128,8 +134,8 @@ sent=$(printf '%s' "$BODY" | sed 's/"gpt-4o-mini"/"gpt-4o-mini-2024-07-18"/' | s
 check_eq "fallback: the backup got the model its map names, every other byte the host's" "$sent" \
     "$(reqlog | lg_json 'j[-1]["body_sha256"]')"
 status=$(LLMGATE_CONFIG=$LG_TMP/fallback.json "$LG_CLI" status --json)
-check_eq "fallback: status shows where the request went" "1" \
-    "$(lg_json "j['providers']['backup']['accounts']['spare']['requests']" <<<"$status")"
+check_eq "fallback: status shows where the request went" "1 1" \
+    "$(lg_json "str(j['providers']['backup']['accounts']['spare']['requests']) + ' ' + str(j['providers']['openai']['fell_back'])" <<<"$status")"
 out=$(gated fallback curl -s "${CT[@]}" "$URL" -H 'Authorization: Bearer sk-host' -d "$BODY" -w '\n%{http_code}')
 check_eq "fallback: the next request skips the locked key and goes to the backup at once" \
     "sk-dry sk-backup sk-backup" "$(reqlog | lg_json '" ".join(r["key"] for r in j)')"

@@ -61,7 +61,7 @@ prom=$("$LG_CLI" status --prometheus)
 check_match "prometheus: window gauge" $'\nllmgate_window_requests\\{provider="openai",account="backup"\\} 3\n' "$prom"
 check_match "prometheus: limit gauge" $'\nllmgate_window_requests_limit\\{provider="openai",account="backup"\\} 50\n' "$prom"
 check_match "prometheus: cooldown with reason" $'\nllmgate_cooldown_remaining_seconds\\{provider="openai",account="main",reason="QUOTA_EXHAUSTED"\\} [0-9]+\\.[0-9]{3}\n' "$prom"
-bad=$(grep -vE '^(# (HELP|TYPE) llmgate_[a-z_]+ .+|llmgate_[a-z_]+\{provider="[^"]*",account="[^"]*"(,reason="[A-Z_]+")?\} [0-9]+(\.[0-9]+)?)$' <<<"$prom")
+bad=$(grep -vE '^(# (HELP|TYPE) llmgate_[a-z_]+ .+|llmgate_[a-z_]+\{provider="[^"]*"(,account="[^"]*"(,reason="[A-Z_]+")?)?\} [0-9]+(\.[0-9]+)?)$' <<<"$prom")
 check_eq "prometheus: every line is in the exposition format" "" "$bad"
 
 # watch: refreshes until interrupted (waits up to 30 s for the second refresh on a loaded machine)
