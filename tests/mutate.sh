@@ -17,9 +17,9 @@ TREE=$SCRATCH/tree
 # The mutations: NAME|FILE|TESTS (space-separated run.sh patterns), then the text to find and its
 # replacement, each on its own line ("{NL}" stands for a newline).
 MUTATIONS=$(cat <<'EOF'
-sticky|src/gate/accounts.c|test_curl_cli
-p->current < n ? p->current : 0;
-0;
+sticky|src/store/slots.c|test_curl_cli
+    size_t pref = preferred < n ? preferred : cur < n ? cur : 0;
+    size_t pref = preferred < n ? preferred : 0;
 limiter-off|src/gate/window.c|test_limiter test_plain_host test_window
 if (l->limit[0] <= 0 && l->limit[1] <= 0)
 if (l->limit[0] <= 0 || l->limit[1] >= 0)
@@ -32,18 +32,18 @@ no-doubling|src/gate/policy.c|test_curl_cli test_policy
 quota-waits|src/gate/policy.c|test_curl_cli
 switch_account(s, n, current, 0, now_ms)
 switch_account(s, n, current, r->switch_delay_ms, now_ms)
-retry-after-ms-giveup|src/hook/curl_deliver.c|test_curl_cli
-!add_line(out, "Retry-After: %ld\r\n", retry_after_s(res->retry_after_ms))) ||
-!add_line(out, "Retry-After: %ld\r\n", (long)res->retry_after_ms)) ||
-retry-after-ms-refusal|src/hook/curl_deliver.c|test_limiter test_plain_host
-add_line(out, "Retry-After: %ld\r\n", retry_after_s(res->retry_after_ms)) &&
-add_line(out, "Retry-After: %ld\r\n", (long)res->retry_after_ms) &&
+retry-after-ms-giveup|src/hook/resp_lines.c|test_curl_cli
+!lg_lines_add(out, "Retry-After: %ld\r\n", lg_retry_after_s(res->retry_after_ms))) ||
+!lg_lines_add(out, "Retry-After: %ld\r\n", (long)res->retry_after_ms)) ||
+retry-after-ms-refusal|src/hook/resp_lines.c|test_limiter test_plain_host
+lg_lines_add(out, "Retry-After: %ld\r\n", lg_retry_after_s(res->retry_after_ms)) &&
+lg_lines_add(out, "Retry-After: %ld\r\n", (long)res->retry_after_ms) &&
 refusal-body|src/gate/synth.c|test_curl_cli
 quota ? "insufficient_quota" : "rate_limit_exceeded");
 quota ? "insufficient_quota" : "rate_limited");
 key-slice-logged|src/hook/curl_auth.c|test_curl_cli
-    struct curl_slist *head = NULL, *tail = NULL;{NL}    bool carried = key_elsewhere;
-    struct curl_slist *head = NULL, *tail = NULL;{NL}    bool carried = key_elsewhere;{NL}    lg_log(LG_LOG_WARN, "[Auth] %.10s", strlen(key) > 3 ? key + 3 : key);
+    struct curl_slist *head = NULL, *tail = NULL;{NL}    bool carried = key_elsewhere || !key;
+    struct curl_slist *head = NULL, *tail = NULL;{NL}    bool carried = key_elsewhere || !key;{NL}    lg_log(LG_LOG_WARN, "[Auth] %.10s", key && strlen(key) > 3 ? key + 3 : "-");
 key-slice-logged|src/hook/curl_auth.c|
 #include "llmgate/url.h"
 #include "llmgate/url.h"{NL}#include "llmgate/log.h"
@@ -53,6 +53,24 @@ O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 literal-key-shown|src/conf/keys.c|test_check_config
 asprintf(&ref, "literal:%s", acct->digest)
 asprintf(&ref, "literal:%.10s", key + 3)
+lockstep|src/gate/policy.c|test_probe test_storm
+    st->probe_until_ms = now_ms + LG_PROBE_LEASE_MS;
+    return false;
+no-budget|src/gate/budget.c|test_resilience
+    if (retries + 1 > (allowed > floor ? allowed : floor))
+    if (0 && retries + 1 > (allowed > floor ? allowed : floor))
+breaker-never-opens|src/gate/breaker.c|test_resilience
+    if (failure && (by_ratio || by_run))
+    if (0 && failure && (by_ratio || by_run))
+no-fallback|src/gate/exchange.c|test_resilience
+    if (x->chain_i + 1 >= x->n_chain || (x->sent > 0 && !x->h.replayable))
+    if (1 || x->chain_i + 1 >= x->n_chain)
+pools-ignored|src/gate/policy.c|test_resilience
+    if (!pool && pool_fallback) {
+    if (0) {
+redirect-leaks-key|src/hook/curl_xfer.c|test_redirect
+    bool ours = same_origin(from, to) ||
+    bool ours = 1 || same_origin(from, to) ||
 EOF
 )
 
