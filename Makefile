@@ -122,9 +122,12 @@ FUZZ_CORE_OBJ := $(CORE_SRC:%.c=$(B)/fuzzobj/%.o)
 $(B)/fuzzobj/%.o: %.c $(wildcard include/llmgate/*.h) | $(B)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CFLAGS) $(FUZZ_FLAGS) -MMD -c $< -o $@
+# the socket path's HTTP/1.1 framing is hook code: its harness links those objects too
+$(B)/fuzz/fuzz_h1_request: FUZZ_EXTRA = $(B)/fuzzobj/src/hook/h1_request.o $(B)/fuzzobj/src/hook/auth_key.o $(HOOK_LIBS)
+$(B)/fuzz/fuzz_h1_request: $(B)/fuzzobj/src/hook/h1_request.o $(B)/fuzzobj/src/hook/auth_key.o
 $(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/response.h $(FUZZ_CORE_OBJ)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_CORE_OBJ) $(CORE_LIBS)
+	$(FUZZ_CC) $(CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_EXTRA) $(FUZZ_CORE_OBJ) $(CORE_LIBS)
 fuzz-build: $(FUZZ_BIN)
 fuzz: fuzz-build
 	@bash tests/fuzz/run.sh $(FUZZ_SECONDS)

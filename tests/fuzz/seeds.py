@@ -52,6 +52,15 @@ def main():
         b' "store": {"backend": "redis", "redis_url": "redis://127.0.0.1:6379"}, "log": {"level": "debug"}}')
     put(outdir, "fuzz_config", b'{"providers": {"openai": {"limits": {"tier": "tier-2"}, "stream": {"boundary": "event"},'
         b' "accounts": [{"name": "a", "key": "host"}]}}, "backoff": {"max_hint_ms": 1000}}')
+    body = b'{"model":"gpt-4o-mini","max_tokens":16,"messages":[{"role":"user","content":"hi"}]}'
+    for req in (b"POST /v1/chat/completions HTTP/1.1\r\nHost: api.openai.com\r\nAuthorization: Bearer sk-x\r\n"
+                b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body) + body,
+                b"POST /v1beta/models/g:generateContent?key=abc HTTP/1.1\r\nHost: g\r\nTransfer-Encoding: chunked\r\n"
+                b"\r\n%x\r\n" % len(body) + body + b"\r\n0\r\n\r\n",
+                b"POST /v1/messages HTTP/1.1\r\nHost: a\r\nx-api-key: k\r\nExpect: 100-continue\r\n"
+                b"Content-Length: 2\r\n\r\n{}GET / HTTP/1.1\r\n\r\n"):
+        for split in (1, 5, 16):
+            put(outdir, "fuzz_h1_request", bytes([split]) + req)
     for s in ("1s", "6m0s", "7.66s", "9m38.016s", "644ms", "1h2m", "20us", "40s", "33740.910400305s", "20", "1.5",
               "Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994",
               "2024-03-26T20:00:00Z", "2024-03-27T04:00:00+08:00", "2024-03-26T20:00:00.0001Z", "30676070775",
