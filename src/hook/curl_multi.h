@@ -33,6 +33,7 @@ typedef struct lg_mxfer {
     bool counted;        /* libcurl counts it among the running handles of the current call */
     bool final;          /* its DONE message is queued (or was read) */
     lg_step pending;     /* a WAIT, or a DONE not yet delivered */
+    lg_attempt at;       /* the attempt out (its redirects are followed within it) */
     int64_t wake_at;     /* when pending is due (wall-clock ms); LG_NEVER: nothing pending */
     UT_hash_handle hh;
 } lg_mxfer;

@@ -91,8 +91,8 @@ static void apply_step(lg_mxfer *t, lg_step *step, bool may_deliver)
             lg_exchange_cannot_resend(t->ex, now, step);
             continue;
         }
-        lg_attempt at = {.prov = step->prov, .key = step->key, .body = step->body, .body_len = step->body_len};
-        if (!lg_xfer_prepare(&t->x, &at)) {
+        t->at = (lg_attempt){.prov = step->prov, .key = step->key, .body = step->body, .body_len = step->body_len};
+        if (!lg_xfer_prepare(&t->x, &t->at)) {
             lg_exchange_on_transport_error(t->ex, false, now, step);
             continue;
         }
@@ -141,8 +141,8 @@ int lg_mxfer_add(lg_multi *m, CURL *h, lg_curl_rec *r)
     HASH_ADD_PTR(m->xfers, h, t);
     r->multi_xfer = t;
     if (step.kind == LG_STEP_SEND) { /* an error adding it is the host's to see, as without us */
-        lg_attempt at = {.prov = step.prov, .key = step.key, .body = step.body, .body_len = step.body_len};
-        CURLMcode rc = lg_xfer_prepare(&t->x, &at) ? real_add(t) : CURLM_OUT_OF_MEMORY;
+        t->at = (lg_attempt){.prov = step.prov, .key = step.key, .body = step.body, .body_len = step.body_len};
+        CURLMcode rc = lg_xfer_prepare(&t->x, &t->at) ? real_add(t) : CURLM_OUT_OF_MEMORY;
         if (rc != CURLM_OK)
             lg_mxfer_cancel(t, false);
         return rc;
@@ -167,6 +167,12 @@ static void complete(lg_mxfer *t, CURLcode rc)
     lg_response_view resp;
     memset(&resp, 0, sizeof resp);
     int ar = lg_xfer_result(&t->x, rc, &resp);
+    if (ar == 0 && !resp.delivered && lg_xfer_follow(&t->x, lg_runtime_get(), &t->at, &resp)) {
+        real_remove(t); /* the next hop of a redirect, within the same attempt */
+        if (real_add(t) == CURLM_OK)
+            return;
+        ar = LG_ATTEMPT_FATAL;
+    }
     lg_step step;
     if (ar == 0)
         lg_exchange_on_response(t->ex, &resp, lg_now_ms(), &step);

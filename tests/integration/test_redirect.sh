@@ -38,4 +38,13 @@ curl -s -X POST "$MOCK_URL/__reset" >/dev/null
 out=$(run KEY_PLAIN)
 check_eq "without -L: the host gets the redirect itself" 307 "$(tail -n1 <<<"$out")"
 check_eq "without -L: nothing followed" "sk-plain@api.openai.com" "$(seen)"
+# The multi interface (curl -Z) follows the same way.
+curl -s -X POST "$MOCK_URL/__reset" >/dev/null
+out=$(run KEY_SAME -L -Z)
+check_eq "curl -Z, same provider: the host gets the answer after the redirect" 200 "$(tail -n1 <<<"$out")"
+check_eq "curl -Z, same provider: both hops carry the account's key" \
+    "sk-same@api.openai.com sk-same@api.openai.com?hop=1" "$(seen)"
+curl -s -X POST "$MOCK_URL/__reset" >/dev/null
+out=$(run KEY_AWAY -L -Z)
+check_eq "curl -Z, another host: followed without any key" "sk-away@api.openai.com @elsewhere.example?hop=2" "$(seen)"
 lg_done
