@@ -38,7 +38,7 @@ DEPS_PKGS := build-essential pkg-config libcurl4-openssl-dev libcjson-dev uthash
 # clang with libFuzzer (its recommended compiler-rt): the fuzz harnesses, built for the test suite's smoke
 DEPS_PKGS += clang
 # Python HTTP hosts of the socket/TLS tests (Debian's /usr/bin/python3)
-DEPS_PKGS += python3-requests python3-httpx
+DEPS_PKGS += python3-requests python3-httpx wget
 # hosts of the multi-API and RTLD_DEEPBIND tests (pycurl's CurlMulti, PHP's curl extension, git over http,
 # an HTTP/2 server for curl -Z multiplexing)
 DEPS_PKGS += python3-pycurl php-cli php-curl git nghttp2-server
