@@ -19,7 +19,7 @@ TREE=$SCRATCH/tree
 MUTATIONS=$(cat <<'EOF'
 sticky|src/store/slots.c|test_curl_cli
     size_t pref = preferred < n ? preferred : cur < n ? cur : 0;
-    size_t pref = preferred < n ? preferred : 0;
+    size_t pref = preferred < n ? preferred : cur < n ? 0 : 0;
 limiter-off|src/gate/window.c|test_limiter test_plain_host test_window
 if (l->limit[0] <= 0 && l->limit[1] <= 0)
 if (l->limit[0] <= 0 || l->limit[1] >= 0)
