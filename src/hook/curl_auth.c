@@ -95,6 +95,14 @@ struct curl_slist *lg_slist_with_key(const struct curl_slist *host, const char *
     return head;
 }
 
+bool lg_slist_append_copy(struct curl_slist **l, const char *line)
+{
+    struct curl_slist *tail = *l;
+    while (tail && tail->next)
+        tail = tail->next;
+    return append(l, &tail, strdup(line));
+}
+
 void lg_slist_free(struct curl_slist *l)
 {
     while (l) {

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Cross-dialect fallback (issue 11), through an unmodified curl script written for OpenAI under
+# `llmgate run`, against the mock started with --strict: the OpenAI key is dry, so the request goes to the
+# Anthropic endpoint translated (x-api-key, anthropic-version, /v1/messages, never the host's key), and
+# the host gets OpenAI-format answers, streamed and not; an Anthropic error reaches the host in OpenAI's
+# error format; a request Anthropic cannot take faithfully is not sent there.
+source "$(dirname "$0")/../lib.sh"
+
+cat >"$LG_TMP/scenario.json" <<'JSON'
+{"keys": {"sk-dry": {"sequence": [{"error": "quota"}], "repeat": true},
+          "sk-claude-down": {"sequence": [{"error": "overloaded"}], "repeat": true}}}
+JSON
+lg_start_mock --strict --scenario "$LG_TMP/scenario.json" --quiet
+export OPENAI_API_KEY=sk-host-openai-1234 KEY_DRY=sk-dry KEY_CLAUDE=sk-claude KEY_CLAUDE_DOWN=sk-claude-down
+reqlog() { curl -s "$MOCK_URL/__requests"; }
+reset_mock() { curl -s -X POST "$MOCK_URL/__reset" >/dev/null; }
+fresh_store() { rm -rf "$XDG_RUNTIME_DIR/llmgate" "$XDG_STATE_HOME/llmgate"; }
+# write_config NAME CLAUDE-KEY-VAR: the dry OpenAI provider falling back to the Anthropic endpoint.
+write_config() {
+    cat >"$LG_TMP/$1.json" <<JSON
+{"providers": {
+   "openai": {"upstream": "$MOCK_URL", "accounts": [{"name": "main", "key": "env:KEY_DRY"}],
+              "fallback": ["anthropic"]},
+   "anthropic": {"upstream": "$MOCK_URL", "accounts": [{"name": "claude", "key": "env:$2"}],
+                 "models": {"gpt-4o*": "claude-3-5-haiku-latest"}}},
+ "retry": {"max_rate_limit_wait_seconds": 5, "max_server_retries": 0},
+ "log": {"level": "debug", "file": "$LG_TMP/gate.log"}}
+JSON
+    chmod 600 "$LG_TMP/$1.json"
+}
+write_config fb KEY_CLAUDE
+write_config fbdown KEY_CLAUDE_DOWN
+
+# The host: a script written for OpenAI, unaware of llmgate.
+cat >"$LG_TMP/ask.sh" <<'SH'
+#!/bin/sh
+curl -sN https://api.openai.com/v1/chat/completions -H "Authorization: Bearer $OPENAI_API_KEY" \
+     -H 'Content-Type: application/json' -d "$1"
+SH
+chmod +x "$LG_TMP/ask.sh"
+ask() { local c=$1; shift; "$LG_CLI" run --config "$LG_TMP/$c.json" -- "$LG_TMP/ask.sh" "$@"; }
+TEXT='你好，世界 — ok'
+
+# 1. Not streamed.
+BODY='{"model":"gpt-4o-mini","messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"hi"}]}'
+out=$(ask fb "$BODY")
+check_eq "plain: the host gets an OpenAI chat.completion" "chat.completion" "$(lg_json 'j["object"]' <<<"$out")"
+check_eq "plain: with the answer's text" "$TEXT" "$(lg_json 'j["choices"][0]["message"]["content"]' <<<"$out")"
+check_eq "plain: finish reason and usage in OpenAI's names" "stop True" \
+    "$(lg_json 'j["choices"][0]["finish_reason"], j["usage"]["total_tokens"] == j["usage"]["prompt_tokens"] + j["usage"]["completion_tokens"]' <<<"$out" | tr -d "(),'")"
+log=$(reqlog)
+check_eq "plain: the dry OpenAI key first, then the Anthropic endpoint" "/v1/chat/completions sk-dry 429|/v1/messages sk-claude" \
+    "$(lg_json '"|".join(r["path"] + " " + r["key"] + (" 429" if r["dialect"] == "openai" else "") for r in j)' <<<"$log")"
+check_eq "plain: a valid Anthropic request (x-api-key, anthropic-version; the strict mock answered)" \
+    "x-api-key 2023-06-01 None 1" \
+    "$(lg_json 'j[1]["auth_header_name"], j[1]["headers"].get("anthropic-version"), j[1]["headers"].get("authorization"), 1' <<<"$log" | tr -d "(),'")"
+check_eq "plain: the mock counted one success for the Anthropic key" 1 \
+    "$(lg_stats | lg_json 'j["keys"]["sk-claude"]["success"]')"
+check "plain: the host's key never reached the mock" test -z "$(grep -o 'sk-host-openai' <<<"$log")"
+
+# 2. Streamed: chat.completion.chunk events ending in data: [DONE], with the usage chunk asked for.
+reset_mock
+BODY='{"model":"gpt-4o","stream":true,"stream_options":{"include_usage":true},"max_tokens":64,"messages":[{"role":"user","content":"hi"}]}'
+ask fb "$BODY" >"$LG_TMP/stream.out"
+check_eq "stream: every event is a chat.completion.chunk, then data: [DONE]" "chat.completion.chunk [DONE]" \
+    "$(sed -n 's/^data: //p' "$LG_TMP/stream.out" | python3 -c '
+import json, sys
+lines = sys.stdin.read().splitlines()
+kinds = sorted({json.loads(l)["object"] for l in lines[:-1]})
+print(" ".join(kinds), lines[-1])')"
+check_eq "stream: the deltas carry the whole text" "$TEXT" \
+    "$(sed -n 's/^data: {/{/p' "$LG_TMP/stream.out" | python3 -c '
+import json, sys
+print("".join((c.get("delta") or {}).get("content") or "" for l in sys.stdin for c in json.loads(l)["choices"]))')"
+check_eq "stream: a final usage chunk" "1" \
+    "$(sed -n 's/^data: {/{/p' "$LG_TMP/stream.out" | python3 -c '
+import json, sys
+print(sum(1 for l in sys.stdin if json.loads(l).get("usage")))')"
+check_eq "stream: the Anthropic endpoint was asked for a stream, and answered it" "/v1/messages sk-claude 1" \
+    "$(reqlog | lg_json 'j[-1]["path"], j[-1]["key"], 1' | tr -d "(),'")"
+
+# 3. An Anthropic error reaches the host in OpenAI's error format (status kept).
+fresh_store
+reset_mock
+out=$(ask fbdown '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}]}')
+check_eq "error: the overloaded Anthropic answer becomes an OpenAI error object" "True" \
+    "$(lg_json '"message" in j["error"] and "type" in j["error"]' <<<"$out")"
+check_eq "error: the host sees no Anthropic envelope" "" "$(grep -o '"type":"error"' <<<"$out")"
+
+# 4. A request Anthropic cannot take faithfully (temperature above 1) is not sent there: the host gets
+# the primary's own failure, and the debug log says why.
+fresh_store
+reset_mock
+out=$(ask fb '{"model":"gpt-4o-mini","temperature":1.7,"messages":[{"role":"user","content":"hi"}]}')
+check_eq "refused translation: the primary's quota error" "insufficient_quota" "$(lg_json 'j["error"]["code"]' <<<"$out")"
+check_eq "refused translation: nothing went to Anthropic" "sk-dry" "$(reqlog | lg_json '" ".join(r["key"] for r in j)')"
+check_match "refused translation: the reason is in the debug log" '\[Translate\] openai -> anthropic: not sent there \(.*temperature' \
+    "$(cat "$LG_TMP/gate.log")"
+check_no_key "the log holds no key" "sk-host-openai-1234 sk-claude-down" "$LG_TMP/gate.log"
+
+lg_done
