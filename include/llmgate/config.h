@@ -95,6 +95,17 @@ typedef struct {
 
 typedef enum { LG_LOG_ERROR = 0, LG_LOG_WARN, LG_LOG_INFO, LG_LOG_DEBUG } lg_log_level;
 
+/* One "routes" rule: when every condition of its match holds (an absent one holds), its action applies. */
+typedef struct {
+    char *model;               /* match.model: exact name or glob of the request's model, or NULL */
+    int64_t max_prompt_tokens; /* match.max_prompt_tokens: the estimated prompt is at most this; -1: any */
+    char *program;             /* match.program: exact name or glob of the host program's name, or NULL */
+    char *header;              /* match.header: the request carries this header (any case), or NULL */
+    char *set_model;           /* set.model: the model the request is sent as, or NULL */
+    char *to;                  /* "to": the provider it is sent to (translated when its dialect differs) */
+    char *refuse;              /* "refuse": answered locally with this message, never sent; or NULL */
+} lg_route;
+
 typedef struct {
     lg_provider *providers;
     size_t n_providers;
@@ -109,6 +120,8 @@ typedef struct {
     int64_t max_held_body;   /* hold.max_body_bytes: the largest request or non-stream response body held
                               * whole (to be sent again); a larger one goes through as it comes and is not
                               * retried. Default 8 MiB */
+    lg_route *routes;        /* "routes", in config order (the first that matches applies), or NULL */
+    size_t n_routes;
     char *source;            /* path the config came from, or "(defaults)" */
 } lg_config;
 

@@ -54,7 +54,11 @@ typedef struct {
     size_t body_len;
     const char *pin;          /* the request's X-Llmgate-Pin header (a provider or pool name), or NULL */
     bool reroutes;            /* the front end sends each attempt to step.prov with step.body (fallbacks,
-                               * provider pins, model maps); false: always to prov with the host's body */
+                               * provider pins, model maps, routes); false: always to prov with the host's body */
+    const char *program;      /* the host program's name, for routes; NULL: unknown */
+    /* True when the request carries header name (any case), for routes; NULL: none is known. */
+    bool (*has_header)(const void *ctx, const char *name);
+    const void *header_ctx;
 } lg_gate_request;
 
 typedef enum {

@@ -8,7 +8,9 @@
 #include "gate/body_model.h"
 #include "llmgate/classify.h"
 #include "llmgate/engine.h"
+#include "llmgate/limiter.h"
 #include "llmgate/log.h"
+#include "llmgate/route.h"
 #include "llmgate/translate.h"
 
 #define NOTICE_AFTER_MS 3000     /* a wait this long gets a notice on stderr */
@@ -38,6 +40,7 @@ struct lg_exchange {
     char tr_path[LG_MODEL_MAX + 64];
     char model[LG_MODEL_MAX]; /* the host's model, a pin suffix stripped */
     char pool[LG_NAME_MAX];   /* the pool pinned to, "" = none */
+    bool pinned;              /* a pin chose the provider or pool: routes do not apply */
     int sent;            /* attempts sent over all providers (a later one is a resend) */
     lg_accounts a;
     bool bare;           /* no account state could be set up: one attempt with the host's credentials */
@@ -253,7 +256,7 @@ static void retry_after(lg_exchange *x, size_t account, int64_t delay_ms, const 
  * dialect than the host, the translation (into *tr and path). False when the request cannot go to p: a
  * translation refused (logged), or no memory for it. */
 static bool body_for(const lg_exchange *x, const lg_provider *p, char **body, size_t *len, lg_translation *tr,
-                     char *path, size_t path_cap, bool *translated)
+                     char *path, size_t path_cap, bool *translated, char reason[LG_TR_REASON_MAX])
 {
     *body = NULL;
     *len = 0;
@@ -273,8 +276,9 @@ static bool body_for(const lg_exchange *x, const lg_provider *p, char **body, si
             snprintf(out.reason, sizeof out.reason, "no %s path for the model", lg_tr_dialect_name(to));
         }
         if (st != LG_TR_OK) {
+            snprintf(reason, LG_TR_REASON_MAX, "%s", st == LG_TR_NOMEM ? "out of memory" : out.reason);
             lg_log(LG_LOG_DEBUG, "[Translate] %s -> %s: not sent there (%s)", lg_dialect_name(x->host_dialect),
-                   p->name, st == LG_TR_NOMEM ? "out of memory" : out.reason);
+                   p->name, reason);
             free(out.body);
             return false;
         }
@@ -328,9 +332,9 @@ static bool fall_back(lg_exchange *x, const char *why, int64_t now, lg_step *ste
     size_t len = 0;
     bool translated = false;
     lg_translation tr;
-    char path[sizeof x->tr_path];
+    char path[sizeof x->tr_path], reason[LG_TR_REASON_MAX];
     while (next < x->n_chain &&
-           !body_for(x, x->chain[next], &body, &len, &tr, path, sizeof path, &translated))
+           !body_for(x, x->chain[next], &body, &len, &tr, path, sizeof path, &translated, reason))
         next++; /* a request that cannot be translated faithfully is not sent there */
     if (next >= x->n_chain)
         return false;
@@ -389,6 +393,7 @@ static void apply_pin(lg_exchange *x, const lg_gate_request *req)
     else
         snprintf(x->pool, sizeof x->pool, "%s", name);
     x->n_chain = 1;
+    x->pinned = true;
     if (cut && !req->pin)
         *cut = '\0';
     lg_log(LG_LOG_INFO, "[Pin] %s: pinned to %s %s", req->prov->name, is_provider ? "provider" : "pool", name);
@@ -425,12 +430,67 @@ static void read_body(lg_exchange *x, const lg_gate_request *req)
     for (size_t i = 0; i < x->n_chain; i++)
         maps |= x->chain[i]->n_models > 0;
     bool pinned = x->model[0] && strstr(x->model, req->cfg->retry.pin_separator) != NULL;
-    if ((x->n_chain > 1 || (x->model[0] && maps) || pinned) && req->body_len <= BODY_COPY_MAX &&
+    if ((x->n_chain > 1 || (x->model[0] && maps) || pinned || req->cfg->n_routes) && req->body_len <= BODY_COPY_MAX &&
         (x->body = malloc(req->body_len + 1))) {
         memcpy(x->body, req->body, req->body_len);
         x->body[req->body_len] = '\0';
         x->body_len = req->body_len;
     }
+}
+
+/* Ends the exchange before anything is sent: a local error (status, message) in the host's dialect. */
+static void refuse_locally(lg_exchange *x, int status, const char *msg, lg_step *step)
+{
+    lg_gate_result *res = &x->res;
+    res->verdict = LG_GATE_REFUSED;
+    res->outcome.state = LG_STATE_NON_RETRYABLE;
+    res->outcome.reason = LG_REASON_UNKNOWN;
+    res->outcome.retry_after_ms = res->outcome.retry_at_ms = LG_NO_HINT;
+    snprintf(res->outcome.message, sizeof res->outcome.message, "%s", msg);
+    res->status = status;
+    res->normalized = true;
+    res->retry_after_ms = LG_NO_HINT;
+    res->why = "route_refused";
+    res->prov = x->req.prov;
+    x->req.host_key = NULL;
+    x->phase = X_DONE;
+    memset(step, 0, sizeof *step);
+    step->kind = LG_STEP_DONE;
+    step->result = *res;
+}
+
+/* The routing rule the request takes (routes configured, the request not pinned): the model it is sent as,
+ * the provider it goes to alone, or a local refusal (then true: *step is DONE). */
+static bool apply_routes(lg_exchange *x, const lg_gate_request *req, lg_step *step)
+{
+    const lg_config *cfg = req->cfg;
+    if (!cfg->n_routes || x->pinned || req->prov->dialect == LG_DIALECT_NONE)
+        return false;
+    lg_estimate e;
+    lg_estimate_scan(req->prov->dialect, req->body ? req->body : "", req->body ? req->body_len : 0, &e);
+    lg_route_input in = {.model = x->model, .prompt_tokens = e.text, .program = req->program ? req->program : "",
+                         .has_header = req->has_header, .ctx = req->header_ctx};
+    int i = lg_route_find(cfg, &in);
+    if (i < 0)
+        return false;
+    const lg_route *r = &cfg->routes[i];
+    char what[512];
+    lg_route_describe(r, what, sizeof what);
+    lg_log(LG_LOG_INFO, "[Route] %s: routes[%d] (%s)", req->prov->name, i, what);
+    if (r->refuse) {
+        char msg[LG_MESSAGE_MAX];
+        snprintf(msg, sizeof msg, "llmgate: refused by routes[%d]: %s", i, r->refuse);
+        refuse_locally(x, 403, msg, step);
+        return true;
+    }
+    if (r->set_model && (x->body || !req->body)) /* without a copy of the body, nothing to rewrite */
+        snprintf(x->model, sizeof x->model, "%s", r->set_model);
+    const lg_provider *to = r->to ? lg_config_provider(cfg, r->to) : NULL;
+    if (to && to != x->chain[0] && x->body && has_own_keys(to)) {
+        x->chain[0] = to;
+        x->n_chain = 1;
+    }
+    return false;
 }
 
 lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_step *step)
@@ -451,6 +511,10 @@ lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_st
     }
     if (req->prov->dialect != LG_DIALECT_NONE)
         apply_pin(x, req);
+    if (req->reroutes && apply_routes(x, req, step)) {
+        x->bare = true; /* no account state was set up */
+        return x;
+    }
     if (!x->body) { /* nothing to rewrite or fall back with: the host's body as it is */
         x->req.body = req->body;
         x->req.body_len = req->body_len;
@@ -458,11 +522,16 @@ lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_st
     x->req.prov = x->chain[0];
     bool ok;
     if (x->body) {
-        char *body;
+        char *body, reason[LG_TR_REASON_MAX], msg[LG_MESSAGE_MAX];
         size_t len;
         bool translated;
-        ok = body_for(x, x->chain[0], &body, &len, &x->tr, x->tr_path, sizeof x->tr_path, &translated) &&
-             enter_provider(x, body, len, translated, now_ms);
+        if (!body_for(x, x->chain[0], &body, &len, &x->tr, x->tr_path, sizeof x->tr_path, &translated, reason)) {
+            snprintf(msg, sizeof msg, "llmgate: the request cannot be sent to %s: %s", x->chain[0]->name, reason);
+            x->bare = true;
+            refuse_locally(x, 400, msg, step);
+            return x;
+        }
+        ok = enter_provider(x, body, len, translated, now_ms);
     } else {
         ok = lg_accounts_init(&x->a, &x->req);
         x->a.pool = x->pool[0] ? x->pool : NULL;
@@ -472,6 +541,10 @@ lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_st
         x->preferred = LG_PREFER_CURRENT;
     }
     x->bare = !ok;
+    if (x->bare && x->chain[0] != req->prov) { /* the host's credentials never go to another provider */
+        refuse_locally(x, 503, "llmgate: out of memory for routing this request", step);
+        return x;
+    }
     x->req.host_key = NULL;
     x->req.body = NULL;
     x->req.body_len = 0;

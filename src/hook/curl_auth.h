@@ -22,6 +22,9 @@ bool lg_curl_find_pin(const lg_curl_rec *r, char *buf, size_t size);
  * carries the key. NULL on allocation failure. Free with lg_slist_free. */
 struct curl_slist *lg_slist_with_key(const struct curl_slist *host, const char *key, lg_auth_style style,
                                      bool key_elsewhere, bool restyle);
+/* True when the request of rec (an lg_curl_rec) carries header name (any case): lg_gate_request.has_header. */
+bool lg_curl_has_header(const void *rec, const char *name);
+
 /* Appends a copy of line to a list built by lg_slist_with_key; false when out of memory (l unchanged). */
 bool lg_slist_append_copy(struct curl_slist **l, const char *line);
 

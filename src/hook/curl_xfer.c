@@ -1,4 +1,5 @@
 /* One gated libcurl transfer, shaped attempt by attempt (see curl_xfer.h). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,6 +188,9 @@ bool lg_xfer_open(lg_curl_xfer *x, CURL *h, lg_curl_rec *r, const lg_runtime *rt
         .body_len = !r->postfields ? 0 : r->postsize >= 0 ? (size_t)r->postsize : strlen(r->postfields),
         .pin = x->has_pin ? x->pin : NULL,
         .reroutes = true,
+        .program = program_invocation_short_name,
+        .has_header = lg_curl_has_header,
+        .header_ctx = r,
     };
     r->info_override = false;
     install_capture(x);

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Cross-dialect fallback (issue 11), through an unmodified curl script written for OpenAI under
+# Routing rules and cross-dialect fallback (issue 11), through an unmodified curl script written for OpenAI under
 # `llmgate run`, against the mock started with --strict: the OpenAI key is dry, so the request goes to the
 # Anthropic endpoint translated (x-api-key, anthropic-version, /v1/messages, never the host's key), and
 # the host gets OpenAI-format answers, streamed and not; an Anthropic error reaches the host in OpenAI's
-# error format; a request Anthropic cannot take faithfully is not sent there.
+# error format; a request Anthropic cannot take faithfully is not sent there. Routing rules: small requests
+# go to a cheaper model (the mock sees it), a refuse rule answers locally in the host's format, a rule
+# sends Claude models to Anthropic translated; `llmgate route` shows the same decisions without sending.
 source "$(dirname "$0")/../lib.sh"
 
 cat >"$LG_TMP/scenario.json" <<'JSON'
@@ -97,5 +99,59 @@ check_eq "refused translation: nothing went to Anthropic" "sk-dry" "$(reqlog | l
 check_match "refused translation: the reason is in the debug log" '\[Translate\] openai -> anthropic: not sent there \(.*temperature' \
     "$(cat "$LG_TMP/gate.log")"
 check_no_key "the log holds no key" "sk-host-openai-1234 sk-claude-down" "$LG_TMP/gate.log"
+
+# 5. Routing rules.
+fresh_store
+reset_mock
+export KEY_OK=sk-ok
+cat >"$LG_TMP/routes.json" <<JSON
+{"providers": {
+   "openai": {"upstream": "$MOCK_URL", "accounts": [{"name": "main", "key": "env:KEY_OK"}]},
+   "anthropic": {"upstream": "$MOCK_URL", "accounts": [{"name": "claude", "key": "env:KEY_CLAUDE"}]}},
+ "routes": [
+   {"match": {"model": "gpt-4o", "max_prompt_tokens": 50}, "set": {"model": "gpt-4o-mini"}},
+   {"match": {"header": "X-Project-Secret"}, "refuse": "this project may not call models"},
+   {"match": {"model": "claude-*", "program": "curl"}, "to": "anthropic"}]}
+JSON
+chmod 600 "$LG_TMP/routes.json"
+ask_r() { "$LG_CLI" run --config "$LG_TMP/routes.json" -- curl -s -i https://api.openai.com/v1/chat/completions \
+    -H "Authorization: Bearer $OPENAI_API_KEY" "$@" | tr -d '\r'; }
+SMALL='{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}'
+BIG=$(/usr/bin/python3 -c 'import json; print(json.dumps({"model": "gpt-4o", "messages": [{"role": "user", "content": "word " * 200}]}))')
+out=$(ask_r -d "$SMALL")
+check_match "route set: the small request is answered" '^HTTP/1.1 200' "$out"
+check_match "route set: by the cheaper model" '"model":"gpt-4o-mini"' "$out"
+sent=$(printf '%s' "$SMALL" | sed 's/"gpt-4o"/"gpt-4o-mini"/' | sha256sum | cut -d' ' -f1)
+check_eq "route set: the mock received the rewritten model, every other byte the host's" "$sent" \
+    "$(reqlog | lg_json 'j[-1]["body_sha256"]')"
+out=$(ask_r -d "$BIG")
+check_match "route set: a large prompt keeps its model" '"model":"gpt-4o"[,}]' "$out"
+check_eq "route set: the mock received the large request as sent" "$(printf '%s' "$BIG" | sha256sum | cut -d' ' -f1)" \
+    "$(reqlog | lg_json 'j[-1]["body_sha256"]')"
+before=$(reqlog | lg_json 'len(j)')
+out=$(ask_r -H 'X-Project-Secret: 1' -d '{"model":"gpt-4.1","messages":[{"role":"user","content":"hi"}]}')
+check_match "route refuse: a local 403 with the reason header" '^HTTP/1.1 403.*X-Llmgate-Reason: route_refused' "$(tr '\n' ' ' <<<"$out")"
+check_match "route refuse: an OpenAI error object saying why" '"error":\{"message":"llmgate: refused by routes\[1\]: this project may not call models","type":"invalid_request_error"' "$out"
+check_eq "route refuse: nothing was sent" "$before" "$(reqlog | lg_json 'len(j)')"
+check "route refuse: no Retry-After on a refusal for good" test -z "$(grep -i '^retry-after' <<<"$out")"
+out=$(ask_r -d '{"model":"claude-3-5-haiku-latest","messages":[{"role":"user","content":"hi"}]}')
+check_match "route to: a Claude model from an OpenAI script is answered in OpenAI's format" '"object":"chat.completion"' "$out"
+check_eq "route to: it went to Anthropic's endpoint with Anthropic's key" "/v1/messages sk-claude" \
+    "$(reqlog | lg_json 'j[-1]["path"], j[-1]["key"]' | tr -d "(),'")"
+
+# 6. The dry run shows the same decisions and sends nothing.
+before=$(reqlog | lg_json 'len(j)')
+printf '%s' "$SMALL" >"$LG_TMP/small.json"
+printf '%s' '{"model":"claude-3-5-haiku-latest","messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"hi"}]}' >"$LG_TMP/claude.json"
+dry=$("$LG_CLI" route --config "$LG_TMP/routes.json" "$LG_TMP/small.json")
+check_match "route CLI: the rule and the rewritten body" 'rule: routes\[0\].*model: gpt-4o-mini.*body: \{"model":"gpt-4o-mini"' "$(tr '\n' ' ' <<<"$dry")"
+dry=$("$LG_CLI" route --config "$LG_TMP/routes.json" --program curl "$LG_TMP/claude.json")
+check_match "route CLI: a translated request, its URL and body" \
+    "rule: routes\\[2\\].*send: POST $MOCK_URL/v1/messages .*translated openai -> anthropic.*\"system\":\"Be brief.\"" "$(tr '\n' ' ' <<<"$dry")"
+dry=$("$LG_CLI" route --config "$LG_TMP/routes.json" --header x-project-secret "$LG_TMP/claude.json")
+check_match "route CLI: a refusal" 'rule: routes\[1\].*answer: 403 llmgate: refused by routes\[1\]' "$(tr '\n' ' ' <<<"$dry")"
+dry=$("$LG_CLI" route --config "$LG_TMP/routes.json" "$LG_TMP/claude.json")
+check_match "route CLI: no rule (the program does not match)" 'rule: none' "$dry"
+check_eq "route CLI: nothing was sent" "$before" "$(reqlog | lg_json 'len(j)')"
 
 lg_done
