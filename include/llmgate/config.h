@@ -59,7 +59,8 @@ typedef struct {
     lg_limits limits;
     lg_stream_boundary boundary;
     lg_breaker_conf breaker; /* effective: the top-level one with this provider's overrides */
-    char **fallback;         /* "fallback": names of providers (same dialect) tried in order, or NULL */
+    char **fallback;         /* "fallback": names of providers (same dialect, or another translated one)
+                              * tried in order, or NULL */
     size_t n_fallback;
     lg_model_map *models;    /* "models", in config order (first match wins), or NULL */
     size_t n_models;
@@ -148,7 +149,9 @@ lg_config *lg_config_defaults(void);
  * - a custom provider with "dialect" (not none) and "upstream" needs no "hosts" (n_hosts 0): it is reached
  *   only through a fallback chain or a pin. A plain host rule takes no "breaker", "fallback" or "models".
  * - every "fallback" name is another provider (presets count, by their own name), once, of the same
- *   dialect, with no "host" account (the program's key never goes to another provider).
+ *   dialect or of another translated one (openai, anthropic, google), with no "host" account (the
+ *   program's key never goes to another provider).
+ * - "routes" rules: each "to" names such a provider too; "refuse" takes no "set" or "to".
  * - with retry.pool_fallback, each provider's accounts are reordered (stable): the default pool first,
  *   then the named pools in the order of their first account.
  * - "auth" (optional: "bearer", "x-api-key", "x-goog-api-key", "api-key", "query-key") overrides how
