@@ -261,6 +261,12 @@ static bool body_for(const lg_exchange *x, const lg_provider *p, char **body, si
     *body = NULL;
     *len = 0;
     *translated = false;
+    if (!x->body && p->dialect != x->host_dialect) { /* a body not held (too large, or read by a callback) */
+        snprintf(reason, LG_TR_REASON_MAX, "the request body is not held, so it cannot be translated");
+        lg_log(LG_LOG_DEBUG, "[Translate] %s -> %s: not sent there (%s)", lg_dialect_name(x->host_dialect),
+               p->name, reason);
+        return false;
+    }
     if (!x->body)
         return true;
     const char *as = x->model[0] ? lg_provider_map_model(p, x->model) : NULL;

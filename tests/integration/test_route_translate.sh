@@ -81,6 +81,36 @@ print(sum(1 for l in sys.stdin if json.loads(l).get("usage")))')"
 check_eq "stream: the Anthropic endpoint was asked for a stream, and answered it" "/v1/messages sk-claude 1" \
     "$(reqlog | lg_json 'j[-1]["path"], j[-1]["key"], 1' | tr -d "(),'")"
 
+# 2b. The same with a Gemini fallback: x-goog-api-key, the mapped model in the path, streamed and not.
+fresh_store
+reset_mock
+export KEY_GEMINI=sk-gemini
+cat >"$LG_TMP/fbg.json" <<JSON
+{"providers": {
+   "openai": {"upstream": "$MOCK_URL", "accounts": [{"name": "main", "key": "env:KEY_DRY"}], "fallback": ["gemini"]},
+   "gemini": {"upstream": "$MOCK_URL", "accounts": [{"name": "g", "key": "env:KEY_GEMINI"}],
+              "models": {"gpt-4o*": "gemini-1.5-flash"}}},
+ "retry": {"max_rate_limit_wait_seconds": 5}}
+JSON
+chmod 600 "$LG_TMP/fbg.json"
+out=$(ask fbg '{"model":"gpt-4o-mini","messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"hi"}]}')
+check_eq "gemini: the host gets an OpenAI chat.completion with the text" "chat.completion $TEXT" \
+    "$(lg_json 'j["object"] + " " + j["choices"][0]["message"]["content"]' <<<"$out")"
+check_eq "gemini: a valid generateContent request with the target's key" \
+    "/v1beta/models/gemini-1.5-flash:generateContent sk-gemini x-goog-api-key" \
+    "$(reqlog | lg_json '" ".join([j[-1]["path"], j[-1]["key"], j[-1]["auth_header_name"]])')"
+ask fbg '{"model":"gpt-4o-mini","stream":true,"messages":[{"role":"user","content":"hi"}]}' >"$LG_TMP/gstream.out"
+check_eq "gemini stream: chat.completion.chunk deltas with the whole text, then data: [DONE]" "$TEXT|[DONE]" \
+    "$(sed -n 's/^data: //p' "$LG_TMP/gstream.out" | python3 -c '
+import json, sys
+lines = sys.stdin.read().splitlines()
+chunks = [json.loads(l) for l in lines[:-1]]
+assert all(c["object"] == "chat.completion.chunk" for c in chunks)
+print("".join((c.get("delta") or {}).get("content") or "" for k in chunks for c in k["choices"]) + "|" + lines[-1])')"
+check_eq "gemini stream: the streaming endpoint, as SSE" ":streamGenerateContent alt=sse" \
+    "$(reqlog | lg_json '"".join(j[-1]["path"].partition(":")[1:]) + " " + j[-1]["query"]')"
+check "gemini: the host's key never reached the mock" test -z "$(reqlog | grep -o 'sk-host-openai')"
+
 # 3. An Anthropic error reaches the host in OpenAI's error format (status kept).
 fresh_store
 reset_mock
