@@ -40,11 +40,17 @@ static char *url_translated(const lg_provider *p, const char *path)
 }
 
 /* Our header list for an attempt translated for provider p: the host's headers without its auth and pin,
- * key in p's auth style, and the target's extra header. NULL when out of memory. */
+ * key in p's auth style, the target's extra header, and a JSON content type when the host named none
+ * (curl -d would send a form's). NULL when out of memory. */
 static struct curl_slist *headers_translated(const lg_curl_xfer *x, const lg_provider *p, const char *key,
                                              const lg_translation *tr)
 {
     struct curl_slist *l = lg_slist_with_key(x->rec->headers, key, p->auth, false, true);
+    if (l && !lg_curl_has_header(x->rec, "content-type") &&
+        !lg_slist_append_copy(&l, "Content-Type: application/json")) {
+        lg_slist_free(l);
+        return NULL;
+    }
     if (l && tr->header && !lg_slist_append_copy(&l, tr->header)) {
         lg_slist_free(l);
         return NULL;

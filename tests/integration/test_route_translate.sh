@@ -111,6 +111,20 @@ check_eq "gemini stream: the streaming endpoint, as SSE" ":streamGenerateContent
     "$(reqlog | lg_json '"".join(j[-1]["path"].partition(":")[1:]) + " " + j[-1]["query"]')"
 check "gemini: the host's key never reached the mock" test -z "$(reqlog | grep -o 'sk-host-openai')"
 
+# 2c. The multi front end (curl -Z: two transfers at once) translates the same way; curl -d without a
+# content type still sends Anthropic JSON.
+fresh_store
+reset_mock
+"$LG_CLI" run --config "$LG_TMP/fb.json" -- curl -s -Z -H "Authorization: Bearer $OPENAI_API_KEY" \
+    -d '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"one"}]}' https://api.openai.com/v1/chat/completions \
+    --next -s -H "Authorization: Bearer $OPENAI_API_KEY" \
+    -d '{"model":"gpt-4o-mini","stream":true,"messages":[{"role":"user","content":"two"}]}' \
+    https://api.openai.com/v1/chat/completions >"$LG_TMP/multi.out"
+check_eq "multi: a chat.completion and a stream ending in data: [DONE], both OpenAI" "1 1" \
+    "$(grep -c '"object":"chat.completion"' "$LG_TMP/multi.out") $(grep -c '^data: \[DONE\]' "$LG_TMP/multi.out")"
+check_eq "multi: both went to Anthropic as JSON" "2 application/json" \
+    "$(reqlog | lg_json 'len([r for r in j if r["path"] == "/v1/messages"]), j[-1]["headers"]["content-type"]' | tr -d "(),'")"
+
 # 3. An Anthropic error reaches the host in OpenAI's error format (status kept).
 fresh_store
 reset_mock
