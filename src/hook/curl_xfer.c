@@ -1,5 +1,6 @@
 /* One gated libcurl transfer, shaped attempt by attempt (see curl_xfer.h). */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,7 +227,10 @@ bool lg_xfer_prepare(lg_curl_xfer *x, const lg_attempt *at)
     lg_capture_reset(&x->cap);
     x->sink.rec = x->rec;
     lg_relay_reset(&x->relay, &x->sink, &x->cap, prov->dialect, prov->boundary);
-    if (prepare_translation(x, at) && shape_request(x, at))
+    bool ok = prepare_translation(x, at) && shape_request(x, at);
+    if (x->translated) /* a whole answer is translated at delivery: never let it through untranslated */
+        x->relay.pass_over = SIZE_MAX;
+    if (ok)
         return true;
     x->last_rc = CURLE_OUT_OF_MEMORY;
     return false;
