@@ -10,7 +10,7 @@ _llmgate_files() { # file names matching $cur
 _llmgate() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
     if [ "$COMP_CWORD" -eq 1 ]; then
-        COMPREPLY=($(compgen -W "run status check-config classify reset help --version --help" -- "$cur"))
+        COMPREPLY=($(compgen -W "run status check-config classify reset route help --version --help" -- "$cur"))
         return
     fi
     case $prev in
@@ -47,7 +47,15 @@ _llmgate() {
     classify)
         if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--provider --help" -- "$cur")); else _llmgate_files; fi ;;
     reset) COMPREPLY=($(compgen -W "--config --help" -- "$cur")) ;;
-    help) [ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "run status check-config classify reset help version" -- "$cur")) ;;
+    route)
+        case $prev in --provider | --program | --header) return ;; esac
+        if [[ $cur == -* ]]; then
+            COMPREPLY=($(compgen -W "--config --provider --program --header --help" -- "$cur"))
+        else
+            _llmgate_files
+        fi
+        ;;
+    help) [ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "run status check-config classify reset route help version" -- "$cur")) ;;
     esac
 }
 complete -F _llmgate llmgate

@@ -59,7 +59,8 @@ typedef struct {
     lg_limits limits;
     lg_stream_boundary boundary;
     lg_breaker_conf breaker; /* effective: the top-level one with this provider's overrides */
-    char **fallback;         /* "fallback": names of providers (same dialect) tried in order, or NULL */
+    char **fallback;         /* "fallback": names of providers (same dialect, or another translated one)
+                              * tried in order, or NULL */
     size_t n_fallback;
     lg_model_map *models;    /* "models", in config order (first match wins), or NULL */
     size_t n_models;
@@ -95,6 +96,17 @@ typedef struct {
 
 typedef enum { LG_LOG_ERROR = 0, LG_LOG_WARN, LG_LOG_INFO, LG_LOG_DEBUG } lg_log_level;
 
+/* One "routes" rule: when every condition of its match holds (an absent one holds), its action applies. */
+typedef struct {
+    char *model;               /* match.model: exact name or glob of the request's model, or NULL */
+    int64_t max_prompt_tokens; /* match.max_prompt_tokens: the estimated prompt is at most this; -1: any */
+    char *program;             /* match.program: exact name or glob of the host program's name, or NULL */
+    char *header;              /* match.header: the request carries this header (any case), or NULL */
+    char *set_model;           /* set.model: the model the request is sent as, or NULL */
+    char *to;                  /* "to": the provider it is sent to (translated when its dialect differs) */
+    char *refuse;              /* "refuse": answered locally with this message, never sent; or NULL */
+} lg_route;
+
 typedef struct {
     lg_provider *providers;
     size_t n_providers;
@@ -113,6 +125,8 @@ typedef struct {
     int64_t max_held_body;   /* hold.max_body_bytes: the largest request or non-stream response body held
                               * whole (to be sent again); a larger one goes through as it comes and is not
                               * retried. Default 8 MiB */
+    lg_route *routes;        /* "routes", in config order (the first that matches applies), or NULL */
+    size_t n_routes;
     char *source;            /* path the config came from, or "(defaults)" */
 } lg_config;
 
@@ -139,7 +153,9 @@ lg_config *lg_config_defaults(void);
  * - a custom provider with "dialect" (not none) and "upstream" needs no "hosts" (n_hosts 0): it is reached
  *   only through a fallback chain or a pin. A plain host rule takes no "breaker", "fallback" or "models".
  * - every "fallback" name is another provider (presets count, by their own name), once, of the same
- *   dialect, with no "host" account (the program's key never goes to another provider).
+ *   dialect or of another translated one (openai, anthropic, google), with no "host" account (the
+ *   program's key never goes to another provider).
+ * - "routes" rules: each "to" names such a provider too; "refuse" takes no "set" or "to".
  * - with retry.pool_fallback, each provider's accounts are reordered (stable): the default pool first,
  *   then the named pools in the order of their first account.
  * - "auth" (optional: "bearer", "x-api-key", "x-goog-api-key", "api-key", "query-key") overrides how

@@ -38,7 +38,7 @@ typedef enum {
 typedef struct {
     lg_step_kind kind;
     /* SEND */
-    const lg_provider *prov; /* where it goes: the request's provider, or a fallback of the same dialect
+    const lg_provider *prov; /* where it goes: the request's provider, a fallback or a route's target
                               * (its upstream, or its first host, and its auth style) */
     size_t account;        /* index into prov's accounts */
     const char *key;       /* that account's key; NULL: leave the host's own credentials */
@@ -46,6 +46,8 @@ typedef struct {
     const char *body;      /* the body to send instead of the host's (a model mapped, a pin suffix
                             * stripped), valid until the next step; NULL: the host's own */
     size_t body_len;
+    const lg_translation *tr; /* prov speaks another dialect than the host (body translated): its path,
+                               * extra header, and the response to translate back; NULL: same dialect */
     /* WAIT */
     int64_t at_ms;         /* call lg_exchange_on_timer at or after this time */
     const char *why;       /* what it waits for (log text) */

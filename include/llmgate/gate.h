@@ -16,12 +16,21 @@
 #define LG_ATTEMPT_RETRYABLE (-1)
 #define LG_ATTEMPT_FATAL (-2)
 
+/* An attempt to a provider of another dialect than the host's: its body is translated (lg_attempt.body),
+ * and so must be the response the host gets (translate.h). */
+typedef struct {
+    const char *path;   /* the target's path and query, instead of the host's */
+    const char *header; /* one more request header line (an Anthropic target's version), or NULL */
+    bool include_usage; /* an OpenAI host asked for a final usage chunk in a stream */
+} lg_translation;
+
 /* One attempt as the engine wants it sent. */
 typedef struct {
-    const lg_provider *prov; /* where to: the request's own provider or a fallback of the same dialect */
+    const lg_provider *prov; /* where to: the request's own provider, a fallback or a route's target */
     const char *key;         /* the account's key; NULL = leave the host's own credentials */
     const char *body;        /* the body to send instead of the host's, or NULL */
     size_t body_len;
+    const lg_translation *tr; /* prov speaks another dialect than the host: how; NULL: the same */
 } lg_attempt;
 
 /* A transport sends one attempt and reports the response. */
@@ -45,7 +54,11 @@ typedef struct {
     size_t body_len;
     const char *pin;          /* the request's X-Llmgate-Pin header (a provider or pool name), or NULL */
     bool reroutes;            /* the front end sends each attempt to step.prov with step.body (fallbacks,
-                               * provider pins, model maps); false: always to prov with the host's body */
+                               * provider pins, model maps, routes); false: always to prov with the host's body */
+    const char *program;      /* the host program's name, for routes; NULL: unknown */
+    /* True when the request carries header name (any case), for routes; NULL: none is known. */
+    bool (*has_header)(const void *ctx, const char *name);
+    const void *header_ctx;
 } lg_gate_request;
 
 typedef enum {

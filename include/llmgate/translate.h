@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "llmgate/preset.h"
+
 typedef enum { LG_TR_OPENAI, LG_TR_ANTHROPIC, LG_TR_GEMINI } lg_tr_dialect;
 
 typedef enum {
@@ -97,5 +99,11 @@ void lg_tr_stream_free(lg_tr_stream *s);
 /* The dialect's name ("openai", "anthropic", "gemini"), and back; false for an unknown name. */
 const char *lg_tr_dialect_name(lg_tr_dialect d);
 bool lg_tr_dialect_parse(const char *name, lg_tr_dialect *out);
+/* The translation dialect of a provider dialect (openai, anthropic, google); false for the others (none,
+ * dashscope, baidu), which are not translated. */
+bool lg_tr_dialect_of(lg_dialect d, lg_tr_dialect *out);
+
+/* The request header an Anthropic target needs besides its key. */
+#define LG_TR_ANTHROPIC_VERSION "anthropic-version: 2023-06-01"
 
 #endif

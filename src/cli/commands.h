@@ -14,6 +14,9 @@ int lg_cmd_check_config(int argc, char **argv);
 int lg_cmd_run(int argc, char **argv);
 /* llmgate status [--json|--prometheus|--watch] : shared state per provider and account. */
 int lg_cmd_status(int argc, char **argv);
+/* llmgate route [--config FILE] [--provider NAME] [--program NAME] [--header NAME]... FILE : the routing
+ * rule a request body takes and what would be sent. */
+int lg_cmd_route(int argc, char **argv);
 /* llmgate reset [--config FILE] [PROVIDER[/ACCOUNT]] : clears cooldowns (shared store and the saved file). */
 int lg_cmd_reset(int argc, char **argv);
 

@@ -39,6 +39,14 @@ static const struct {
               "  Clears cooldowns and failure counts by hand: every account's, one provider's, or one\n"
               "  account's, in the shared store and in the saved cooldowns file.\n"
               "exit status: 0; 1 no such provider or account, or the state cannot be changed; 2 usage\n"},
+    {"route", "usage: llmgate route [--config FILE] [--provider NAME] [--program NAME] [--header NAME]... FILE\n"
+              "  A dry run of the routing rules (\"routes\") on the request body in FILE (- for stdin), as\n"
+              "  the program would send it to provider NAME (default openai): prints the rule it takes, then\n"
+              "  the provider, URL, model and body that would be sent (translated when the rule sends it to\n"
+              "  another dialect), or the local answer of a refusal. Nothing is sent.\n"
+              "  --program NAME  the host program's name to match (default: none)\n"
+              "  --header NAME   a header the request carries (repeatable)\n"
+              "exit status: 0; 1 bad configuration, unknown provider or unreadable FILE; 2 usage\n"},
     {"version", "usage: llmgate --version | -V | version\n"
                 "  Prints the version, the libcurl and OpenSSL it was built against, the library llmgate\n"
                 "  run would preload and the configuration file in effect.\n"
@@ -55,6 +63,7 @@ static const char overview[] =
     "  classify [--provider NAME] FILE...  classify responses (fixture JSON, or raw HTTP on stdin)\n"
     "  check-config [FILE]                 validate and print the effective configuration\n"
     "  reset [PROVIDER[/ACCOUNT]]          clear cooldowns by hand (all, a provider's, or one account's)\n"
+    "  route [--provider NAME] FILE        which routing rule a request body takes, what would be sent\n"
     "  help [COMMAND]                      the help of one command\n"
     "  --version, -V                       version, build and where the library and config are\n"
     "See llmgate(1) and llmgate.json(5).\n";

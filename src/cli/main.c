@@ -14,6 +14,7 @@ static const struct {
     {"run", lg_cmd_run},
     {"status", lg_cmd_status},
     {"reset", lg_cmd_reset},
+    {"route", lg_cmd_route},
 };
 
 static bool is_help(const char *arg)

@@ -92,6 +92,13 @@ void conf_parse_fallback(conf_ctx *cx, const cJSON *arr, const char *path, lg_pr
  * another provider, once, of the same dialect, with accounts of its own. */
 void conf_check_fallbacks(conf_ctx *cx, const lg_config *c);
 /* Reads a provider's "models" object (pattern: model) into p, in config order. */
+/* True when s is 1..255 printable ASCII characters without space, quote or (unless backslash_ok)
+ * backslash: a model name (or glob) safe to splice into a JSON string and a log line. */
+bool conf_valid_model_text(const char *s, bool backslash_ok);
+
+/* The top-level "routes" array (after the providers: its "to" names are checked against them). */
+void conf_parse_routes(conf_ctx *cx, const cJSON *arr, lg_config *c);
+
 void conf_parse_models(conf_ctx *cx, const cJSON *obj, const char *path, lg_provider *p);
 /* Orders p's accounts by pool (stable): the default pool (no "pool") first, then the named pools in the
  * order their first account appears. */

@@ -11,7 +11,8 @@
 #define BUDGET_RATIO_MAX 100.0
 #define BUDGET_PER_S_MAX 1e6
 
-static const char *const top_keys[] = {"providers", "retry", "backoff", "breaker", "store", "log", "hold", NULL};
+static const char *const top_keys[] = {"providers", "retry", "backoff", "breaker", "store", "log", "hold", "routes",
+                                       NULL};
 static const char *const retry_keys[] = {"switch_on_first_rate_limit", "max_rate_limit_wait_seconds",
                                          "max_attempts", "switch_delay_ms", "same_key_retry_delay_ms",
                                          "switch_after_retry_ms", "max_server_retries", "budget_ratio",
@@ -265,6 +266,8 @@ static void parse_sections(conf_ctx *cx, const cJSON *root, lg_config *c)
         parse_hold(cx, v, c);
     conf_parse_providers(cx, cJSON_GetObjectItemCaseSensitive(root, "providers"), c);
     conf_check_fallbacks(cx, c);
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "routes")))
+        conf_parse_routes(cx, v, c);
 }
 
 lg_config *conf_parse_mode(const char *json, size_t len, const char *origin, bool others_can_read, int mode,

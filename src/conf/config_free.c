@@ -38,6 +38,16 @@ void lg_config_free(lg_config *c)
 {
     if (!c)
         return;
+    for (size_t i = 0; i < c->n_routes; i++) {
+        lg_route *r = &c->routes[i];
+        free(r->model);
+        free(r->program);
+        free(r->header);
+        free(r->set_model);
+        free(r->to);
+        free(r->refuse);
+    }
+    free(c->routes);
     for (size_t i = 0; i < c->n_providers; i++)
         conf_provider_free(&c->providers[i]);
     free(c->providers);

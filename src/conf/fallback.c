@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "conf/conf_internal.h"
+#include "llmgate/translate.h"
 
 #define FALLBACK_MAX 16
 
@@ -78,11 +79,11 @@ static void check_target(conf_ctx *cx, const lg_provider *p, const lg_provider *
                            "requests", t->name);
         return;
     }
-    if (t->dialect != p->dialect) {
-        conf_err(cx, path, "\"%s\" speaks the %s dialect and \"%s\" the %s one: cross-dialect fallback (%s -> %s) "
-                           "is not supported yet",
-                 t->name, lg_dialect_name(t->dialect), p->name, lg_dialect_name(p->dialect),
-                 lg_dialect_name(p->dialect), lg_dialect_name(t->dialect));
+    lg_tr_dialect a, b;
+    if (t->dialect != p->dialect && !(lg_tr_dialect_of(t->dialect, &a) && lg_tr_dialect_of(p->dialect, &b))) {
+        conf_err(cx, path, "\"%s\" speaks the %s dialect and \"%s\" the %s one: requests are translated only "
+                           "between the openai, anthropic and google dialects",
+                 t->name, lg_dialect_name(t->dialect), p->name, lg_dialect_name(p->dialect));
         return;
     }
     for (size_t k = 0; k < t->n_accounts; k++)

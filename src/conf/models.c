@@ -6,9 +6,7 @@
 
 #define MODEL_LEN_MAX 255
 
-/* True when s is 1..MODEL_LEN_MAX printable ASCII characters without space, quote or (unless
- * backslash_ok) backslash: safe to splice into a JSON string and a log line. */
-static bool valid_model_text(const char *s, bool backslash_ok)
+bool conf_valid_model_text(const char *s, bool backslash_ok)
 {
     size_t len = strlen(s);
     if (len == 0 || len > MODEL_LEN_MAX)
@@ -41,7 +39,7 @@ void conf_parse_models(conf_ctx *cx, const cJSON *obj, const char *path, lg_prov
     for (const cJSON *it = obj->child; it; it = it->next) {
         const char *pattern = it->string ? it->string : "", *model;
         conf_path_key(kp, path, pattern);
-        if (!valid_model_text(pattern, true)) {
+        if (!conf_valid_model_text(pattern, true)) {
             conf_err(cx, kp, "expected a model name or glob pattern: 1 to %d printable characters without "
                              "spaces or quotes", MODEL_LEN_MAX);
             continue;
@@ -52,7 +50,7 @@ void conf_parse_models(conf_ctx *cx, const cJSON *obj, const char *path, lg_prov
         }
         if (!conf_string(cx, it, kp, MODEL_LEN_MAX, &model))
             continue;
-        if (!valid_model_text(model, false)) {
+        if (!conf_valid_model_text(model, false)) {
             conf_err(cx, kp, "expected a model name: printable characters without spaces, quotes or backslashes");
             continue;
         }

@@ -175,6 +175,40 @@ static char *two_space_layout(char *text)
     return out;
 }
 
+/* Adds member name = s to o when s is set. */
+static void add_if(cJSON *o, const char *name, const char *s)
+{
+    if (s)
+        cJSON_AddStringToObject(o, name, s);
+}
+
+/* The "routes" array, each rule as written (absent conditions and actions left out). */
+static void render_routes(cJSON *root, const lg_config *c)
+{
+    cJSON *arr = cJSON_AddArrayToObject(root, "routes");
+    for (size_t i = 0; arr && i < c->n_routes; i++) {
+        const lg_route *r = &c->routes[i];
+        cJSON *o = cJSON_CreateObject(), *m = cJSON_AddObjectToObject(o, "match");
+        if (!o || !m) {
+            cJSON_Delete(o);
+            return;
+        }
+        add_if(m, "model", r->model);
+        if (r->max_prompt_tokens >= 0)
+            cJSON_AddNumberToObject(m, "max_prompt_tokens", (double)r->max_prompt_tokens);
+        add_if(m, "program", r->program);
+        add_if(m, "header", r->header);
+        if (r->set_model) {
+            cJSON *set = cJSON_AddObjectToObject(o, "set");
+            if (set)
+                cJSON_AddStringToObject(set, "model", r->set_model);
+        }
+        add_if(o, "to", r->to);
+        add_if(o, "refuse", r->refuse);
+        cJSON_AddItemToArray(arr, o);
+    }
+}
+
 char *lg_config_render(const lg_config *c)
 {
     if (!c)
@@ -196,6 +230,8 @@ char *lg_config_render(const lg_config *c)
     cJSON *hold = cJSON_AddObjectToObject(root, "hold");
     if (hold)
         cJSON_AddNumberToObject(hold, "max_body_bytes", (double)c->max_held_body);
+    if (c->n_routes)
+        render_routes(root, c);
     char *out = cJSON_Print(root);
     cJSON_Delete(root);
     return out ? two_space_layout(out) : NULL;

@@ -8,7 +8,10 @@
 #include "gate/body_model.h"
 #include "llmgate/classify.h"
 #include "llmgate/engine.h"
+#include "llmgate/limiter.h"
 #include "llmgate/log.h"
+#include "llmgate/route.h"
+#include "llmgate/translate.h"
 
 #define NOTICE_AFTER_MS 3000     /* a wait this long gets a notice on stderr */
 #define NOTICE_INTERVAL_MS 10000 /* at most one notice per provider this often, across processes */
@@ -31,8 +34,13 @@ struct lg_exchange {
     size_t body_len;
     char *send_body;     /* the body for chain[chain_i] when it differs from the host's, or NULL */
     size_t send_body_len;
+    lg_dialect host_dialect; /* the dialect the host speaks (its provider's) */
+    bool translated;     /* chain[chain_i] speaks another dialect: send_body is translated, tr says how */
+    lg_translation tr;
+    char tr_path[LG_MODEL_MAX + 64];
     char model[LG_MODEL_MAX]; /* the host's model, a pin suffix stripped */
     char pool[LG_NAME_MAX];   /* the pool pinned to, "" = none */
+    bool pinned;              /* a pin chose the provider or pool: routes do not apply */
     int sent;            /* attempts sent over all providers (a later one is a resend) */
     lg_accounts a;
     bool bare;           /* no account state could be set up: one attempt with the host's credentials */
@@ -170,6 +178,7 @@ static void send_step(const lg_exchange *x, lg_step *step)
     step->resend = x->sent > 0;
     step->body = x->send_body;
     step->body_len = x->send_body_len;
+    step->tr = x->translated ? &x->tr : NULL;
 }
 
 /* Admitted on account idx: the next attempt goes out (or, for a plain host rule, the host's own request). */
@@ -243,27 +252,73 @@ static void retry_after(lg_exchange *x, size_t account, int64_t delay_ms, const 
         admit(x, now, step);
 }
 
-/* Sets up the account state and the body to send for chain[chain_i]; false when it cannot (no memory). */
-static bool enter_provider(lg_exchange *x, int64_t now)
+/* The body for provider p (malloc'd into *body, NULL: the host's as it is) and, when p speaks another
+ * dialect than the host, the translation (into *tr and path). False when the request cannot go to p: a
+ * translation refused (logged), or no memory for it. */
+static bool body_for(const lg_exchange *x, const lg_provider *p, char **body, size_t *len, lg_translation *tr,
+                     char *path, size_t path_cap, bool *translated, char reason[LG_TR_REASON_MAX])
+{
+    *body = NULL;
+    *len = 0;
+    *translated = false;
+    if (!x->body && p->dialect != x->host_dialect) { /* a body not held (too large, or read by a callback) */
+        snprintf(reason, LG_TR_REASON_MAX, "the request body is not held, so it cannot be translated");
+        lg_log(LG_LOG_DEBUG, "[Translate] %s -> %s: not sent there (%s)", lg_dialect_name(x->host_dialect),
+               p->name, reason);
+        return false;
+    }
+    if (!x->body)
+        return true;
+    const char *as = x->model[0] ? lg_provider_map_model(p, x->model) : NULL;
+    lg_tr_dialect from, to;
+    if (p->dialect != x->host_dialect) {
+        lg_tr_request out = {0};
+        lg_tr_request_opts opts = {.model = as};
+        lg_tr_status st = LG_TR_MALFORMED;
+        if (lg_tr_dialect_of(x->host_dialect, &from) && lg_tr_dialect_of(p->dialect, &to))
+            st = lg_tr_request_translate(from, to, x->body, x->body_len, &opts, &out);
+        if (st == LG_TR_OK && !lg_tr_path(to, as, out.stream, path, path_cap)) {
+            st = LG_TR_REFUSED;
+            snprintf(out.reason, sizeof out.reason, "no %s path for the model", lg_tr_dialect_name(to));
+        }
+        if (st != LG_TR_OK) {
+            snprintf(reason, LG_TR_REASON_MAX, "%s", st == LG_TR_NOMEM ? "out of memory" : out.reason);
+            lg_log(LG_LOG_DEBUG, "[Translate] %s -> %s: not sent there (%s)", lg_dialect_name(x->host_dialect),
+                   p->name, reason);
+            free(out.body);
+            return false;
+        }
+        *body = out.body;
+        *len = strlen(out.body);
+        *tr = (lg_translation){.path = path, .header = to == LG_TR_ANTHROPIC ? LG_TR_ANTHROPIC_VERSION : NULL,
+                               .include_usage = out.include_usage};
+        *translated = true;
+        return true;
+    }
+    if (!as) /* no model in the body: nothing to map or strip */
+        return true;
+    size_t a, b;
+    if (lg_body_model_span(x->body, x->body_len, &a, &b) && b - a == strlen(as) && !memcmp(x->body + a, as, b - a))
+        return true;
+    *body = lg_body_with_model(x->body, x->body_len, as, len);
+    return true;
+}
+
+/* Sets up the account state for chain[chain_i], which is sent body (owned from now on, NULL: the host's);
+ * false when it cannot (no memory). */
+static bool enter_provider(lg_exchange *x, char *body, size_t len, bool translated, int64_t now)
 {
     x->req.prov = x->chain[x->chain_i];
-    x->req.body = x->body;
-    x->req.body_len = x->body_len;
+    free(x->send_body);
+    x->send_body = body;
+    x->send_body_len = len;
+    x->translated = translated;
+    x->req.body = body ? body : x->body;
+    x->req.body_len = body ? len : x->body_len;
     bool ok = lg_accounts_init(&x->a, &x->req);
     x->req.body = NULL;
     x->req.body_len = 0;
     x->a.pool = x->pool[0] ? x->pool : NULL;
-    free(x->send_body);
-    x->send_body = NULL;
-    x->send_body_len = 0;
-    if (x->body && x->model[0]) { /* the model it goes as there: mapped, or the host's without a pin suffix */
-        const char *as = lg_provider_map_model(x->req.prov, x->model);
-        size_t a, b;
-        bool same = lg_body_model_span(x->body, x->body_len, &a, &b) && b - a == strlen(as) &&
-                    !memcmp(x->body + a, as, b - a);
-        if (!same)
-            x->send_body = lg_body_with_model(x->body, x->body_len, as, &x->send_body_len);
-    }
     x->h = (lg_history){.started_ms = now, .replayable = x->h.replayable};
     x->deadline = now + x->req.cfg->retry.max_rate_limit_wait_ms;
     x->first = true;
@@ -276,15 +331,32 @@ static bool enter_provider(lg_exchange *x, int64_t now)
  * the request can be sent again. False when it cannot: the caller ends as it would without fallbacks. */
 static bool fall_back(lg_exchange *x, const char *why, int64_t now, lg_step *step)
 {
-    if (x->chain_i + 1 >= x->n_chain || (x->sent > 0 && !x->h.replayable))
+    if (x->sent > 0 && !x->h.replayable)
+        return false;
+    size_t next = x->chain_i + 1;
+    char *body = NULL;
+    size_t len = 0;
+    bool translated = false;
+    lg_translation tr;
+    char path[sizeof x->tr_path], reason[LG_TR_REASON_MAX];
+    while (next < x->n_chain &&
+           !body_for(x, x->chain[next], &body, &len, &tr, path, sizeof path, &translated, reason))
+        next++; /* a request that cannot be translated faithfully is not sent there */
+    if (next >= x->n_chain)
         return false;
     const lg_provider *from = x->req.prov;
     lg_accounts_count(&x->a, x->idx < x->a.n ? x->idx : 0, LG_EV_FELL_BACK, 0);
     lg_accounts_release(&x->a);
     lg_accounts_free(&x->a);
-    x->chain_i++;
-    lg_log(LG_LOG_INFO, "[Fallback] %s -> %s (%s)", from->name, x->chain[x->chain_i]->name, why);
-    if (!enter_provider(x, now)) {
+    x->chain_i = next;
+    lg_log(LG_LOG_INFO, "[Fallback] %s -> %s (%s%s)", from->name, x->chain[x->chain_i]->name, why,
+           translated ? ", translated" : "");
+    if (translated) {
+        memcpy(x->tr_path, path, sizeof path);
+        x->tr = tr;
+        x->tr.path = x->tr_path;
+    }
+    if (!enter_provider(x, body, len, translated, now)) {
         x->bare = true;
         finish(x, now, step);
         return true;
@@ -327,6 +399,7 @@ static void apply_pin(lg_exchange *x, const lg_gate_request *req)
     else
         snprintf(x->pool, sizeof x->pool, "%s", name);
     x->n_chain = 1;
+    x->pinned = true;
     if (cut && !req->pin)
         *cut = '\0';
     lg_log(LG_LOG_INFO, "[Pin] %s: pinned to %s %s", req->prov->name, is_provider ? "provider" : "pool", name);
@@ -337,10 +410,13 @@ static void build_chain(lg_exchange *x, const lg_gate_request *req)
 {
     for (size_t i = 0; i < req->prov->n_fallback && x->n_chain < CHAIN_MAX; i++) {
         const lg_provider *p = lg_config_provider(req->cfg, req->prov->fallback[i]);
-        if (p && p != req->prov && p->dialect == req->prov->dialect && has_own_keys(p))
+        lg_tr_dialect a, b;
+        bool speaks = p && (p->dialect == req->prov->dialect ||
+                            (lg_tr_dialect_of(p->dialect, &a) && lg_tr_dialect_of(req->prov->dialect, &b)));
+        if (p && p != req->prov && speaks && has_own_keys(p))
             x->chain[x->n_chain++] = p;
         else if (p && p != req->prov)
-            lg_log(LG_LOG_DEBUG, "[Fallback] %s: %s is skipped (another dialect, or no keys of its own)",
+            lg_log(LG_LOG_DEBUG, "[Fallback] %s: %s is skipped (a dialect not translated, or no keys of its own)",
                    req->prov->name, p->name);
     }
 }
@@ -350,19 +426,77 @@ static void build_chain(lg_exchange *x, const lg_gate_request *req)
 static void read_body(lg_exchange *x, const lg_gate_request *req)
 {
     size_t a, b;
-    if (!req->body || !lg_body_model_span(req->body, req->body_len, &a, &b) || b - a >= sizeof x->model)
+    if (!req->body)
         return;
-    memcpy(x->model, req->body + a, b - a);
-    x->model[b - a] = '\0';
+    if (lg_body_model_span(req->body, req->body_len, &a, &b) && b - a < sizeof x->model) {
+        memcpy(x->model, req->body + a, b - a);
+        x->model[b - a] = '\0';
+    }
     bool maps = false;
     for (size_t i = 0; i < x->n_chain; i++)
         maps |= x->chain[i]->n_models > 0;
-    bool pinned = strstr(x->model, req->cfg->retry.pin_separator) != NULL;
-    if ((x->n_chain > 1 || maps || pinned) && req->body_len <= BODY_COPY_MAX && (x->body = malloc(req->body_len + 1))) {
+    bool pinned = x->model[0] && strstr(x->model, req->cfg->retry.pin_separator) != NULL;
+    if ((x->n_chain > 1 || (x->model[0] && maps) || pinned || req->cfg->n_routes) && req->body_len <= BODY_COPY_MAX &&
+        (x->body = malloc(req->body_len + 1))) {
         memcpy(x->body, req->body, req->body_len);
         x->body[req->body_len] = '\0';
         x->body_len = req->body_len;
     }
+}
+
+/* Ends the exchange before anything is sent: a local error (status, message) in the host's dialect. */
+static void refuse_locally(lg_exchange *x, int status, const char *msg, lg_step *step)
+{
+    lg_gate_result *res = &x->res;
+    res->verdict = LG_GATE_REFUSED;
+    res->outcome.state = LG_STATE_NON_RETRYABLE;
+    res->outcome.reason = LG_REASON_UNKNOWN;
+    res->outcome.retry_after_ms = res->outcome.retry_at_ms = LG_NO_HINT;
+    snprintf(res->outcome.message, sizeof res->outcome.message, "%s", msg);
+    res->status = status;
+    res->normalized = true;
+    res->retry_after_ms = LG_NO_HINT;
+    res->why = "route_refused";
+    res->prov = x->req.prov;
+    x->req.host_key = NULL;
+    x->phase = X_DONE;
+    memset(step, 0, sizeof *step);
+    step->kind = LG_STEP_DONE;
+    step->result = *res;
+}
+
+/* The routing rule the request takes (routes configured, the request not pinned): the model it is sent as,
+ * the provider it goes to alone, or a local refusal (then true: *step is DONE). */
+static bool apply_routes(lg_exchange *x, const lg_gate_request *req, lg_step *step)
+{
+    const lg_config *cfg = req->cfg;
+    if (!cfg->n_routes || x->pinned || req->prov->dialect == LG_DIALECT_NONE)
+        return false;
+    lg_estimate e;
+    lg_estimate_scan(req->prov->dialect, req->body ? req->body : "", req->body ? req->body_len : 0, &e);
+    lg_route_input in = {.model = x->model, .prompt_tokens = e.text, .program = req->program ? req->program : "",
+                         .has_header = req->has_header, .ctx = req->header_ctx};
+    int i = lg_route_find(cfg, &in);
+    if (i < 0)
+        return false;
+    const lg_route *r = &cfg->routes[i];
+    char what[512];
+    lg_route_describe(r, what, sizeof what);
+    lg_log(LG_LOG_INFO, "[Route] %s: routes[%d] (%s)", req->prov->name, i, what);
+    if (r->refuse) {
+        char msg[LG_MESSAGE_MAX];
+        snprintf(msg, sizeof msg, "llmgate: refused by routes[%d]: %s", i, r->refuse);
+        refuse_locally(x, 403, msg, step);
+        return true;
+    }
+    if (r->set_model && (x->body || !req->body)) /* without a copy of the body, nothing to rewrite */
+        snprintf(x->model, sizeof x->model, "%s", r->set_model);
+    const lg_provider *to = r->to ? lg_config_provider(cfg, r->to) : NULL;
+    if (to && to != x->chain[0] && x->body && has_own_keys(to)) {
+        x->chain[0] = to;
+        x->n_chain = 1;
+    }
+    return false;
 }
 
 lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_step *step)
@@ -376,12 +510,17 @@ lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_st
     x->h.replayable = req->replayable;
     x->chain[0] = req->prov;
     x->n_chain = 1;
+    x->host_dialect = req->prov->dialect;
     if (req->reroutes) {
         build_chain(x, req);
         read_body(x, req);
     }
     if (req->prov->dialect != LG_DIALECT_NONE)
         apply_pin(x, req);
+    if (req->reroutes && apply_routes(x, req, step)) {
+        x->bare = true; /* no account state was set up */
+        return x;
+    }
     if (!x->body) { /* nothing to rewrite or fall back with: the host's body as it is */
         x->req.body = req->body;
         x->req.body_len = req->body_len;
@@ -389,7 +528,16 @@ lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_st
     x->req.prov = x->chain[0];
     bool ok;
     if (x->body) {
-        ok = enter_provider(x, now_ms);
+        char *body, reason[LG_TR_REASON_MAX], msg[LG_MESSAGE_MAX];
+        size_t len;
+        bool translated;
+        if (!body_for(x, x->chain[0], &body, &len, &x->tr, x->tr_path, sizeof x->tr_path, &translated, reason)) {
+            snprintf(msg, sizeof msg, "llmgate: the request cannot be sent to %s: %s", x->chain[0]->name, reason);
+            x->bare = true;
+            refuse_locally(x, 400, msg, step);
+            return x;
+        }
+        ok = enter_provider(x, body, len, translated, now_ms);
     } else {
         ok = lg_accounts_init(&x->a, &x->req);
         x->a.pool = x->pool[0] ? x->pool : NULL;
@@ -399,6 +547,10 @@ lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_st
         x->preferred = LG_PREFER_CURRENT;
     }
     x->bare = !ok;
+    if (x->bare && x->chain[0] != req->prov) { /* the host's credentials never go to another provider */
+        refuse_locally(x, 503, "llmgate: out of memory for routing this request", step);
+        return x;
+    }
     x->req.host_key = NULL;
     x->req.body = NULL;
     x->req.body_len = 0;

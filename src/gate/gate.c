@@ -37,7 +37,8 @@ lg_gate_result lg_gate_run(const lg_gate_request *req, const lg_transport *t, vo
         }
         lg_response_view resp;
         memset(&resp, 0, sizeof resp);
-        lg_attempt at = {.prov = step.prov, .key = step.key, .body = step.body, .body_len = step.body_len};
+        lg_attempt at = {.prov = step.prov, .key = step.key, .body = step.body, .body_len = step.body_len,
+                         .tr = step.tr};
         int rc = t->attempt(ctx, &at, &resp);
         if (rc == 0)
             lg_exchange_on_response(x, &resp, lg_now_ms(), &step);

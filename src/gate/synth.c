@@ -47,12 +47,42 @@ static void google_body(cJSON *root, int status, const lg_outcome *o, int64_t re
     }
 }
 
+/* A request refused locally for good (a routing rule, a translation the target cannot take): an
+ * invalid-request error in dialect d. */
+static void refusal_body(cJSON *root, lg_dialect d, int status, const lg_outcome *o)
+{
+    cJSON *e;
+    switch (d) {
+    case LG_DIALECT_ANTHROPIC:
+        cJSON_AddStringToObject(root, "type", "error");
+        e = cJSON_AddObjectToObject(root, "error");
+        cJSON_AddStringToObject(e, "type", status == 403 ? "permission_error" : "invalid_request_error");
+        cJSON_AddStringToObject(e, "message", o->message);
+        break;
+    case LG_DIALECT_GOOGLE:
+        e = cJSON_AddObjectToObject(root, "error");
+        cJSON_AddNumberToObject(e, "code", status);
+        cJSON_AddStringToObject(e, "message", o->message);
+        cJSON_AddStringToObject(e, "status", status == 403 ? "PERMISSION_DENIED" : "INVALID_ARGUMENT");
+        break;
+    default:
+        e = cJSON_AddObjectToObject(root, "error");
+        cJSON_AddStringToObject(e, "message", o->message);
+        cJSON_AddStringToObject(e, "type", "invalid_request_error");
+        cJSON_AddNullToObject(e, "param");
+        cJSON_AddStringToObject(e, "code", "llmgate_route_refused");
+        break;
+    }
+}
+
 char *lg_synth_error_body(lg_dialect d, int status, const lg_outcome *o, int64_t retry_after_ms)
 {
     cJSON *root = cJSON_CreateObject();
     if (!root)
         return NULL;
-    switch (d) {
+    if (o->state == LG_STATE_NON_RETRYABLE)
+        refusal_body(root, d, status, o);
+    else switch (d) {
     case LG_DIALECT_ANTHROPIC:
         anthropic_body(root, o);
         break;

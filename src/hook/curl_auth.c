@@ -103,6 +103,23 @@ struct curl_slist *lg_slist_with_key(const struct curl_slist *host, const char *
     return head;
 }
 
+bool lg_curl_has_header(const void *rec, const char *name)
+{
+    size_t n = strlen(name);
+    for (const struct curl_slist *l = ((const lg_curl_rec *)rec)->headers; l; l = l->next)
+        if (l->data && !strncasecmp(l->data, name, n) && l->data[n] == ':')
+            return true;
+    return false;
+}
+
+bool lg_slist_append_copy(struct curl_slist **l, const char *line)
+{
+    struct curl_slist *tail = *l;
+    while (tail && tail->next)
+        tail = tail->next;
+    return append(l, &tail, strdup(line));
+}
+
 void lg_slist_free(struct curl_slist *l)
 {
     while (l) {

@@ -26,6 +26,12 @@ struct curl_slist *lg_slist_with_key(const struct curl_slist *host, const char *
 /* True when every line of host is an auth or pin header (lg_slist_with_key without a key then leaves an
  * empty list, NULL). */
 bool lg_slist_only_auth(const struct curl_slist *host);
+/* True when the request of rec (an lg_curl_rec) carries header name (any case): lg_gate_request.has_header. */
+bool lg_curl_has_header(const void *rec, const char *name);
+
+/* Appends a copy of line to a list built by lg_slist_with_key; false when out of memory (l unchanged). */
+bool lg_slist_append_copy(struct curl_slist **l, const char *line);
+
 /* Frees a list built by lg_slist_with_key (wiping the key material). */
 void lg_slist_free(struct curl_slist *l);
 

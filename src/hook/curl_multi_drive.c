@@ -91,7 +91,8 @@ static void apply_step(lg_mxfer *t, lg_step *step, bool may_deliver)
             lg_exchange_cannot_resend(t->ex, now, step);
             continue;
         }
-        t->at = (lg_attempt){.prov = step->prov, .key = step->key, .body = step->body, .body_len = step->body_len};
+        t->at = (lg_attempt){.prov = step->prov, .key = step->key, .body = step->body, .body_len = step->body_len,
+                         .tr = step->tr};
         if (!lg_xfer_prepare(&t->x, &t->at)) {
             lg_exchange_on_transport_error(t->ex, false, now, step);
             continue;
@@ -141,7 +142,8 @@ int lg_mxfer_add(lg_multi *m, CURL *h, lg_curl_rec *r)
     HASH_ADD_PTR(m->xfers, h, t);
     r->multi_xfer = t;
     if (step.kind == LG_STEP_SEND) { /* an error adding it is the host's to see, as without us */
-        t->at = (lg_attempt){.prov = step.prov, .key = step.key, .body = step.body, .body_len = step.body_len};
+        t->at = (lg_attempt){.prov = step.prov, .key = step.key, .body = step.body, .body_len = step.body_len,
+                         .tr = step.tr};
         CURLMcode rc = lg_xfer_prepare(&t->x, &t->at) ? real_add(t) : CURLM_OUT_OF_MEMORY;
         if (rc != CURLM_OK)
             lg_mxfer_cancel(t, false);

@@ -1,11 +1,15 @@
 /* One gated libcurl transfer, shaped attempt by attempt (see curl_xfer.h). */
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "hook/curl_auth.h"
 #include "hook/curl_deliver.h"
+#include "hook/curl_translate.h"
 #include "hook/curl_xfer.h"
 #include "llmgate/log.h"
 #include "llmgate/url.h"
@@ -22,6 +26,39 @@ static char *url_on(const lg_provider *p, const char *url)
     char *out = lg_url_rebase(base, url);
     free(base);
     return out;
+}
+
+/* The URL of an attempt translated for provider p: p's upstream (or first host over https) and the
+ * target's path. Caller frees. */
+static char *url_translated(const lg_provider *p, const char *path)
+{
+    char *out = NULL;
+    if (p->upstream) {
+        size_t n = strlen(p->upstream);
+        while (n > 0 && p->upstream[n - 1] == '/')
+            n--;
+        return asprintf(&out, "%.*s%s", (int)n, p->upstream, path) < 0 ? NULL : out;
+    }
+    return p->n_hosts && asprintf(&out, "https://%s%s", p->hosts[0], path) >= 0 ? out : NULL;
+}
+
+/* Our header list for an attempt translated for provider p: the host's headers without its auth and pin,
+ * key in p's auth style, the target's extra header, and a JSON content type when the host named none
+ * (curl -d would send a form's). NULL when out of memory. */
+static struct curl_slist *headers_translated(const lg_curl_xfer *x, const lg_provider *p, const char *key,
+                                             const lg_translation *tr)
+{
+    struct curl_slist *l = lg_slist_with_key(x->rec->headers, key, p->auth, false, true);
+    if (l && !lg_curl_has_header(x->rec, "content-type") &&
+        !lg_slist_append_copy(&l, "Content-Type: application/json")) {
+        lg_slist_free(l);
+        return NULL;
+    }
+    if (l && tr->header && !lg_slist_append_copy(&l, tr->header)) {
+        lg_slist_free(l);
+        return NULL;
+    }
+    return l;
 }
 
 /* Sets the attempt's body (the engine's rewrite) or puts the host's back. */
@@ -50,13 +87,17 @@ static bool shape_request(lg_curl_xfer *x, const lg_attempt *at)
     x->attempt_url = NULL;
     struct curl_slist *old = x->attempt_hdrs;
     x->attempt_hdrs = NULL;
-    char *other_base = other ? url_on(prov, x->rec->url) : NULL;
+    if (at->tr && !key)
+        return false; /* a translated request goes with a key of the target's own, never the host's */
+    char *other_base = at->tr ? url_translated(prov, at->tr->path) : other ? url_on(prov, x->rec->url) : NULL;
     const char *url = other ? other_base : x->base_url;
-    if (url && key && x->key_in_query)
+    if (url && key && x->key_in_query && !at->tr)
         url = x->attempt_url = lg_url_query_set(url, "key", key);
-    bool key_elsewhere = x->key_in_query || x->rec->xoauth2;
-    bool own_list = (key && (x->rec->headers || !key_elsewhere)) || x->has_pin;
-    if (own_list)
+    bool key_elsewhere = (x->key_in_query || x->rec->xoauth2) && !at->tr;
+    bool own_list = (key && (x->rec->headers || !key_elsewhere)) || x->has_pin || at->tr;
+    if (at->tr)
+        x->attempt_hdrs = headers_translated(x, prov, key, at->tr);
+    else if (own_list)
         x->attempt_hdrs = lg_slist_with_key(x->rec->headers, key, prov->auth, key_elsewhere, other);
     bool ok = url && (!own_list || x->attempt_hdrs);
     if (ok) {
@@ -156,6 +197,9 @@ bool lg_xfer_open(lg_curl_xfer *x, CURL *h, lg_curl_rec *r, const lg_runtime *rt
         .body_len = !r->postfields ? 0 : r->postsize >= 0 ? (size_t)r->postsize : strlen(r->postfields),
         .pin = x->has_pin ? x->pin : NULL,
         .reroutes = true,
+        .program = program_invocation_short_name,
+        .has_header = lg_curl_has_header,
+        .header_ctx = r,
     };
     r->info_override = false;
     install_capture(x);
@@ -164,12 +208,39 @@ bool lg_xfer_open(lg_curl_xfer *x, CURL *h, lg_curl_rec *r, const lg_runtime *rt
 
 void lg_xfer_forget_key(lg_curl_xfer *x) { explicit_bzero(x->host_key, sizeof x->host_key); }
 
+/* Sets up the translation of the attempt's response for the host (a stream translator for a relayed
+ * stream); false when out of memory. */
+static bool prepare_translation(lg_curl_xfer *x, const lg_attempt *at)
+{
+    lg_tr_stream_free(x->sink.tr);
+    x->sink.tr = NULL;
+    x->translated = at->tr && lg_tr_dialect_of(at->prov->dialect, &x->tr_target) &&
+                    lg_tr_dialect_of(x->prov->dialect, &x->tr_host);
+    if (!x->translated)
+        return !at->tr;
+    lg_tr_stream_opts o = {.resp = {.created = (int64_t)time(NULL)}, .include_usage = at->tr->include_usage};
+    x->sink.tr = lg_tr_stream_new(x->tr_target, x->tr_host, &o);
+    return x->sink.tr != NULL;
+}
+
+/* Empties the capture and the relay for a new response of attempt at (its translation set up afresh);
+ * false when out of memory. */
+static bool reset_response(lg_curl_xfer *x, const lg_attempt *at)
+{
+    const lg_provider *prov = at->prov ? at->prov : x->prov;
+    lg_capture_reset(&x->cap);
+    x->sink.rec = x->rec;
+    lg_relay_reset(&x->relay, &x->sink, &x->cap, prov->dialect, prov->boundary);
+    bool ok = prepare_translation(x, at);
+    if (x->translated) /* a whole answer is translated at delivery: never let it through untranslated */
+        x->relay.pass_over = SIZE_MAX;
+    return ok;
+}
+
 bool lg_xfer_prepare(lg_curl_xfer *x, const lg_attempt *at)
 {
     x->hops = 0;
-    lg_capture_reset(&x->cap);
-    lg_relay_reset(&x->relay, x->rec, &x->cap, x->prov->dialect, x->prov->boundary);
-    if (shape_request(x, at))
+    if (reset_response(x, at) && shape_request(x, at))
         return true;
     x->last_rc = CURLE_OUT_OF_MEMORY;
     return false;
@@ -183,6 +254,8 @@ int lg_xfer_result(lg_curl_xfer *x, CURLcode rc, lg_response_view *resp)
         /* the host has (part of) this stream: whatever happened, it is the final response */
         if (x->last_rc == CURLE_OK && !lg_relay_finish(&x->relay))
             x->last_rc = CURLE_WRITE_ERROR;
+        else if (x->last_rc == CURLE_OK && !lg_curl_sink_finish(&x->sink))
+            x->last_rc = x->relay.host_refused ? CURLE_WRITE_ERROR : CURLE_PARTIAL_FILE;
         resp->delivered = true;
         return 0;
     }
@@ -209,6 +282,8 @@ static void release(lg_curl_xfer *x)
     lg_xfer_forget_key(x);
     lg_capture_free(&x->cap);
     lg_relay_free(&x->relay);
+    lg_tr_stream_free(x->sink.tr);
+    x->sink.tr = NULL;
     free(x->base_url);
     x->base_url = NULL;
 }
@@ -227,6 +302,8 @@ CURLcode lg_xfer_close(lg_curl_xfer *x, const lg_gate_result *res)
         x->rec->info_override = false;
         rc = x->last_rc;
     } else {
+        if (res->verdict == LG_GATE_DELIVER && x->translated)
+            lg_capture_translate(&x->cap, x->tr_target, x->tr_host);
         rc = lg_curl_deliver(x->rec, &x->cap, res);
     }
     release(x);
@@ -302,8 +379,12 @@ bool lg_xfer_follow(lg_curl_xfer *x, const lg_runtime *rt, const lg_attempt *at,
             lg_slist_free(hdrs);
         return false;
     }
-    lg_capture_reset(&x->cap);
-    lg_relay_reset(&x->relay, x->rec, &x->cap, x->prov->dialect, x->prov->boundary);
+    if (!reset_response(x, at)) {
+        free(url);
+        if (hdrs)
+            lg_slist_free(hdrs);
+        return false;
+    }
     x->real->setopt(x->h, CURLOPT_URL, url);
     x->real->setopt(x->h, CURLOPT_HTTPHEADER, hdrs); /* NULL: the host's list held only credentials */
     if (x->attempt_hdrs)

@@ -32,6 +32,9 @@ typedef struct {
     int hops;                        /* redirects followed in this attempt */
     lg_capture cap;
     lg_relay relay;
+    lg_curl_sink sink;               /* where the relay commits: the host, through a stream translator */
+    bool translated;                 /* the last attempt went to another dialect: its response is translated */
+    lg_tr_dialect tr_target, tr_host;
     CURLcode last_rc;                /* libcurl's code for the last attempt */
     char host_key[LG_XFER_KEY_MAX];  /* the host's key, only until lg_xfer_forget_key */
 } lg_curl_xfer;

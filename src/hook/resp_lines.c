@@ -83,7 +83,8 @@ bool lg_lines_refused(lg_lines *out, const lg_gate_result *res, size_t body_len)
     return lg_lines_add(out, "HTTP/1.1 %d %s\r\n", res->status, reason_phrase(res->status)) &&
            lg_lines_add(out, "Content-Type: application/json\r\n") &&
            lg_lines_add(out, "Content-Length: %zu\r\n", body_len) &&
-           lg_lines_add(out, "Retry-After: %ld\r\n", lg_retry_after_s(res->retry_after_ms)) &&
+           (res->retry_after_ms < 0 || /* a refusal for good: nothing to wait for */
+            lg_lines_add(out, "Retry-After: %ld\r\n", lg_retry_after_s(res->retry_after_ms))) &&
            lg_lines_add(out, "X-Llmgate-Reason: %s\r\n", lg_gate_reason(res)) &&
            lg_lines_add(out, "\r\n");
 }

@@ -141,6 +141,16 @@ bool lg_tr_dialect_parse(const char *name, lg_tr_dialect *out)
     return false;
 }
 
+bool lg_tr_dialect_of(lg_dialect d, lg_tr_dialect *out)
+{
+    switch (d) {
+    case LG_DIALECT_OPENAI: *out = LG_TR_OPENAI; return true;
+    case LG_DIALECT_ANTHROPIC: *out = LG_TR_ANTHROPIC; return true;
+    case LG_DIALECT_GOOGLE: *out = LG_TR_GEMINI; return true;
+    default: return false;
+    }
+}
+
 void tr_push_turn(cJSON *turns, const char *role, cJSON *items, const char *member)
 {
     cJSON *last = cJSON_GetArrayItem(turns, cJSON_GetArraySize(turns) - 1), *it;

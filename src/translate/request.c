@@ -127,7 +127,7 @@ int lg_tr_auth_headers(lg_tr_dialect to, const char *key, char lines[2][512])
         return 0;
     if (to == LG_TR_ANTHROPIC) {
         n = snprintf(lines[0], 512, "x-api-key: %s", key);
-        snprintf(lines[1], 512, "anthropic-version: 2023-06-01");
+        snprintf(lines[1], 512, "%s", LG_TR_ANTHROPIC_VERSION);
         return n > 0 && n < 512 ? 2 : 0;
     }
     n = snprintf(lines[0], 512, to == LG_TR_GEMINI ? "x-goog-api-key: %s" : "Authorization: Bearer %s", key);

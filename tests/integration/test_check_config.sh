@@ -102,10 +102,10 @@ cat >"$D/resilience-bad.json" <<'JSON'
   "breaker": {"failure_ratio": 0, "open_ms": 5000, "open_max_ms": 4000},
   "retry": {"budget_ratio": -1, "pin_separator": "a b"},
   "providers": {
-    "openai": {"fallback": ["anthropic", "nowhere", "openai", "deepseek", "hook"],
+    "openai": {"fallback": ["dashscope", "nowhere", "openai", "deepseek", "hook"],
                "accounts": [{"key": "env:LGT_OPENAI_KEY", "pool": "no pool"}],
                "models": {"*": "gpt-4o", "gpt-4o": "x"}},
-    "anthropic": {"accounts": [{"key": "env:LGT_BACKUP_KEY"}]},
+    "dashscope": {"accounts": [{"key": "env:LGT_BACKUP_KEY"}]},
     "hook": {"hosts": ["hooks.example"], "fallback": ["openai"]},
     "lonely": {"dialect": "openai"}
   }
@@ -124,7 +124,7 @@ $F: providers.openai.fallback[2]: \"openai\" names this provider itself
 $F: providers.openai.models.gpt-4o: never used: \"*\" before it matches every model
 $F: providers.hook.fallback: only for a provider with a dialect: a plain host rule's responses are not read
 $F: providers.lonely: \"lonely\" has no \"hosts\"; a provider reached only through a fallback or a pin needs \"upstream\"
-$F: providers.openai.fallback[0]: \"anthropic\" speaks the anthropic dialect and \"openai\" the openai one: cross-dialect fallback (openai -> anthropic) is not supported yet
+$F: providers.openai.fallback[0]: \"dashscope\" speaks the dashscope dialect and \"openai\" the openai one: requests are translated only between the openai, anthropic and google dialects
 $F: providers.openai.fallback[1]: no provider named \"nowhere\" (neither in \"providers\" nor a preset)
 $F: providers.openai.fallback[3]: \"deepseek\" has an account (\"host\") using the key the program sent, which belongs to \"openai\" and never goes to another provider; give \"deepseek\" accounts with keys of its own
 $F: providers.openai.fallback[4]: \"hook\" is a plain host rule (dialect \"none\"); it cannot serve another provider's requests" \

@@ -338,7 +338,7 @@ static void test_type_and_range_errors(void **state)
         {"", "empty file"},
         {"{\"a\": 1,\n  }", "invalid JSON near line 2"},
         {"{} {}", "unexpected text after the JSON value near line 1, column 4"},
-        {"{\"bogus\": 1}", "bogus: unknown key (expected one of: providers, retry, backoff, breaker, store, log, hold)"},
+        {"{\"bogus\": 1}", "bogus: unknown key (expected one of: providers, retry, backoff, breaker, store, log, hold, routes)"},
         {"{\"providers\": []}", "providers: expected an object, got an array"},
         {"{\"retry\": 5}", "retry: expected an object, got 5"},
         {"{\"hold\": {\"max_body_bytes\": 100}}", "hold.max_body_bytes: expected an integer from 65536 to 1073741824 (bytes), got 100"},
@@ -629,6 +629,12 @@ static void test_fallback_only_provider(void **state)
     assert_int_equal(lg_config_provider(c, "spare")->n_hosts, 0);
     assert_host_account(lg_config_provider(c, "spare"));
     lg_config_free(c);
+    /* a fallback of another translated dialect (openai -> anthropic, gemini) is valid */
+    c = parse_ok("{\"providers\": {\"openai\": {\"fallback\": [\"anthropic\", \"gemini\"]},"
+                 " \"anthropic\": {\"accounts\": [{\"key\": \"env:LGT_R2\"}]},"
+                 " \"gemini\": {\"accounts\": [{\"key\": \"env:LGT_R2\"}]}}}");
+    assert_int_equal(lg_config_provider(c, "openai")->n_fallback, 2);
+    lg_config_free(c);
     unsetenv("LGT_R2");
 }
 
@@ -700,9 +706,9 @@ static void test_resilience_errors(void **state)
          "providers.openai.fallback[0]: no provider named \"qwen\" (did you mean \"my-qwen\"?)"},
         {"{\"providers\": {\"openai\": {\"fallback\": [\"hook\"]}, \"hook\": {\"hosts\": [\"h.example\"]}}}",
          "providers.openai.fallback[0]: \"hook\" is a plain host rule (dialect \"none\"); it cannot serve another provider's requests"},
-        {"{\"providers\": {\"openai\": {\"fallback\": [\"anthropic\"]}, \"anthropic\": {" ACC "}}}",
-         "providers.openai.fallback[0]: \"anthropic\" speaks the anthropic dialect and \"openai\" the openai one: "
-         "cross-dialect fallback (openai -> anthropic) is not supported yet"},
+        {"{\"providers\": {\"openai\": {\"fallback\": [\"dashscope\"]}, \"dashscope\": {" ACC "}}}",
+         "providers.openai.fallback[0]: \"dashscope\" speaks the dashscope dialect and \"openai\" the openai one: "
+         "requests are translated only between the openai, anthropic and google dialects"},
         {"{\"providers\": {\"openai\": {\"fallback\": [\"deepseek\"]}}}",
          "providers.openai.fallback[0]: \"deepseek\" has an account (\"host\") using the key the program sent, which "
          "belongs to \"openai\" and never goes to another provider; give \"deepseek\" accounts with keys of its own"},

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <cmocka.h>
 
@@ -366,6 +367,114 @@ static void free_mid_wait_gives_back_the_reservation(void **state)
     lg_exchange_free(w);
 }
 
+/* has_header of a request that carries exactly the header named by ctx. */
+static bool has_deny(const void *ctx, const char *name) { return !strcasecmp(ctx, name); }
+
+/* The openai provider (account a, sk-a) falling back to anthropic (account c, sk-c; gpt-4o sent as claude-x),
+ * waiting at most 5 s for an account (a quota lock sends it on at once), with `routes` (a JSON array) when set. */
+static const lg_provider *cross_config(fixture *f, const char *routes)
+{
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"providers\": {\"openai\": {\"accounts\": [{\"name\": \"a\", \"key\": \"sk-a\"}], \"fallback\": [\"anthropic\"]},"
+             " \"anthropic\": {\"accounts\": [{\"name\": \"c\", \"key\": \"sk-c\"}], \"models\": {\"gpt-4o\": \"claude-x\"}}},"
+             " \"retry\": {\"max_rate_limit_wait_seconds\": 5}%s%s}",
+             routes ? ", \"routes\": " : "", routes ? routes : "");
+    lg_errors errs = {0};
+    f->cfg = lg_config_parse(json, strlen(json), "test", false, &errs);
+    if (!f->cfg)
+        fail_msg("config: %s", errs.n ? errs.items[0] : "?");
+    return lg_config_provider(f->cfg, "openai");
+}
+
+#define CHAT_BODY "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"
+#define HOT_BODY "{\"model\":\"gpt-4o\",\"temperature\":1.7,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"
+#define CLAUDE_OK "{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude-x\"," \
+                  "\"content\":[{\"type\":\"text\",\"text\":\"hi\"}],\"stop_reason\":\"end_turn\"," \
+                  "\"usage\":{\"input_tokens\":3,\"output_tokens\":1}}"
+
+/* A fallback of another dialect gets the request translated (body, path, extra header, its own key) and
+ * its answer is classified in its own dialect; a request it cannot take faithfully skips it, and the host
+ * gets the primary's failure. */
+static void cross_dialect_fallback(void **state)
+{
+    fixture *f = *state;
+    const lg_provider *p = cross_config(f, NULL);
+    lg_gate_request req = {.cfg = f->cfg, .prov = p, .host_key = "sk-host", .replayable = true, .reroutes = true,
+                           .body = CHAT_BODY, .body_len = strlen(CHAT_BODY)};
+    lg_step s;
+    lg_exchange *x = lg_exchange_begin(&req, T0, &s);
+    assert_send(&s, 0, "sk-a", false);
+    assert_null(s.tr);
+    respond(x, 429, QUOTA_BODY, NULL, T0 + 10, &s);
+    assert_int_equal(s.kind, LG_STEP_SEND);
+    assert_string_equal(s.prov->name, "anthropic");
+    assert_string_equal(s.key, "sk-c");
+    assert_non_null(s.tr);
+    assert_string_equal(s.tr->path, "/v1/messages");
+    assert_string_equal(s.tr->header, "anthropic-version: 2023-06-01");
+    assert_non_null(s.body);
+    assert_non_null(strstr(s.body, "\"model\":\"claude-x\""));
+    assert_non_null(strstr(s.body, "\"max_tokens\":4096"));
+    respond(x, 200, CLAUDE_OK, NULL, T0 + 20, &s);
+    assert_int_equal(s.kind, LG_STEP_DONE);
+    assert_int_equal(s.result.verdict, LG_GATE_DELIVER);
+    assert_int_equal(s.result.outcome.state, LG_STATE_SUCCESS);
+    assert_string_equal(s.result.prov->name, "anthropic");
+    lg_exchange_free(x);
+
+    req.body = HOT_BODY; /* temperature above 1: Anthropic cannot take it */
+    req.body_len = strlen(HOT_BODY);
+    x = lg_exchange_begin(&req, T0 + 100, &s);
+    assert_send(&s, 0, "sk-a", false);
+    respond(x, 429, QUOTA_BODY, NULL, T0 + 110, &s);
+    assert_int_equal(s.kind, LG_STEP_DONE);
+    assert_int_equal(s.result.verdict, LG_GATE_DELIVER);
+    assert_int_equal(s.result.status, 429);
+    assert_string_equal(s.result.prov->name, "openai");
+    lg_exchange_free(x);
+}
+
+/* Routes: a refuse rule ends the exchange at once (nothing sent); a "to" rule sends the request translated
+ * to that provider alone; a rule's "to" that cannot take the request is a local 400. */
+static void routes_refuse_and_send(void **state)
+{
+    fixture *f = *state;
+    const lg_provider *p = cross_config(f, "[{\"match\": {\"header\": \"X-Deny\"}, \"refuse\": \"no\"},"
+                                           " {\"match\": {\"model\": \"gpt-4*\"}, \"to\": \"anthropic\"}]");
+    static const char deny[] = "x-deny";
+    lg_gate_request req = {.cfg = f->cfg, .prov = p, .host_key = "sk-host", .replayable = true, .reroutes = true,
+                           .body = CHAT_BODY, .body_len = strlen(CHAT_BODY), .has_header = NULL};
+    lg_step s;
+    lg_exchange *x = lg_exchange_begin(&req, T0, &s);
+    assert_int_equal(s.kind, LG_STEP_SEND);
+    assert_string_equal(s.prov->name, "anthropic");
+    assert_string_equal(s.key, "sk-c");
+    assert_non_null(s.tr);
+    lg_exchange_free(x);
+
+    req.has_header = has_deny;
+    req.header_ctx = deny;
+    x = lg_exchange_begin(&req, T0, &s);
+    assert_int_equal(s.kind, LG_STEP_DONE);
+    assert_int_equal(s.result.verdict, LG_GATE_REFUSED);
+    assert_int_equal(s.result.status, 403);
+    assert_int_equal(s.result.outcome.state, LG_STATE_NON_RETRYABLE);
+    assert_string_equal(s.result.outcome.message, "llmgate: refused by routes[0]: no");
+    assert_int_equal(s.result.attempts, 0);
+    lg_exchange_free(x);
+
+    req.has_header = NULL;
+    req.body = HOT_BODY;
+    req.body_len = strlen(HOT_BODY);
+    x = lg_exchange_begin(&req, T0, &s);
+    assert_int_equal(s.kind, LG_STEP_DONE);
+    assert_int_equal(s.result.verdict, LG_GATE_REFUSED);
+    assert_int_equal(s.result.status, 400);
+    assert_non_null(strstr(s.result.outcome.message, "cannot be sent to anthropic"));
+    lg_exchange_free(x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -379,6 +488,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(committed_stream_is_final, setup, teardown),
         cmocka_unit_test_setup_teardown(plain_host_rule_passes, setup, teardown),
         cmocka_unit_test_setup_teardown(free_mid_wait_gives_back_the_reservation, setup, teardown),
+        cmocka_unit_test_setup_teardown(cross_dialect_fallback, setup, teardown),
+        cmocka_unit_test_setup_teardown(routes_refuse_and_send, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
