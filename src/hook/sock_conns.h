@@ -9,5 +9,8 @@
 /* The connection on fd that llmgate still follows, or NULL (not ours, released, or inside a guarded
  * section on this thread). */
 lg_h1_conn *lg_sock_conn(int fd);
+/* The host put fd into an epoll set: a followed connection that holds nothing yet is released (llmgate
+ * cannot make the kernel report our readiness there). */
+void lg_sock_release_idle(int fd);
 
 #endif

@@ -30,6 +30,10 @@ static void resolve_all(void)
     *(void **)&real.recvmsg = resolve("recvmsg");
     *(void **)&real.read = resolve("read");
     *(void **)&real.readv = resolve("readv");
+    *(void **)&real.poll = resolve("poll");
+    *(void **)&real.ppoll = resolve("ppoll");
+    *(void **)&real.select = resolve("select");
+    *(void **)&real.epoll_ctl = resolve("epoll_ctl");
     errno = saved;
 }
 

@@ -4,7 +4,8 @@ CLIENT: raw (socket, HTTP/1.1, response read in 1-byte pieces), rawchunked (sock
 rawexpect (socket, Expect: 100-continue: the body only after the interim answer), rawhalfclose (socket,
 shut down for writing after the request),
 http.client, urllib, requests (one Session, N requests on one keep-alive connection), httpx.
-Prints, per request, "STATUS BODY" on one line; exits 0 when every request got a response.
+With LG_TIMEOUT=SECONDS every client sets that timeout (CPython then makes the socket non-blocking and polls
+it before each send and receive). Prints, per request, "STATUS BODY" on one line; exits 0 when every request got a response.
 CLIENT sse: a streamed request on a raw socket whose answer is read in pieces of at most 64 bytes; prints
 "pieces=N bad_utf8=M" (pieces that are not whole UTF-8), then the de-chunked body."""
 import json, os, socket, ssl, sys, urllib.parse, urllib.request
@@ -15,6 +16,7 @@ u = urllib.parse.urlsplit(url)
 BODY = json.dumps({"model": "gpt-4o-mini", "max_tokens": 16,
                    "messages": [{"role": "user", "content": "hi"}]}).encode()
 HDRS = {"Authorization": "Bearer sk-host", "Content-Type": "application/json"}
+T = float(os.environ["LG_TIMEOUT"]) if os.environ.get("LG_TIMEOUT") else None
 
 def out(status, body):
     sys.stdout.write("%d %s\n" % (status, body.decode("utf-8").replace("\n", "\\n")))
@@ -32,7 +34,7 @@ def dechunk(head, body):
 
 def raw(chunked, piece=1, body_bytes=BODY, expect=False, halfclose=False):
     port = u.port or (443 if u.scheme == "https" else 80)
-    s = socket.create_connection((u.hostname, port))
+    s = socket.create_connection((u.hostname, port), timeout=T)
     if u.scheme == "https":
         s = ssl.create_default_context().wrap_socket(s, server_hostname=u.hostname)
     path = u.path + ("?" + u.query if u.query else "")
@@ -83,7 +85,7 @@ elif client == "sse":
 elif client == "http.client":
     import http.client
     C = http.client.HTTPSConnection if u.scheme == "https" else http.client.HTTPConnection
-    c = C(u.hostname, u.port)
+    c = C(u.hostname, u.port, timeout=T)
     for _ in range(n):
         c.request("POST", u.path, BODY, HDRS)
         r = c.getresponse()
@@ -91,7 +93,7 @@ elif client == "http.client":
 elif client == "urllib":
     for _ in range(n):
         try:
-            r = urllib.request.urlopen(urllib.request.Request(url, BODY, HDRS))
+            r = urllib.request.urlopen(urllib.request.Request(url, BODY, HDRS), timeout=T)
             out(r.status, r.read())
         except urllib.error.HTTPError as e:
             out(e.code, e.read())
@@ -99,11 +101,11 @@ elif client == "requests":
     import requests
     with requests.Session() as s:
         for _ in range(n):
-            r = s.post(url, data=BODY, headers=HDRS)
+            r = s.post(url, data=BODY, headers=HDRS, timeout=T)
             out(r.status_code, r.content)
 elif client == "httpx":
     import httpx
-    with httpx.Client(timeout=None) as c:
+    with httpx.Client(timeout=T) as c:
         for _ in range(n):
             r = c.post(url, content=BODY, headers=HDRS)
             out(r.status_code, r.content)
