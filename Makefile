@@ -81,13 +81,15 @@ $(B)/tests/%: tests/unit/%.c $(SAN_CORE_OBJ)
 $(B)/tests/test_h1_request: $(B)/san/src/hook/h1_request.o $(B)/san/src/hook/auth_key.o
 $(B)/tests/test_h1_request: EXTRA_OBJ = $(B)/san/src/hook/h1_request.o $(B)/san/src/hook/auth_key.o -lhttp_parser
 
+# tests/clients/epoll_client.c: OpenSSL over a socket BIO
+CLIENT_LIBS := -lssl -lcrypto
 $(B)/clients/asan_%: tests/clients/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -fsanitize=address -fno-omit-frame-pointer -o $@ $< -lcurl -lpthread
+	$(CC) $(CFLAGS) -fsanitize=address -fno-omit-frame-pointer -o $@ $< -lcurl -lpthread $(CLIENT_LIBS)
 
 $(B)/clients/%: tests/clients/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< -lcurl -lpthread
+	$(CC) $(CFLAGS) -o $@ $< -lcurl -lpthread $(CLIENT_LIBS)
 
 unit: $(UNIT_BIN)
 clients: $(CLIENT_BIN)

@@ -339,14 +339,6 @@ lg_h1_readiness lg_h1_ready(lg_h1_conn *c, int64_t *due_ms)
     return LG_H1_IDLE;
 }
 
-bool lg_h1_release_idle(lg_h1_conn *c)
-{
-    if (c->req.raw_len || c->x || c->wx || lg_h1_pending(c) > 0)
-        return false;
-    c->released = true;
-    return true;
-}
-
 /* A plain host rule: admission, then the host's own request untouched; a refusal answered locally. */
 static void run_paced(lg_h1_conn *c)
 {

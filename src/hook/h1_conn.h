@@ -56,8 +56,5 @@ typedef enum {
 /* What the host's readiness wait should see now; runs the parked exchange first when its time came (its
  * attempts are llmgate's own blocking I/O to the provider). */
 lg_h1_readiness lg_h1_ready(lg_h1_conn *c, int64_t *due_ms);
-/* Stops following a connection that holds nothing (no request bytes, no exchange, no answer): true when
- * it is released. */
-bool lg_h1_release_idle(lg_h1_conn *c);
 
 #endif

@@ -3,16 +3,15 @@
  * a watched one is answered by its connection: readable at once when llmgate holds its answer, hidden from
  * the kernel and the wait capped at its due time while its exchange waits (trickle's approach, plus the
  * timer, so the host sleeps exactly until the step is due and never spins). The host's own timeout is kept:
- * a wait cut short by our due time that has nothing to report is resumed for the rest of it. epoll_ctl
- * marks the descriptor; a followed connection that holds nothing yet is released there. */
+ * a wait cut short by our due time that has nothing to report is resumed for the rest of it. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hook/fd_wait.h"
 #include "hook/fd_watch.h"
 #include "hook/guard.h"
-#include "hook/sock_conns.h"
 #include "hook/sock_real.h"
 #include "llmgate/clock.h"
 
@@ -98,7 +97,7 @@ EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout_ms)
 
 EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts, const sigset_t *mask)
 {
-    int ms = !ts ? -1 : ts->tv_sec > INT32_MAX / 1000 - 1 ? INT32_MAX : (int)(ts->tv_sec * 1000 + (ts->tv_nsec + 999999) / 1000000);
+    int ms = lg_timeout_ms(ts);
     int r = gated() ? poll_gated(fds, n, ms, mask) : -2;
     return r != -2 ? r : lg_sock_real_get()->ppoll(fds, n, ts, mask);
 }
@@ -166,19 +165,4 @@ static int select_gated(int nfds, fd_set *rd, fd_set *wr, fd_set *ex, struct tim
 EXPORT int select(int nfds, fd_set *rd, fd_set *wr, fd_set *ex, struct timeval *tv)
 {
     return gated() ? select_gated(nfds, rd, wr, ex, tv) : lg_sock_real_get()->select(nfds, rd, wr, ex, tv);
-}
-
-EXPORT int epoll_ctl(int ep, int op, int fd, struct epoll_event *ev)
-{
-    int r = lg_sock_real_get()->epoll_ctl(ep, op, fd, ev);
-    if (r == 0 && op == EPOLL_CTL_ADD && !lg_guard_active()) {
-        int saved = errno;
-        lg_fd_mark_epoll(fd, true);
-        lg_sock_release_idle(fd);
-        lg_h1_conn *c = lg_fd_watched(fd);
-        if (c && lg_h1_release_idle(c))
-            lg_fd_unwatch(fd, c);
-        errno = saved;
-    }
-    return r;
 }

@@ -95,15 +95,14 @@ static void forget(int fd)
     free(s);
 }
 
-/* Starts following fd when it is a TCP stream connected (or connecting) to provider prov's address and
- * not in an epoll set. */
+/* Starts following fd when it is a TCP stream connected (or connecting) to provider prov's address. */
 static void follow(int fd, const lg_provider *prov, const struct sockaddr *addr, socklen_t len)
 {
     if ((unsigned)fd >= FD_MAX || len > sizeof(struct sockaddr_storage))
         return;
     int type = 0;
     socklen_t tlen = sizeof type;
-    if (lg_fd_in_epoll(fd) || getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tlen) != 0 || type != SOCK_STREAM)
+    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tlen) != 0 || type != SOCK_STREAM)
         return;
     forget(fd);
     sock_conn *s = calloc(1, sizeof *s);
@@ -138,19 +137,14 @@ EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
     return rc;
 }
 
-void lg_sock_release_idle(int fd)
-{
-    if ((unsigned)fd < FD_MAX && table[fd])
-        lg_h1_release_idle(table[fd]->h1);
-}
-
 EXPORT int close(int fd)
 {
-    if ((unsigned)fd < FD_MAX && (table[fd] || lg_fd_watched(fd) || lg_fd_in_epoll(fd))) {
+    if ((unsigned)fd < FD_MAX) {
         int saved = errno;
-        forget(fd);
+        if (table[fd])
+            forget(fd);
         lg_fd_unwatch(fd, NULL);
-        lg_fd_mark_epoll(fd, false);
+        lg_fd_epoll_ctl(-1, EPOLL_CTL_DEL, fd, NULL);
         errno = saved;
     }
     return lg_sock_real_get()->close(fd);

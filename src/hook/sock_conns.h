@@ -1,4 +1,4 @@
-/* The table of gated socket connections, keyed by file descriptor: a connection is added when a blocking
+/* The table of gated socket connections, keyed by file descriptor: a connection is added when a
  * TCP socket connects to an address a provider host resolved to, and dropped when it is closed. A lookup
  * is one array load, so read() and write() stay cheap on every other descriptor. */
 #ifndef LLMGATE_HOOK_SOCK_CONNS_H
@@ -9,8 +9,5 @@
 /* The connection on fd that llmgate still follows, or NULL (not ours, released, or inside a guarded
  * section on this thread). */
 lg_h1_conn *lg_sock_conn(int fd);
-/* The host put fd into an epoll set: a followed connection that holds nothing yet is released (llmgate
- * cannot make the kernel report our readiness there). */
-void lg_sock_release_idle(int fd);
 
 #endif

@@ -30,6 +30,9 @@ typedef struct {
     int (*ppoll)(struct pollfd *, nfds_t, const struct timespec *, const sigset_t *);
     int (*select)(int, fd_set *, fd_set *, fd_set *, struct timeval *);
     int (*epoll_ctl)(int, int, int, struct epoll_event *);
+    int (*epoll_wait)(int, struct epoll_event *, int, int);
+    int (*epoll_pwait)(int, struct epoll_event *, int, int, const sigset_t *);
+    int (*epoll_pwait2)(int, struct epoll_event *, int, const struct timespec *, const sigset_t *);
 } lg_sock_real;
 
 const lg_sock_real *lg_sock_real_get(void);

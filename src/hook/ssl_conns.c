@@ -10,7 +10,6 @@
 #include <uthash.h>
 
 #include "hook/fd_wait.h"
-#include "hook/fd_watch.h"
 #include "hook/guard.h"
 #include "hook/runtime.h"
 #include "hook/sock_real.h"
@@ -127,8 +126,7 @@ static int io_fd(void *io) { return lg_ssl_real_get()->get_fd(((lg_ssl_conn *)io
 
 static const lg_h1_io ssl_io = {.send = io_send, .recv = io_recv, .reopen = io_reopen, .fd = io_fd};
 
-/* The provider of a session we can follow: SNI names one, a socket under it that is not in an epoll set,
- * no HTTP/2. */
+/* The provider of a session we can follow: SNI names one, a socket under it, no HTTP/2. */
 static const lg_provider *provider_of(SSL *ssl, const lg_ssl_real *real)
 {
     const lg_runtime *rt = lg_runtime_get();
@@ -142,9 +140,9 @@ static const lg_provider *provider_of(SSL *ssl, const lg_ssl_real *real)
     unsigned alpn_len = 0;
     real->get0_alpn_selected(ssl, &alpn, &alpn_len);
     bool h2 = alpn_len == 2 && !memcmp(alpn, "h2", 2);
-    if (fl < 0 || lg_fd_in_epoll(fd) || h2) {
+    if (fl < 0 || h2) {
         lg_log(LG_LOG_DEBUG, "[%s] TLS connection passed through untouched (%s)", prov->name,
-               h2 ? "HTTP/2" : fd < 0 ? "no socket under it" : fl < 0 ? "no descriptor" : "in an epoll set");
+               h2 ? "HTTP/2" : "no socket under it");
         return NULL;
     }
     return prov;
