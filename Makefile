@@ -42,6 +42,8 @@ DEPS_PKGS += python3-requests python3-httpx
 # hosts of the multi-API and RTLD_DEEPBIND tests (pycurl's CurlMulti, PHP's curl extension, git over http,
 # an HTTP/2 server for curl -Z multiplexing)
 DEPS_PKGS += python3-pycurl php-cli php-curl git nghttp2-server
+# asyncio hosts of the event-loop tests (aiohttp)
+DEPS_PKGS += python3-aiohttp
 
 # The version is the one of the newest debian/changelog entry (one place to change it).
 VERSION := $(shell head -n1 debian/changelog | tr '()' '  ' | awk '{print $$2}' | cut -d- -f1)

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Python event-loop hosts (/usr/bin/python3, tests/clients/py/async_clients.py): 8 requests at once with a
+# task on the same loop ticking every 50 ms. Plain HTTP (asyncio streams, aiohttp: epoll, non-blocking
+# sockets): the first account's key dead, the second live and limited to 4 requests a second, so half the
+# requests wait for admission: all succeed with the live key, the mock never sees the host's key, and no
+# tick is late by more than 200 ms. HTTPS on asyncio's memory-BIO TLS is not gated yet: it passes through
+# untouched (the host's own key reaches the provider). Without a config, the same clients to a server that
+# is no provider (http and https, httpx.AsyncClient too) see and send exactly what they do without llmgate.
+source "$(dirname "$0")/../lib.sh"
+cat >"$LG_TMP/scenario.json" <<'JSON'
+{"keys": {"sk-dead": {"sequence": [{"error": "rate_limit", "retry_after_ms": 20000}], "repeat": true},
+          "sk-host": {"sequence": [{"status": 200, "body": {"fixed": "你好, 世界"}}], "repeat": true}}}
+JSON
+lg_gencerts || { not_ok "test certificates created"; exit 1; }
+lg_start_mock --scenario "$LG_TMP/scenario.json" --tls-port 0 --cert "$LG_TMP/certs/server.pem" --key "$LG_TMP/certs/server.key"
+export SSL_CERT_FILE=$LG_TMP/certs/ca.pem
+PY=/usr/bin/python3
+CLIENT=$LG_ROOT/tests/clients/py/async_clients.py
+reqkeys() { curl -s "$MOCK_URL/__requests" | lg_json '" ".join(r["key"] for r in j)'; }
+fresh() { rm -rf "$XDG_RUNTIME_DIR/llmgate" "$XDG_STATE_HOME/llmgate"; curl -s -X POST "$MOCK_URL/__reset" >/dev/null; }
+config() {
+    cat >"$LG_TMP/config.json" <<JSON
+{"providers": {"openai": {"upstream": "$1", "limits": {"rpm": 4, "window_ms": 1000},
+                          "accounts": [{"name": "dead", "key": "env:K1"}, {"name": "live", "key": "env:K2"}]}},
+ "retry": {"switch_delay_ms": 20}, "backoff": {"single_account_base_ms": 50, "dedup_window_ms": 10}}
+JSON
+    chmod 600 "$LG_TMP/config.json"
+}
+run() { K1=sk-dead K2=sk-good LLMGATE_CONFIG=$LG_TMP/config.json LD_PRELOAD=$LG_LIB timeout 60 $PY "$CLIENT" "$@" 2>"$LG_TMP/err"; }
+
+config "$MOCK_URL"
+for c in streams aiohttp; do
+    fresh
+    out=$(run $c http://api.openai.com/v1/chat/completions 8)
+    rc=$?
+    keys=$(reqkeys)
+    read -r ticks late <<<"$(sed -n 's/^ticks=\([0-9]*\) max_late_ms=\([0-9]*\)$/\1 \2/p' "$LG_TMP/err")"
+    check_eq "http $c: exits 0" 0 "$rc"
+    check_eq "http $c: 8 responses, all 200 from the live key" 8 "$(grep -c '^200 .*"mock_key":"sk-good"' <<<"$out")"
+    check_match "http $c: the dead key, then the live one 8 times" '^(sk-dead )+(sk-good ){7}sk-good$' "$keys"
+    check "http $c: the mock never saw the host's key" test "${keys/sk-host/}" == "$keys"
+    check "http $c: the loop ticked while requests waited for admission ($ticks ticks)" test "${ticks:-0}" -ge 10
+    check "http $c: no tick late by more than 200 ms (${late:-?} ms)" test "${late:-999}" -le 200
+    [ "$rc" = 0 ] || diag "$(tail -c 600 "$LG_TMP/err")"
+done
+
+# asyncio's TLS (memory BIOs) passes through untouched, and is not broken
+config "https://127.0.0.1:$MOCK_TLS_PORT"
+fresh
+out=$(run aiohttp https://api.openai.com/v1/chat/completions 8)
+check_eq "https aiohttp (memory-BIO TLS): exits 0" 0 "$?"
+check_eq "https aiohttp (memory-BIO TLS): 8 answers, passed through untouched" 8 "$(grep -c '^200 {"fixed"' <<<"$out")"
+check_eq "https aiohttp (memory-BIO TLS): the host's own key went out" "sk-host sk-host sk-host sk-host sk-host sk-host sk-host sk-host" "$(reqkeys)"
+
+# no config, a server that is no provider: byte for byte what the clients see and send without llmgate
+for target in "$MOCK_URL" "https://localhost:$MOCK_TLS_PORT"; do
+    for c in streams aiohttp httpx; do
+        curl -s -X POST "$MOCK_URL/__reset" >/dev/null
+        plain=$(timeout 30 $PY "$CLIENT" $c "$target/v1/chat/completions" 3 2>/dev/null)
+        sent_plain=$(curl -s "$MOCK_URL/__requests" | lg_json 'json.dumps(sorted(json.dumps(r["headers"]) for r in j)) + " " + " ".join(r["body_sha256"] for r in j)')
+        curl -s -X POST "$MOCK_URL/__reset" >/dev/null
+        pre=$(LD_PRELOAD=$LG_LIB timeout 30 $PY "$CLIENT" $c "$target/v1/chat/completions" 3 2>/dev/null)
+        sent_pre=$(curl -s "$MOCK_URL/__requests" | lg_json 'json.dumps(sorted(json.dumps(r["headers"]) for r in j)) + " " + " ".join(r["body_sha256"] for r in j)')
+        check_match "non-provider $c ${target%%:*}: answered" '^200 \{"fixed":"你好, 世界"\}' "$plain"
+        check_eq "non-provider $c ${target%%:*}: the host sees the same bytes" "$plain" "$pre"
+        check_eq "non-provider $c ${target%%:*}: the server receives the same requests" "$sent_plain" "$sent_pre"
+    done
+done
+lg_done
