@@ -47,7 +47,7 @@ gated_case() {
     check "$label $client: the mock never saw the host's key" test "${keys/sk-host/}" == "$keys"
     [ "$rc" = 0 ] || diag "$(head -c 600 "$LG_TMP/err")"
 }
-CLIENTS=(raw rawchunked rawexpect http.client urllib requests httpx)
+CLIENTS=(raw rawchunked rawexpect rawselect http.client urllib requests httpx)
 [ "$SCHEME" = http ] && CLIENTS+=(rawhalfclose)   # Python's SSLSocket drops TLS on shutdown(SHUT_WR)
 for c in "${CLIENTS[@]}"; do
     n=1; [[ $c == raw* ]] || n=3

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Python HTTP hosts for the socket/TLS tests. Usage: http_clients.py CLIENT URL [N]
 CLIENT: raw (socket, HTTP/1.1, response read in 1-byte pieces), rawchunked (socket, chunked request body),
-rawexpect (socket, Expect: 100-continue: the body only after the interim answer), rawhalfclose (socket,
+rawexpect (socket, Expect: 100-continue: the body only after the interim answer), rawselect (a non-blocking
+socket waited on with select(): the request in one send, the answer read until the end), rawhalfclose (socket,
 shut down for writing after the request),
 http.client, urllib, requests (one Session, N requests on one keep-alive connection), httpx.
 With LG_TIMEOUT=SECONDS every client sets that timeout (CPython then makes the socket non-blocking and polls
@@ -74,7 +75,40 @@ def raw(chunked, piece=1, body_bytes=BODY, expect=False, halfclose=False):
     head, _, body = data.partition(b"\r\n\r\n")
     return int(head.split(b" ")[1]), dechunk(head, body), pieces, bad
 
-if client in ("raw", "rawchunked", "rawexpect", "rawhalfclose"):
+def rawselect():
+    import select
+    port = u.port or (443 if u.scheme == "https" else 80)
+    s = socket.create_connection((u.hostname, port))
+    if u.scheme == "https":
+        s = ssl.create_default_context().wrap_socket(s, server_hostname=u.hostname)
+    s.setblocking(False)
+    req = ("POST %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer sk-host\r\nContent-Type: application/json\r\n"
+           "Content-Length: %d\r\nConnection: close\r\n\r\n" % (u.path, u.hostname, len(BODY))).encode() + BODY
+    while req:
+        select.select([], [s], [], 20)
+        try:
+            req = req[s.send(req):]
+        except (BlockingIOError, ssl.SSLWantWriteError, ssl.SSLWantReadError):
+            pass
+    data = b""
+    while True:
+        if not select.select([s], [], [], 20)[0]:
+            sys.exit("select timed out")
+        try:
+            d = s.recv(65536)
+        except (BlockingIOError, ssl.SSLWantReadError):
+            continue
+        except ssl.SSLEOFError:
+            d = b""
+        if not d:
+            break
+        data += d
+    head, _, body = data.partition(b"\r\n\r\n")
+    return int(head.split(b" ")[1]), dechunk(head, body)
+
+if client == "rawselect":
+    out(*rawselect())
+elif client in ("raw", "rawchunked", "rawexpect", "rawhalfclose"):
     status, body, _, _ = raw(client == "rawchunked", expect=client == "rawexpect", halfclose=client == "rawhalfclose")
     out(status, body)
 elif client == "sse":
