@@ -334,7 +334,7 @@ lg_h1_readiness lg_h1_ready(lg_h1_conn *c, int64_t *due_ms)
         *due_ms = c->wstep.at_ms;
         return LG_H1_WAITING;
     }
-    if (lg_h1_pending(c) > 0 || c->host_errno || c->x || c->dead)
+    if (lg_h1_pending(c) > 0 || c->host_errno || c->x || (c->dead && !c->io->detached))
         return LG_H1_READY;
     return LG_H1_IDLE;
 }
@@ -474,5 +474,5 @@ ssize_t lg_h1_read(lg_h1_conn *c, void *p, size_t n, bool peek)
         c->dead = true;
         return -1;
     }
-    return c->dead ? 0 : LG_H1_PASS;
+    return c->dead && !c->io->detached ? 0 : LG_H1_PASS;
 }

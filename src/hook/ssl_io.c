@@ -28,6 +28,7 @@ static int write_conn(lg_ssl_conn *c, const void *p, size_t n, size_t *written)
  * READ_WIRE / READ_HOST. */
 static int read_conn(lg_ssl_conn *c, void *p, size_t n, bool peek, size_t *got)
 {
+    lg_ssl_conn_take_wakes(c);
     ssize_t r = lg_h1_read(lg_ssl_conn_h1(c), p, n, peek);
     int err = r < 0 && r != LG_H1_PASS ? SSL_ERROR_SYSCALL : 0;
     if (err && (errno == EAGAIN || errno == EWOULDBLOCK))
@@ -40,7 +41,10 @@ static int read_conn(lg_ssl_conn *c, void *p, size_t n, bool peek, size_t *got)
 }
 
 /* The SSL a real read goes to after read_conn said rc. */
-static SSL *read_target(SSL *ssl, lg_ssl_conn *c, int rc) { return c && rc == READ_WIRE ? lg_ssl_conn_wire(c) : ssl; }
+static SSL *read_target(SSL *ssl, lg_ssl_conn *c, int rc)
+{
+    return c && rc == READ_WIRE && !lg_ssl_conn_detached(c) ? lg_ssl_conn_wire(c) : ssl;
+}
 
 EXPORT int SSL_write_ex(SSL *ssl, const void *p, size_t n, size_t *written)
 {

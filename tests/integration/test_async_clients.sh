@@ -3,8 +3,9 @@
 # task on the same loop ticking every 50 ms. Plain HTTP (asyncio streams, aiohttp: epoll, non-blocking
 # sockets): the first account's key dead, the second live and limited to 4 requests a second, so half the
 # requests wait for admission: all succeed with the live key, the mock never sees the host's key, and no
-# tick is late by more than 200 ms. HTTPS on asyncio's memory-BIO TLS is not gated yet: it passes through
-# untouched (the host's own key reaches the provider). Without a config, the same clients to a server that
+# tick is late by more than 200 ms. HTTPS on asyncio's memory-BIO TLS (aiohttp): gated the same way (its
+# tick lateness is reported, not bounded: llmgate's own TLS connections are set up on the loop thread).
+# Without a config, the same clients to a server that
 # is no provider (http and https, httpx.AsyncClient too) see and send exactly what they do without llmgate.
 source "$(dirname "$0")/../lib.sh"
 cat >"$LG_TMP/scenario.json" <<'JSON'
@@ -28,29 +29,37 @@ JSON
 }
 run() { K1=sk-dead K2=sk-good LLMGATE_CONFIG=$LG_TMP/config.json LD_PRELOAD=$LG_LIB timeout 60 $PY "$CLIENT" "$@" 2>"$LG_TMP/err"; }
 
-config "$MOCK_URL"
-for c in streams aiohttp; do
+# gated LABEL CLIENT URL [BOUND]: 8 requests at once through CLIENT, the dead key then the live one; with
+# BOUND, no tick may be later than that (ms), else the lateness is reported
+gated() {
+    local label=$1 c=$2 url=$3 bound=${4:-} out rc keys ticks late
     fresh
-    out=$(run $c http://api.openai.com/v1/chat/completions 8)
+    out=$(run "$c" "$url" 8)
     rc=$?
     keys=$(reqkeys)
     read -r ticks late <<<"$(sed -n 's/^ticks=\([0-9]*\) max_late_ms=\([0-9]*\)$/\1 \2/p' "$LG_TMP/err")"
-    check_eq "http $c: exits 0" 0 "$rc"
-    check_eq "http $c: 8 responses, all 200 from the live key" 8 "$(grep -c '^200 .*"mock_key":"sk-good"' <<<"$out")"
-    check_match "http $c: the dead key, then the live one 8 times" '^(sk-dead )+(sk-good ){7}sk-good$' "$keys"
-    check "http $c: the mock never saw the host's key" test "${keys/sk-host/}" == "$keys"
-    check "http $c: the loop ticked while requests waited for admission ($ticks ticks)" test "${ticks:-0}" -ge 10
-    check "http $c: no tick late by more than 200 ms (${late:-?} ms)" test "${late:-999}" -le 200
+    check_eq "$label: exits 0" 0 "$rc"
+    check_eq "$label: 8 responses, all 200 from the live key" 8 "$(grep -c '^200 .*"mock_key":"sk-good"' <<<"$out")"
+    check_match "$label: the dead key, then the live one 8 times" '^(sk-dead )+(sk-good ){7}sk-good$' "$keys"
+    check "$label: the mock never saw the host's key" test "${keys/sk-host/}" == "$keys"
+    check "$label: the loop ticked while requests waited for admission ($ticks ticks)" test "${ticks:-0}" -ge 10
+    if [ -n "$bound" ]; then
+        check "$label: no tick late by more than $bound ms (${late:-?} ms)" test "${late:-999}" -le "$bound"
+    else
+        diag "$label: largest tick lateness ${late:-?} ms (each attempt's own TLS connection is set up on the loop thread)"
+    fi
     [ "$rc" = 0 ] || diag "$(tail -c 600 "$LG_TMP/err")"
+}
+
+config "$MOCK_URL"
+for c in streams aiohttp; do
+    gated "http $c" $c http://api.openai.com/v1/chat/completions 200
 done
 
-# asyncio's TLS (memory BIOs) passes through untouched, and is not broken
+# asyncio's TLS on memory BIOs (aiohttp over https): the request is taken from SSL_write_ex and sent over
+# llmgate's own connection, the answer handed to the loop through its socket's readiness
 config "https://127.0.0.1:$MOCK_TLS_PORT"
-fresh
-out=$(run aiohttp https://api.openai.com/v1/chat/completions 8)
-check_eq "https aiohttp (memory-BIO TLS): exits 0" 0 "$?"
-check_eq "https aiohttp (memory-BIO TLS): 8 answers, passed through untouched" 8 "$(grep -c '^200 {"fixed"' <<<"$out")"
-check_eq "https aiohttp (memory-BIO TLS): the host's own key went out" "sk-host sk-host sk-host sk-host sk-host sk-host sk-host sk-host" "$(reqkeys)"
+gated "https aiohttp (memory-BIO TLS)" aiohttp https://api.openai.com/v1/chat/completions
 
 # no config, a server that is no provider: byte for byte what the clients see and send without llmgate
 for target in "$MOCK_URL" "https://localhost:$MOCK_TLS_PORT"; do
