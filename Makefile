@@ -44,6 +44,8 @@ DEPS_PKGS += python3-requests python3-httpx wget
 DEPS_PKGS += python3-pycurl php-cli php-curl git nghttp2-server
 # The redis store backend: its tests start their own redis-server; hiredis is dlopen'ed, never linked.
 DEPS_PKGS += redis-server libhiredis-dev
+# asyncio hosts of the event-loop tests (aiohttp)
+DEPS_PKGS += python3-aiohttp
 
 # The version is the one of the newest debian/changelog entry (one place to change it).
 VERSION := $(shell head -n1 debian/changelog | tr '()' '  ' | awk '{print $$2}' | cut -d- -f1)
@@ -91,13 +93,15 @@ $(B)/tests/%: tests/unit/%.c $(SAN_CORE_OBJ)
 $(B)/tests/test_h1_request: $(B)/san/src/hook/h1_request.o $(B)/san/src/hook/auth_key.o
 $(B)/tests/test_h1_request: EXTRA_OBJ = $(B)/san/src/hook/h1_request.o $(B)/san/src/hook/auth_key.o -lhttp_parser
 
+# tests/clients/epoll_client.c: OpenSSL over a socket BIO
+CLIENT_LIBS := -lssl -lcrypto
 $(B)/clients/asan_%: tests/clients/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -fsanitize=address -fno-omit-frame-pointer -o $@ $< -lcurl -lpthread
+	$(CC) $(CFLAGS) -fsanitize=address -fno-omit-frame-pointer -o $@ $< -lcurl -lpthread $(CLIENT_LIBS)
 
 $(B)/clients/%: tests/clients/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< -lcurl -lpthread
+	$(CC) $(CFLAGS) -o $@ $< -lcurl -lpthread $(CLIENT_LIBS)
 
 unit: $(UNIT_BIN)
 clients: $(CLIENT_BIN)

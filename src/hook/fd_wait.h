@@ -4,8 +4,12 @@
 #define LLMGATE_HOOK_FD_WAIT_H
 
 #include <stdbool.h>
+#include <time.h>
 
 /* Waits until fd is readable (write: writable) or fails; false when poll fails. */
 bool lg_fd_wait(int fd, bool write);
+
+/* A readiness wait's timeout in ms, rounded up (-1: none, when ts is NULL). */
+int lg_timeout_ms(const struct timespec *ts);
 
 #endif

@@ -1,10 +1,12 @@
 /* HTTP/1.1 connections through the exchange engine (see h1_conn.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "hook/fd_watch.h"
 #include "hook/h1_conn.h"
 #include "hook/h1_request.h"
 #include "hook/h1_response.h"
@@ -32,6 +34,9 @@ struct lg_h1_conn {
     lg_relay relay;
     lg_h1_resp resp;
     lg_exchange *x;  /* an exchange whose committed stream is still being relayed */
+    lg_exchange *wx; /* a parked exchange (non-blocking host) waiting until wstep.at_ms */
+    lg_step wstep;
+    int watch_fd;    /* the descriptor watched for this connection, or -1 */
     char *out;       /* what the host reads next */
     size_t out_len, out_off, out_cap;
     bool continued;  /* the host got its 100 Continue for the request being collected */
@@ -87,6 +92,7 @@ lg_h1_conn *lg_h1_new(const lg_provider *prov, const lg_h1_io *io, void *ioctx)
     c->prov = prov;
     c->io = io;
     c->ioctx = ioctx;
+    c->watch_fd = -1;
     lg_h1_req_init(&c->req);
     return c;
 }
@@ -95,7 +101,9 @@ void lg_h1_free(lg_h1_conn *c)
 {
     if (!c)
         return;
+    lg_fd_unwatch(c->watch_fd, c);
     lg_exchange_free(c->x);
+    lg_exchange_free(c->wx);
     lg_h1_req_free(&c->req);
     lg_h1_resp_free(&c->resp);
     lg_relay_free(&c->relay);
@@ -216,28 +224,45 @@ static void deliver(lg_h1_conn *c, const lg_gate_result *res)
     free(synth);
 }
 
-/* Runs the engine over the complete request until the host has its answer (or a committed stream). */
-static void run_exchange(lg_h1_conn *c)
+/* The host's descriptor when it is non-blocking (the host then polls it), else -1. */
+static int nonblocking_fd(const lg_h1_conn *c)
 {
-    const lg_runtime *rt = lg_runtime_get();
-    char host_key[KEY_MAX];
-    bool has_key = lg_h1_req_find_key(&c->req, host_key, sizeof host_key);
-    lg_gate_request gr = {.cfg = rt->cfg, .prov = c->prov, .store = rt->store,
-                          .host_key = has_key ? host_key : NULL, .replayable = true,
-                          .body = c->req.body, .body_len = c->req.body_len};
-    lg_step step;
-    lg_exchange *x = lg_exchange_begin(&gr, lg_now_ms(), &step);
-    explicit_bzero(host_key, sizeof host_key);
-    if (!x) {
-        if (attempt(c, NULL) != ATTEMPT_RESPONSE)
-            c->host_errno = ECONNRESET;
-        lg_gate_result as_is = {.verdict = LG_GATE_DELIVER, .status = c->cap.status};
-        deliver(c, &as_is);
-        return;
+    int fd = c->io->fd ? c->io->fd(c->ioctx) : -1;
+    int fl = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
+    return fl >= 0 && (fl & O_NONBLOCK) ? fd : -1;
+}
+
+/* A non-blocking host will poll for what llmgate answers: its descriptor's readiness is ours to report. */
+static void watch_nonblocking(lg_h1_conn *c)
+{
+    int fd = nonblocking_fd(c);
+    if (fd >= 0 && c->watch_fd != fd) {
+        lg_fd_unwatch(c->watch_fd, c);
+        c->watch_fd = fd;
+        lg_fd_watch(fd, c);
     }
+}
+
+/* The request is answered (or its stream committed): ready for the next one. */
+static void request_done(lg_h1_conn *c)
+{
+    lg_h1_req_free(&c->req);
+    lg_h1_req_init(&c->req);
+}
+
+/* Drives exchange x from step until the host has its answer (or a committed stream); a wait on a
+ * non-blocking host parks the exchange instead of sleeping (c->wx). */
+static void drive(lg_h1_conn *c, lg_exchange *x, lg_step step)
+{
     while (step.kind != LG_STEP_DONE) {
         if (step.kind == LG_STEP_WAIT) {
             int64_t ms = step.at_ms - lg_now_ms();
+            if (ms > 0 && nonblocking_fd(c) >= 0) {
+                c->wx = x;
+                c->wstep = step;
+                watch_nonblocking(c);
+                return;
+            }
             if (ms > 0)
                 lg_sleep_ms(ms);
             lg_exchange_on_timer(x, lg_now_ms(), &step);
@@ -246,6 +271,7 @@ static void run_exchange(lg_h1_conn *c)
         attempt_rc rc = attempt(c, step.key);
         if (rc == ATTEMPT_COMMITTED) {
             c->x = x; /* the host reads the rest as it comes; the engine hears at its end */
+            request_done(c);
             return;
         }
         if (rc == ATTEMPT_RESPONSE) {
@@ -258,6 +284,59 @@ static void run_exchange(lg_h1_conn *c)
     }
     deliver(c, &step.result);
     lg_exchange_free(x);
+    request_done(c);
+}
+
+/* Runs the engine over the complete request (see drive). */
+static void run_exchange(lg_h1_conn *c)
+{
+    const lg_runtime *rt = lg_runtime_get();
+    char host_key[KEY_MAX];
+    bool has_key = lg_h1_req_find_key(&c->req, host_key, sizeof host_key);
+    lg_gate_request gr = {.cfg = rt->cfg, .prov = c->prov, .store = rt->store,
+                          .host_key = has_key ? host_key : NULL, .replayable = true,
+                          .body = c->req.body, .body_len = c->req.body_len};
+    lg_step step;
+    lg_exchange *x = lg_exchange_begin(&gr, lg_now_ms(), &step);
+    explicit_bzero(host_key, sizeof host_key);
+    watch_nonblocking(c);
+    if (!x) {
+        if (attempt(c, NULL) != ATTEMPT_RESPONSE)
+            c->host_errno = ECONNRESET;
+        lg_gate_result as_is = {.verdict = LG_GATE_DELIVER, .status = c->cap.status};
+        deliver(c, &as_is);
+        request_done(c);
+        return;
+    }
+    drive(c, x, step);
+}
+
+/* Continues a parked exchange whose time came. */
+static void resume(lg_h1_conn *c)
+{
+    lg_exchange *x = c->wx;
+    lg_step step;
+    c->wx = NULL;
+    lg_exchange_on_timer(x, lg_now_ms(), &step);
+    drive(c, x, step);
+}
+
+lg_h1_readiness lg_h1_ready(lg_h1_conn *c, int64_t *due_ms)
+{
+    if (c->released)
+        return LG_H1_IDLE;
+    if (c->wx && c->wstep.at_ms <= lg_now_ms()) {
+        int saved = errno;
+        resume(c);
+        errno = saved;
+    }
+    if (c->wx) {
+        *due_ms = c->wstep.at_ms;
+        return LG_H1_WAITING;
+    }
+    if (lg_h1_pending(c) > 0 || c->host_errno || c->x || (c->dead && !c->io->detached))
+        return LG_H1_READY;
+    return LG_H1_IDLE;
 }
 
 /* A plain host rule: admission, then the host's own request untouched; a refusal answered locally. */
@@ -269,10 +348,12 @@ static void run_paced(lg_h1_conn *c)
     if (!lg_gate_admit(&gr, &res)) {
         lg_capture_reset(&c->cap);
         deliver(c, &res);
+        request_done(c);
         return;
     }
     if (!c->io->send(c->ioctx, c->req.raw, c->req.raw_len))
         c->host_errno = errno ? errno : EPIPE;
+    request_done(c);
 }
 
 /* A whole request is in: is it one we gate? */
@@ -297,6 +378,11 @@ ssize_t lg_h1_write(lg_h1_conn *c, const void *p, size_t n)
 {
     const char *b = p;
     size_t off = 0;
+    if (c->wx) { /* more bytes while the request waits: the exchange is cancelled, all goes out as it came */
+        lg_exchange_free(c->wx);
+        c->wx = NULL;
+        return release(c, p, n);
+    }
     if (c->req.raw_len == 0 && (c->x || lg_h1_pending(c) > 0)) /* a new request before the host read its
                                                                  * answer: pipelining */
         return release(c, p, n);
@@ -314,6 +400,7 @@ ssize_t lg_h1_write(lg_h1_conn *c, const void *p, size_t n)
                 static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
                 if (!out_add(c, cont, sizeof cont - 1))
                     return release(c, b + off, n - off) < 0 ? -1 : (ssize_t)n;
+                watch_nonblocking(c);
             }
             break;
         }
@@ -325,10 +412,11 @@ ssize_t lg_h1_write(lg_h1_conn *c, const void *p, size_t n)
             run_paced(c);
         else
             run_exchange(c);
-        lg_h1_req_free(&c->req);
-        lg_h1_req_init(&c->req);
-        if (off < n && (c->x || lg_h1_pending(c) > 0))
+        if (off < n && (c->x || c->wx || lg_h1_pending(c) > 0)) {
+            lg_exchange_free(c->wx); /* a parked request goes out as it came, with what follows it */
+            c->wx = NULL;
             return release(c, b + off, n - off) < 0 ? -1 : (ssize_t)n;
+        }
     }
     return (ssize_t)n;
 }
@@ -359,6 +447,11 @@ static void pump_stream(lg_h1_conn *c)
 
 ssize_t lg_h1_read(lg_h1_conn *c, void *p, size_t n, bool peek)
 {
+    int64_t due;
+    if (c->wx && lg_h1_ready(c, &due) == LG_H1_WAITING) {
+        errno = EAGAIN;
+        return -1;
+    }
     while (lg_h1_pending(c) == 0 && c->x)
         pump_stream(c);
     size_t have = lg_h1_pending(c);
@@ -381,5 +474,5 @@ ssize_t lg_h1_read(lg_h1_conn *c, void *p, size_t n, bool peek)
         c->dead = true;
         return -1;
     }
-    return c->dead ? 0 : LG_H1_PASS;
+    return c->dead && !c->io->detached ? 0 : LG_H1_PASS;
 }

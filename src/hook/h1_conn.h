@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "llmgate/config.h"
@@ -22,6 +23,11 @@ typedef struct {
     ssize_t (*recv)(void *io, void *p, size_t n);
     /* Replaces the transport with a new connection to the same peer; false when it cannot. */
     bool (*reopen)(void *io);
+    /* The descriptor the host waits on for this connection, or -1 (then llmgate's waits sleep). */
+    int (*fd)(void *io);
+    /* The provider side is only ever llmgate's own connection (memory-BIO TLS): its end is not the host's,
+     * and what llmgate does not hold is read from the host's own transport. */
+    bool detached;
 } lg_h1_io;
 
 typedef struct lg_h1_conn lg_h1_conn;
@@ -41,5 +47,17 @@ ssize_t lg_h1_write(lg_h1_conn *c, const void *p, size_t n);
 ssize_t lg_h1_read(lg_h1_conn *c, void *p, size_t n, bool peek);
 /* Bytes the host can read without waiting. */
 size_t lg_h1_pending(const lg_h1_conn *c);
+
+/* Non-blocking hosts (the descriptor is O_NONBLOCK when the engine says wait): the write that completes
+ * a request returns at once, the exchange is parked, the host's reads fail with EAGAIN until it is done,
+ * and the readiness hooks ask lg_h1_ready what to report for the descriptor. */
+typedef enum {
+    LG_H1_IDLE,    /* nothing of ours: the kernel's readiness is the truth */
+    LG_H1_READY,   /* a read returns at once (held bytes, an error, the end, a committed stream) */
+    LG_H1_WAITING, /* the exchange waits until *due_ms: the descriptor is not readable before */
+} lg_h1_readiness;
+/* What the host's readiness wait should see now; runs the parked exchange first when its time came (its
+ * attempts are llmgate's own blocking I/O to the provider). */
+lg_h1_readiness lg_h1_ready(lg_h1_conn *c, int64_t *due_ms);
 
 #endif

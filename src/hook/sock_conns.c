@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hook/fd_wait.h"
+#include "hook/fd_watch.h"
 #include "hook/guard.h"
 #include "hook/sock_conns.h"
 #include "hook/sock_names.h"
@@ -32,7 +34,7 @@ static bool io_send(void *io, const void *p, size_t n)
     const lg_sock_real *real = lg_sock_real_get();
     for (size_t off = 0; off < n;) {
         ssize_t w = real->send(s->fd, (const char *)p + off, n - off, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR)
+        if (w < 0 && (errno == EINTR || ((errno == EAGAIN || errno == EWOULDBLOCK) && lg_fd_wait(s->fd, true))))
             continue;
         if (w <= 0)
             return false;
@@ -47,12 +49,12 @@ static ssize_t io_recv(void *io, void *p, size_t n)
     ssize_t r;
     do
         r = lg_sock_real_get()->recv(s->fd, p, n, 0);
-    while (r < 0 && errno == EINTR);
+    while (r < 0 && (errno == EINTR || ((errno == EAGAIN || errno == EWOULDBLOCK) && lg_fd_wait(s->fd, false))));
     return r;
 }
 
-/* A new connection to the same peer, on the same descriptor number, with the same descriptor flag and
- * TCP_NODELAY. */
+/* A new connection to the same peer, on the same descriptor number, with the same descriptor and status
+ * flags (O_NONBLOCK) and TCP_NODELAY. */
 static bool io_reopen(void *io)
 {
     sock_conn *s = io;
@@ -64,14 +66,17 @@ static bool io_reopen(void *io)
     socklen_t len = sizeof nodelay;
     if (getsockopt(s->fd, IPPROTO_TCP, TCP_NODELAY, &nodelay, &len) == 0 && nodelay)
         setsockopt(fresh, IPPROTO_TCP, TCP_NODELAY, &nodelay, sizeof nodelay);
-    int fdflags = fcntl(s->fd, F_GETFD);
+    int fdflags = fcntl(s->fd, F_GETFD), flflags = fcntl(s->fd, F_GETFL);
     bool ok = real->connect(fresh, (struct sockaddr *)&s->peer, s->peer_len) == 0 &&
-              dup3(fresh, s->fd, fdflags >= 0 && (fdflags & FD_CLOEXEC) ? O_CLOEXEC : 0) == s->fd;
+              dup3(fresh, s->fd, fdflags >= 0 && (fdflags & FD_CLOEXEC) ? O_CLOEXEC : 0) == s->fd &&
+              (flflags < 0 || fcntl(s->fd, F_SETFL, flflags) == 0);
     real->close(fresh);
     return ok;
 }
 
-static const lg_h1_io sock_io = {.send = io_send, .recv = io_recv, .reopen = io_reopen};
+static int io_fd(void *io) { return ((sock_conn *)io)->fd; }
+
+static const lg_h1_io sock_io = {.send = io_send, .recv = io_recv, .reopen = io_reopen, .fd = io_fd};
 
 lg_h1_conn *lg_sock_conn(int fd)
 {
@@ -90,16 +95,14 @@ static void forget(int fd)
     free(s);
 }
 
-/* Starts following fd when it is a blocking TCP stream connected to provider prov's address. */
+/* Starts following fd when it is a TCP stream connected (or connecting) to provider prov's address. */
 static void follow(int fd, const lg_provider *prov, const struct sockaddr *addr, socklen_t len)
 {
     if ((unsigned)fd >= FD_MAX || len > sizeof(struct sockaddr_storage))
         return;
     int type = 0;
     socklen_t tlen = sizeof type;
-    int fl = fcntl(fd, F_GETFL);
-    if (fl < 0 || (fl & O_NONBLOCK) || getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tlen) != 0 ||
-        type != SOCK_STREAM)
+    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tlen) != 0 || type != SOCK_STREAM)
         return;
     forget(fd);
     sock_conn *s = calloc(1, sizeof *s);
@@ -126,18 +129,22 @@ EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
     const lg_provider *prov = lg_sock_names_lookup(addr, len, &to);
     errno = saved;
     int rc = real->connect(fd, prov ? (struct sockaddr *)&to : addr, len);
-    if (rc != 0 || !prov)
+    if ((rc != 0 && errno != EINPROGRESS) || !prov)
         return rc;
+    int err = errno;
     follow(fd, prov, (struct sockaddr *)&to, len);
-    errno = saved;
+    errno = rc == 0 ? saved : err;
     return rc;
 }
 
 EXPORT int close(int fd)
 {
-    if ((unsigned)fd < FD_MAX && table[fd]) {
+    if ((unsigned)fd < FD_MAX) {
         int saved = errno;
-        forget(fd);
+        if (table[fd])
+            forget(fd);
+        lg_fd_unwatch(fd, NULL);
+        lg_fd_epoll_ctl(-1, EPOLL_CTL_DEL, fd, NULL);
         errno = saved;
     }
     return lg_sock_real_get()->close(fd);

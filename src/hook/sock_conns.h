@@ -1,4 +1,4 @@
-/* The table of gated socket connections, keyed by file descriptor: a connection is added when a blocking
+/* The table of gated socket connections, keyed by file descriptor: a connection is added when a
  * TCP socket connects to an address a provider host resolved to, and dropped when it is closed. A lookup
  * is one array load, so read() and write() stay cheap on every other descriptor. */
 #ifndef LLMGATE_HOOK_SOCK_CONNS_H

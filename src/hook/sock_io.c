@@ -6,7 +6,10 @@
 #include <string.h>
 
 #include "hook/sock_conns.h"
+#include "hook/fd_watch.h"
 #include "hook/sock_real.h"
+#include "hook/ssl_conns.h"
+#include "hook/tls_hello.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -33,7 +36,14 @@ static void scatter(const struct iovec *iov, int cnt, const char *buf, size_t n)
     }
 }
 
-static ssize_t write_vec(lg_h1_conn *c, const struct iovec *iov, int cnt)
+/* The host writes p on fd, a followed connection c (a ClientHello is remembered for memory-BIO TLS). */
+static ssize_t host_write(int fd, lg_h1_conn *c, const void *p, size_t n)
+{
+    lg_tls_hello_sent(fd, p, n);
+    return lg_h1_write(c, p, n);
+}
+
+static ssize_t write_vec(int fd, lg_h1_conn *c, const struct iovec *iov, int cnt)
 {
     size_t total;
     char *buf = gather(iov, cnt, &total);
@@ -41,7 +51,7 @@ static ssize_t write_vec(lg_h1_conn *c, const struct iovec *iov, int cnt)
         errno = ENOMEM;
         return -1;
     }
-    ssize_t r = lg_h1_write(c, buf, total);
+    ssize_t r = host_write(fd, c, buf, total);
     free(buf);
     return r;
 }
@@ -67,44 +77,48 @@ static ssize_t read_vec(lg_h1_conn *c, const struct iovec *iov, int cnt, bool pe
 EXPORT ssize_t write(int fd, const void *p, size_t n)
 {
     lg_h1_conn *c = lg_sock_conn(fd);
-    return c ? lg_h1_write(c, p, n) : lg_sock_real_get()->write(fd, p, n);
+    return c ? host_write(fd, c, p, n) : lg_sock_real_get()->write(fd, p, n);
 }
 
 EXPORT ssize_t send(int fd, const void *p, size_t n, int flags)
 {
     lg_h1_conn *c = lg_sock_conn(fd);
-    return c ? lg_h1_write(c, p, n) : lg_sock_real_get()->send(fd, p, n, flags);
+    return c ? host_write(fd, c, p, n) : lg_sock_real_get()->send(fd, p, n, flags);
 }
 
 EXPORT ssize_t sendto(int fd, const void *p, size_t n, int flags, const struct sockaddr *to, socklen_t tolen)
 {
     lg_h1_conn *c = to ? NULL : lg_sock_conn(fd);
-    return c ? lg_h1_write(c, p, n) : lg_sock_real_get()->sendto(fd, p, n, flags, to, tolen);
+    return c ? host_write(fd, c, p, n) : lg_sock_real_get()->sendto(fd, p, n, flags, to, tolen);
 }
 
 EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 {
     lg_h1_conn *c = lg_sock_conn(fd);
-    return c ? write_vec(c, iov, cnt) : lg_sock_real_get()->writev(fd, iov, cnt);
+    return c ? write_vec(fd, c, iov, cnt) : lg_sock_real_get()->writev(fd, iov, cnt);
 }
 
 EXPORT ssize_t sendmsg(int fd, const struct msghdr *m, int flags)
 {
     lg_h1_conn *c = m->msg_name || m->msg_controllen ? NULL : lg_sock_conn(fd);
-    return c ? write_vec(c, m->msg_iov, (int)m->msg_iovlen) : lg_sock_real_get()->sendmsg(fd, m, flags);
+    return c ? write_vec(fd, c, m->msg_iov, (int)m->msg_iovlen) : lg_sock_real_get()->sendmsg(fd, m, flags);
 }
+
+/* What a read of a descriptor the socket layer does not follow returns: a memory-BIO session's wake-up
+ * byte (lg_ssl_wake) when something is watched, else LG_H1_PASS. */
+static ssize_t unfollowed(int fd, void *p, size_t n) { return lg_fd_watch_any() ? lg_ssl_wake(fd, p, n) : LG_H1_PASS; }
 
 EXPORT ssize_t read(int fd, void *p, size_t n)
 {
     lg_h1_conn *c = lg_sock_conn(fd);
-    ssize_t r = c ? lg_h1_read(c, p, n, false) : LG_H1_PASS;
+    ssize_t r = c ? lg_h1_read(c, p, n, false) : unfollowed(fd, p, n);
     return r != LG_H1_PASS ? r : lg_sock_real_get()->read(fd, p, n);
 }
 
 EXPORT ssize_t recv(int fd, void *p, size_t n, int flags)
 {
     lg_h1_conn *c = lg_sock_conn(fd);
-    ssize_t r = c ? lg_h1_read(c, p, n, flags & MSG_PEEK) : LG_H1_PASS;
+    ssize_t r = c ? lg_h1_read(c, p, n, flags & MSG_PEEK) : flags & MSG_PEEK ? LG_H1_PASS : unfollowed(fd, p, n);
     return r != LG_H1_PASS ? r : lg_sock_real_get()->recv(fd, p, n, flags);
 }
 

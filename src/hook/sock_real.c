@@ -30,6 +30,13 @@ static void resolve_all(void)
     *(void **)&real.recvmsg = resolve("recvmsg");
     *(void **)&real.read = resolve("read");
     *(void **)&real.readv = resolve("readv");
+    *(void **)&real.poll = resolve("poll");
+    *(void **)&real.ppoll = resolve("ppoll");
+    *(void **)&real.select = resolve("select");
+    *(void **)&real.epoll_ctl = resolve("epoll_ctl");
+    *(void **)&real.epoll_wait = resolve("epoll_wait");
+    *(void **)&real.epoll_pwait = resolve("epoll_pwait");
+    *(void **)&real.epoll_pwait2 = resolve("epoll_pwait2");
     errno = saved;
 }
 

@@ -4,6 +4,10 @@
 #define LLMGATE_HOOK_SOCK_REAL_H
 
 #include <netdb.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -22,6 +26,13 @@ typedef struct {
     ssize_t (*recvmsg)(int, struct msghdr *, int);
     ssize_t (*read)(int, void *, size_t);
     ssize_t (*readv)(int, const struct iovec *, int);
+    int (*poll)(struct pollfd *, nfds_t, int);
+    int (*ppoll)(struct pollfd *, nfds_t, const struct timespec *, const sigset_t *);
+    int (*select)(int, fd_set *, fd_set *, fd_set *, struct timeval *);
+    int (*epoll_ctl)(int, int, int, struct epoll_event *);
+    int (*epoll_wait)(int, struct epoll_event *, int, int);
+    int (*epoll_pwait)(int, struct epoll_event *, int, int, const sigset_t *);
+    int (*epoll_pwait2)(int, struct epoll_event *, int, const struct timespec *, const sigset_t *);
 } lg_sock_real;
 
 const lg_sock_real *lg_sock_real_get(void);

@@ -10,14 +10,17 @@
 #include <uthash.h>
 
 #include "hook/fd_wait.h"
+#include "hook/fd_watch.h"
 #include "hook/guard.h"
 #include "hook/runtime.h"
 #include "hook/sock_real.h"
 #include "hook/ssl_conns.h"
 #include "hook/ssl_real.h"
+#include "hook/tls_hello.h"
 #include "llmgate/log.h"
 
 #define EXPORT __attribute__((visibility("default")))
+#define FD_MAX 65536
 
 struct lg_ssl_conn {
     SSL *ssl;          /* the host's */
@@ -25,16 +28,45 @@ struct lg_ssl_conn {
     SSL *repl;         /* a replacement connection of ours, or NULL */
     int repl_fd;
     int last_error;    /* for SSL_get_error after a call we answered */
+    int host_fd;       /* memory-BIO TLS (asyncio): the host's socket under the session, else -1 */
+    int wakes;         /* placeholder bytes handed to the host's recv, still in its incoming BIO */
     UT_hash_handle hh;
 };
 
 static lg_ssl_conn *table;
+static lg_ssl_conn *by_fd[FD_MAX]; /* memory-BIO sessions by their host socket */
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void after_fork(void) { pthread_mutex_init(&table_lock, NULL); }
 static void setup_fork(void) { lg_runtime_on_fork_child(after_fork); }
 
 SSL *lg_ssl_conn_wire(lg_ssl_conn *c) { return c->repl ? c->repl : c->ssl; }
+bool lg_ssl_conn_detached(const lg_ssl_conn *c) { return c->host_fd >= 0; }
+
+void lg_ssl_conn_take_wakes(lg_ssl_conn *c)
+{
+    char b[16];
+    BIO *rbio = c->wakes > 0 ? lg_ssl_real_get()->get_rbio(c->ssl) : NULL;
+    while (rbio && c->wakes > 0) {
+        int k = BIO_read(rbio, b, c->wakes < (int)sizeof b ? c->wakes : (int)sizeof b);
+        if (k <= 0)
+            break;
+        c->wakes -= k;
+    }
+    c->wakes = 0;
+}
+
+ssize_t lg_ssl_wake(int fd, void *p, size_t n)
+{
+    lg_ssl_conn *c = (unsigned)fd < FD_MAX ? by_fd[fd] : NULL;
+    int64_t due;
+    if (!c || !c->h1 || n == 0 || c->wakes > 0 || lg_guard_active() || lg_fd_watched(fd) != c->h1 ||
+        lg_h1_ready(c->h1, &due) != LG_H1_READY)
+        return LG_H1_PASS;
+    *(char *)p = 0;
+    c->wakes = 1;
+    return 1;
+}
 lg_h1_conn *lg_ssl_conn_h1(lg_ssl_conn *c) { return c->h1; }
 int lg_ssl_conn_error(lg_ssl_conn *c) { return c->last_error; }
 void lg_ssl_conn_set_error(lg_ssl_conn *c, int err) { c->last_error = err; }
@@ -50,11 +82,15 @@ static bool again(lg_ssl_conn *c, int ok)
            lg_fd_wait(real->get_fd(wire), err == SSL_ERROR_WANT_WRITE);
 }
 
+static bool io_reopen(void *io);
+
 static bool io_send(void *io, const void *p, size_t n)
 {
     lg_ssl_conn *c = io;
     size_t done = 0;
     int ok;
+    if (c->host_fd >= 0 && !c->repl && !io_reopen(c)) /* memory BIOs: always llmgate's own connection */
+        return false;
     lg_guard_enter();
     do
         ok = lg_ssl_real_get()->write_ex(lg_ssl_conn_wire(c), p, n, &done);
@@ -70,6 +106,8 @@ static ssize_t io_recv(void *io, void *p, size_t n)
     const lg_ssl_real *real = lg_ssl_real_get();
     size_t got = 0;
     int ok, err;
+    if (c->host_fd >= 0 && !c->repl)
+        return -1;
     lg_guard_enter();
     do
         ok = real->read_ex(lg_ssl_conn_wire(c), p, n, &got);
@@ -97,7 +135,7 @@ static bool io_reopen(void *io)
     const lg_ssl_real *real = lg_ssl_real_get();
     struct sockaddr_storage peer;
     socklen_t plen = sizeof peer;
-    if (getpeername(real->get_fd(c->ssl), (struct sockaddr *)&peer, &plen) != 0)
+    if (getpeername(c->host_fd >= 0 ? c->host_fd : real->get_fd(c->ssl), (struct sockaddr *)&peer, &plen) != 0)
         return false;
     drop_repl(c);
     int fd = socket(peer.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -122,10 +160,19 @@ static bool io_reopen(void *io)
     return true;
 }
 
-static const lg_h1_io ssl_io = {.send = io_send, .recv = io_recv, .reopen = io_reopen};
+static int io_fd(void *io)
+{
+    lg_ssl_conn *c = io;
+    return c->host_fd >= 0 ? c->host_fd : lg_ssl_real_get()->get_fd(c->ssl);
+}
 
-/* The provider of a session we can follow: SNI names one, a blocking socket under it, no HTTP/2. */
-static const lg_provider *provider_of(SSL *ssl, const lg_ssl_real *real)
+static const lg_h1_io ssl_io = {.send = io_send, .recv = io_recv, .reopen = io_reopen, .fd = io_fd};
+static const lg_h1_io membio_io = {.send = io_send, .recv = io_recv, .reopen = io_reopen, .fd = io_fd,
+                                   .detached = true};
+
+/* The provider of a session we can follow: SNI names one, a socket under it (or, for memory BIOs, a
+ * followed socket that sent its ClientHello: *membio_fd), no HTTP/2. */
+static const lg_provider *provider_of(SSL *ssl, const lg_ssl_real *real, int *membio_fd)
 {
     const lg_runtime *rt = lg_runtime_get();
     const char *name = rt->cfg ? real->get_servername(ssl, TLSEXT_NAMETYPE_host_name) : NULL;
@@ -133,14 +180,18 @@ static const lg_provider *provider_of(SSL *ssl, const lg_ssl_real *real)
     if (!prov)
         return NULL;
     int fd = real->get_fd(ssl);
+    unsigned char random[32];
+    if (fd < 0 && real->get_client_random(ssl, random, sizeof random) == sizeof random &&
+        (fd = lg_tls_hello_fd(random)) >= 0 && fd < FD_MAX)
+        *membio_fd = fd;
     int fl = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
     const unsigned char *alpn = NULL;
     unsigned alpn_len = 0;
     real->get0_alpn_selected(ssl, &alpn, &alpn_len);
     bool h2 = alpn_len == 2 && !memcmp(alpn, "h2", 2);
-    if (fl < 0 || (fl & O_NONBLOCK) || h2) {
+    if (fl < 0 || h2) {
         lg_log(LG_LOG_DEBUG, "[%s] TLS connection passed through untouched (%s)", prov->name,
-               h2 ? "HTTP/2" : fd < 0 ? "no socket under it" : "non-blocking");
+               h2 ? "HTTP/2" : "no socket under it");
         return NULL;
     }
     return prov;
@@ -163,8 +214,14 @@ lg_ssl_conn *lg_ssl_conn_get(SSL *ssl, bool decide)
         if (!c)
             return NULL;
         c->ssl = ssl;
-        const lg_provider *prov = provider_of(ssl, real);
-        c->h1 = prov ? lg_h1_new(prov, &ssl_io, c) : NULL;
+        c->host_fd = -1;
+        int membio_fd = -1;
+        const lg_provider *prov = provider_of(ssl, real, &membio_fd);
+        if (prov && membio_fd >= 0) {
+            c->host_fd = membio_fd;
+            by_fd[membio_fd] = c;
+        }
+        c->h1 = prov ? lg_h1_new(prov, membio_fd >= 0 ? &membio_io : &ssl_io, c) : NULL;
         pthread_mutex_lock(&table_lock);
         HASH_ADD_PTR(table, ssl, c);
         pthread_mutex_unlock(&table_lock);
@@ -184,6 +241,8 @@ static void forget(SSL *ssl)
     pthread_mutex_unlock(&table_lock);
     if (!c)
         return;
+    if (c->host_fd >= 0 && by_fd[c->host_fd] == c)
+        by_fd[c->host_fd] = NULL;
     lg_h1_free(c->h1);
     drop_repl(c);
     free(c);

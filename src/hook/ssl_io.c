@@ -24,11 +24,16 @@ static int write_conn(lg_ssl_conn *c, const void *p, size_t n, size_t *written)
 #define READ_HOST (-3) /* the end of the connection: the real read on the host's own SSL, which ended with
                         * it (close_notify or not), so the host sees the end exactly as OpenSSL shows it */
 
-/* Reads through c: 1 with *got, 0 on failure (SYSCALL), or READ_WIRE / READ_HOST. */
+/* Reads through c: 1 with *got, 0 on failure (SYSCALL, or WANT_READ while the exchange waits), or
+ * READ_WIRE / READ_HOST. */
 static int read_conn(lg_ssl_conn *c, void *p, size_t n, bool peek, size_t *got)
 {
+    lg_ssl_conn_take_wakes(c);
     ssize_t r = lg_h1_read(lg_ssl_conn_h1(c), p, n, peek);
-    lg_ssl_conn_set_error(c, r < 0 && r != LG_H1_PASS ? SSL_ERROR_SYSCALL : 0);
+    int err = r < 0 && r != LG_H1_PASS ? SSL_ERROR_SYSCALL : 0;
+    if (err && (errno == EAGAIN || errno == EWOULDBLOCK))
+        err = SSL_ERROR_WANT_READ; /* the exchange waits: the host polls its socket (poll_hooks.c) */
+    lg_ssl_conn_set_error(c, err);
     if (r == LG_H1_PASS || r == 0)
         return r == 0 ? READ_HOST : READ_WIRE;
     *got = r > 0 ? (size_t)r : 0;
@@ -36,7 +41,10 @@ static int read_conn(lg_ssl_conn *c, void *p, size_t n, bool peek, size_t *got)
 }
 
 /* The SSL a real read goes to after read_conn said rc. */
-static SSL *read_target(SSL *ssl, lg_ssl_conn *c, int rc) { return c && rc == READ_WIRE ? lg_ssl_conn_wire(c) : ssl; }
+static SSL *read_target(SSL *ssl, lg_ssl_conn *c, int rc)
+{
+    return c && rc == READ_WIRE && !lg_ssl_conn_detached(c) ? lg_ssl_conn_wire(c) : ssl;
+}
 
 EXPORT int SSL_write_ex(SSL *ssl, const void *p, size_t n, size_t *written)
 {

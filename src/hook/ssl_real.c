@@ -28,7 +28,8 @@ const lg_ssl_real *lg_ssl_real_get(void)
                R(free, "SSL_free") & R(get_servername, "SSL_get_servername") & R(get_fd, "SSL_get_fd") &
                R(new_, "SSL_new") & R(set_fd, "SSL_set_fd") & R(connect, "SSL_connect") &
                R(get_ssl_ctx, "SSL_get_SSL_CTX") & R(ctrl, "SSL_ctrl") & R(get0_param, "SSL_get0_param") &
-               R(set1_param, "SSL_set1_param") & R(get0_alpn_selected, "SSL_get0_alpn_selected");
+               R(set1_param, "SSL_set1_param") & R(get0_alpn_selected, "SSL_get0_alpn_selected") &
+               R(get_client_random, "SSL_get_client_random") & R(get_rbio, "SSL_get_rbio");
     real.complete = all;
     if (all)
         atomic_store(&done, true);

@@ -30,6 +30,8 @@ typedef struct {
     X509_VERIFY_PARAM *(*get0_param)(SSL *);
     int (*set1_param)(SSL *, X509_VERIFY_PARAM *);
     void (*get0_alpn_selected)(const SSL *, const unsigned char **, unsigned int *);
+    size_t (*get_client_random)(const SSL *, unsigned char *, size_t);
+    BIO *(*get_rbio)(const SSL *);
     bool complete; /* every member was found */
 } lg_ssl_real;
 

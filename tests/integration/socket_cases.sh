@@ -38,7 +38,7 @@ fresh() { rm -rf "$XDG_RUNTIME_DIR/llmgate" "$XDG_STATE_HOME/llmgate"; curl -s -
 gated_case() {
     local label=$1 k1=$2 k2=$3 want=$4 client=$5 n=$6 out rc keys
     fresh
-    out=$(K1=$k1 K2=$k2 timeout 60 "$LG_CLI" run --config "$LG_TMP/config.json" -- $PY "$CLIENT" "$client" "$URL" "$n" 2>"$LG_TMP/err")
+    out=$(K1=$k1 K2=$k2 LG_TIMEOUT=${LG_TIMEOUT:-} timeout 60 "$LG_CLI" run --config "$LG_TMP/config.json" -- $PY "$CLIENT" "$client" "$URL" "$n" 2>"$LG_TMP/err")
     rc=$?
     keys=$(reqkeys)
     check_eq "$label $client: exits 0" 0 "$rc"
@@ -47,13 +47,21 @@ gated_case() {
     check "$label $client: the mock never saw the host's key" test "${keys/sk-host/}" == "$keys"
     [ "$rc" = 0 ] || diag "$(head -c 600 "$LG_TMP/err")"
 }
-CLIENTS=(raw rawchunked rawexpect http.client urllib requests httpx)
+CLIENTS=(raw rawchunked rawexpect rawselect http.client urllib requests httpx)
 [ "$SCHEME" = http ] && CLIENTS+=(rawhalfclose)   # Python's SSLSocket drops TLS on shutdown(SHUT_WR)
 for c in "${CLIENTS[@]}"; do
     n=1; [[ $c == raw* ]] || n=3
     gated_case "$SCHEME rotation:" sk-dead sk-good '"mock_key":"sk-good"' "$c" "$n"
     gated_case "$SCHEME close after 429:" sk-close sk-good '"mock_key":"sk-good"' "$c" "$n"
     gated_case "$SCHEME chunked answer:" sk-dead sk-chunked '"id":"chunked-1"' "$c" "$n"
+done
+# the same clients with a timeout set (LG_TIMEOUT): CPython's socket is non-blocking and polled before
+# each send and receive; the account switch's wait (switch_delay_ms) is an EAGAIN and a poll that reports
+# the descriptor readable when the answer is there
+for c in "${CLIENTS[@]}"; do
+    n=1; [[ $c == raw* ]] || n=3
+    LG_TIMEOUT=20 gated_case "$SCHEME with a timeout, rotation:" sk-dead sk-good '"mock_key":"sk-good"' "$c" "$n"
+    LG_TIMEOUT=20 gated_case "$SCHEME with a timeout, close after 429:" sk-close sk-good '"mock_key":"sk-good"' "$c" "$n"
 done
 
 # a key in the query (?key=, Gemini) is replaced there
@@ -67,14 +75,19 @@ check_eq "$SCHEME ?key=: the keys went in the query, never the host's" "key=sk-d
     "$(curl -s "$MOCK_URL/__requests" | lg_json '" ".join(r["query"] for r in j)')"
 
 # no config, a server that is no provider: byte for byte what the clients see and send without llmgate
-for c in "${CLIENTS[@]}"; do
+# (blocking, and with a timeout)
+for c in "${CLIENTS[@]}" "${CLIENTS[@]/%/ 20}"; do
+    read -r c LG_TIMEOUT <<<"$c"
+    export LG_TIMEOUT
+    [ -n "$LG_TIMEOUT" ] && c="$c (timeout)"
     curl -s -X POST "$MOCK_URL/__reset" >/dev/null
-    plain=$(timeout 30 $PY "$CLIENT" "$c" "$SERVER/v1/chat/completions" 2 2>&1)
+    plain=$(timeout 30 $PY "$CLIENT" "${c% (timeout)}" "$SERVER/v1/chat/completions" 2 2>&1)
     sent_plain=$(curl -s "$MOCK_URL/__requests" | lg_json 'json.dumps([r["headers"] for r in j]) + " " + " ".join(r["body_sha256"] for r in j)')
     curl -s -X POST "$MOCK_URL/__reset" >/dev/null
-    pre=$(LD_PRELOAD=$LG_LIB timeout 30 $PY "$CLIENT" "$c" "$SERVER/v1/chat/completions" 2 2>&1)
+    pre=$(LD_PRELOAD=$LG_LIB timeout 30 $PY "$CLIENT" "${c% (timeout)}" "$SERVER/v1/chat/completions" 2 2>&1)
     sent_pre=$(curl -s "$MOCK_URL/__requests" | lg_json 'json.dumps([r["headers"] for r in j]) + " " + " ".join(r["body_sha256"] for r in j)')
     check_match "$SCHEME non-provider $c: answered" '^200 \{"fixed":"你好, 世界"\}' "$plain"
     check_eq "$SCHEME non-provider $c: the host sees the same bytes" "$plain" "$pre"
     check_eq "$SCHEME non-provider $c: the server receives the same requests" "$sent_plain" "$sent_pre"
 done
+unset LG_TIMEOUT

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Python event-loop hosts (/usr/bin/python3, tests/clients/py/async_clients.py): 8 requests at once with a
+# task on the same loop ticking every 50 ms. Plain HTTP (asyncio streams, aiohttp: epoll, non-blocking
+# sockets): the first account's key dead, the second live and limited to 4 requests a second, so half the
+# requests wait for admission: all succeed with the live key, the mock never sees the host's key, and no
+# tick is late by more than 200 ms. HTTPS on asyncio's memory-BIO TLS (aiohttp): gated the same way (its
+# tick lateness is reported, not bounded: llmgate's own TLS connections are set up on the loop thread).
+# Without a config, the same clients to a server that
+# is no provider (http and https, httpx.AsyncClient too) see and send exactly what they do without llmgate.
+source "$(dirname "$0")/../lib.sh"
+cat >"$LG_TMP/scenario.json" <<'JSON'
+{"keys": {"sk-dead": {"sequence": [{"error": "rate_limit", "retry_after_ms": 20000}], "repeat": true},
+          "sk-host": {"sequence": [{"status": 200, "body": {"fixed": "你好, 世界"}}], "repeat": true}}}
+JSON
+lg_gencerts || { not_ok "test certificates created"; exit 1; }
+lg_start_mock --scenario "$LG_TMP/scenario.json" --tls-port 0 --cert "$LG_TMP/certs/server.pem" --key "$LG_TMP/certs/server.key"
+export SSL_CERT_FILE=$LG_TMP/certs/ca.pem
+PY=/usr/bin/python3
+CLIENT=$LG_ROOT/tests/clients/py/async_clients.py
+reqkeys() { curl -s "$MOCK_URL/__requests" | lg_json '" ".join(r["key"] for r in j)'; }
+fresh() { rm -rf "$XDG_RUNTIME_DIR/llmgate" "$XDG_STATE_HOME/llmgate"; curl -s -X POST "$MOCK_URL/__reset" >/dev/null; }
+config() {
+    cat >"$LG_TMP/config.json" <<JSON
+{"providers": {"openai": {"upstream": "$1", "limits": {"rpm": 4, "window_ms": 1000},
+                          "accounts": [{"name": "dead", "key": "env:K1"}, {"name": "live", "key": "env:K2"}]}},
+ "retry": {"switch_delay_ms": 20}, "backoff": {"single_account_base_ms": 50, "dedup_window_ms": 10}}
+JSON
+    chmod 600 "$LG_TMP/config.json"
+}
+run() { K1=sk-dead K2=sk-good LLMGATE_CONFIG=$LG_TMP/config.json LD_PRELOAD=$LG_LIB timeout 60 $PY "$CLIENT" "$@" 2>"$LG_TMP/err"; }
+
+# gated LABEL CLIENT URL [BOUND]: 8 requests at once through CLIENT, the dead key then the live one; with
+# BOUND, no tick may be later than that (ms), else the lateness is reported
+gated() {
+    local label=$1 c=$2 url=$3 bound=${4:-} out rc keys ticks late
+    fresh
+    out=$(run "$c" "$url" 8)
+    rc=$?
+    keys=$(reqkeys)
+    read -r ticks late <<<"$(sed -n 's/^ticks=\([0-9]*\) max_late_ms=\([0-9]*\)$/\1 \2/p' "$LG_TMP/err")"
+    check_eq "$label: exits 0" 0 "$rc"
+    check_eq "$label: 8 responses, all 200 from the live key" 8 "$(grep -c '^200 .*"mock_key":"sk-good"' <<<"$out")"
+    check_match "$label: the dead key, then the live one 8 times" '^(sk-dead )+(sk-good ){7}sk-good$' "$keys"
+    check "$label: the mock never saw the host's key" test "${keys/sk-host/}" == "$keys"
+    check "$label: the loop ticked while requests waited for admission ($ticks ticks)" test "${ticks:-0}" -ge 10
+    if [ -n "$bound" ]; then
+        check "$label: no tick late by more than $bound ms (${late:-?} ms)" test "${late:-999}" -le "$bound"
+    else
+        diag "$label: largest tick lateness ${late:-?} ms (each attempt's own TLS connection is set up on the loop thread)"
+    fi
+    [ "$rc" = 0 ] || diag "$(tail -c 600 "$LG_TMP/err")"
+}
+
+config "$MOCK_URL"
+for c in streams aiohttp; do
+    gated "http $c" $c http://api.openai.com/v1/chat/completions 200
+done
+
+# asyncio's TLS on memory BIOs (aiohttp over https): the request is taken from SSL_write_ex and sent over
+# llmgate's own connection, the answer handed to the loop through its socket's readiness
+config "https://127.0.0.1:$MOCK_TLS_PORT"
+gated "https aiohttp (memory-BIO TLS)" aiohttp https://api.openai.com/v1/chat/completions
+
+# no config, a server that is no provider: byte for byte what the clients see and send without llmgate
+for target in "$MOCK_URL" "https://localhost:$MOCK_TLS_PORT"; do
+    for c in streams aiohttp httpx; do
+        curl -s -X POST "$MOCK_URL/__reset" >/dev/null
+        plain=$(timeout 30 $PY "$CLIENT" $c "$target/v1/chat/completions" 3 2>/dev/null)
+        sent_plain=$(curl -s "$MOCK_URL/__requests" | lg_json 'json.dumps(sorted(json.dumps(r["headers"]) for r in j)) + " " + " ".join(r["body_sha256"] for r in j)')
+        curl -s -X POST "$MOCK_URL/__reset" >/dev/null
+        pre=$(LD_PRELOAD=$LG_LIB timeout 30 $PY "$CLIENT" $c "$target/v1/chat/completions" 3 2>/dev/null)
+        sent_pre=$(curl -s "$MOCK_URL/__requests" | lg_json 'json.dumps(sorted(json.dumps(r["headers"]) for r in j)) + " " + " ".join(r["body_sha256"] for r in j)')
+        check_match "non-provider $c ${target%%:*}: answered" '^200 \{"fixed":"你好, 世界"\}' "$plain"
+        check_eq "non-provider $c ${target%%:*}: the host sees the same bytes" "$plain" "$pre"
+        check_eq "non-provider $c ${target%%:*}: the server receives the same requests" "$sent_plain" "$sent_pre"
+    done
+done
+lg_done
