@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gate/accounts.h"
 #include "gate/body_model.h"
+#include "gate/exchange_internal.h"
 #include "llmgate/classify.h"
 #include "llmgate/engine.h"
 #include "llmgate/limiter.h"
@@ -15,46 +15,6 @@
 
 #define NOTICE_AFTER_MS 3000     /* a wait this long gets a notice on stderr */
 #define NOTICE_INTERVAL_MS 10000 /* at most one notice per provider this often, across processes */
-#define CHAIN_MAX 8              /* a provider and its fallbacks */
-#define BODY_COPY_MAX (8 << 20)  /* a larger body is not copied: no fallback, no rewrite for it */
-
-typedef enum {
-    X_ADMIT,   /* asking for admission (again at the timer) */
-    X_CONFIRM, /* a place is reserved: confirm it at the timer */
-    X_BACKOFF, /* waiting before asking for admission for a retry */
-    X_SENT,    /* an attempt is out */
-    X_DONE,
-} x_phase;
-
-struct lg_exchange {
-    lg_gate_request req; /* our copy; req.prov is the provider now tried; host_key and pin cleared */
-    const lg_provider *chain[CHAIN_MAX]; /* the request's provider, then its fallbacks (a pin: only one) */
-    size_t n_chain, chain_i;
-    char *body;          /* our copy of the host's body when a fallback or a rewrite may need it */
-    size_t body_len;
-    char *send_body;     /* the body for chain[chain_i] when it differs from the host's, or NULL */
-    size_t send_body_len;
-    lg_dialect host_dialect; /* the dialect the host speaks (its provider's) */
-    bool translated;     /* chain[chain_i] speaks another dialect: send_body is translated, tr says how */
-    lg_translation tr;
-    char tr_path[LG_MODEL_MAX + 64];
-    char model[LG_MODEL_MAX]; /* the host's model, a pin suffix stripped */
-    char pool[LG_NAME_MAX];   /* the pool pinned to, "" = none */
-    bool pinned;              /* a pin chose the provider or pool: routes do not apply */
-    int sent;            /* attempts sent over all providers (a later one is a resend) */
-    lg_accounts a;
-    bool bare;           /* no account state could be set up: one attempt with the host's credentials */
-    bool first;          /* the first admission is still pending (its failure is a local refusal) */
-    bool waited;         /* the first admission had to wait */
-    x_phase phase;
-    size_t preferred;    /* account to ask for at the next admission */
-    size_t idx;          /* account of the reservation or of the attempt out */
-    int64_t deadline;
-    int64_t wait_at;
-    const char *wait_why;
-    lg_history h;
-    lg_gate_result res;
-};
 
 static bool is_failure(const lg_outcome *o)
 {
@@ -252,58 +212,6 @@ static void retry_after(lg_exchange *x, size_t account, int64_t delay_ms, const 
         admit(x, now, step);
 }
 
-/* The body for provider p (malloc'd into *body, NULL: the host's as it is) and, when p speaks another
- * dialect than the host, the translation (into *tr and path). False when the request cannot go to p: a
- * translation refused (logged), or no memory for it. */
-static bool body_for(const lg_exchange *x, const lg_provider *p, char **body, size_t *len, lg_translation *tr,
-                     char *path, size_t path_cap, bool *translated, char reason[LG_TR_REASON_MAX])
-{
-    *body = NULL;
-    *len = 0;
-    *translated = false;
-    if (!x->body && p->dialect != x->host_dialect) { /* a body not held (too large, or read by a callback) */
-        snprintf(reason, LG_TR_REASON_MAX, "the request body is not held, so it cannot be translated");
-        lg_log(LG_LOG_DEBUG, "[Translate] %s -> %s: not sent there (%s)", lg_dialect_name(x->host_dialect),
-               p->name, reason);
-        return false;
-    }
-    if (!x->body)
-        return true;
-    const char *as = x->model[0] ? lg_provider_map_model(p, x->model) : NULL;
-    lg_tr_dialect from, to;
-    if (p->dialect != x->host_dialect) {
-        lg_tr_request out = {0};
-        lg_tr_request_opts opts = {.model = as};
-        lg_tr_status st = LG_TR_MALFORMED;
-        if (lg_tr_dialect_of(x->host_dialect, &from) && lg_tr_dialect_of(p->dialect, &to))
-            st = lg_tr_request_translate(from, to, x->body, x->body_len, &opts, &out);
-        if (st == LG_TR_OK && !lg_tr_path(to, as, out.stream, path, path_cap)) {
-            st = LG_TR_REFUSED;
-            snprintf(out.reason, sizeof out.reason, "no %s path for the model", lg_tr_dialect_name(to));
-        }
-        if (st != LG_TR_OK) {
-            snprintf(reason, LG_TR_REASON_MAX, "%s", st == LG_TR_NOMEM ? "out of memory" : out.reason);
-            lg_log(LG_LOG_DEBUG, "[Translate] %s -> %s: not sent there (%s)", lg_dialect_name(x->host_dialect),
-                   p->name, reason);
-            free(out.body);
-            return false;
-        }
-        *body = out.body;
-        *len = strlen(out.body);
-        *tr = (lg_translation){.path = path, .header = to == LG_TR_ANTHROPIC ? LG_TR_ANTHROPIC_VERSION : NULL,
-                               .include_usage = out.include_usage};
-        *translated = true;
-        return true;
-    }
-    if (!as) /* no model in the body: nothing to map or strip */
-        return true;
-    size_t a, b;
-    if (lg_body_model_span(x->body, x->body_len, &a, &b) && b - a == strlen(as) && !memcmp(x->body + a, as, b - a))
-        return true;
-    *body = lg_body_with_model(x->body, x->body_len, as, len);
-    return true;
-}
-
 /* Sets up the account state for chain[chain_i], which is sent body (owned from now on, NULL: the host's);
  * false when it cannot (no memory). */
 static bool enter_provider(lg_exchange *x, char *body, size_t len, bool translated, int64_t now)
@@ -340,7 +248,7 @@ static bool fall_back(lg_exchange *x, const char *why, int64_t now, lg_step *ste
     lg_translation tr;
     char path[sizeof x->tr_path], reason[LG_TR_REASON_MAX];
     while (next < x->n_chain &&
-           !body_for(x, x->chain[next], &body, &len, &tr, path, sizeof path, &translated, reason))
+           !lg_exchange_body_for(x, x->chain[next], &body, &len, &tr, path, sizeof path, &translated, reason))
         next++; /* a request that cannot be translated faithfully is not sent there */
     if (next >= x->n_chain)
         return false;
@@ -363,85 +271,6 @@ static bool fall_back(lg_exchange *x, const char *why, int64_t now, lg_step *ste
     }
     admit(x, now, step);
     return true;
-}
-
-/* True when every account of p has a key of its own: the host's key is never sent to another provider. */
-static bool has_own_keys(const lg_provider *p)
-{
-    for (size_t i = 0; i < p->n_accounts; i++)
-        if (!p->accounts[i].key)
-            return false;
-    return true;
-}
-
-/* The pin of a request, from its X-Llmgate-Pin header or its model's suffix ("gpt-4o:backup", stripped
- * into x->model): a provider of the same dialect (then the chain is that one alone) or a pool of the
- * request's provider (then its accounts are limited to it, and no fallback applies). */
-static void apply_pin(lg_exchange *x, const lg_gate_request *req)
-{
-    const char *sep = req->cfg->retry.pin_separator;
-    char *cut = sep[0] ? strstr(x->model, sep) : NULL;
-    const char *name = req->pin ? req->pin : cut ? cut + strlen(sep) : NULL;
-    if (!name || !*name)
-        return;
-    const lg_provider *p = lg_config_provider(req->cfg, name);
-    bool is_provider = req->reroutes && p && p->dialect == req->prov->dialect && p->dialect != LG_DIALECT_NONE &&
-                       (p == req->prov || has_own_keys(p));
-    bool is_pool = false;
-    for (size_t i = 0; i < req->prov->n_accounts && !is_provider && !is_pool; i++)
-        is_pool = !strcmp(req->prov->accounts[i].pool, name);
-    if (!is_provider && !is_pool) {
-        lg_log(LG_LOG_DEBUG, "[Pin] %s: no provider or pool named by the pin, ignored", req->prov->name);
-        return;
-    }
-    if (is_provider)
-        x->chain[0] = p;
-    else
-        snprintf(x->pool, sizeof x->pool, "%s", name);
-    x->n_chain = 1;
-    x->pinned = true;
-    if (cut && !req->pin)
-        *cut = '\0';
-    lg_log(LG_LOG_INFO, "[Pin] %s: pinned to %s %s", req->prov->name, is_provider ? "provider" : "pool", name);
-}
-
-/* The request's provider and its fallbacks, in order (names the configuration checked). */
-static void build_chain(lg_exchange *x, const lg_gate_request *req)
-{
-    for (size_t i = 0; i < req->prov->n_fallback && x->n_chain < CHAIN_MAX; i++) {
-        const lg_provider *p = lg_config_provider(req->cfg, req->prov->fallback[i]);
-        lg_tr_dialect a, b;
-        bool speaks = p && (p->dialect == req->prov->dialect ||
-                            (lg_tr_dialect_of(p->dialect, &a) && lg_tr_dialect_of(req->prov->dialect, &b)));
-        if (p && p != req->prov && speaks && has_own_keys(p))
-            x->chain[x->n_chain++] = p;
-        else if (p && p != req->prov)
-            lg_log(LG_LOG_DEBUG, "[Fallback] %s: %s is skipped (a dialect not translated, or no keys of its own)",
-                   req->prov->name, p->name);
-    }
-}
-
-/* The host's model (from the body), and a copy of the body when a fallback, a model map or a pin may
- * need it. */
-static void read_body(lg_exchange *x, const lg_gate_request *req)
-{
-    size_t a, b;
-    if (!req->body)
-        return;
-    if (lg_body_model_span(req->body, req->body_len, &a, &b) && b - a < sizeof x->model) {
-        memcpy(x->model, req->body + a, b - a);
-        x->model[b - a] = '\0';
-    }
-    bool maps = false;
-    for (size_t i = 0; i < x->n_chain; i++)
-        maps |= x->chain[i]->n_models > 0;
-    bool pinned = x->model[0] && strstr(x->model, req->cfg->retry.pin_separator) != NULL;
-    if ((x->n_chain > 1 || (x->model[0] && maps) || pinned || req->cfg->n_routes) && req->body_len <= BODY_COPY_MAX &&
-        (x->body = malloc(req->body_len + 1))) {
-        memcpy(x->body, req->body, req->body_len);
-        x->body[req->body_len] = '\0';
-        x->body_len = req->body_len;
-    }
 }
 
 /* Ends the exchange before anything is sent: a local error (status, message) in the host's dialect. */
@@ -492,7 +321,7 @@ static bool apply_routes(lg_exchange *x, const lg_gate_request *req, lg_step *st
     if (r->set_model && (x->body || !req->body)) /* without a copy of the body, nothing to rewrite */
         snprintf(x->model, sizeof x->model, "%s", r->set_model);
     const lg_provider *to = r->to ? lg_config_provider(cfg, r->to) : NULL;
-    if (to && to != x->chain[0] && x->body && has_own_keys(to)) {
+    if (to && to != x->chain[0] && x->body && lg_exchange_own_keys(to)) {
         x->chain[0] = to;
         x->n_chain = 1;
     }
@@ -512,11 +341,11 @@ lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_st
     x->n_chain = 1;
     x->host_dialect = req->prov->dialect;
     if (req->reroutes) {
-        build_chain(x, req);
-        read_body(x, req);
+        lg_exchange_build_chain(x, req);
+        lg_exchange_read_body(x, req);
     }
     if (req->prov->dialect != LG_DIALECT_NONE)
-        apply_pin(x, req);
+        lg_exchange_apply_pin(x, req);
     if (req->reroutes && apply_routes(x, req, step)) {
         x->bare = true; /* no account state was set up */
         return x;
@@ -531,7 +360,7 @@ lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_st
         char *body, reason[LG_TR_REASON_MAX], msg[LG_MESSAGE_MAX];
         size_t len;
         bool translated;
-        if (!body_for(x, x->chain[0], &body, &len, &x->tr, x->tr_path, sizeof x->tr_path, &translated, reason)) {
+        if (!lg_exchange_body_for(x, x->chain[0], &body, &len, &x->tr, x->tr_path, sizeof x->tr_path, &translated, reason)) {
             snprintf(msg, sizeof msg, "llmgate: the request cannot be sent to %s: %s", x->chain[0]->name, reason);
             x->bare = true;
             refuse_locally(x, 400, msg, step);

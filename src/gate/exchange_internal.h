@@ -1,0 +1,73 @@
+/* The exchange engine's private state (src/gate/exchange.c, the state machine) and what plans a
+ * request's way before it (src/gate/exchange_plan.c): the chain of providers it may go to, its pins, and
+ * the body each one is sent. Private to src/gate. */
+#ifndef LLMGATE_GATE_EXCHANGE_INTERNAL_H
+#define LLMGATE_GATE_EXCHANGE_INTERNAL_H
+
+#include "gate/accounts.h"
+#include "llmgate/engine.h"
+#include "llmgate/limiter.h"
+#include "llmgate/translate.h"
+
+#define CHAIN_MAX 8              /* a provider and its fallbacks */
+#define BODY_COPY_MAX (8 << 20)  /* a larger body is not copied: no fallback, no rewrite for it */
+
+typedef enum {
+    X_ADMIT,   /* asking for admission (again at the timer) */
+    X_CONFIRM, /* a place is reserved: confirm it at the timer */
+    X_BACKOFF, /* waiting before asking for admission for a retry */
+    X_SENT,    /* an attempt is out */
+    X_DONE,
+} x_phase;
+
+struct lg_exchange {
+    lg_gate_request req; /* our copy; req.prov is the provider now tried; host_key and pin cleared */
+    const lg_provider *chain[CHAIN_MAX]; /* the request's provider, then its fallbacks (a pin: only one) */
+    size_t n_chain, chain_i;
+    char *body;          /* our copy of the host's body when a fallback or a rewrite may need it */
+    size_t body_len;
+    char *send_body;     /* the body for chain[chain_i] when it differs from the host's, or NULL */
+    size_t send_body_len;
+    lg_dialect host_dialect; /* the dialect the host speaks (its provider's) */
+    bool translated;     /* chain[chain_i] speaks another dialect: send_body is translated, tr says how */
+    lg_translation tr;
+    char tr_path[LG_MODEL_MAX + 64];
+    char model[LG_MODEL_MAX]; /* the host's model, a pin suffix stripped */
+    char pool[LG_NAME_MAX];   /* the pool pinned to, "" = none */
+    bool pinned;              /* a pin chose the provider or pool: routes do not apply */
+    int sent;            /* attempts sent over all providers (a later one is a resend) */
+    lg_accounts a;
+    bool bare;           /* no account state could be set up: one attempt with the host's credentials */
+    bool first;          /* the first admission is still pending (its failure is a local refusal) */
+    bool waited;         /* the first admission had to wait */
+    x_phase phase;
+    size_t preferred;    /* account to ask for at the next admission */
+    size_t idx;          /* account of the reservation or of the attempt out */
+    int64_t deadline;
+    int64_t wait_at;
+    const char *wait_why;
+    lg_history h;
+    lg_gate_result res;
+};
+
+/* The body for provider p (malloc'd into *body, NULL: the host's as it is) and, when p speaks another
+ * dialect than the host, the translation (into *tr and path). False when the request cannot go to p: a
+ * translation refused (logged, reason set), or no memory for it. */
+bool lg_exchange_body_for(const lg_exchange *x, const lg_provider *p, char **body, size_t *len, lg_translation *tr,
+                          char *path, size_t path_cap, bool *translated, char reason[LG_TR_REASON_MAX]);
+
+/* True when every account of p has a key of its own: the host's key is never sent to another provider. */
+bool lg_exchange_own_keys(const lg_provider *p);
+
+/* The pin of a request (X-Llmgate-Pin, or its model's suffix, stripped into x->model): a provider (the
+ * chain is that one alone) or a pool of the request's provider. */
+void lg_exchange_apply_pin(lg_exchange *x, const lg_gate_request *req);
+
+/* Appends the request's fallbacks (those it may go to) to x->chain. */
+void lg_exchange_build_chain(lg_exchange *x, const lg_gate_request *req);
+
+/* The host's model (from the body), and a copy of the body when a fallback, a model map, a pin or a route
+ * may need it. */
+void lg_exchange_read_body(lg_exchange *x, const lg_gate_request *req);
+
+#endif
