@@ -113,6 +113,18 @@ lg_action lg_policy_decide(const lg_retry_conf *r, const lg_backoff_conf *b, con
 lg_action lg_policy_decide_transport(const lg_retry_conf *r, const lg_backoff_conf *b, bool retryable,
                                      size_t current, lg_history *h, int64_t now_ms);
 
+/* Admission's choice between two candidate accounts, walked in order from the preferred one: the candidate
+ * (it can go at at_ms; retry_ms > 0: only beyond the reservable horizon, ask again after that) beats the
+ * best so far when it is the first one looked at, when it can be reserved and the best cannot, or when
+ * both are alike in that and it can go earlier. */
+bool lg_policy_admission_better(bool first, int64_t at_ms, int64_t retry_ms, int64_t best_at_ms,
+                                int64_t best_retry_ms);
+
+/* Whether the provider's "current" account (where new requests start) moves to the account admission chose:
+ * only when the current one cools down at now_ms and the chosen one does not (a merely full account keeps
+ * the mark, so requests stay on one key while it has room). */
+bool lg_policy_hand_over(const lg_account_state *current, const lg_account_state *chosen, int64_t now_ms);
+
 /* The account a new request starts on: `preferred` if available at now_ms, else the next available one
  * in order after it. When none is available returns the one that frees soonest and sets *wait_ms to the
  * time until then (else *wait_ms = 0). */

@@ -321,3 +321,14 @@ size_t lg_policy_pool_filter(const lg_account *accts, const lg_account_state *st
     }
     return count;
 }
+
+bool lg_policy_admission_better(bool first, int64_t at_ms, int64_t retry_ms, int64_t best_at_ms,
+                                int64_t best_retry_ms)
+{
+    return first || (retry_ms == 0 && best_retry_ms != 0) || ((retry_ms == 0) == (best_retry_ms == 0) && at_ms < best_at_ms);
+}
+
+bool lg_policy_hand_over(const lg_account_state *current, const lg_account_state *chosen, int64_t now_ms)
+{
+    return current->cooldown_until_ms > now_ms && chosen->cooldown_until_ms <= now_ms;
+}

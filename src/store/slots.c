@@ -66,8 +66,7 @@ lg_admission lg_slots_admit(const lg_slots *sl, const lg_store_scope *sc, lg_sto
         int64_t retry;
         int64_t at = lg_window_earliest(&slots[i]->window, &lim, tokens, now_ms,
                                         lg_policy_ready_at(&slots[i]->state, sc->jitter, now_ms), &retry);
-        bool better = i == pref || (retry == 0 && best_retry != 0) || ((retry == 0) == (best_retry == 0) && at < best_at);
-        if (better) {
+        if (lg_policy_admission_better(i == pref, at, retry, best_at, best_retry)) {
             best = i;
             best_at = at;
             best_retry = retry;
@@ -85,7 +84,7 @@ lg_admission lg_slots_admit(const lg_slots *sl, const lg_store_scope *sc, lg_sto
         if (best_at <= now_ms)
             lg_policy_claim_probe(&slots[best]->state, now_ms);
     }
-    if (slots[pref]->state.cooldown_until_ms > now_ms && slots[best]->state.cooldown_until_ms <= now_ms)
+    if (lg_policy_hand_over(&slots[pref]->state, &slots[best]->state, now_ms))
         sl->prov->current = (uint32_t)best;
     return out;
 }

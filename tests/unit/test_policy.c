@@ -862,6 +862,26 @@ static void simulation_always_limited_terminates(void **state)
     assert_int_equal(simulate(&r, &b, rate_limit(LG_REASON_RATE_LIMIT_EXCEEDED), 3), 1);
 }
 
+static void admission_prefers_reservable_then_earlier(void **state)
+{
+    assert_true(lg_policy_admission_better(true, T0 + 9 * SEC, 5 * SEC, 0, 0)); /* the first looked at */
+    assert_true(lg_policy_admission_better(false, T0 + 9 * SEC, 0, T0, 5 * SEC)); /* reservable beats not */
+    assert_false(lg_policy_admission_better(false, T0, 5 * SEC, T0 + 9 * SEC, 0));
+    assert_true(lg_policy_admission_better(false, T0 + 1, 0, T0 + 2, 0));  /* earlier */
+    assert_false(lg_policy_admission_better(false, T0 + 2, 0, T0 + 2, 0)); /* a tie keeps the first in order */
+    assert_false(lg_policy_admission_better(false, T0 + 3, 0, T0 + 2, 0));
+}
+
+static void hand_over_only_from_a_cooling_account(void **state)
+{
+    lg_account_state cooling = {.cooldown_until_ms = T0 + SEC, .reason = LG_REASON_QUOTA_EXHAUSTED};
+    lg_account_state fine = {0};
+    assert_true(lg_policy_hand_over(&cooling, &fine, T0));
+    assert_false(lg_policy_hand_over(&fine, &fine, T0));       /* merely full: the mark stays */
+    assert_false(lg_policy_hand_over(&cooling, &cooling, T0)); /* to another cooling one: no */
+    assert_false(lg_policy_hand_over(&cooling, &fine, T0 + SEC)); /* its cooldown is over */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -897,6 +917,8 @@ int main(void)
         cmocka_unit_test(decide_single_account_beyond_max_wait_gives_up),
         cmocka_unit_test(choose_preferred_next_or_soonest),
         cmocka_unit_test(simulation_always_limited_terminates),
+        cmocka_unit_test(admission_prefers_reservable_then_earlier),
+        cmocka_unit_test(hand_over_only_from_a_cooling_account),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
