@@ -105,6 +105,19 @@ static int fire(lg_exchange **x, lg_step *st, int64_t now)
     return sent;
 }
 
+/* The index of the one request whose step is a SEND (the probe). */
+static int the_one_sent(const lg_step *st)
+{
+    int found = -1;
+    for (int i = 0; i < N; i++)
+        if (st[i].kind == LG_STEP_SEND) {
+            assert_int_equal(found, -1);
+            found = i;
+        }
+    assert_true(found >= 0);
+    return found;
+}
+
 static void free_all(lg_exchange **x)
 {
     for (int i = 0; i < N; i++)
@@ -136,10 +149,7 @@ static void the_first_waiter_probes_alone(void **state)
     lg_step st[N];
     start_storm(f, x, st);
     assert_int_equal(fire(x, st, T0 + 2300), 1); /* every timer is due: one request goes */
-    int probe = -1;
-    for (int i = 0; i < N; i++)
-        if (st[i].kind == LG_STEP_SEND)
-            probe = i;
+    int probe = the_one_sent(st);
     for (int i = 0; i < N; i++) /* the others look again soon */
         if (i != probe)
             assert_true(st[i].kind == LG_STEP_WAIT && st[i].at_ms <= T0 + 2300 + LG_PROBE_POLL_MS);
@@ -157,10 +167,7 @@ static void a_failed_probe_keeps_the_others_waiting(void **state)
     lg_step st[N];
     start_storm(f, x, st);
     assert_int_equal(fire(x, st, T0 + 2300), 1);
-    int probe = -1;
-    for (int i = 0; i < N; i++)
-        if (st[i].kind == LG_STEP_SEND)
-            probe = i;
+    int probe = the_one_sent(st);
     respond(x[probe], 429, T0 + 2400, &st[probe]); /* a new 2 s cooldown */
     assert_int_equal(st[probe].kind, LG_STEP_WAIT);
     assert_int_equal(fire(x, st, T0 + 2300 + LG_PROBE_POLL_MS), 0);
@@ -195,10 +202,7 @@ static void a_probe_that_fails_in_the_transport_frees_the_key(void **state)
     lg_step st[N];
     start_storm(f, x, st);
     assert_int_equal(fire(x, st, T0 + 2300), 1);
-    int probe = -1;
-    for (int i = 0; i < N; i++)
-        if (st[i].kind == LG_STEP_SEND)
-            probe = i;
+    int probe = the_one_sent(st);
     lg_exchange_on_transport_error(x[probe], true, T0 + 2310, &st[probe]);
     assert_int_equal(st[probe].kind, LG_STEP_WAIT); /* its own retry backs off */
     assert_int_equal(fire(x, st, T0 + 2300 + LG_PROBE_POLL_MS), 1); /* another one probes now */
