@@ -1,5 +1,6 @@
 /* Shared helpers of the translators: failures, JSON member access, data URLs, dialect names. */
 #include <stdarg.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -258,4 +259,12 @@ cJSON *tr_declaration(const cJSON *tool, lg_tr_dialect to, const char *params_as
     tr_copy(d, "description", fn, "description");
     tr_copy(d, params_as, fn, "parameters");
     return d;
+}
+
+long tr_clamp(const cJSON *v, long lo, long hi, long dflt)
+{
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+        return dflt;
+    double d = v->valuedouble;
+    return d <= (double)lo ? lo : d >= (double)hi ? hi : (long)d;
 }

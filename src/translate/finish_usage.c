@@ -48,8 +48,7 @@ const char *tr_finish_name(lg_tr_dialect d, tr_finish f)
 
 static long count(const cJSON *o, const char *name)
 {
-    const cJSON *v = tr_num(o, name);
-    return v && v->valuedouble > 0 ? (long)v->valuedouble : 0;
+    return tr_clamp(tr_num(o, name), 0, 1L << 40, 0); /* an absurd count is no count */
 }
 
 tr_usage tr_usage_read(lg_tr_dialect d, const cJSON *u)

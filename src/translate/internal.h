@@ -21,6 +21,9 @@ void *tr_refuse(tr_fail *f, const char *what, lg_tr_dialect to);
 /* Member `name` of o when it is a string / number / object / array, else NULL. */
 const char *tr_str(const cJSON *o, const char *name);
 const cJSON *tr_num(const cJSON *o, const char *name);
+/* The integer value of number v clamped to [lo, hi] (a fraction dropped), or dflt when v is NULL or not a
+ * finite number: no cast of an absurd value is ever undefined. */
+long tr_clamp(const cJSON *v, long lo, long hi, long dflt);
 const cJSON *tr_obj(const cJSON *o, const char *name);
 const cJSON *tr_arr(const cJSON *o, const char *name);
 /* Adds a copy of member `name` of src to dst under `as` when present. */

@@ -26,7 +26,7 @@ static bool error_ev(struct lg_tr_stream *s, ev_fn fn, const cJSON *e, int statu
     const cJSON *code = tr_num(err, "code");
     const char *type = tr_str(err, "type");
     if (!status)
-        status = code ? (int)code->valuedouble
+        status = code ? (int)tr_clamp(code, 100, 599, 500)
                  : type && (strstr(type, "overloaded")) ? 529
                  : type && (strstr(type, "rate_limit")) ? 429 : 500;
     return send_ev(s, fn, (tr_ev){.kind = TR_EV_ERROR, .text = m ? m : "stream error", .status = status});
@@ -53,7 +53,7 @@ static bool openai_event(const cJSON *c, tr_parse_state *ps, struct lg_tr_stream
         ok = send_ev(s, fn, (tr_ev){.kind = TR_EV_TEXT, .text = text});
     cJSON_ArrayForEach(t, tr_arr(delta, "tool_calls")) {
         const cJSON *ix = tr_num(t, "index"), *f = tr_obj(t, "function");
-        int index = ix ? (int)ix->valuedouble : 0;
+        int index = (int)tr_clamp(ix, 0, 1 << 20, 0);
         const char *args = tr_str(f, "arguments");
         if (ok && tr_str(t, "id"))
             ok = send_ev(s, fn, (tr_ev){.kind = TR_EV_TOOL_START, .id = tr_str(t, "id"), .name = tr_str(f, "name"),
