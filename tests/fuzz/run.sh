@@ -3,7 +3,7 @@
 # tests/fixtures, plus the regression inputs of tests/fuzz/regressions/<harness>/ (crashes found before).
 # Prints each harness's executions per second. Exits non-zero when a harness found a crash.
 # Logs and crash inputs go to OUT_DIR/logs and OUT_DIR/crashes.
-# Usage: tests/fuzz/run.sh SECONDS [CORPUS_DIR [OUT_DIR]]
+# Usage: tests/fuzz/run.sh SECONDS [CORPUS_DIR [OUT_DIR]]   (FUZZ_RUNS=N: N inputs from seed 1 instead)
 cd "$(dirname "$0")/../.." || exit 2
 seconds=${1:-60}
 corpus=${2:-build/fuzz/corpus}
@@ -21,7 +21,10 @@ for bin in build/fuzz/fuzz_*; do
         fi
     fi
     log=$out/logs/$name.log
-    "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=1024 -max_len=65536 -print_final_stats=1 \
+    # FUZZ_RUNS (the suite's smoke): that many inputs from a fixed seed, the same every run, instead of a time
+    budget=(-max_total_time="$seconds")
+    [ -z "${FUZZ_RUNS:-}" ] || budget=(-runs="$FUZZ_RUNS" -seed=1)
+    "$bin" "${budget[@]}" -timeout=10 -rss_limit_mb=1024 -max_len=65536 -print_final_stats=1 \
         -artifact_prefix="$out/crashes/$name-" "$corpus/$name" >"$log" 2>&1
     status=$?
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
