@@ -1,10 +1,8 @@
 /* The redis backend: one quota for a fleet of machines. Every operation on a provider's accounts is one
  * atomic step of the Lua script (redis_script.lua, called by its SHA with a fallback to its text), with
- * the time from Redis; counters are pipelined. Connections come from a small pool (never a lock held
- * across I/O); each round trip is bounded by the timeout. When Redis is down, slow or refuses, the
- * operation goes to the machine's shm store at once (one notice line), and the request path tries Redis
- * again after a backoff (100 ms doubling up to store.retry_ms), never waiting longer than the timeout.
- * A child after fork drops the parent's connections and opens its own. */
+ * the time from Redis; counters are pipelined. Connections and the fail-open bookkeeping are
+ * redis_conn.c's: when Redis is down, slow or refuses, the operation goes to the machine's shm store at
+ * once, and Redis is tried again after a backoff, never waiting longer than the timeout. */
 #include <errno.h>
 #include <openssl/sha.h>
 #include <pthread.h>
@@ -19,206 +17,12 @@
 #include "llmgate/clock.h"
 #include "llmgate/log.h"
 #include "store/backend.h"
-#include "store/redis_api.h"
-#include "store/redis_url.h"
+#include "store/redis_conn.h"
 
 extern const char lg_redis_script[];
 
 #define TTL_MS (7LL * 24 * 3600 * 1000) /* abandoned state expires after a week */
-#define FIRST_BACKOFF_MS 100
 #define INDEX_KEY "llmgate:index"
-#define REGISTERED_MAX 64
-
-typedef struct conn {
-    redisContext *c;
-    int pending; /* pipelined replies not read yet */
-    struct conn *next;
-} conn;
-
-typedef struct {
-    lg_store base;
-    lg_store *local; /* the machine's shm store, used while Redis cannot be (may be NULL) */
-    const lg_hiredis *api;
-    lg_redis_url url;
-    char where[300];
-    int64_t timeout_ms, retry_max_ms;
-    char sha[2 * SHA_DIGEST_LENGTH + 1];
-    pthread_mutex_t mu; /* guards everything below; never held across I/O */
-    pid_t pid;
-    conn *pool;
-    bool down;
-    int64_t next_try_ms, backoff_ms;
-    uint64_t registered[REGISTERED_MAX]; /* accounts this process already added to the index */
-    size_t n_registered;
-} redis_store;
-
-static redis_store *the_store; /* for the fork handler; one redis store per process */
-
-static redis_store *rs(lg_store *s) { return (redis_store *)s; }
-
-static struct timeval tv_of(int64_t ms) { return (struct timeval){.tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000}; }
-
-/* After fork, in the child: the parent's connections are not ours to use. */
-static void after_fork_child(void)
-{
-    redis_store *s = the_store;
-    if (!s)
-        return;
-    pthread_mutex_init(&s->mu, NULL);
-    for (conn *c = s->pool, *next; c; c = next) {
-        next = c->next;
-        s->api->free_ctx(c->c);
-        free(c);
-    }
-    s->pool = NULL;
-    s->pid = getpid();
-}
-
-/* Marks Redis unreachable (one notice line when it was up) and schedules the next attempt. */
-static void mark_down(redis_store *s, const char *why)
-{
-    pthread_mutex_lock(&s->mu);
-    bool was_up = !s->down;
-    if (was_up) {
-        s->down = true;
-        s->backoff_ms = FIRST_BACKOFF_MS;
-        s->next_try_ms = lg_now_ms() + s->backoff_ms;
-    }
-    pthread_mutex_unlock(&s->mu);
-    if (was_up)
-        lg_notice(&(bool){false}, "redis-down", 0, "redis store %s unavailable (%s); using this machine's store until it is back",
-                  s->where, why);
-}
-
-static void mark_up(redis_store *s)
-{
-    pthread_mutex_lock(&s->mu);
-    bool was_down = s->down;
-    s->down = false;
-    pthread_mutex_unlock(&s->mu);
-    if (was_down)
-        lg_notice(&(bool){false}, "redis-up", 0, "redis store %s is back", s->where);
-}
-
-static void drop_conn(redis_store *s, conn *c)
-{
-    s->api->free_ctx(c->c);
-    free(c);
-}
-
-/* Reads one reply; NULL (the connection is then unusable) on a transport error or timeout. */
-static redisReply *read_reply(redis_store *s, conn *c)
-{
-    void *r = NULL;
-    return s->api->get_reply(c->c, &r) == REDIS_OK ? r : NULL;
-}
-
-/* Sends the command and reads its reply, after the pipelined replies still pending. NULL on a transport
- * error or timeout (the connection is then unusable). */
-static redisReply *call(redis_store *s, conn *c, int argc, const char **argv, const size_t *lens)
-{
-    if (s->api->append_argv(c->c, argc, argv, lens) != REDIS_OK)
-        return NULL;
-    for (; c->pending > 0; c->pending--) {
-        redisReply *r = read_reply(s, c);
-        if (!r)
-            return NULL;
-        s->api->free_reply(r);
-    }
-    return read_reply(s, c);
-}
-
-/* AUTH and SELECT on a new connection; false when refused. */
-static bool handshake(redis_store *s, conn *c, char *why, size_t whylen)
-{
-    const char *argv[3];
-    int argc = 0;
-    if (s->url.pass[0]) {
-        argv[argc++] = "AUTH";
-        if (s->url.user[0])
-            argv[argc++] = s->url.user;
-        argv[argc++] = s->url.pass;
-        redisReply *r = call(s, c, argc, argv, NULL);
-        bool ok = r && r->type != REDIS_REPLY_ERROR;
-        snprintf(why, whylen, "%s", !r ? "no answer" : ok ? "" : "authentication refused");
-        if (r)
-            s->api->free_reply(r);
-        if (!ok)
-            return false;
-    }
-    if (s->url.db) {
-        char db[16];
-        snprintf(db, sizeof db, "%d", s->url.db);
-        const char *sel[2] = {"SELECT", db};
-        redisReply *r = call(s, c, 2, sel, NULL);
-        bool ok = r && r->type != REDIS_REPLY_ERROR;
-        snprintf(why, whylen, "%s", !r ? "no answer" : ok ? "" : "SELECT refused");
-        if (r)
-            s->api->free_reply(r);
-        return ok;
-    }
-    return true;
-}
-
-/* A connection for one operation: from the pool, or a new one when Redis is up or its retry is due. NULL
- * (the caller goes to the local store) when Redis is down and not due, or the attempt failed. */
-static conn *get_conn(redis_store *s)
-{
-    pthread_mutex_lock(&s->mu);
-    int64_t now = lg_now_ms();
-    if (s->down && now < s->next_try_ms) {
-        pthread_mutex_unlock(&s->mu);
-        return NULL;
-    }
-    conn *c = s->pool;
-    if (c) {
-        s->pool = c->next;
-        pthread_mutex_unlock(&s->mu);
-        return c;
-    }
-    if (s->down) { /* this thread tries; the others keep to the local store meanwhile */
-        s->backoff_ms = s->backoff_ms * 2 < s->retry_max_ms ? s->backoff_ms * 2 : s->retry_max_ms;
-        s->next_try_ms = now + s->backoff_ms;
-    }
-    pthread_mutex_unlock(&s->mu);
-    char why[128] = "connection refused";
-    redisContext *ctx = s->url.socket[0] ? s->api->connect_unix(s->url.socket, tv_of(s->timeout_ms))
-                                         : s->api->connect_tcp(s->url.host, s->url.port, tv_of(s->timeout_ms));
-    if (ctx && !ctx->err && s->api->set_timeout(ctx, tv_of(s->timeout_ms)) == REDIS_OK &&
-        (c = calloc(1, sizeof *c))) {
-        c->c = ctx;
-        if (handshake(s, c, why, sizeof why))
-            return c;
-        drop_conn(s, c);
-    } else {
-        if (ctx && ctx->err)
-            snprintf(why, sizeof why, "%s", ctx->errstr);
-        if (ctx)
-            s->api->free_ctx(ctx);
-    }
-    mark_down(s, why);
-    return NULL;
-}
-
-/* Gives the connection back after an operation (ok), or drops it and marks Redis down. */
-static void put_conn(redis_store *s, conn *c, bool ok, const char *why)
-{
-    if (!ok) {
-        drop_conn(s, c);
-        mark_down(s, why);
-        return;
-    }
-    pthread_mutex_lock(&s->mu);
-    bool mine = s->pid == getpid();
-    if (mine) {
-        c->next = s->pool;
-        s->pool = c;
-    }
-    pthread_mutex_unlock(&s->mu);
-    if (!mine)
-        drop_conn(s, c);
-    mark_up(s);
-}
 
 /* ---- Script calls ---- */
 
@@ -289,12 +93,12 @@ static redisReply *run_script(redis_store *s, conn *c, args *a, bool *transport)
     *transport = false;
     if (a->oom)
         return NULL;
-    redisReply *r = call(s, c, a->n, a->v, NULL);
+    redisReply *r = lg_redis_call(s, c, a->n, a->v, NULL);
     if (r && r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "NOSCRIPT", 8)) {
         s->api->free_reply(r);
         a->v[0] = "EVAL";
         a->v[1] = lg_redis_script;
-        r = call(s, c, a->n, a->v, NULL);
+        r = lg_redis_call(s, c, a->n, a->v, NULL);
         a->v[0] = a->own[0];
         a->v[1] = a->own[1];
     }
@@ -313,7 +117,7 @@ static redisReply *run_script(redis_store *s, conn *c, args *a, bool *transport)
 
 /* Runs the script with a's arguments (freed) on c and checks that the reply has `want` elements. NULL when
  * it failed: the connection is then given back (or dropped when it broke) and the caller goes local. On
- * success the caller reads the reply, frees it and gives the connection back with put_conn(s, c, true). */
+ * success the caller reads the reply, frees it and gives the connection back with lg_redis_put_conn(s, c, true). */
 static redisReply *exchange(redis_store *s, conn *c, args *a, size_t want)
 {
     bool transport;
@@ -323,7 +127,7 @@ static redisReply *exchange(redis_store *s, conn *c, args *a, size_t want)
         return r;
     if (r) /* not our script's answer: never trusted */
         s->api->free_reply(r);
-    put_conn(s, c, !transport && !r, r ? "unexpected reply" : "no answer in time");
+    lg_redis_put_conn(s, c, !transport && !r, r ? "unexpected reply" : "no answer in time");
     return NULL;
 }
 
@@ -415,7 +219,7 @@ static int redis_admit(lg_store *st, const lg_store_scope *sc, lg_store_ticket *
                        int64_t deadline_ms, lg_account_state *snap, lg_admission *out)
 {
     redis_store *s = rs(st);
-    conn *c = get_conn(s);
+    conn *c = lg_redis_get_conn(s);
     if (!c)
         return s->local ? s->local->ops->admit(s->local, sc, t, preferred, now_ms, deadline_ms, snap, out) : -1;
     own(s, t);
@@ -443,7 +247,7 @@ static int redis_admit(lg_store *st, const lg_store_scope *sc, lg_store_ticket *
     redisReply *r = exchange(s, c, &a, 6 + STATE_FIELDS * sc->n);
     if (r && (int_at(r, 1) < 0 || (size_t)int_at(r, 1) >= sc->n)) {
         s->api->free_reply(r);
-        put_conn(s, c, false, "unexpected reply");
+        lg_redis_put_conn(s, c, false, "unexpected reply");
         r = NULL;
     }
     if (!r)
@@ -462,7 +266,7 @@ static int redis_admit(lg_store *st, const lg_store_scope *sc, lg_store_ticket *
     }
     read_states(r, 6, sc->n, skew, snap);
     s->api->free_reply(r);
-    put_conn(s, c, true, NULL);
+    lg_redis_put_conn(s, c, true, NULL);
     return 0;
 }
 
@@ -470,7 +274,7 @@ static int redis_confirm(lg_store *st, const lg_store_scope *sc, lg_store_ticket
                          lg_account_state *snap, bool *ok)
 {
     redis_store *s = rs(st);
-    conn *c = get_conn(s);
+    conn *c = lg_redis_get_conn(s);
     if (!c)
         return s->local ? s->local->ops->confirm(s->local, sc, t, idx, now_ms, snap, ok) : -1;
     own(s, t);
@@ -490,7 +294,7 @@ static int redis_confirm(lg_store *st, const lg_store_scope *sc, lg_store_ticket
         t->held = false;
     read_states(r, 2, sc->n, int_at(r, 0) - now_ms, snap);
     s->api->free_reply(r);
-    put_conn(s, c, true, NULL);
+    lg_redis_put_conn(s, c, true, NULL);
     return 0;
 }
 
@@ -501,7 +305,7 @@ static int redis_release(lg_store *st, const lg_store_scope *sc, lg_store_ticket
         return s->local ? s->local->ops->release(s->local, sc, t) : -1;
     if (!t->held)
         return 0;
-    conn *c = get_conn(s);
+    conn *c = lg_redis_get_conn(s);
     if (!c) {
         t->held = false; /* it lives in Redis: it ages out of the window there */
         return 0;
@@ -515,7 +319,7 @@ static int redis_release(lg_store *st, const lg_store_scope *sc, lg_store_ticket
     t->held = false;
     if (r) {
         s->api->free_reply(r);
-        put_conn(s, c, true, NULL);
+        lg_redis_put_conn(s, c, true, NULL);
     }
     return 0;
 }
@@ -535,7 +339,7 @@ static int redis_record(lg_store *st, const lg_store_scope *sc, lg_store_ticket 
                         const lg_store_attempt *at, int64_t now_ms, lg_account_state *snap)
 {
     redis_store *s = rs(st);
-    conn *c = idx < sc->n && snap ? get_conn(s) : NULL;
+    conn *c = idx < sc->n && snap ? lg_redis_get_conn(s) : NULL;
     if (!c)
         return s->local ? s->local->ops->record(s->local, sc, t, idx, at, now_ms, snap) : -1;
     own(s, t);
@@ -578,7 +382,7 @@ static int redis_record(lg_store *st, const lg_store_scope *sc, lg_store_ticket 
         t->held = false;
     read_states(r, 1, sc->n, int_at(r, 0) - now_ms, snap);
     s->api->free_reply(r);
-    put_conn(s, c, true, NULL);
+    lg_redis_put_conn(s, c, true, NULL);
     return 0;
 }
 
@@ -589,7 +393,7 @@ static int redis_count(lg_store *st, const lg_store_scope *sc, lg_store_ticket *
     redis_store *s = rs(st);
     if (idx >= sc->n && ev != LG_EV_FELL_BACK)
         return 0;
-    conn *c = get_conn(s);
+    conn *c = lg_redis_get_conn(s);
     if (!c)
         return s->local ? s->local->ops->count(s->local, sc, t, idx, ev, to) : -1;
     static const char *const field[] = {
@@ -617,7 +421,7 @@ static int redis_count(lg_store *st, const lg_store_scope *sc, lg_store_ticket *
         ok = s->api->buffer_write(c->c, &done) == REDIS_OK;
     if (ev == LG_EV_SENT && t->owner == s)
         t->held = false;
-    put_conn(s, c, ok, "write failed");
+    lg_redis_put_conn(s, c, ok, "write failed");
     return 0;
 }
 
@@ -626,21 +430,21 @@ static int redis_count(lg_store *st, const lg_store_scope *sc, lg_store_ticket *
 static int redis_provider(lg_store *st, const lg_store_scope *sc, lg_prov_op *op)
 {
     redis_store *s = rs(st);
-    conn *c = op->kind == LG_PROV_NOTICE && op->interval_ms > 0 ? get_conn(s) : NULL;
+    conn *c = op->kind == LG_PROV_NOTICE && op->interval_ms > 0 ? lg_redis_get_conn(s) : NULL;
     if (!c)
         return s->local ? s->local->ops->provider(s->local, sc, op) : -1;
     char key[LG_NAME_MAX + 32], px[24];
     snprintf(key, sizeof key, "llmgate:{%s}:notice", sc->provider);
     snprintf(px, sizeof px, "%lld", (long long)op->interval_ms);
     const char *argv[6] = {"SET", key, "1", "NX", "PX", px};
-    redisReply *r = call(s, c, 6, argv, NULL);
+    redisReply *r = lg_redis_call(s, c, 6, argv, NULL);
     if (!r) {
-        put_conn(s, c, false, "no answer in time");
+        lg_redis_put_conn(s, c, false, "no answer in time");
         return s->local ? s->local->ops->provider(s->local, sc, op) : -1;
     }
     op->due = r->type == REDIS_REPLY_STATUS; /* "OK"; nil when another process set it within the interval */
     s->api->free_reply(r);
-    put_conn(s, c, true, NULL);
+    lg_redis_put_conn(s, c, true, NULL);
     return 0;
 }
 
@@ -713,10 +517,10 @@ static int visit_remote(redis_store *s, conn *c, lg_store_visit_fn fn, void *ctx
     const char *time_cmd[1] = {"TIME"};
     const char *members[2] = {"SMEMBERS", INDEX_KEY};
     *transport = true;
-    redisReply *idx = call(s, c, 2, members, NULL);
+    redisReply *idx = lg_redis_call(s, c, 2, members, NULL);
     if (!idx)
         return -1;
-    redisReply *tm = call(s, c, 1, time_cmd, NULL);
+    redisReply *tm = lg_redis_call(s, c, 1, time_cmd, NULL);
     int64_t skew = 0;
     if (tm && tm->type == REDIS_REPLY_ARRAY && tm->elements == 2 && tm->element[0]->str && tm->element[1]->str)
         skew = atoll(tm->element[0]->str) * 1000 + atoll(tm->element[1]->str) / 1000 - lg_now_ms();
@@ -732,7 +536,7 @@ static int visit_remote(redis_store *s, conn *c, lg_store_visit_fn fn, void *ctx
             continue;
         snprintf(key, sizeof key, "llmgate:{%s}:a:%s:%s", prov, name, dig);
         const char *hgetall[2] = {"HGETALL", key};
-        redisReply *h = call(s, c, 2, hgetall, NULL);
+        redisReply *h = lg_redis_call(s, c, 2, hgetall, NULL);
         if (!h) {
             rc = -1;
             break;
@@ -756,11 +560,11 @@ static int visit_remote(redis_store *s, conn *c, lg_store_visit_fn fn, void *ctx
 static int redis_visit(lg_store *st, lg_store_visit_fn fn, void *ctx)
 {
     redis_store *s = rs(st);
-    conn *c = get_conn(s);
+    conn *c = lg_redis_get_conn(s);
     bool transport = true;
     if (c) {
         int rc = visit_remote(s, c, fn, ctx, &transport);
-        put_conn(s, c, !transport, "no answer in time");
+        lg_redis_put_conn(s, c, !transport, "no answer in time");
         if (rc == 0)
             return 0;
     }
@@ -779,17 +583,8 @@ static void redis_close(lg_store *st)
 {
     redis_store *s = rs(st);
     int saved = errno;
-    if (the_store == s)
-        the_store = NULL;
-    for (conn *c = s->pool, *next; c; c = next) {
-        next = c->next;
-        if (s->pid == getpid())
-            drop_conn(s, c);
-        else
-            free(c);
-    }
+    lg_redis_conn_close(s);
     lg_store_close(s->local);
-    pthread_mutex_destroy(&s->mu);
     free(s);
     errno = saved;
 }
@@ -832,12 +627,7 @@ lg_store *lg_redis_open(const lg_config *cfg, lg_store *local, char *err, size_t
     SHA1((const unsigned char *)lg_redis_script, strlen(lg_redis_script), md);
     for (int i = 0; i < SHA_DIGEST_LENGTH; i++)
         snprintf(s->sha + 2 * i, 3, "%02x", md[i]);
-    pthread_mutex_init(&s->mu, NULL);
-    s->pid = getpid();
-    if (!the_store) {
-        the_store = s;
-        pthread_atfork(NULL, NULL, after_fork_child);
-    }
+    lg_redis_conn_init(s);
     errno = saved;
     return &s->base;
 }
