@@ -17,6 +17,9 @@ TREE=$SCRATCH/tree
 # The mutations: NAME|FILE|TESTS (space-separated run.sh patterns), then the text to find and its
 # replacement, each on its own line ("{NL}" stands for a newline).
 MUTATIONS=$(cat <<'EOF'
+stale-resend|src/hook/curl_xfer.c|test_curl_cli
+    if (x->sends++ > 0) {
+    if (x->sends++ > 99) {
 sticky|src/store/slots.c|test_curl_cli
     size_t pref = preferred < n ? preferred : cur < n ? cur : 0;
     size_t pref = preferred < n ? preferred : cur < n ? 0 : 0;

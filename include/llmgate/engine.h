@@ -68,9 +68,11 @@ lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_st
  * the host, so it is final whatever it is). resp is read during this call only. */
 void lg_exchange_on_response(lg_exchange *x, const lg_response_view *resp, int64_t now_ms, lg_step *step);
 
-/* The attempt of the last SEND step failed in the transport: retryable (connection refused or reset,
- * truncated body: worth a bounded retry) or not (timeout, TLS failure, aborted by the host: shown at once). */
-void lg_exchange_on_transport_error(lg_exchange *x, bool retryable, int64_t now_ms, lg_step *step);
+/* The attempt of the last SEND step failed in the transport, as `failure` says (outcome.h): retryable
+ * (connection refused or reset, truncated body: a bounded retry, blamed on the account and the provider),
+ * stale (a kept-alive connection found closed: sent again at once, blamed on nobody) or fatal (timeout,
+ * TLS failure, aborted by the host: shown at once). */
+void lg_exchange_on_transport_error(lg_exchange *x, lg_transport_failure failure, int64_t now_ms, lg_step *step);
 
 /* The time of the last WAIT step has come (or the front end woke early: the WAIT is repeated). */
 void lg_exchange_on_timer(lg_exchange *x, int64_t now_ms, lg_step *step);

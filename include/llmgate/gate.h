@@ -13,8 +13,6 @@
 #include "llmgate/outcome.h"
 #include "llmgate/store.h"
 
-#define LG_ATTEMPT_RETRYABLE (-1)
-#define LG_ATTEMPT_FATAL (-2)
 
 /* An attempt to a provider of another dialect than the host's: its body is translated (lg_attempt.body),
  * and so must be the response the host gets (translate.h). */
@@ -36,9 +34,8 @@ typedef struct {
 /* A transport sends one attempt and reports the response. */
 typedef struct {
     /* Sends the exchange as `at` says (never forwarding an X-Llmgate-Pin header). On return *resp describes
-     * the response (valid until the next attempt). Returns 0; LG_ATTEMPT_RETRYABLE when the transport
-     * failed in a way worth a bounded retry (connection reset, truncated body); LG_ATTEMPT_FATAL when it
-     * failed in a way the host must see at once (timeout, TLS, aborted by a callback). */
+     * the response (valid until the next attempt). Returns 0, or how the transport failed
+     * (lg_transport_failure). */
     int (*attempt)(void *ctx, const lg_attempt *at, lg_response_view *resp);
     /* Prepares the request body to be sent again; returns false when it cannot be. May be NULL. */
     bool (*rewind)(void *ctx);

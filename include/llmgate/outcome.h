@@ -45,4 +45,12 @@ const char *lg_reason_name(lg_reason r);
 bool lg_state_parse(const char *name, lg_state *out);
 bool lg_reason_parse(const char *name, lg_reason *out);
 
+/* How an attempt failed in the transport, with no response to classify. */
+typedef enum {
+    LG_ATTEMPT_FATAL = 1,  /* the host must see it at once: timeout, TLS failure, aborted by the host */
+    LG_ATTEMPT_RETRYABLE,  /* refused, reset, truncated: worth a bounded retry after a backoff */
+    LG_ATTEMPT_STALE,      /* a kept-alive connection turned out closed before any answer: sent again at
+                            * once on another connection (what libcurl itself would do), blamed on nobody */
+} lg_transport_failure;
+
 #endif

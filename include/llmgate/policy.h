@@ -108,9 +108,10 @@ lg_action lg_policy_decide(const lg_retry_conf *r, const lg_backoff_conf *b, con
 /* Decides the next step after the attempt on `current` failed in the transport (h->attempts counts it;
  * the failure is not blamed on the key). A retryable failure (reset, refused, truncated) of a replayable
  * request is retried on the same account after the single-account exponential backoff, at most
- * max_server_retries times in a row and within max_attempts and the request's deadline; anything else
- * gives up (the host sees the transport's own error). Updates h only on RETRY (server_retries counted). */
-lg_action lg_policy_decide_transport(const lg_retry_conf *r, const lg_backoff_conf *b, bool retryable,
+ * max_server_retries times in a row; a stale connection's is retried at once, not counted as a server
+ * retry; both within max_attempts and the request's deadline. Anything else gives up (the host sees the
+ * transport's own error). Updates h only on RETRY (server_retries counted). */
+lg_action lg_policy_decide_transport(const lg_retry_conf *r, const lg_backoff_conf *b, lg_transport_failure failure,
                                      size_t current, lg_history *h, int64_t now_ms);
 
 /* Admission's choice between two candidate accounts, walked in order from the preferred one: the candidate

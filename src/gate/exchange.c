@@ -497,7 +497,7 @@ void lg_exchange_on_response(lg_exchange *x, const lg_response_view *resp, int64
     finish(x, now_ms, step);
 }
 
-void lg_exchange_on_transport_error(lg_exchange *x, bool retryable, int64_t now_ms, lg_step *step)
+void lg_exchange_on_transport_error(lg_exchange *x, lg_transport_failure failure, int64_t now_ms, lg_step *step)
 {
     if (x->phase != X_SENT) {
         repeat(x, step);
@@ -515,16 +515,19 @@ void lg_exchange_on_transport_error(lg_exchange *x, bool retryable, int64_t now_
         finish(x, now_ms, step);
         return;
     }
+    bool stale = failure == LG_ATTEMPT_STALE;
     lg_accounts_record(&x->a, x->idx, &res->outcome, NULL, true, now_ms);
-    lg_accounts_breaker_record(&x->a, true, now_ms);
+    if (!stale) /* a connection that went stale while idle says nothing of the provider */
+        lg_accounts_breaker_record(&x->a, true, now_ms);
     const lg_config *cfg = x->req.cfg;
-    lg_action act = lg_policy_decide_transport(&cfg->retry, &cfg->backoff, retryable, x->idx, &x->h, now_ms);
+    lg_action act = lg_policy_decide_transport(&cfg->retry, &cfg->backoff, failure, x->idx, &x->h, now_ms);
     if (act.kind != LG_ACT_RETRY || !within_budget(x, now_ms)) {
-        if (!retryable || !fall_back(x, "transport failures", now_ms, step))
+        if (failure == LG_ATTEMPT_FATAL || !fall_back(x, "transport failures", now_ms, step))
             finish(x, now_ms, step);
         return;
     }
-    lg_log(LG_LOG_INFO, "[Retry] %s: transport failure on account=%s, retrying in %lldms", x->req.prov->name,
+    lg_log(LG_LOG_INFO, "[Retry] %s: %s on account=%s, retrying in %lldms", x->req.prov->name,
+           stale ? "kept-alive connection closed before an answer" : "transport failure",
            x->req.prov->accounts[x->idx].name, (long long)act.delay_ms);
     lg_accounts_count(&x->a, x->idx, LG_EV_RETRY, 0);
     retry_after(x, act.account, act.delay_ms, "transport failure, backing off", now_ms, step);

@@ -43,7 +43,7 @@ lg_gate_result lg_gate_run(const lg_gate_request *req, const lg_transport *t, vo
         if (rc == 0)
             lg_exchange_on_response(x, &resp, lg_now_ms(), &step);
         else
-            lg_exchange_on_transport_error(x, rc == LG_ATTEMPT_RETRYABLE, lg_now_ms(), &step);
+            lg_exchange_on_transport_error(x, (lg_transport_failure)rc, lg_now_ms(), &step);
     }
     lg_gate_result res = step.result;
     lg_exchange_free(x);

@@ -260,14 +260,17 @@ lg_action lg_policy_decide(const lg_retry_conf *r, const lg_backoff_conf *b, con
     return a;
 }
 
-lg_action lg_policy_decide_transport(const lg_retry_conf *r, const lg_backoff_conf *b, bool retryable,
+lg_action lg_policy_decide_transport(const lg_retry_conf *r, const lg_backoff_conf *b, lg_transport_failure failure,
                                      size_t current, lg_history *h, int64_t now_ms)
 {
     lg_action give_up = {.kind = LG_ACT_GIVE_UP, .account = current};
-    int64_t delay = lg_policy_exp_backoff(b, h->server_retries + 1);
-    if (!retryable || !h->replayable || h->server_retries >= r->max_server_retries ||
+    bool stale = failure == LG_ATTEMPT_STALE;
+    int64_t delay = stale ? 0 : lg_policy_exp_backoff(b, h->server_retries + 1);
+    if (failure == LG_ATTEMPT_FATAL || !h->replayable || (!stale && h->server_retries >= r->max_server_retries) ||
         h->attempts >= r->max_attempts || now_ms + delay > h->started_ms + r->max_rate_limit_wait_ms)
         return give_up;
+    if (stale)
+        return (lg_action){.kind = LG_ACT_RETRY, .account = current};
     h->server_retries++;
     return (lg_action){.kind = LG_ACT_RETRY, .account = current, .delay_ms = delay};
 }

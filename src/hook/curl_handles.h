@@ -24,6 +24,8 @@ typedef struct {
     void *writedata;             /* default stdout */
     curl_write_callback headerfn;
     void *headerdata;
+    curl_prereq_callback prereqfn; /* CURLOPT_PREREQFUNCTION, NULL: none */
+    void *prereqdata;
     long header_opt;             /* CURLOPT_HEADER */
     long failonerror;
     long followlocation;

@@ -94,12 +94,12 @@ static void apply_step(lg_mxfer *t, lg_step *step, bool may_deliver)
         t->at = (lg_attempt){.prov = step->prov, .key = step->key, .body = step->body, .body_len = step->body_len,
                          .tr = step->tr};
         if (!lg_xfer_prepare(&t->x, &t->at)) {
-            lg_exchange_on_transport_error(t->ex, false, now, step);
+            lg_exchange_on_transport_error(t->ex, LG_ATTEMPT_FATAL, now, step);
             continue;
         }
         if (real_add(t) != CURLM_OK) {
             t->x.last_rc = CURLE_FAILED_INIT;
-            lg_exchange_on_transport_error(t->ex, false, now, step);
+            lg_exchange_on_transport_error(t->ex, LG_ATTEMPT_FATAL, now, step);
             continue;
         }
         return;
@@ -179,7 +179,7 @@ static void complete(lg_mxfer *t, CURLcode rc)
     if (ar == 0)
         lg_exchange_on_response(t->ex, &resp, lg_now_ms(), &step);
     else
-        lg_exchange_on_transport_error(t->ex, ar == LG_ATTEMPT_RETRYABLE, lg_now_ms(), &step);
+        lg_exchange_on_transport_error(t->ex, (lg_transport_failure)ar, lg_now_ms(), &step);
     apply_step(t, &step, true);
 }
 

@@ -25,6 +25,7 @@ static void resolve_all(void)
     *(void **)&real.reset = resolve("curl_easy_reset");
     *(void **)&real.duphandle = resolve("curl_easy_duphandle");
     *(void **)&real.cleanup = resolve("curl_easy_cleanup");
+    *(void **)&real.strerror = resolve("curl_easy_strerror");
     *(void **)&real.m_add = resolve("curl_multi_add_handle");
     *(void **)&real.m_remove = resolve("curl_multi_remove_handle");
     *(void **)&real.m_perform = resolve("curl_multi_perform");

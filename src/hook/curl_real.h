@@ -12,6 +12,7 @@ typedef struct {
     void (*reset)(CURL *);
     CURL *(*duphandle)(CURL *);
     void (*cleanup)(CURL *);
+    const char *(*strerror)(CURLcode);
     CURLMcode (*m_add)(CURLM *, CURL *);
     CURLMcode (*m_remove)(CURLM *, CURL *);
     CURLMcode (*m_perform)(CURLM *, int *);

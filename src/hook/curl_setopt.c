@@ -63,6 +63,7 @@ static void record_ptr(lg_curl_rec *r, CURLoption opt, void *p)
     case CURLOPT_WRITEDATA: r->writedata = p; break;
     case CURLOPT_HEADERDATA: r->headerdata = p; break;
     case CURLOPT_SEEKDATA: r->seekdata = p; break;
+    case CURLOPT_PREREQDATA: r->prereqdata = p; break;
     case CURLOPT_XOAUTH2_BEARER: lg_rec_set_str(&r->xoauth2, p); break;
     case CURLOPT_ERRORBUFFER: r->errorbuffer = p; break;
     default: break;
@@ -76,6 +77,7 @@ static void record_fn(lg_curl_rec *r, CURLoption opt, any_fn f)
     switch (opt) {
     case CURLOPT_WRITEFUNCTION: r->writefn = (curl_write_callback)f; break;
     case CURLOPT_HEADERFUNCTION: r->headerfn = (curl_write_callback)f; break;
+    case CURLOPT_PREREQFUNCTION: r->prereqfn = (curl_prereq_callback)f; break;
     case CURLOPT_SEEKFUNCTION:
         r->seekfn = (curl_seek_callback)f;
         r->has_seekfn = f != NULL;

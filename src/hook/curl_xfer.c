@@ -116,7 +116,7 @@ static bool shape_request(lg_curl_xfer *x, const lg_attempt *at)
 }
 
 /* Classifies a libcurl error: worth a bounded retry, or to be shown to the host at once. */
-static int transport_error(CURLcode rc)
+static lg_transport_failure transport_error(CURLcode rc)
 {
     switch (rc) {
     case CURLE_GOT_NOTHING:
@@ -132,10 +132,27 @@ static int transport_error(CURLcode rc)
     }
 }
 
+/* CURLOPT_PREREQFUNCTION while an attempt runs: the first request of a perform goes (the host's own
+ * callback, if any, has its say); a second one is libcurl sending the request again after a kept-alive
+ * connection closed without an answer, and is refused (the engine decides about sending again). */
+static int count_send(void *clientp, char *primary_ip, char *local_ip, int primary_port, int local_port)
+{
+    lg_curl_xfer *x = clientp;
+    if (x->sends++ > 0) {
+        x->resend_refused = true;
+        return CURL_PREREQFUNC_ABORT;
+    }
+    const lg_curl_rec *r = x->rec;
+    return r->prereqfn ? r->prereqfn(r->prereqdata, primary_ip, local_ip, primary_port, local_port)
+                       : CURL_PREREQFUNC_OK;
+}
+
 /* Our trampolines in. */
 static void install_capture(lg_curl_xfer *x)
 {
     const lg_curl_real *real = x->real;
+    real->setopt(x->h, CURLOPT_PREREQFUNCTION, count_send); /* an older libcurl without it sends again itself */
+    real->setopt(x->h, CURLOPT_PREREQDATA, x);
     real->setopt(x->h, CURLOPT_WRITEFUNCTION, lg_relay_write);
     real->setopt(x->h, CURLOPT_WRITEDATA, &x->relay);
     real->setopt(x->h, CURLOPT_HEADERFUNCTION, lg_capture_header);
@@ -151,6 +168,8 @@ static void restore_host(lg_curl_xfer *x)
     lg_curl_rec *r = x->rec;
     real->setopt(x->h, CURLOPT_URL, r->url);
     real->setopt(x->h, CURLOPT_HTTPHEADER, r->headers);
+    real->setopt(x->h, CURLOPT_PREREQFUNCTION, r->prereqfn);
+    real->setopt(x->h, CURLOPT_PREREQDATA, r->prereqdata);
     real->setopt(x->h, CURLOPT_WRITEFUNCTION, r->writefn);
     real->setopt(x->h, CURLOPT_WRITEDATA, r->writedata);
     real->setopt(x->h, CURLOPT_HEADERFUNCTION, r->headerfn);
@@ -228,6 +247,8 @@ static bool prepare_translation(lg_curl_xfer *x, const lg_attempt *at)
 static bool reset_response(lg_curl_xfer *x, const lg_attempt *at)
 {
     const lg_provider *prov = at->prov ? at->prov : x->prov;
+    x->sends = 0;
+    x->resend_refused = false;
     lg_capture_reset(&x->cap);
     x->sink.rec = x->rec;
     lg_relay_reset(&x->relay, &x->sink, &x->cap, prov->dialect, prov->boundary);
@@ -246,9 +267,22 @@ bool lg_xfer_prepare(lg_curl_xfer *x, const lg_attempt *at)
     return false;
 }
 
+/* libcurl's own message for the error the host sees instead of a refused second send. */
+static void report_got_nothing(lg_curl_xfer *x)
+{
+    x->last_rc = CURLE_GOT_NOTHING;
+    if (x->rec->errorbuffer && x->real->strerror)
+        snprintf(x->rec->errorbuffer, CURL_ERROR_SIZE, "%s", x->real->strerror(CURLE_GOT_NOTHING));
+}
+
 int lg_xfer_result(lg_curl_xfer *x, CURLcode rc, lg_response_view *resp)
 {
     x->last_rc = rc;
+    if (rc == CURLE_ABORTED_BY_CALLBACK && x->resend_refused) {
+        report_got_nothing(x);
+        lg_capture_view(&x->cap, resp);
+        return LG_ATTEMPT_STALE;
+    }
     lg_capture_view(&x->cap, resp);
     if (lg_relay_committed(&x->relay)) {
         /* the host has (part of) this stream: whatever happened, it is the final response */

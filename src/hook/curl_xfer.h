@@ -36,6 +36,8 @@ typedef struct {
     bool translated;                 /* the last attempt went to another dialect: its response is translated */
     lg_tr_dialect tr_target, tr_host;
     CURLcode last_rc;                /* libcurl's code for the last attempt */
+    int sends;                       /* requests libcurl began to send in this perform (CURLOPT_PREREQFUNCTION) */
+    bool resend_refused;             /* libcurl wanted to send this attempt a second time: refused */
     char host_key[LG_XFER_KEY_MAX];  /* the host's key, only until lg_xfer_forget_key */
 } lg_curl_xfer;
 
@@ -53,7 +55,10 @@ void lg_xfer_forget_key(lg_curl_xfer *x);
 bool lg_xfer_prepare(lg_curl_xfer *x, const lg_attempt *at);
 
 /* The attempt's transfer ended with rc: fills *resp; returns 0 (a response, possibly a committed stream
- * with resp->delivered), LG_ATTEMPT_RETRYABLE or LG_ATTEMPT_FATAL (lg_transport.attempt's contract). */
+ * with resp->delivered) or how the transport failed (lg_transport.attempt's contract). libcurl sends a
+ * request again by itself when a kept-alive connection turns out closed before any answer: that second
+ * send is refused (one attempt is one request at the provider, admitted and counted by the engine) and
+ * the attempt reports LG_ATTEMPT_STALE, which the engine retries at once. */
 int lg_xfer_result(lg_curl_xfer *x, CURLcode rc, lg_response_view *resp);
 
 /* After an attempt with a key of ours got a redirect (libcurl's own following is off then): when the host

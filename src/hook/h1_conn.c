@@ -279,7 +279,7 @@ static void drive(lg_h1_conn *c, lg_exchange *x, lg_step step)
             lg_capture_view(&c->cap, &v);
             lg_exchange_on_response(x, &v, lg_now_ms(), &step);
         } else {
-            lg_exchange_on_transport_error(x, rc == ATTEMPT_RETRYABLE, lg_now_ms(), &step);
+            lg_exchange_on_transport_error(x, rc == ATTEMPT_RETRYABLE ? LG_ATTEMPT_RETRYABLE : LG_ATTEMPT_FATAL, lg_now_ms(), &step);
         }
     }
     deliver(c, &step.result);

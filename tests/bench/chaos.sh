@@ -120,6 +120,8 @@ check(not bad_sum, "every delivered body has the mock's checksum (%d mismatches 
 check(not reused, "no answer of the mock delivered twice (%d)" % len(reused))
 check(clean_2xx == total["success"], "every success the mock sent was delivered, once (%d host, %d mock)" % (clean_2xx, total["success"]))
 check(not over, "attempts per host request within retry.max_attempts = %d (%d over)" % (max_attempts, len(over)))
+for i in over[:5]:
+    print("  over: chaos-%d had %d attempts, host saw %s" % (i, attempts[i], result.get(i)))
 check(sum(attempts) == total["requests"], "every attempt reached the mock (%d tagged, %d received)" % (sum(attempts), total["requests"]))
 sys.exit(1 if fails else 0)
 PY

@@ -18,15 +18,16 @@ cat >"$LG_TMP/scenario.json" <<'JSON'
   "sk-reset":    {"sequence": [{"reset": true}]},
   "sk-trunc":    {"sequence": [{"truncate": 10}]},
   "sk-deadconn": {"sequence": [{"reset": true}], "repeat": true},
+  "sk-stale":    {"sequence": [{}, {"reset": true}, {}]},
   "sk-brief-T5mW8kQz": {"sequence": [{"error": "rate_limit", "retry_after_ms": 200}]}
 }}
 JSON
 lg_start_mock --scenario "$LG_TMP/scenario.json"
-export KEY_RESET=sk-reset KEY_TRUNC=sk-trunc KEY_DEAD=sk-deadconn KEY_SLOW=sk-slow KEY_LIMITED=sk-limited-R7qZ2xWp KEY_GOOD=sk-good-M4vK9tLc KEY_LOCKED=sk-locked KEY_LOCKED2=sk-locked2 KEY_FLAKY=sk-flaky \
+export KEY_STALE=sk-stale KEY_RESET=sk-reset KEY_TRUNC=sk-trunc KEY_DEAD=sk-deadconn KEY_SLOW=sk-slow KEY_LIMITED=sk-limited-R7qZ2xWp KEY_GOOD=sk-good-M4vK9tLc KEY_LOCKED=sk-locked KEY_LOCKED2=sk-locked2 KEY_FLAKY=sk-flaky \
        KEY_BAIDU=sk-baidu KEY_QUOTA=sk-quota KEY_BADREQ=sk-badreq KEY_BRIEF=sk-brief-T5mW8kQz
 HOST_KEY=sk-host-J3nB8yQd
 # every key of this test, for the leak checks
-ALL_KEYS="$KEY_RESET $KEY_TRUNC $KEY_DEAD $KEY_SLOW $KEY_LIMITED $KEY_GOOD $KEY_LOCKED $KEY_LOCKED2 $KEY_FLAKY $KEY_BAIDU
+ALL_KEYS="$KEY_STALE $KEY_RESET $KEY_TRUNC $KEY_DEAD $KEY_SLOW $KEY_LIMITED $KEY_GOOD $KEY_LOCKED $KEY_LOCKED2 $KEY_FLAKY $KEY_BAIDU
           $KEY_QUOTA $KEY_BADREQ $KEY_BRIEF $HOST_KEY"
 
 # write_config NAME JSON-PROVIDERS [JSON-RETRY-MEMBERS]: a 0600 config file with small durations.
@@ -225,6 +226,24 @@ fresh_store # the provider's retry budget that the sections above spent within 1
 gated tDEAD curl -s -o /dev/null "${CT[@]}" "$URL" -H 'Authorization: Bearer x' -d "$BODY"
 check_eq "a connection that always drops: curl's own error (52) after bounded retries" 52 "$?"
 check_eq "a connection that always drops: 1 + max_server_retries attempts" 3 "$(reqlog | lg_json 'len(j)')"
+
+# 13b. a kept-alive connection that the provider closes after reading the second request: libcurl would
+# send it again by itself, past the limiter and retry.max_attempts; llmgate refuses that second send and
+# retries (or not) by its own policy. With max_attempts 1: exactly one request at the provider for each
+# host request, and the host sees curl's error for an empty reply.
+two() { gated "$1" curl -s -o /dev/null "${CT[@]}" "$URL" -H 'Authorization: Bearer x' -d "$BODY" -w '%{http_code} %{exitcode}\n' \
+    --next -o /dev/null "${CT[@]}" "$URL" -H 'Authorization: Bearer x' -d "$BODY" -w '%{http_code} %{exitcode}\n'; }
+write_config stale1 "$(openai "$(acct only KEY_STALE)")" '"max_attempts": 1'
+reset_mock
+fresh_store
+check_eq "stale connection, max_attempts 1: the second request ends with curl's error 52" "200 0,000 52" "$(two stale1 | paste -sd,)"
+check_eq "stale connection, max_attempts 1: one request at the provider per host request" 2 "$(reqlog | lg_json 'len(j)')"
+write_config stale3 "$(openai "$(acct only KEY_STALE)")" '"max_attempts": 3'
+reset_mock
+fresh_store
+check_eq "stale connection: sent again at once by llmgate, both host requests get 200" "200 0,200 0" "$(two stale3 | paste -sd,)"
+check_eq "stale connection: three requests at the provider, all with the account's key" "$KEY_STALE,$KEY_STALE,$KEY_STALE" \
+    "$(reqlog | lg_json '",".join(r["key"] for r in j)')"
 
 # 14. a dead store (its file cannot be created): per-request state only, the host is served all the same
 cat >"$LG_TMP/deadstore.json" <<JSON

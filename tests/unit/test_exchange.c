@@ -233,7 +233,7 @@ static void transport_retry_backoff_and_give_up(void **state)
     lg_exchange *x = lg_exchange_begin(&req, now, &s);
     for (int i = 0; i < 2; i++) {
         assert_send(&s, 0, "sk-a", i > 0);
-        lg_exchange_on_transport_error(x, true, now, &s);
+        lg_exchange_on_transport_error(x, LG_ATTEMPT_RETRYABLE, now, &s);
         assert_int_equal(s.kind, LG_STEP_WAIT);
         assert_true(s.at_ms - now > last_delay);
         last_delay = s.at_ms - now;
@@ -241,18 +241,49 @@ static void transport_retry_backoff_and_give_up(void **state)
         lg_exchange_on_timer(x, now, &s);
     }
     assert_send(&s, 0, "sk-a", true);
-    lg_exchange_on_transport_error(x, true, now, &s);
+    lg_exchange_on_transport_error(x, LG_ATTEMPT_RETRYABLE, now, &s);
     assert_int_equal(s.kind, LG_STEP_DONE);
     assert_int_equal(s.result.verdict, LG_GATE_TRANSPORT);
     assert_int_equal(s.result.attempts, 3);
     lg_exchange_free(x);
 
     lg_exchange *y = lg_exchange_begin(&req, now, &s);
-    lg_exchange_on_transport_error(y, false, now, &s);
+    lg_exchange_on_transport_error(y, LG_ATTEMPT_FATAL, now, &s);
     assert_int_equal(s.kind, LG_STEP_DONE);
     assert_int_equal(s.result.verdict, LG_GATE_TRANSPORT);
     assert_int_equal(s.result.attempts, 1);
     lg_exchange_free(y);
+}
+
+/* A kept-alive connection found closed before any answer is sent again at once on the same key, not as
+ * a server retry (the two that max_server_retries allows are still there afterwards), and within
+ * max_attempts: the attempt that would pass it gives up with the transport's error. */
+static void stale_connection_sent_again_at_once(void **state)
+{
+    fixture *f = *state;
+    lg_gate_request req = request(f, openai(f, false, NULL,
+                                            "\"retry\": {\"max_server_retries\": 2, \"max_attempts\": 5}, "
+                                            "\"backoff\": {\"single_account_base_ms\": 100}"));
+    lg_step s;
+    int64_t now = T0;
+    lg_exchange *x = lg_exchange_begin(&req, now, &s);
+    for (int i = 0; i < 2; i++) {
+        assert_send(&s, 0, "sk-a", i > 0);
+        lg_exchange_on_transport_error(x, LG_ATTEMPT_STALE, now, &s);
+    }
+    for (int i = 0; i < 2; i++) {
+        assert_send(&s, 0, "sk-a", true);
+        lg_exchange_on_transport_error(x, LG_ATTEMPT_RETRYABLE, now, &s);
+        assert_int_equal(s.kind, LG_STEP_WAIT);
+        now = s.at_ms;
+        lg_exchange_on_timer(x, now, &s);
+    }
+    assert_send(&s, 0, "sk-a", true);
+    lg_exchange_on_transport_error(x, LG_ATTEMPT_STALE, now, &s);
+    assert_int_equal(s.kind, LG_STEP_DONE);
+    assert_int_equal(s.result.verdict, LG_GATE_TRANSPORT);
+    assert_int_equal(s.result.attempts, 5);
+    lg_exchange_free(x);
 }
 
 /* A body the front end cannot rewind: the retry becomes the delivery of the last response, normalized. A
@@ -482,6 +513,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(waiting_admission_and_early_timer, setup, teardown),
         cmocka_unit_test_setup_teardown(rotation_quota_lock_and_refusal, setup, teardown),
         cmocka_unit_test_setup_teardown(server_errors_then_switch, setup, teardown),
+        cmocka_unit_test_setup_teardown(stale_connection_sent_again_at_once, setup, teardown),
         cmocka_unit_test_setup_teardown(transport_retry_backoff_and_give_up, setup, teardown),
         cmocka_unit_test_setup_teardown(not_replayable, setup, teardown),
         cmocka_unit_test_setup_teardown(deadline_give_up_normalized, setup, teardown),

@@ -203,7 +203,7 @@ static void a_probe_that_fails_in_the_transport_frees_the_key(void **state)
     start_storm(f, x, st);
     assert_int_equal(fire(x, st, T0 + 2300), 1);
     int probe = the_one_sent(st);
-    lg_exchange_on_transport_error(x[probe], true, T0 + 2310, &st[probe]);
+    lg_exchange_on_transport_error(x[probe], LG_ATTEMPT_RETRYABLE, T0 + 2310, &st[probe]);
     assert_int_equal(st[probe].kind, LG_STEP_WAIT); /* its own retry backs off */
     assert_int_equal(fire(x, st, T0 + 2300 + LG_PROBE_POLL_MS), 1); /* another one probes now */
     free_all(x);
