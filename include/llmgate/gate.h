@@ -50,6 +50,8 @@ typedef struct {
     const char *body;         /* the request body (for token estimates, model maps and pins), or NULL */
     size_t body_len;
     const char *pin;          /* the request's X-Llmgate-Pin header (a provider or pool name), or NULL */
+    const char *url;          /* the request's URL (or path and query), or NULL: a Gemini host names its
+                               * model and whether it streams there, not in the body */
     bool reroutes;            /* the front end sends each attempt to step.prov with step.body (fallbacks,
                                * provider pins, model maps, routes); false: always to prov with the host's body */
     const char *program;      /* the host program's name, for routes; NULL: unknown */

@@ -50,6 +50,12 @@ lg_tr_status lg_tr_request_translate(lg_tr_dialect from, lg_tr_dialect to, const
  * it does not fit or a Gemini model name would break the path ('/', '?', '#', ':' or space in it). */
 bool lg_tr_path(lg_tr_dialect to, const char *model, bool stream, char *buf, size_t cap);
 
+/* What a Gemini request's URL (or path and query) says that its body does not: the model (into model, cap
+ * bytes), whether it streams (:streamGenerateContent) and whether that stream is SSE (alt=sse; without it
+ * Gemini streams one JSON array). False when the URL is not a .../models/{model}:generateContent or
+ * :streamGenerateContent call, or the model does not fit. */
+bool lg_tr_gemini_call(const char *url, char *model, size_t cap, bool *stream, bool *sse);
+
 /* The authentication header lines ("Name: value", no CRLF) for key in the target's dialect:
  * Authorization: Bearer (OpenAI), x-api-key + anthropic-version: 2023-06-01 (Anthropic),
  * x-goog-api-key (Gemini). Writes up to two lines into lines; returns how many, or 0 when one does not

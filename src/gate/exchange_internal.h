@@ -33,6 +33,8 @@ struct lg_exchange {
     lg_translation tr;
     char tr_path[LG_MODEL_MAX + 64];
     char model[LG_MODEL_MAX]; /* the host's model, a pin suffix stripped */
+    char url_model[LG_MODEL_MAX]; /* a Gemini host's model, from its URL ("" = none or another dialect) */
+    bool url_stream, url_sse; /* a Gemini host's call streams, as SSE (alt=sse) */
     char pool[LG_NAME_MAX];   /* the pool pinned to, "" = none */
     bool pinned;              /* a pin chose the provider or pool: routes do not apply */
     int sent;            /* attempts sent over all providers (a later one is a resend) */

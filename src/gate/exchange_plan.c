@@ -29,9 +29,13 @@ bool lg_exchange_body_for(const lg_exchange *x, const lg_provider *p, char **bod
     lg_tr_dialect from, to;
     if (p->dialect != x->host_dialect) {
         lg_tr_request out = {0};
-        lg_tr_request_opts opts = {.model = as};
+        if (!as && x->url_model[0])
+            as = lg_provider_map_model(p, x->url_model);
+        lg_tr_request_opts opts = {.model = as, .stream = x->url_stream};
         lg_tr_status st = LG_TR_MALFORMED;
-        if (lg_tr_dialect_of(x->host_dialect, &from) && lg_tr_dialect_of(p->dialect, &to))
+        if (x->url_stream && !x->url_sse)
+            snprintf(out.reason, sizeof out.reason, "a Gemini stream without alt=sse (one JSON array) is not translated");
+        else if (lg_tr_dialect_of(x->host_dialect, &from) && lg_tr_dialect_of(p->dialect, &to))
             st = lg_tr_request_translate(from, to, x->body, x->body_len, &opts, &out);
         if (st == LG_TR_OK && !lg_tr_path(to, as, out.stream, path, path_cap)) {
             st = LG_TR_REFUSED;
@@ -127,6 +131,9 @@ void lg_exchange_read_body(lg_exchange *x, const lg_gate_request *req)
         memcpy(x->model, req->body + a, b - a);
         x->model[b - a] = '\0';
     }
+    if (req->prov->dialect == LG_DIALECT_GOOGLE && req->url &&
+        !lg_tr_gemini_call(req->url, x->url_model, sizeof x->url_model, &x->url_stream, &x->url_sse))
+        x->url_model[0] = '\0';
     bool maps = false;
     for (size_t i = 0; i < x->n_chain; i++)
         maps |= x->chain[i]->n_models > 0;

@@ -215,6 +215,7 @@ bool lg_xfer_open(lg_curl_xfer *x, CURL *h, lg_curl_rec *r, const lg_runtime *rt
         .body = r->postfields,
         .body_len = !r->postfields ? 0 : r->postsize >= 0 ? (size_t)r->postsize : strlen(r->postfields),
         .pin = x->has_pin ? x->pin : NULL,
+        .url = r->url,
         .reroutes = true,
         .program = program_invocation_short_name,
         .has_header = lg_curl_has_header,
@@ -332,7 +333,8 @@ CURLcode lg_xfer_close(lg_curl_xfer *x, const lg_gate_result *res)
         lg_gate_result as_is = *res;
         as_is.normalized = false;
         as_is.status = x->cap.status;
-        lg_curl_deliver(x->rec, &x->cap, &as_is);
+        if (!x->translated) /* what came of another dialect's answer is no part of the host's: only the error */
+            lg_curl_deliver(x->rec, &x->cap, &as_is);
         x->rec->info_override = false;
         rc = x->last_rc;
     } else {

@@ -120,6 +120,34 @@ bool lg_tr_path(lg_tr_dialect to, const char *model, bool stream, char *buf, siz
     return n >= 0 && (size_t)n < cap;
 }
 
+bool lg_tr_gemini_call(const char *url, char *model, size_t cap, bool *stream, bool *sse)
+{
+    size_t path_len = strcspn(url, "?#");
+    const char *m = NULL;
+    for (const char *p = url; (p = strstr(p, "/models/")) && (size_t)(p - url) < path_len; p++)
+        m = p + 8;
+    if (!m)
+        return false;
+    size_t n = strcspn(m, ":/?#");
+    const char *verb = m + n;
+    size_t verb_len = (size_t)(url + path_len - verb);
+    if (n == 0 || n >= cap || *verb != ':')
+        return false;
+    if (verb_len == 16 && !strncmp(verb, ":generateContent", 16))
+        *stream = false;
+    else if (verb_len == 22 && !strncmp(verb, ":streamGenerateContent", 22))
+        *stream = true;
+    else
+        return false;
+    memcpy(model, m, n);
+    model[n] = '\0';
+    *sse = false;
+    for (const char *q = url + path_len; *q == '?' || *q == '&'; q += 1 + strcspn(q + 1, "&#"))
+        if (!strncmp(q + 1, "alt=sse", 7) && (q[8] == '&' || q[8] == '#' || q[8] == '\0'))
+            *sse = true;
+    return true;
+}
+
 int lg_tr_auth_headers(lg_tr_dialect to, const char *key, char lines[2][512])
 {
     int n;

@@ -6,14 +6,17 @@
 # error format; a request Anthropic cannot take faithfully is not sent there. Routing rules: small requests
 # go to a cheaper model (the mock sees it), a refuse rule answers locally in the host's format, a rule
 # sends Claude models to Anthropic translated; `llmgate route` shows the same decisions without sending.
+# A host written for Gemini falls back to OpenAI the same way, its model and streaming read from its URL.
 source "$(dirname "$0")/../lib.sh"
 
 cat >"$LG_TMP/scenario.json" <<'JSON'
 {"keys": {"sk-dry": {"sequence": [{"error": "quota"}], "repeat": true},
-          "sk-claude-down": {"sequence": [{"error": "overloaded"}], "repeat": true}}}
+          "sk-claude-down": {"sequence": [{"error": "overloaded"}], "repeat": true},
+          "sk-claude-cut": {"sequence": [{"truncate": 30}], "repeat": true}}}
 JSON
 lg_start_mock --strict --scenario "$LG_TMP/scenario.json" --quiet
-export OPENAI_API_KEY=sk-host-openai-1234 KEY_DRY=sk-dry KEY_CLAUDE=sk-claude KEY_CLAUDE_DOWN=sk-claude-down
+export OPENAI_API_KEY=sk-host-openai-1234 KEY_DRY=sk-dry KEY_CLAUDE=sk-claude KEY_CLAUDE_DOWN=sk-claude-down \
+       KEY_CLAUDE_CUT=sk-claude-cut
 reqlog() { curl -s "$MOCK_URL/__requests"; }
 reset_mock() { curl -s -X POST "$MOCK_URL/__reset" >/dev/null; }
 fresh_store() { rm -rf "$XDG_RUNTIME_DIR/llmgate" "$XDG_STATE_HOME/llmgate"; }
@@ -32,6 +35,7 @@ JSON
 }
 write_config fb KEY_CLAUDE
 write_config fbdown KEY_CLAUDE_DOWN
+write_config fbcut KEY_CLAUDE_CUT
 
 # The host: a script written for OpenAI, unaware of llmgate.
 cat >"$LG_TMP/ask.sh" <<'SH'
@@ -111,7 +115,49 @@ check_eq "gemini stream: the streaming endpoint, as SSE" ":streamGenerateContent
     "$(reqlog | lg_json '"".join(j[-1]["path"].partition(":")[1:]) + " " + j[-1]["query"]')"
 check "gemini: the host's key never reached the mock" test -z "$(reqlog | grep -o 'sk-host-openai')"
 
-# 2c. The multi front end (curl -Z: two transfers at once) translates the same way; curl -d without a
+# 2c. A host written for Gemini (the model and the streaming in its URL, x-goog-api-key) whose key is dry
+# gets Gemini-format answers from the OpenAI endpoint, streamed (alt=sse) and not; a Gemini stream that
+# is one JSON array (no alt=sse) is not translated: the host gets Gemini's own failure.
+fresh_store
+reset_mock
+export GEMINI_API_KEY=host-gemini-key-5678 KEY_OA=sk-oa
+cat >"$LG_TMP/gem.json" <<JSON
+{"providers": {
+   "gemini": {"upstream": "$MOCK_URL", "accounts": [{"name": "dry", "key": "env:KEY_DRY"}], "fallback": ["openai"]},
+   "openai": {"upstream": "$MOCK_URL", "accounts": [{"name": "oa", "key": "env:KEY_OA"}],
+              "models": {"gemini-*": "gpt-4o-mini"}}},
+ "retry": {"max_rate_limit_wait_seconds": 5}}
+JSON
+chmod 600 "$LG_TMP/gem.json"
+cat >"$LG_TMP/gem.sh" <<'SH'
+#!/bin/sh
+curl -sN "https://generativelanguage.googleapis.com/v1beta/models/gemini-1.5-flash:$1" \
+     -H "x-goog-api-key: $GEMINI_API_KEY" -H 'Content-Type: application/json' -d "$2"
+SH
+chmod +x "$LG_TMP/gem.sh"
+GBODY='{"systemInstruction":{"parts":[{"text":"Be brief."}]},"contents":[{"role":"user","parts":[{"text":"hi"}]}]}'
+out=$("$LG_CLI" run --config "$LG_TMP/gem.json" -- "$LG_TMP/gem.sh" generateContent "$GBODY")
+check_eq "gemini host: a Gemini answer with the text, from the OpenAI endpoint" "$TEXT|STOP" \
+    "$(lg_json 'j["candidates"][0]["content"]["parts"][0]["text"] + "|" + j["candidates"][0]["finishReason"]' <<<"$out")"
+check_eq "gemini host: the dry Gemini key first, then OpenAI's endpoint with its own key" \
+    "/v1beta/models/gemini-1.5-flash:generateContent sk-dry|/v1/chat/completions sk-oa authorization" \
+    "$(reqlog | lg_json '"|".join([j[0]["path"] + " " + j[0]["key"], " ".join([j[1]["path"], j[1]["key"], j[1]["auth_header_name"]])])')"
+check_eq "gemini host: the strict mock took the OpenAI request (the mapped model)" "1" \
+    "$(lg_stats | lg_json 'j["keys"]["sk-oa"]["success"]')"
+"$LG_CLI" run --config "$LG_TMP/gem.json" -- "$LG_TMP/gem.sh" "streamGenerateContent?alt=sse" "$GBODY" >"$LG_TMP/gemstream.out"
+check_eq "gemini host stream: Gemini SSE chunks carrying the whole text" "$TEXT" \
+    "$(sed -n 's/^data: //p' "$LG_TMP/gemstream.out" | python3 -c '
+import json, sys
+print("".join(p.get("text", "") for l in sys.stdin for c in json.loads(l).get("candidates", []) for p in c.get("content", {}).get("parts", [])))')"
+check_eq "gemini host stream: OpenAI's endpoint was asked for a stream" "/v1/chat/completions" "$(reqlog | lg_json 'j[-1]["path"]')"
+before=$(reqlog | lg_json 'len(j)')
+out=$("$LG_CLI" run --config "$LG_TMP/gem.json" -- "$LG_TMP/gem.sh" streamGenerateContent "$GBODY")
+check_match "gemini host, JSON-array stream: a Gemini quota failure" '"status": ?"RESOURCE_EXHAUSTED"' "$out"
+check_eq "gemini host, JSON-array stream: not sent to OpenAI (nor to the dry key, known out of quota)" "$before" \
+    "$(reqlog | lg_json 'len(j)')"
+check "gemini host: the host's key never reached the mock" test -z "$(reqlog | grep -o 'host-gemini-key')"
+
+# 2d. The multi front end (curl -Z: two transfers at once) translates the same way; curl -d without a
 # content type still sends Anthropic JSON.
 fresh_store
 reset_mock
@@ -132,6 +178,12 @@ out=$(ask fbdown '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"h
 check_eq "error: the overloaded Anthropic answer becomes an OpenAI error object" "True" \
     "$(lg_json '"message" in j["error"] and "type" in j["error"]' <<<"$out")"
 check_eq "error: the host sees no Anthropic envelope" "" "$(grep -o '"type":"error"' <<<"$out")"
+# an Anthropic answer cut short: the host sees curl's own error, never the target's raw bytes
+fresh_store
+reset_mock
+out=$(ask fbcut '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}]}')
+check_eq "cut short: curl's partial-file error and nothing of Anthropic's bytes" "18|" "$?|$out"
+check_eq "cut short: it was the translated attempt that was cut" "sk-dry sk-claude-cut" "$(reqlog | lg_json '" ".join(r["key"] for r in j)')"
 
 # 4. A request Anthropic cannot take faithfully (temperature above 1) is not sent there: the host gets
 # the primary's own failure, and the debug log says why.

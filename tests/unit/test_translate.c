@@ -291,6 +291,32 @@ static void test_paths_and_auth(void **state)
     assert_int_equal(lg_tr_auth_headers(LG_TR_OPENAI, "sk-1\r\nX-Evil: 1", h), 0);
 }
 
+/* A Gemini host's URL names the model and whether (and how) it streams; anything else is no Gemini call. */
+static void test_gemini_call(void **state)
+{
+    (void)state;
+    char m[32];
+    bool stream = true, sse = true;
+    assert_true(lg_tr_gemini_call("https://generativelanguage.googleapis.com/v1beta/models/gemini-1.5-flash:generateContent?key=AIza",
+                                  m, sizeof m, &stream, &sse));
+    assert_string_equal(m, "gemini-1.5-flash");
+    assert_false(stream);
+    assert_false(sse);
+    assert_true(lg_tr_gemini_call("/v1/models/gemini-pro:streamGenerateContent?key=k&alt=sse", m, sizeof m, &stream, &sse));
+    assert_string_equal(m, "gemini-pro");
+    assert_true(stream);
+    assert_true(sse);
+    assert_true(lg_tr_gemini_call("/v1beta/models/g:streamGenerateContent?alt=sset", m, sizeof m, &stream, &sse));
+    assert_true(stream);
+    assert_false(sse);
+    assert_false(lg_tr_gemini_call("/v1beta/models/g:countTokens", m, sizeof m, &stream, &sse));
+    assert_false(lg_tr_gemini_call("/v1beta/models/g:generateContentX", m, sizeof m, &stream, &sse));
+    assert_false(lg_tr_gemini_call("/v1beta/models/:generateContent", m, sizeof m, &stream, &sse));
+    assert_false(lg_tr_gemini_call("/v1/chat/completions?x=/models/g:generateContent", m, sizeof m, &stream, &sse));
+    assert_false(lg_tr_gemini_call("/v1beta/models/a-model-name-longer-than-the-buffer:generateContent", m, sizeof m,
+                                   &stream, &sse));
+}
+
 static bool refuse_all(void *ctx, const char *p, size_t len)
 {
     (void)p, (void)len;
@@ -345,7 +371,7 @@ static int by_name(const void *a, const void *b)
 int main(void)
 {
     static char *paths[MAX_FIXTURES];
-    static struct CMUnitTest tests[MAX_FIXTURES + 2];
+    static struct CMUnitTest tests[MAX_FIXTURES + 3];
     const char *dir = fixture_dir();
     size_t n = 0;
     DIR *d = opendir(dir);
@@ -367,8 +393,9 @@ int main(void)
         fprintf(stderr, "only %zu fixtures in %s\n", n, dir);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_paths_and_auth);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_stream_stops);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_gemini_call);
     int rc = _cmocka_run_group_tests("translate", tests, n, NULL, NULL);
-    for (size_t i = 0; i < n - 2; i++)
+    for (size_t i = 0; i < n - 3; i++)
         free(tests[i].initial_state);
-    return rc || n < 22;
+    return rc || n < 23;
 }
