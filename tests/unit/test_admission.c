@@ -16,57 +16,15 @@
 #include "llmgate/gate.h"
 #include "llmgate/store.h"
 #include "gate/accounts.h"
-
-typedef struct {
-    char dir[64];
-    char path[128];
-    lg_store *store;
-    lg_config *cfg;
-} fixture;
+#include "store_fixture.h"
 
 static int setup(void **state)
 {
-    fixture *f = calloc(1, sizeof *f);
-    snprintf(f->dir, sizeof f->dir, "/tmp/llmgate-admission.XXXXXX");
-    if (!mkdtemp(f->dir))
-        return -1;
-    snprintf(f->path, sizeof f->path, "%s/state.shm", f->dir);
-    setenv("XDG_STATE_HOME", f->dir, 1);
-    char err[256];
-    f->store = lg_store_open(f->path, err, sizeof err);
-    *state = f;
-    return f->store ? 0 : -1;
+    return fixture_setup(state, "admission") == 0 && fixture_store(*state) ? 0 : -1;
 }
 
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    lg_store_close(f->store);
-    lg_config_free(f->cfg);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
-    int rc = system(cmd);
-    free(f);
-    return rc == 0 ? 0 : -1;
-}
+static int teardown(void **state) { return fixture_teardown(state); }
 
-static lg_config *config(fixture *f, const char *json)
-{
-    lg_errors errs = {0};
-    f->cfg = lg_config_parse(json, strlen(json), "test", false, &errs);
-    if (!f->cfg)
-        fail_msg("config: %s", errs.n ? errs.items[0] : "?");
-    return f->cfg;
-}
-
-static const lg_provider *provider(const lg_config *c, const char *name)
-{
-    for (size_t i = 0; i < c->n_providers; i++)
-        if (!strcmp(c->providers[i].name, name))
-            return &c->providers[i];
-    fail_msg("no provider %s", name);
-    return NULL;
-}
 
 /* Reads one account's slot. */
 struct find {
@@ -99,10 +57,10 @@ static lg_account_slot *slot_of(fixture *f, const char *provider, const char *ac
 static void plain_host_rule_is_paced(void **state)
 {
     fixture *f = *state;
-    lg_config *c = config(f, "{\"providers\": {\"hook\": {\"hosts\": [\"hooks.example\"], "
+    lg_config *c = fixture_config(f, "{\"providers\": {\"hook\": {\"hosts\": [\"hooks.example\"], "
                              "\"limits\": {\"rpm\": 2, \"window_ms\": 300}}}, "
                              "\"retry\": {\"max_rate_limit_wait_seconds\": 5}}");
-    const lg_provider *p = provider(c, "hook");
+    const lg_provider *p = fixture_provider(f, "hook");
     assert_int_equal(p->dialect, LG_DIALECT_NONE);
     lg_gate_request req = {.cfg = c, .prov = p, .store = f->store, .body = "{\"text\":\"deploy done\"}", .body_len = 22};
     lg_gate_result res;
@@ -124,10 +82,10 @@ static void plain_host_rule_is_paced(void **state)
 static void plain_host_rule_refused_past_the_maximum(void **state)
 {
     fixture *f = *state;
-    lg_config *c = config(f, "{\"providers\": {\"hook\": {\"hosts\": [\"hooks.example\"], "
+    lg_config *c = fixture_config(f, "{\"providers\": {\"hook\": {\"hosts\": [\"hooks.example\"], "
                              "\"limits\": {\"rpm\": 1, \"window_ms\": 60000}}}, "
                              "\"retry\": {\"max_rate_limit_wait_seconds\": 0.2}}");
-    lg_gate_request req = {.cfg = c, .prov = provider(c, "hook"), .store = f->store};
+    lg_gate_request req = {.cfg = c, .prov = fixture_provider(f, "hook"), .store = f->store};
     lg_gate_result res;
     assert_true(lg_gate_admit(&req, &res));
     int64_t t0 = lg_mono_ms();
@@ -175,9 +133,9 @@ static const char *openai_config(void)
 static void window_holds_real_usage_and_learned_limits(void **state)
 {
     fixture *f = *state;
-    lg_config *c = config(f, openai_config());
+    lg_config *c = fixture_config(f, openai_config());
     const char *body = "{\"model\":\"gpt-4o\",\"max_tokens\":500,\"messages\":[]}";
-    lg_gate_request req = {.cfg = c, .prov = provider(c, "openai"), .store = f->store, .replayable = true,
+    lg_gate_request req = {.cfg = c, .prov = fixture_provider(f, "openai"), .store = f->store, .replayable = true,
                            .body = body, .body_len = strlen(body)};
     lg_header h[] = {{"x-ratelimit-limit-requests", "77"}, {"x-ratelimit-remaining-requests", "76"},
                      {"x-ratelimit-reset-requests", "1s"}};
@@ -205,9 +163,9 @@ static void window_holds_real_usage_and_learned_limits(void **state)
 static void refused_attempt_keeps_only_its_request_on_openai(void **state)
 {
     fixture *f = *state;
-    lg_config *c = config(f, openai_config());
+    lg_config *c = fixture_config(f, openai_config());
     const char *body = "{\"max_tokens\":10}";
-    lg_gate_request req = {.cfg = c, .prov = provider(c, "openai"), .store = f->store, .replayable = true,
+    lg_gate_request req = {.cfg = c, .prov = fixture_provider(f, "openai"), .store = f->store, .replayable = true,
                            .body = body, .body_len = strlen(body)};
     fake x = {.status = {429, 200}, .body = {LIMITED_BODY, OK_BODY}};
     lg_transport t = {.attempt = fake_attempt};
@@ -233,12 +191,12 @@ static void refused_attempt_keeps_only_its_request_on_openai(void **state)
 static void anthropic_window_holds_the_usage_and_refusals_leave(void **state)
 {
     fixture *f = *state;
-    lg_config *c = config(f, "{\"providers\": {\"anthropic\": {\"limits\": {\"tpm\": 100000, \"window_ms\": 60000}, "
+    lg_config *c = fixture_config(f, "{\"providers\": {\"anthropic\": {\"limits\": {\"tpm\": 100000, \"window_ms\": 60000}, "
                              "\"accounts\": [{\"name\": \"a\", \"key\": \"sk-ant-unit-a\"}, "
                              "{\"name\": \"b\", \"key\": \"sk-ant-unit-b\"}]}}, "
                              "\"retry\": {\"switch_delay_ms\": 1, \"max_rate_limit_wait_seconds\": 5}}");
     const char *body = "{\"model\":\"claude-x\",\"max_tokens\":500,\"messages\":[]}";
-    lg_gate_request req = {.cfg = c, .prov = provider(c, "anthropic"), .store = f->store, .replayable = true,
+    lg_gate_request req = {.cfg = c, .prov = fixture_provider(f, "anthropic"), .store = f->store, .replayable = true,
                            .body = body, .body_len = strlen(body)};
     fake x = {.status = {429, 200}, .body = {ANT_LIMITED, ANT_OK}};
     lg_transport t = {.attempt = fake_attempt};
@@ -259,10 +217,10 @@ static void anthropic_window_holds_the_usage_and_refusals_leave(void **state)
 static void usage_calibrates_the_next_estimate(void **state)
 {
     fixture *f = *state;
-    lg_config *c = config(f, openai_config());
+    lg_config *c = fixture_config(f, openai_config());
     /* text: 3 + "0123456789abcdef" (16 bytes: 4 + 1) = 8; the envelope is about 23 */
     const char *body = "{\"model\":\"gpt-4o\",\"max_tokens\":10,\"messages\":[{\"role\":\"user\",\"content\":\"0123456789abcdef\"}]}";
-    lg_gate_request req = {.cfg = c, .prov = provider(c, "openai"), .store = f->store, .replayable = true,
+    lg_gate_request req = {.cfg = c, .prov = fixture_provider(f, "openai"), .store = f->store, .replayable = true,
                            .body = body, .body_len = strlen(body)};
     lg_transport t = {.attempt = fake_attempt};
     lg_accounts a;
@@ -282,11 +240,11 @@ static void usage_calibrates_the_next_estimate(void **state)
 static void full_key_hands_over_to_one_with_room(void **state)
 {
     fixture *f = *state;
-    lg_config *c = config(f, "{\"providers\": {\"openai\": {\"limits\": {\"rpm\": 1, \"window_ms\": 60000}, "
+    lg_config *c = fixture_config(f, "{\"providers\": {\"openai\": {\"limits\": {\"rpm\": 1, \"window_ms\": 60000}, "
                              "\"accounts\": [{\"name\": \"a\", \"key\": \"sk-unit-a-123\"}, "
                              "{\"name\": \"b\", \"key\": \"sk-unit-b-456\"}]}}, "
                              "\"retry\": {\"max_rate_limit_wait_seconds\": 0.5}}");
-    lg_gate_request req = {.cfg = c, .prov = provider(c, "openai"), .store = f->store, .replayable = true};
+    lg_gate_request req = {.cfg = c, .prov = fixture_provider(f, "openai"), .store = f->store, .replayable = true};
     lg_transport t = {.attempt = fake_attempt};
     const char *keys[3];
     int64_t t0 = lg_mono_ms();

@@ -15,6 +15,7 @@
 
 #include "llmgate/engine.h"
 #include "llmgate/store.h"
+#include "store_fixture.h"
 
 #define T0 1800000000000LL /* the fake clock's start, wall-clock ms */
 #define OK_BODY "{\"id\":\"x\",\"choices\":[{\"message\":{\"content\":\"hi\"}}],\"usage\":{\"total_tokens\":5}}"
@@ -22,41 +23,13 @@
 #define RATE_BODY "{\"error\":{\"message\":\"Rate limit reached\",\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}"
 #define SERVER_BODY "{\"error\":{\"message\":\"The server had an error\",\"type\":\"server_error\"}}"
 
-typedef struct {
-    char dir[64];
-    lg_store *store;
-    lg_config *cfg;
-} fixture;
+static int setup(void **state) { return fixture_setup(state, "exchange"); }
 
-static int setup(void **state)
-{
-    fixture *f = calloc(1, sizeof *f);
-    snprintf(f->dir, sizeof f->dir, "/tmp/llmgate-exchange.XXXXXX");
-    if (!f || !mkdtemp(f->dir))
-        return -1;
-    setenv("XDG_STATE_HOME", f->dir, 1);
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    lg_store_close(f->store);
-    lg_config_free(f->cfg);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
-    int rc = system(cmd);
-    free(f);
-    return rc == 0 ? 0 : -1;
-}
+static int teardown(void **state) { return fixture_teardown(state); }
 
 static lg_store *store(fixture *f)
 {
-    char path[128], err[256];
-    snprintf(path, sizeof path, "%s/state.shm", f->dir);
-    f->store = lg_store_open(path, err, sizeof err);
-    assert_non_null(f->store);
+    assert_non_null(fixture_store(f));
     return f->store;
 }
 
@@ -68,15 +41,8 @@ static const lg_provider *openai(fixture *f, bool one, const char *limits, const
              "{\"providers\": {\"openai\": {\"accounts\": [{\"name\": \"a\", \"key\": \"sk-a\"}%s]%s%s}}%s%s}",
              one ? "" : ", {\"name\": \"b\", \"key\": \"sk-b\"}", limits ? ", \"limits\": " : "", limits ? limits : "",
              extra ? ", " : "", extra ? extra : "");
-    lg_errors errs = {0};
-    f->cfg = lg_config_parse(json, strlen(json), "test", false, &errs);
-    if (!f->cfg)
-        fail_msg("config: %s", errs.n ? errs.items[0] : "?");
-    for (size_t i = 0; i < f->cfg->n_providers; i++)
-        if (!strcmp(f->cfg->providers[i].name, "openai"))
-            return &f->cfg->providers[i];
-    fail_msg("no openai provider");
-    return NULL;
+    fixture_config(f, json);
+    return fixture_provider(f, "openai");
 }
 
 static lg_gate_request request(fixture *f, const lg_provider *p)
@@ -356,14 +322,8 @@ static void plain_host_rule_passes(void **state)
 {
     fixture *f = *state;
     const char *json = "{\"providers\": {\"hook\": {\"hosts\": [\"hooks.example\"], \"limits\": {\"rpm\": 5}}}}";
-    lg_errors errs = {0};
-    f->cfg = lg_config_parse(json, strlen(json), "test", false, &errs);
-    assert_non_null(f->cfg);
-    const lg_provider *p = NULL;
-    for (size_t i = 0; i < f->cfg->n_providers; i++)
-        if (!strcmp(f->cfg->providers[i].name, "hook"))
-            p = &f->cfg->providers[i];
-    assert_non_null(p);
+    fixture_config(f, json);
+    const lg_provider *p = fixture_provider(f, "hook");
     lg_gate_request req = {.cfg = f->cfg, .prov = p};
     lg_step s;
     lg_exchange *x = lg_exchange_begin(&req, T0, &s);
@@ -411,11 +371,8 @@ static const lg_provider *cross_config(fixture *f, const char *routes)
              " \"anthropic\": {\"accounts\": [{\"name\": \"c\", \"key\": \"sk-c\"}], \"models\": {\"gpt-4o\": \"claude-x\"}}},"
              " \"retry\": {\"max_rate_limit_wait_seconds\": 5}%s%s}",
              routes ? ", \"routes\": " : "", routes ? routes : "");
-    lg_errors errs = {0};
-    f->cfg = lg_config_parse(json, strlen(json), "test", false, &errs);
-    if (!f->cfg)
-        fail_msg("config: %s", errs.n ? errs.items[0] : "?");
-    return lg_config_provider(f->cfg, "openai");
+    fixture_config(f, json);
+    return fixture_provider(f, "openai");
 }
 
 #define CHAT_BODY "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"

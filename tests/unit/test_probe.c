@@ -13,53 +13,24 @@
 
 #include "llmgate/engine.h"
 #include "llmgate/store.h"
+#include "store_fixture.h"
 
 #define T0 INT64_C(1700000000000)
 #define N 8
 
-typedef struct {
-    char dir[64];
-    char path[128];
-    lg_store *store;
-    lg_config *cfg;
-    lg_gate_request req;
-} fixture;
-
 static int setup(void **state)
 {
-    fixture *f = calloc(1, sizeof *f);
-    snprintf(f->dir, sizeof f->dir, "/tmp/llmgate-probe.XXXXXX");
-    if (!mkdtemp(f->dir))
+    if (fixture_setup(state, "probe") != 0 || !fixture_store(*state))
         return -1;
-    snprintf(f->path, sizeof f->path, "%s/state.shm", f->dir);
-    setenv("XDG_STATE_HOME", f->dir, 1);
-    char err[256];
-    f->store = lg_store_open(f->path, err, sizeof err);
-    static const char json[] = "{\"providers\": {\"openai\": {\"upstream\": \"http://127.0.0.1:9\", "
-                               "\"accounts\": [{\"name\": \"only\", \"key\": \"sk-probe-test-key-0001\"}]}}}";
-    lg_errors errs = {0};
-    f->cfg = lg_config_parse(json, strlen(json), "test", false, &errs);
-    if (!f->store || !f->cfg)
-        return -1;
-    for (size_t i = 0; i < f->cfg->n_providers; i++)
-        if (!strcmp(f->cfg->providers[i].name, "openai"))
-            f->req = (lg_gate_request){.cfg = f->cfg, .prov = &f->cfg->providers[i], .store = f->store,
-                                       .replayable = true};
-    *state = f;
-    return f->req.prov ? 0 : -1;
+    fixture *f = *state;
+    fixture_config(f, "{\"providers\": {\"openai\": {\"upstream\": \"http://127.0.0.1:9\", "
+                      "\"accounts\": [{\"name\": \"only\", \"key\": \"sk-probe-test-key-0001\"}]}}}");
+    f->req = (lg_gate_request){.cfg = f->cfg, .prov = fixture_provider(f, "openai"), .store = f->store,
+                               .replayable = true};
+    return 0;
 }
 
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    lg_store_close(f->store);
-    lg_config_free(f->cfg);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
-    int rc = system(cmd);
-    free(f);
-    return rc == 0 ? 0 : -1;
-}
+static int teardown(void **state) { return fixture_teardown(state); }
 
 static const lg_header h429[] = {{"Retry-After", "2"}, {"Content-Type", "application/json"}};
 static const char b429[] = "{\"error\": {\"message\": \"Rate limit reached for requests\", "
