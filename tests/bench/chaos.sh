@@ -2,7 +2,9 @@
 # make bench, chaos: CHAOS_REQUESTS host requests (default 10000) from CHAOS_PROCS curl processes (default 4),
 # half of them streamed, through llmgate (three accounts) to the mock provider, whose scripted sequences
 # inject every error kind (quota, rate limit, overload, server error, auth), connection resets, truncated
-# bodies, slow answers, streams in small chunks and errors inside 200 streams. Checked:
+# bodies, slow answers, streams in small chunks and errors inside 200 streams. Every duration of the
+# policy is scaled down to the run's (the breaker opens for 100-400 ms, not 30 s-5 min: five failures in a
+# row happen in such a run, and a 30 s breaker would answer most of it locally). Checked:
 #  - no host request lost or duplicated: each one has exactly one outcome;
 #  - every body delivered intact: its SHA-256 is the one the mock sent (x-mock-body-sha256), and no answer
 #    of the mock reaches two host requests (x-request-id); every success the mock sent was delivered;
@@ -37,6 +39,7 @@ cat >"$LG_TMP/config.json" <<JSON
 {"providers": {"openai": {"upstream": "$MOCK_URL", "accounts": [{"name": "c1", "key": "sk-chaos-1"},
    {"name": "c2", "key": "sk-chaos-2"}, {"name": "c3", "key": "sk-chaos-3"}]}},
  "retry": {"switch_delay_ms": 2, "max_attempts": $MAX_ATTEMPTS, "max_rate_limit_wait_seconds": 30, "max_server_retries": 2},
+ "breaker": {"open_ms": 100, "open_max_ms": 400},
  "backoff": {"quota_exhausted_ms": [100, 200], "rate_limit_exceeded_ms": 20, "model_capacity_exhausted_ms": 20,
              "server_error_ms": 20, "unknown_ms": 20, "dedup_window_ms": 5, "single_account_base_ms": 5,
              "single_account_max_ms": 40}}
