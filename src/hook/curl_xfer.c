@@ -132,13 +132,14 @@ static lg_transport_failure transport_error(CURLcode rc)
     }
 }
 
-/* CURLOPT_PREREQFUNCTION while an attempt runs: the first request of a perform goes (the host's own
- * callback, if any, has its say); a second one is libcurl sending the request again after a kept-alive
- * connection closed without an answer, and is refused (the engine decides about sending again). */
+/* CURLOPT_PREREQFUNCTION while an attempt runs: a request goes (the host's own callback, if any, has its
+ * say) unless it is libcurl sending the attempt's request a second time, after a kept-alive connection
+ * closed before any answer: that one is refused (the engine decides about sending again). A request after
+ * an answer (a redirect libcurl follows for the host's own credentials, an auth round) goes. */
 static int count_send(void *clientp, char *primary_ip, char *local_ip, int primary_port, int local_port)
 {
     lg_curl_xfer *x = clientp;
-    if (x->sends++ > 0) {
+    if (x->sends++ > 0 && x->cap.n_lines == 0) {
         x->resend_refused = true;
         return CURL_PREREQFUNC_ABORT;
     }

@@ -36,7 +36,7 @@ typedef struct {
     bool translated;                 /* the last attempt went to another dialect: its response is translated */
     lg_tr_dialect tr_target, tr_host;
     CURLcode last_rc;                /* libcurl's code for the last attempt */
-    int sends;                       /* requests libcurl began to send in this perform (CURLOPT_PREREQFUNCTION) */
+    int sends;                       /* requests libcurl began to send in this attempt (CURLOPT_PREREQFUNCTION) */
     bool resend_refused;             /* libcurl wanted to send this attempt a second time: refused */
     char host_key[LG_XFER_KEY_MAX];  /* the host's key, only until lg_xfer_forget_key */
 } lg_curl_xfer;

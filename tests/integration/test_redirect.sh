@@ -7,7 +7,8 @@ source "$(dirname "$0")/../lib.sh"
 cat >"$LG_TMP/scenario.json" <<'JSON'
 {"keys": {"sk-same": {"sequence": [{"status": 307, "headers": {"location": "/v1/chat/completions?hop=1"}}]},
           "sk-away": {"sequence": [{"status": 307, "headers": {"location": "http://elsewhere.example/v1/chat/completions?hop=2"}}]},
-          "sk-plain": {"sequence": [{"status": 307, "headers": {"location": "/v1/chat/completions?hop=3"}}]}}}
+          "sk-plain": {"sequence": [{"status": 307, "headers": {"location": "/v1/chat/completions?hop=3"}}]},
+          "sk-own": {"sequence": [{"status": 307, "headers": {"location": "/v1/chat/completions?hop=4"}}]}}}
 JSON
 lg_start_mock --scenario "$LG_TMP/scenario.json" --quiet
 export KEY_SAME=sk-same KEY_AWAY=sk-away KEY_PLAIN=sk-plain
@@ -38,6 +39,14 @@ curl -s -X POST "$MOCK_URL/__reset" >/dev/null
 out=$(run KEY_PLAIN)
 check_eq "without -L: the host gets the redirect itself" 307 "$(tail -n1 <<<"$out")"
 check_eq "without -L: nothing followed" "sk-plain@api.openai.com" "$(seen)"
+# The host's own key (a provider without accounts): libcurl follows the redirect itself, as without llmgate
+# (a second request after an answer is a hop, not a re-send).
+curl -s -X POST "$MOCK_URL/__reset" >/dev/null
+echo '{"providers": {"openai": {}}}' >"$LG_TMP/own.json"
+out=$(LLMGATE_CONFIG=$LG_TMP/own.json LD_PRELOAD=$LG_LIB curl -s "${CT[@]}" -H 'Authorization: Bearer sk-own' \
+    -d "$BODY" -w '\n%{http_code}' -L http://api.openai.com/v1/chat/completions)
+check_eq "host's own key: the host gets the answer after the redirect" 200 "$(tail -n1 <<<"$out")"
+check_eq "host's own key: libcurl followed with it" "sk-own@api.openai.com sk-own@api.openai.com?hop=4" "$(seen)"
 # The multi interface (curl -Z) follows the same way.
 curl -s -X POST "$MOCK_URL/__reset" >/dev/null
 out=$(run KEY_SAME -L -Z)
