@@ -59,6 +59,15 @@ config "https://127.0.0.1:$MOCK_TLS_PORT"
 gated "https aiohttp (memory-BIO TLS)" aiohttp https://api.openai.com/v1/chat/completions 200
 gated "https httpx (memory-BIO TLS)" httpx "https://api.openai.com:$MOCK_TLS_PORT/v1/chat/completions" 200
 
+# the placeholder byte that wakes a memory-BIO host comes out of whichever call it reads its socket with
+for how in recv recvfrom recvmsg readv read; do
+    fresh
+    out=$(K1=sk-dead K2=sk-good LLMGATE_CONFIG=$LG_TMP/config.json LD_PRELOAD=$LG_LIB timeout 30 $PY \
+          "$LG_ROOT/tests/clients/py/membio_client.py" $how https://api.openai.com/v1/chat/completions 2>"$LG_TMP/err")
+    check_match "memory-BIO host reading with $how: 200 from the live key" '^200 .*"mock_key":"sk-good"' "$out"
+    check_eq "memory-BIO host reading with $how: the dead key, then the live one" "sk-dead sk-good" "$(reqkeys)"
+done
+
 # no config, a server that is no provider: byte for byte what the clients see and send without llmgate
 for target in "$MOCK_URL" "https://localhost:$MOCK_TLS_PORT"; do
     for c in streams aiohttp httpx; do
