@@ -1,11 +1,13 @@
 #!/usr/bin/python3
 """A hand-written event-loop host on memory-BIO TLS (ssl.SSLObject, like asyncio's) that reads its socket
-with one chosen call, for the placeholder byte of memory-BIO sessions. Usage: membio_client.py READ URL
-READ: recv (libc recv), recvfrom, recvmsg, readv (os.readv), read (os.read). One POST over a non-blocking
-socket waited on with epoll. Prints "STATUS BODY" on one line; exits 0 when it got a whole response."""
+with one chosen call and waits for it with one chosen readiness call. Usage: membio_client.py READ URL [WAIT]
+READ: recv (libc recv), recvfrom, recvmsg, readv (os.readv), read (os.read); WAIT: epoll (default), poll,
+select. One POST over a non-blocking socket (its Host header: $MEMBIO_HOST, else the URL's). Prints
+"STATUS BODY" on one line; exits 0 when it got a whole response."""
 import json, os, select, socket, ssl, sys, urllib.parse
 
 how, url = sys.argv[1], sys.argv[2]
+wait = sys.argv[3] if len(sys.argv) > 3 else "epoll"
 u = urllib.parse.urlsplit(url)
 BODY = json.dumps({"model": "gpt-4o-mini", "max_tokens": 16,
                    "messages": [{"role": "user", "content": "hi"}]}).encode()
@@ -20,8 +22,16 @@ read = READS[how]
 
 sock = socket.create_connection((u.hostname, u.port or 443), timeout=10)
 sock.setblocking(False)
-ep = select.epoll()
-ep.register(sock.fileno(), select.EPOLLIN)
+if wait == "epoll":
+    ep = select.epoll()
+    ep.register(sock.fileno(), select.EPOLLIN)
+    readable = lambda: ep.poll(30)
+elif wait == "poll":
+    pl = select.poll()
+    pl.register(sock.fileno(), select.POLLIN)
+    readable = lambda: pl.poll(30000)
+else:
+    readable = lambda: select.select([sock], [], [], 30)[0]
 inc, out = ssl.MemoryBIO(), ssl.MemoryBIO()
 tls = ssl.create_default_context().wrap_bio(inc, out, server_hostname=u.hostname)
 
@@ -32,7 +42,7 @@ def flush():
 
 def pull():
     """Waits until the socket is readable and feeds what it reads into the incoming BIO."""
-    if not ep.poll(30):
+    if not readable():
         sys.exit("timed out")
     data = read(sock)
     if not data:
@@ -48,7 +58,7 @@ while True:
         pull()
 flush()
 head = ("POST %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer sk-host\r\nContent-Type: application/json\r\n"
-        "Content-Length: %d\r\n\r\n" % (u.path, u.hostname, len(BODY))).encode()
+        "Content-Length: %d\r\n\r\n" % (u.path, os.environ.get("MEMBIO_HOST", u.hostname), len(BODY))).encode()
 tls.write(head + BODY)
 flush()
 got = b""
