@@ -8,6 +8,7 @@
 #include <string.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <openssl/err.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <uthash.h>
@@ -153,7 +154,8 @@ static ssize_t membio_result(lg_ssl_conn *c, int ok)
     return err == SSL_ERROR_ZERO_RETURN || err == SSL_ERROR_SSL || err == SSL_ERROR_SYSCALL ? 0 : -1;
 }
 
-/* Memory BIOs: sends what was taken (the handshake goes on inside), then reads; never blocks. */
+/* Memory BIOs: sends what was taken (the handshake goes on inside), then reads; never blocks. Runs inside
+ * the host's calls (its readiness waits): the thread's OpenSSL error queue is left as the host had it. */
 static ssize_t membio_recv(lg_ssl_conn *c, void *p, size_t n)
 {
     const lg_ssl_real *real = lg_ssl_real_get();
@@ -162,6 +164,7 @@ static ssize_t membio_recv(lg_ssl_conn *c, void *p, size_t n)
     if (!c->repl)
         return -1;
     lg_guard_enter();
+    ERR_set_mark();
     while (c->unsent && r > 0) {
         r = membio_result(c, real->write_ex(c->repl, c->unsent + c->unsent_off, c->unsent_len - c->unsent_off, &done));
         if (r > 0 && (c->unsent_off += done) == c->unsent_len)
@@ -169,6 +172,7 @@ static ssize_t membio_recv(lg_ssl_conn *c, void *p, size_t n)
     }
     if (r > 0)
         r = membio_result(c, real->read_ex(c->repl, p, n, &done));
+    ERR_pop_to_mark();
     lg_guard_leave();
     if (r == 0 && c->unsent) /* the request did not go out */
         r = -1;
@@ -228,19 +232,21 @@ static bool io_reopen(void *io)
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     lg_guard_enter();
+    ERR_set_mark();
     SSL *s = real->new_(real->get_ssl_ctx(c->ssl));
     const char *name = real->get_servername(c->ssl, TLSEXT_NAMETYPE_host_name);
-    bool ok = s && (lg_sock_real_get()->connect(fd, (struct sockaddr *)&peer, plen) == 0 || (nb && errno == EINPROGRESS)) &&
-              real->set_fd(s, fd) == 1 && real->set1_param(s, real->get0_param(c->ssl)) == 1 &&
+    int rc = s ? lg_sock_real_get()->connect(fd, (struct sockaddr *)&peer, plen) : -1;
+    bool ok = s && (rc == 0 || (nb && errno == EINPROGRESS)) && real->set_fd(s, fd) == 1 && real->set1_param(s, real->get0_param(c->ssl)) == 1 &&
               (!name || real->ctrl(s, SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name, (void *)name) == 1);
     int hs = ok ? real->connect(s) : 0;
     int err = hs == 1 ? SSL_ERROR_NONE : ok ? real->get_error(s, hs) : SSL_ERROR_SSL;
     ok = ok && (hs == 1 || (nb && (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE)));
     c->want = err == SSL_ERROR_WANT_WRITE ? POLLOUT : POLLIN;
+    if (!ok && s)
+        real->free(s);
+    ERR_pop_to_mark();
     lg_guard_leave();
     if (!ok) {
-        if (s)
-            real->free(s);
         lg_sock_real_get()->close(fd);
         return false;
     }

@@ -67,14 +67,16 @@ done
 # readiness. httpx (anyio) connects to the port in its URL, not the one getaddrinfo answers: its URL names
 # the mock's TLS port (the name is still api.openai.com: SNI, certificate and Host are the provider's).
 config "https://127.0.0.1:$MOCK_TLS_PORT"
-gated "https aiohttp (memory-BIO TLS)" aiohttp https://api.openai.com/v1/chat/completions 200
-gated "https httpx (memory-BIO TLS)" httpx "https://api.openai.com:$MOCK_TLS_PORT/v1/chat/completions" 200
+URL=https://api.openai.com/v1/chat/completions
+PORT_URL=https://api.openai.com:$MOCK_TLS_PORT/v1/chat/completions
+gated "https aiohttp (memory-BIO TLS)" aiohttp $URL 200
+gated "https httpx (memory-BIO TLS)" httpx "$PORT_URL" 200
 LIVE=sk-slow
-gated "https aiohttp, answers taking 400 ms" aiohttp https://api.openai.com/v1/chat/completions 200
-gated "https httpx, answers taking 400 ms" httpx "https://api.openai.com:$MOCK_TLS_PORT/v1/chat/completions" 200
+gated "https aiohttp, answers taking 400 ms" aiohttp $URL 200
+gated "https httpx, answers taking 400 ms" httpx "$PORT_URL" 200
 LIVE=sk-stream
-gated "https aiohttp, streams in pieces 300 ms apart" aiohttp https://api.openai.com/v1/chat/completions 200 stream
-gated "https httpx, streams in pieces 300 ms apart" httpx "https://api.openai.com:$MOCK_TLS_PORT/v1/chat/completions" 200 stream
+gated "https aiohttp, streams in pieces 300 ms apart" aiohttp $URL 200 stream
+gated "https httpx, streams in pieces 300 ms apart" httpx "$PORT_URL" 200 stream
 LIVE=sk-good
 
 # a hand-written SSLObject host: the placeholder byte that wakes it comes out of whichever call it reads its
@@ -84,7 +86,7 @@ for pair in recv:epoll recvfrom:poll recvmsg:select readv:epoll read:poll recv:s
     how=${pair%:*} wait=${pair#*:}
     fresh
     out=$(K1=sk-dead K2=sk-slow LLMGATE_CONFIG=$LG_TMP/config.json LD_PRELOAD=$LG_LIB timeout 20 $PY \
-          "$LG_ROOT/tests/clients/py/membio_client.py" $how https://api.openai.com/v1/chat/completions $wait 2>"$LG_TMP/err")
+          "$LG_ROOT/tests/clients/py/membio_client.py" $how $URL $wait 2>"$LG_TMP/err")
     check_match "memory-BIO host, $how and $wait: 200 from the live key" '^200 .*"mock_key":"sk-slow"' "$out"
     check_eq "memory-BIO host, $how and $wait: the dead key, then the live one" "sk-dead sk-slow" "$(reqkeys)"
 done
@@ -92,7 +94,7 @@ done
 # the host's own TLS connection, and the host reads the answer from there
 fresh
 out=$(MEMBIO_HOST=example.com K1=sk-dead K2=sk-slow LLMGATE_CONFIG=$LG_TMP/config.json LD_PRELOAD=$LG_LIB timeout 20 \
-      $PY "$LG_ROOT/tests/clients/py/membio_client.py" recv https://api.openai.com/v1/chat/completions 2>"$LG_TMP/err")
+      $PY "$LG_ROOT/tests/clients/py/membio_client.py" recv $URL 2>"$LG_TMP/err")
 check_match "memory-BIO host, another Host: answered untouched" '^200 \{"fixed":"你好, 世界"\}$' "$out"
 check_eq "memory-BIO host, another Host: the server saw the host's own request only" "sk-host" "$(reqkeys)"
 
