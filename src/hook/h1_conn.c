@@ -560,5 +560,7 @@ ssize_t lg_h1_read(lg_h1_conn *c, void *p, size_t n, bool peek)
         c->dead = true;
         return -1;
     }
+    if (c->dead && c->io->end && !peek)
+        c->io->end(c->ioctx);
     return c->dead && !c->io->detached ? 0 : LG_H1_PASS;
 }

@@ -32,6 +32,9 @@ typedef struct {
     bool (*reopen)(void *io);
     /* The descriptor the host waits on for this connection, or -1 (then llmgate's waits sleep). */
     int (*fd)(void *io);
+    /* NULL, or (detached) makes the host's own transport read its end: the host has read the last
+     * response, which did not keep the connection alive. */
+    void (*end)(void *io);
     /* The provider side is only ever llmgate's own connection (memory-BIO TLS): its end is not the host's,
      * and what llmgate does not hold is read from the host's own transport. */
     bool detached;

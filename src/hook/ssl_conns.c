@@ -269,9 +269,19 @@ static int io_wait(void *io, short *events)
     return c->repl ? c->repl_fd : -1;
 }
 
+/* Memory BIOs: the host's own connection, idle all along, reads its end (shutdown SHUT_RD sends nothing
+ * to the peer; the host's recv returns 0, and its loop closes the connection as after the provider's close). */
+static void io_end(void *io)
+{
+    lg_ssl_conn *c = io;
+    int saved = errno;
+    shutdown(c->host_fd, SHUT_RD);
+    errno = saved;
+}
+
 static const lg_h1_io ssl_io = {.send = io_send, .recv = io_recv, .reopen = io_reopen, .fd = io_fd};
 static const lg_h1_io membio_io = {.send = io_send, .recv = io_recv, .reopen = io_reopen, .fd = io_fd,
-                                   .wait = io_wait, .detached = true};
+                                   .wait = io_wait, .end = io_end, .detached = true};
 
 /* The provider of a session we can follow: SNI names one, a socket under it (or, for memory BIOs, a
  * followed socket that sent its ClientHello: *membio_fd), no HTTP/2. */

@@ -66,10 +66,12 @@ done
 # SSL_write_ex and sent over llmgate's own connection, the answer handed to the loop through its socket's
 # readiness. httpx (anyio) connects to the port in its URL, not the one getaddrinfo answers: its URL names
 # the mock's TLS port (the name is still api.openai.com: SNI, certificate and Host are the provider's).
+# The asyncio streams client asks for Connection: close and reads until the connection ends.
 config "https://127.0.0.1:$MOCK_TLS_PORT"
 URL=https://api.openai.com/v1/chat/completions
 PORT_URL=https://api.openai.com:$MOCK_TLS_PORT/v1/chat/completions
 gated "https aiohttp (memory-BIO TLS)" aiohttp $URL 200
+gated "https asyncio streams (memory-BIO TLS, read to the end of the connection)" streams $URL 200
 gated "https httpx (memory-BIO TLS)" httpx "$PORT_URL" 200
 LIVE=sk-slow
 gated "https aiohttp, answers taking 400 ms" aiohttp $URL 200
