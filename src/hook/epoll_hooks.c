@@ -2,9 +2,12 @@
  * epoll_wait, epoll_pwait and epoll_pwait2 answer for watched descriptors registered for reading in that
  * instance, as the poll hooks do: an event with the host's own data when llmgate holds the answer (once per
  * readiness with EPOLLET, and EPOLLONESHOT disarms it as the kernel would), the kernel's EPOLLIN dropped
- * and the wait capped at the due time while the exchange waits, the host's timeout kept. With nothing
+ * and the wait capped at the due time while the exchange waits, the host's timeout kept. llmgate's own
+ * connection that a waiting exchange reads from is put in the host's instance (one-shot, with a data value
+ * of ours that never reaches the host), so the wait also ends when the provider answers. With nothing
  * watched each is the real call after one load. */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <time.h>
@@ -17,6 +20,20 @@
 
 #define EXPORT __attribute__((visibility("default")))
 #define SCAN_MAX 256
+#define OURS_TAG 0x4c47415445000000ull /* "LGATE" above a descriptor number: the data of our events */
+#define OURS_MASK 0xffffffffff000000ull
+
+/* Arms llmgate's own descriptor fd in instance ep for events (one-shot: re-armed at every wait). */
+static void arm(int ep, int fd, short events)
+{
+    struct epoll_event ev = {.events = EPOLLONESHOT | (events & POLLOUT ? EPOLLOUT : EPOLLIN),
+                             .data.u64 = OURS_TAG | (unsigned)fd};
+    int (*ctl)(int, int, int, struct epoll_event *) = lg_sock_real_get()->epoll_ctl;
+    int saved = errno;
+    if (ctl(ep, EPOLL_CTL_MOD, fd, &ev) != 0 && errno == ENOENT)
+        ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+    errno = saved;
+}
 
 EXPORT int epoll_ctl(int ep, int op, int fd, struct epoll_event *ev)
 {
@@ -43,6 +60,10 @@ static int ours(int ep, const int *fds, size_t n, lg_h1_readiness *state, struct
         state[i] = e && c && (e->ev.events & EPOLLIN) ? lg_h1_ready(c, &d) : LG_H1_IDLE;
         if (state[i] == LG_H1_WAITING && d < *due)
             *due = d;
+        short wev;
+        int wfd = state[i] == LG_H1_WAITING ? lg_h1_wait_fd(c, &wev) : -1;
+        if (wfd >= 0)
+            arm(ep, wfd, wev);
         if (state[i] != LG_H1_READY && e)
             e->reported = false;
         if (state[i] != LG_H1_READY || k >= max || (e->reported && (e->ev.events & EPOLLET)))
@@ -56,13 +77,19 @@ static int ours(int ep, const int *fds, size_t n, lg_h1_readiness *state, struct
     return k;
 }
 
-/* Drops the kernel's EPOLLIN for our descriptors (their readiness is ours), and duplicates of events we
- * reported; returns the events left, compacted after the first `mine`. */
+/* Drops the kernel's EPOLLIN for our descriptors (their readiness is ours), duplicates of events we
+ * reported, and the events of llmgate's own connections (*woke); returns the events left, compacted after
+ * the first `mine`. */
 static int filter(int ep, const int *fds, size_t n, const lg_h1_readiness *state, struct epoll_event *ev,
-                  int mine, int got)
+                  int mine, int got, bool *woke)
 {
     int k = mine;
+    *woke = false;
     for (int j = mine; j < mine + got; j++) {
+        if ((ev[j].data.u64 & OURS_MASK) == OURS_TAG) {
+            *woke = true;
+            continue;
+        }
         for (size_t i = 0; i < n; i++) {
             lg_fd_epoll *e = state[i] != LG_H1_IDLE ? lg_fd_epoll_get(fds[i], ep) : NULL;
             if (e && e->ev.data.u64 == ev[j].data.u64)
@@ -96,8 +123,9 @@ static int wait_gated(int ep, struct epoll_event *ev, int max, int timeout_ms, c
                              : 0;
         if (got < 0)
             return mine > 0 ? mine : got;
-        int total = filter(ep, fds, n, state, ev, mine, got);
-        if (total > 0 || !capped)
+        bool woke;
+        int total = filter(ep, fds, n, state, ev, mine, got, &woke);
+        if (total > 0 || !(capped || woke))
             return total;
     }
 }

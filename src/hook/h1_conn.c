@@ -1,11 +1,13 @@
 /* HTTP/1.1 connections through the exchange engine (see h1_conn.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "hook/fd_wait.h"
 #include "hook/fd_watch.h"
 #include "hook/h1_conn.h"
 #include "hook/h1_request.h"
@@ -34,8 +36,10 @@ struct lg_h1_conn {
     lg_relay relay;
     lg_h1_resp resp;
     lg_exchange *x;  /* an exchange whose committed stream is still being relayed */
-    lg_exchange *wx; /* a parked exchange (non-blocking host) waiting until wstep.at_ms */
+    lg_exchange *wx; /* a parked exchange (non-blocking host) waiting until wstep.at_ms, or (inflight) for
+                      * its attempt's response on llmgate's own connection */
     lg_step wstep;
+    bool inflight;
     int watch_fd;    /* the descriptor watched for this connection, or -1 */
     char *out;       /* what the host reads next */
     size_t out_len, out_off, out_cap;
@@ -130,10 +134,63 @@ static ssize_t release(lg_h1_conn *c, const void *p, size_t n)
     return ok ? (ssize_t)n : -1;
 }
 
-typedef enum { ATTEMPT_RESPONSE, ATTEMPT_COMMITTED, ATTEMPT_RETRYABLE, ATTEMPT_FATAL } attempt_rc;
+typedef enum { ATTEMPT_RESPONSE, ATTEMPT_COMMITTED, ATTEMPT_RETRYABLE, ATTEMPT_FATAL, ATTEMPT_PENDING } attempt_rc;
 
-/* Sends the request with key and reads the response up to its end or its commit. */
-static attempt_rc attempt(lg_h1_conn *c, const char *key)
+/* The host's descriptor when it is non-blocking (the host then polls it), else -1. */
+static int nonblocking_fd(const lg_h1_conn *c)
+{
+    int fd = c->io->fd ? c->io->fd(c->ioctx) : -1;
+    int fl = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
+    return fl >= 0 && (fl & O_NONBLOCK) ? fd : -1;
+}
+
+/* True when llmgate's own provider I/O is driven from the host's readiness waits instead of blocking:
+ * a transport that never blocks, under a non-blocking host. */
+static bool driven(const lg_h1_conn *c) { return c->io->wait && nonblocking_fd(c) >= 0; }
+
+/* The next piece of the response: as lg_h1_resp_step, waiting on LG_H1R_AGAIN unless driven (then
+ * LG_H1R_AGAIN is returned). */
+static lg_h1r_step resp_step(lg_h1_conn *c, bool drive_async)
+{
+    for (;;) {
+        lg_h1r_step s = lg_h1_resp_step(&c->resp, c->io, c->ioctx);
+        short ev = 0;
+        int fd = s == LG_H1R_AGAIN && !drive_async ? c->io->wait(c->ioctx, &ev) : -1;
+        if (s != LG_H1R_AGAIN || drive_async)
+            return s;
+        if (fd < 0 || !lg_fd_wait(fd, ev & POLLOUT))
+            return LG_H1R_FAILED;
+    }
+}
+
+/* Reads the response of the attempt in flight up to its end or its commit; ATTEMPT_PENDING when driven
+ * and nothing more is there yet. */
+static attempt_rc attempt_read(lg_h1_conn *c, bool drive_async)
+{
+    for (;;) {
+        lg_h1r_step s = resp_step(c, drive_async);
+        if (s == LG_H1R_AGAIN)
+            return ATTEMPT_PENDING;
+        if (s == LG_H1R_DONE) {
+            c->dead = !c->resp.keep_alive;
+            return ATTEMPT_RESPONSE;
+        }
+        if (s == LG_H1R_STOPPED) {
+            c->dead = true; /* the rest of that response is still on the wire */
+            return c->relay.host_refused ? ATTEMPT_FATAL : ATTEMPT_RESPONSE;
+        }
+        if (s != LG_H1R_MORE) {
+            c->dead = true;
+            return lg_relay_committed(&c->relay) ? ATTEMPT_COMMITTED : ATTEMPT_RETRYABLE;
+        }
+        if (lg_relay_committed(&c->relay))
+            return ATTEMPT_COMMITTED;
+    }
+}
+
+/* Sends the request with key and reads the response up to its end or its commit (driven: as far as it
+ * is there, ATTEMPT_PENDING for the rest). */
+static attempt_rc attempt(lg_h1_conn *c, const char *key, bool drive_async)
 {
     if (c->dead && !c->io->reopen(c->ioctx))
         return ATTEMPT_RETRYABLE;
@@ -154,23 +211,7 @@ static attempt_rc attempt(lg_h1_conn *c, const char *key)
     lg_relay_start(&c->relay, &c->cap, c->prov->dialect, c->prov->boundary, &sink);
     c->relay.pass_over = (size_t)lg_runtime_get()->cfg->max_held_body;
     lg_h1_resp_start(&c->resp, &c->cap, &c->relay, c->head);
-    for (;;) {
-        lg_h1r_step s = lg_h1_resp_step(&c->resp, c->io, c->ioctx);
-        if (s == LG_H1R_DONE) {
-            c->dead = !c->resp.keep_alive;
-            return ATTEMPT_RESPONSE;
-        }
-        if (s == LG_H1R_STOPPED) {
-            c->dead = true; /* the rest of that response is still on the wire */
-            return c->relay.host_refused ? ATTEMPT_FATAL : ATTEMPT_RESPONSE;
-        }
-        if (s != LG_H1R_MORE) {
-            c->dead = true;
-            return lg_relay_committed(&c->relay) ? ATTEMPT_COMMITTED : ATTEMPT_RETRYABLE;
-        }
-        if (lg_relay_committed(&c->relay))
-            return ATTEMPT_COMMITTED;
-    }
+    return attempt_read(c, drive_async);
 }
 
 /* Drops the framing headers of a header block and puts a Content-Length before its blank line. */
@@ -224,14 +265,6 @@ static void deliver(lg_h1_conn *c, const lg_gate_result *res)
     free(synth);
 }
 
-/* The host's descriptor when it is non-blocking (the host then polls it), else -1. */
-static int nonblocking_fd(const lg_h1_conn *c)
-{
-    int fd = c->io->fd ? c->io->fd(c->ioctx) : -1;
-    int fl = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
-    return fl >= 0 && (fl & O_NONBLOCK) ? fd : -1;
-}
-
 /* A non-blocking host will poll for what llmgate answers: its descriptor's readiness is ours to report. */
 static void watch_nonblocking(lg_h1_conn *c)
 {
@@ -250,17 +283,44 @@ static void request_done(lg_h1_conn *c)
     lg_h1_req_init(&c->req);
 }
 
+/* Parks exchange x at step on a non-blocking host: until step.at_ms, or (inflight) until its attempt's
+ * response is in. */
+static void park(lg_h1_conn *c, lg_exchange *x, lg_step step, bool inflight)
+{
+    c->wx = x;
+    c->wstep = step;
+    c->inflight = inflight;
+    watch_nonblocking(c);
+}
+
+/* Tells the engine how the attempt ended (rc); false when its stream was committed to the host (c->x). */
+static bool settle(lg_h1_conn *c, lg_exchange *x, attempt_rc rc, lg_step *step)
+{
+    if (rc == ATTEMPT_COMMITTED) {
+        c->x = x; /* the host reads the rest as it comes; the engine hears at its end */
+        request_done(c);
+        return false;
+    }
+    if (rc == ATTEMPT_RESPONSE) {
+        lg_response_view v;
+        lg_capture_view(&c->cap, &v);
+        lg_exchange_on_response(x, &v, lg_now_ms(), step);
+    } else {
+        lg_exchange_on_transport_error(x, rc == ATTEMPT_RETRYABLE ? LG_ATTEMPT_RETRYABLE : LG_ATTEMPT_FATAL, lg_now_ms(), step);
+    }
+    return true;
+}
+
 /* Drives exchange x from step until the host has its answer (or a committed stream); a wait on a
- * non-blocking host parks the exchange instead of sleeping (c->wx). */
+ * non-blocking host parks the exchange instead of sleeping (c->wx), and so does an attempt whose
+ * response is not in yet when the transport is driven. */
 static void drive(lg_h1_conn *c, lg_exchange *x, lg_step step)
 {
     while (step.kind != LG_STEP_DONE) {
         if (step.kind == LG_STEP_WAIT) {
             int64_t ms = step.at_ms - lg_now_ms();
             if (ms > 0 && nonblocking_fd(c) >= 0) {
-                c->wx = x;
-                c->wstep = step;
-                watch_nonblocking(c);
+                park(c, x, step, false);
                 return;
             }
             if (ms > 0)
@@ -268,19 +328,13 @@ static void drive(lg_h1_conn *c, lg_exchange *x, lg_step step)
             lg_exchange_on_timer(x, lg_now_ms(), &step);
             continue;
         }
-        attempt_rc rc = attempt(c, step.key);
-        if (rc == ATTEMPT_COMMITTED) {
-            c->x = x; /* the host reads the rest as it comes; the engine hears at its end */
-            request_done(c);
+        attempt_rc rc = attempt(c, step.key, driven(c));
+        if (rc == ATTEMPT_PENDING) {
+            park(c, x, step, true);
             return;
         }
-        if (rc == ATTEMPT_RESPONSE) {
-            lg_response_view v;
-            lg_capture_view(&c->cap, &v);
-            lg_exchange_on_response(x, &v, lg_now_ms(), &step);
-        } else {
-            lg_exchange_on_transport_error(x, rc == ATTEMPT_RETRYABLE ? LG_ATTEMPT_RETRYABLE : LG_ATTEMPT_FATAL, lg_now_ms(), &step);
-        }
+        if (!settle(c, x, rc, &step))
+            return;
     }
     deliver(c, &step.result);
     lg_exchange_free(x);
@@ -301,7 +355,7 @@ static void run_exchange(lg_h1_conn *c)
     explicit_bzero(host_key, sizeof host_key);
     watch_nonblocking(c);
     if (!x) {
-        if (attempt(c, NULL) != ATTEMPT_RESPONSE)
+        if (attempt(c, NULL, false) != ATTEMPT_RESPONSE)
             c->host_errno = ECONNRESET;
         lg_gate_result as_is = {.verdict = LG_GATE_DELIVER, .status = c->cap.status};
         deliver(c, &as_is);
@@ -311,32 +365,52 @@ static void run_exchange(lg_h1_conn *c)
     drive(c, x, step);
 }
 
-/* Continues a parked exchange whose time came. */
+/* Continues a parked exchange whose time came, or whose attempt in flight reads what is there. */
 static void resume(lg_h1_conn *c)
 {
     lg_exchange *x = c->wx;
-    lg_step step;
+    lg_step step = c->wstep;
     c->wx = NULL;
-    lg_exchange_on_timer(x, lg_now_ms(), &step);
+    if (c->inflight) {
+        attempt_rc rc = attempt_read(c, true);
+        if (rc == ATTEMPT_PENDING) {
+            c->wx = x;
+            return;
+        }
+        c->inflight = false;
+        if (!settle(c, x, rc, &step))
+            return;
+    } else {
+        lg_exchange_on_timer(x, lg_now_ms(), &step);
+    }
     drive(c, x, step);
 }
+
+static bool pump_stream(lg_h1_conn *c, bool drive_async);
 
 lg_h1_readiness lg_h1_ready(lg_h1_conn *c, int64_t *due_ms)
 {
     if (c->released)
         return LG_H1_IDLE;
-    if (c->wx && c->wstep.at_ms <= lg_now_ms()) {
-        int saved = errno;
+    int saved = errno;
+    if (c->wx && (c->inflight || c->wstep.at_ms <= lg_now_ms()))
         resume(c);
-        errno = saved;
-    }
-    if (c->wx) {
-        *due_ms = c->wstep.at_ms;
+    while (!c->wx && c->x && lg_h1_pending(c) == 0 && driven(c) && pump_stream(c, true))
+        ;
+    errno = saved;
+    if (c->wx || (c->x && lg_h1_pending(c) == 0 && driven(c))) {
+        *due_ms = c->wx && !c->inflight ? c->wstep.at_ms : INT64_MAX;
         return LG_H1_WAITING;
     }
     if (lg_h1_pending(c) > 0 || c->host_errno || c->x || (c->dead && !c->io->detached))
         return LG_H1_READY;
     return LG_H1_IDLE;
+}
+
+int lg_h1_wait_fd(const lg_h1_conn *c, short *events)
+{
+    bool waits = !c->released && ((c->wx && c->inflight) || (!c->wx && c->x && lg_h1_pending(c) == 0));
+    return waits && c->io->wait ? c->io->wait(c->ioctx, events) : -1;
 }
 
 /* A plain host rule: admission, then the host's own request untouched; a refusal answered locally. */
@@ -381,6 +455,8 @@ ssize_t lg_h1_write(lg_h1_conn *c, const void *p, size_t n)
     if (c->wx) { /* more bytes while the request waits: the exchange is cancelled, all goes out as it came */
         lg_exchange_free(c->wx);
         c->wx = NULL;
+        c->dead |= c->inflight; /* an attempt's response is still on the wire */
+        c->inflight = false;
         return release(c, p, n);
     }
     if (c->req.raw_len == 0 && (c->x || lg_h1_pending(c) > 0)) /* a new request before the host read its
@@ -415,18 +491,23 @@ ssize_t lg_h1_write(lg_h1_conn *c, const void *p, size_t n)
         if (off < n && (c->x || c->wx || lg_h1_pending(c) > 0)) {
             lg_exchange_free(c->wx); /* a parked request goes out as it came, with what follows it */
             c->wx = NULL;
+            c->dead |= c->inflight;
+            c->inflight = false;
             return release(c, b + off, n - off) < 0 ? -1 : (ssize_t)n;
         }
     }
     return (ssize_t)n;
 }
 
-/* Relays the next piece of a committed stream; at its end tells the engine. */
-static void pump_stream(lg_h1_conn *c)
+/* Relays the next piece of a committed stream; at its end tells the engine. False (driven) when nothing
+ * was there yet. */
+static bool pump_stream(lg_h1_conn *c, bool drive_async)
 {
-    lg_h1r_step s = lg_h1_resp_step(&c->resp, c->io, c->ioctx);
+    lg_h1r_step s = resp_step(c, drive_async);
+    if (s == LG_H1R_AGAIN)
+        return false;
     if (s == LG_H1R_MORE)
-        return;
+        return true;
     if (s == LG_H1R_DONE) {
         c->dead = !c->resp.keep_alive;
         if (!lg_relay_finish(&c->relay) || (c->resp.chunked && !out_add(c, "0\r\n\r\n", 5)))
@@ -443,6 +524,7 @@ static void pump_stream(lg_h1_conn *c)
     lg_exchange_on_response(c->x, &v, lg_now_ms(), &step);
     lg_exchange_free(c->x);
     c->x = NULL;
+    return true;
 }
 
 ssize_t lg_h1_read(lg_h1_conn *c, void *p, size_t n, bool peek)
@@ -452,8 +534,12 @@ ssize_t lg_h1_read(lg_h1_conn *c, void *p, size_t n, bool peek)
         errno = EAGAIN;
         return -1;
     }
+    bool drive_async = driven(c);
     while (lg_h1_pending(c) == 0 && c->x)
-        pump_stream(c);
+        if (!pump_stream(c, drive_async)) {
+            errno = EAGAIN; /* the next piece is not there yet: the readiness hooks wait for it */
+            return -1;
+        }
     size_t have = lg_h1_pending(c);
     if (have > 0) {
         size_t k = have < n ? have : n;
@@ -474,5 +560,7 @@ ssize_t lg_h1_read(lg_h1_conn *c, void *p, size_t n, bool peek)
         c->dead = true;
         return -1;
     }
+    if (c->dead && c->io->end && !peek)
+        c->io->end(c->ioctx);
     return c->dead && !c->io->detached ? 0 : LG_H1_PASS;
 }

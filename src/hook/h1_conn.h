@@ -15,16 +15,26 @@
 
 #include "llmgate/config.h"
 
+#define LG_IO_AGAIN (-2) /* a transport with `wait`: nothing to receive yet */
+
 /* The transport under the connection. Each function preserves nothing: the caller saves errno. */
 typedef struct {
-    /* Sends all n bytes (blocking); false on failure. */
+    /* Sends all n bytes (blocking; a transport with `wait` may only take them, to go out from recv);
+     * false on failure. */
     bool (*send)(void *io, const void *p, size_t n);
-    /* Receives up to n bytes (blocking): > 0, 0 at end of stream, -1 on failure. */
+    /* Receives up to n bytes: > 0, 0 at end of stream, -1 on failure. Blocking, except on a transport with
+     * `wait`, which returns LG_IO_AGAIN instead of blocking. */
     ssize_t (*recv)(void *io, void *p, size_t n);
+    /* NULL, or (a transport that never blocks) the descriptor of llmgate's own connection and the events
+     * (POLLIN, POLLOUT) that let recv go on; -1 when there is none. */
+    int (*wait)(void *io, short *events);
     /* Replaces the transport with a new connection to the same peer; false when it cannot. */
     bool (*reopen)(void *io);
     /* The descriptor the host waits on for this connection, or -1 (then llmgate's waits sleep). */
     int (*fd)(void *io);
+    /* NULL, or (detached) makes the host's own transport read its end: the host has read the last
+     * response, which did not keep the connection alive. */
+    void (*end)(void *io);
     /* The provider side is only ever llmgate's own connection (memory-BIO TLS): its end is not the host's,
      * and what llmgate does not hold is read from the host's own transport. */
     bool detached;
@@ -57,7 +67,12 @@ typedef enum {
     LG_H1_WAITING, /* the exchange waits until *due_ms: the descriptor is not readable before */
 } lg_h1_readiness;
 /* What the host's readiness wait should see now; runs the parked exchange first when its time came (its
- * attempts are llmgate's own blocking I/O to the provider). */
+ * attempts are llmgate's own I/O to the provider: blocking, except on a transport with `wait`, whose
+ * attempt in flight is parked too and goes on here as far as its connection allows). */
 lg_h1_readiness lg_h1_ready(lg_h1_conn *c, int64_t *due_ms);
+/* While the connection waits on llmgate's own connection (an attempt in flight, or a committed stream's
+ * next piece, on a transport with `wait`): its descriptor and events, which the host's readiness wait
+ * must include; else -1. */
+int lg_h1_wait_fd(const lg_h1_conn *c, short *events);
 
 #endif

@@ -15,6 +15,7 @@ typedef enum {
     LG_H1R_STOPPED,  /* the relay stopped the body (an error at a stream's start, or the host refused) */
     LG_H1R_EOF,      /* the connection ended before the message did */
     LG_H1R_FAILED,   /* the transport failed, or the bytes are not an HTTP/1.x response */
+    LG_H1R_AGAIN,    /* nothing to read yet (a transport that never blocks): nothing was parsed */
 } lg_h1r_step;
 
 typedef struct {

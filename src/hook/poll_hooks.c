@@ -2,8 +2,10 @@
  * is the real call after one load; otherwise every descriptor asked for reading costs one table load, and
  * a watched one is answered by its connection: readable at once when llmgate holds its answer, hidden from
  * the kernel and the wait capped at its due time while its exchange waits (trickle's approach, plus the
- * timer, so the host sleeps exactly until the step is due and never spins). The host's own timeout is kept:
- * a wait cut short by our due time that has nothing to report is resumed for the rest of it. */
+ * timer, so the host sleeps exactly until the step is due and never spins). llmgate's own connection that a
+ * waiting exchange reads from is added to the wait (a pollfd appended, a bit set), so the wait also ends
+ * when the provider answers; the host never sees it. The host's own timeout is kept: a wait cut short by
+ * our due time or our own connection that has nothing to report is resumed for the rest of it. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,6 +19,7 @@
 
 #define EXPORT __attribute__((visibility("default")))
 #define MARKS_ON_STACK 256
+#define EXTRA_MAX 16 /* llmgate's own connections added to one wait */
 
 enum { MARK_NONE = 0, MARK_OURS = 1 };
 
@@ -38,6 +41,41 @@ static int wait_ms(int64_t deadline, int64_t due, bool any_ready, bool *capped)
     return left > INT32_MAX ? INT32_MAX : (int)left;
 }
 
+/* Adds c's own connection, when it waits on one, to extra (k of at most EXTRA_MAX so far). */
+static void add_extra(const lg_h1_conn *c, struct pollfd *extra, size_t *k)
+{
+    short ev;
+    int fd = *k < EXTRA_MAX ? lg_h1_wait_fd(c, &ev) : -1;
+    if (fd >= 0)
+        extra[(*k)++] = (struct pollfd){.fd = fd, .events = ev};
+}
+
+/* The real ppoll over fds and the k extra ones (*woke when one of those is ready). */
+static int ppoll_with(struct pollfd *fds, nfds_t n, struct pollfd *extra, size_t k, const struct timespec *ts,
+                      const sigset_t *mask, bool *woke)
+{
+    *woke = false;
+    if (k == 0)
+        return lg_sock_real_get()->ppoll(fds, n, ts, mask);
+    struct pollfd *all = malloc((n + k) * sizeof *all);
+    if (!all)
+        return lg_sock_real_get()->ppoll(fds, n, ts, mask);
+    memcpy(all, fds, n * sizeof *all);
+    memcpy(all + n, extra, k * sizeof *all);
+    int r = lg_sock_real_get()->ppoll(all, n + k, ts, mask);
+    int saved = errno;
+    for (nfds_t i = 0; i < n; i++)
+        fds[i].revents = all[i].revents;
+    for (size_t i = 0; r > 0 && i < k; i++)
+        if (all[n + i].revents) {
+            *woke = true;
+            r--;
+        }
+    free(all);
+    errno = saved;
+    return r;
+}
+
 /* poll/ppoll with our descriptors answered; timeout_ms < 0: none. */
 static int poll_gated(struct pollfd *fds, nfds_t n, int timeout_ms, const sigset_t *mask)
 {
@@ -50,7 +88,9 @@ static int poll_gated(struct pollfd *fds, nfds_t n, int timeout_ms, const sigset
     int r;
     for (;;) {
         int64_t due = INT64_MAX, d;
-        bool any_ready = false, capped;
+        bool any_ready = false, capped, woke;
+        struct pollfd extra[EXTRA_MAX];
+        size_t k = 0;
         for (nfds_t i = 0; i < n; i++) {
             lg_h1_conn *c = asked(fds[i].fd, fds[i].events & POLLIN);
             lg_h1_readiness st = c ? lg_h1_ready(c, &d) : LG_H1_IDLE;
@@ -61,12 +101,14 @@ static int poll_gated(struct pollfd *fds, nfds_t n, int timeout_ms, const sigset
             any_ready |= st == LG_H1_READY;
             if (st == LG_H1_WAITING && d < due)
                 due = d;
+            if (st == LG_H1_WAITING)
+                add_extra(c, extra, &k);
         }
         int ms = wait_ms(deadline, due, any_ready, &capped);
         struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-        r = lg_sock_real_get()->ppoll(fds, n, ms < 0 ? NULL : &ts, mask);
+        r = ppoll_with(fds, n, extra, any_ready ? 0 : k, ms < 0 ? NULL : &ts, mask, &woke);
         int saved = errno;
-        int extra = 0;
+        int ours = 0;
         for (nfds_t i = 0; i < n; i++) {
             if (!marks[i])
                 continue;
@@ -74,12 +116,12 @@ static int poll_gated(struct pollfd *fds, nfds_t n, int timeout_ms, const sigset
             fds[i].fd = ~fds[i].fd;
             lg_h1_conn *c = lg_fd_watched(fds[i].fd);
             fds[i].revents = c && lg_h1_ready(c, &d) == LG_H1_READY ? POLLIN : 0;
-            extra += fds[i].revents != 0;
+            ours += fds[i].revents != 0;
         }
         errno = saved;
         if (r >= 0)
-            r += extra;
-        if (r != 0 || !capped)
+            r += ours;
+        if (r != 0 || !(capped || woke))
             break;
     }
     if (marks != stack_marks)
@@ -102,6 +144,47 @@ EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts, const 
     return r != -2 ? r : lg_sock_real_get()->ppoll(fds, n, ts, mask);
 }
 
+/* Adds the k extra descriptors to the sets of a select over nfds (their bits, and those between nfds and
+ * them, are not the host's); returns the new nfds. *prd and *pwr may be replaced by the given blank sets. */
+static int select_add(int nfds, fd_set **prd, fd_set **pwr, fd_set *ex, const struct pollfd *extra, size_t k,
+                      fd_set *blank_rd, fd_set *blank_wr)
+{
+    if (k > 0 && !*prd) {
+        FD_ZERO(blank_rd);
+        *prd = blank_rd;
+    }
+    if (k > 0 && !*pwr) {
+        FD_ZERO(blank_wr);
+        *pwr = blank_wr;
+    }
+    for (size_t i = 0; i < k; i++) {
+        if (extra[i].fd >= FD_SETSIZE)
+            continue;
+        for (; nfds <= extra[i].fd; nfds++) {
+            FD_CLR(nfds, *prd);
+            FD_CLR(nfds, *pwr);
+            if (ex)
+                FD_CLR(nfds, ex);
+        }
+        FD_SET(extra[i].fd, extra[i].events & POLLOUT ? *pwr : *prd);
+    }
+    return nfds;
+}
+
+/* Takes the extra descriptors back out of the sets select returned; how many of them were ready. */
+static int select_take(fd_set *rd, fd_set *wr, const struct pollfd *extra, size_t k)
+{
+    int ready = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (extra[i].fd >= FD_SETSIZE)
+            continue;
+        ready += FD_ISSET(extra[i].fd, rd) || FD_ISSET(extra[i].fd, wr);
+        FD_CLR(extra[i].fd, rd);
+        FD_CLR(extra[i].fd, wr);
+    }
+    return ready;
+}
+
 /* select with our descriptors answered (see poll_gated); the timeval is updated to the time left. */
 static int select_gated(int nfds, fd_set *rd, fd_set *wr, fd_set *ex, struct timeval *tv)
 {
@@ -117,7 +200,9 @@ static int select_gated(int nfds, fd_set *rd, fd_set *wr, fd_set *ex, struct tim
     for (;;) {
         int64_t due = INT64_MAX, d;
         bool any_ready = false, capped;
-        int ready = 0;
+        int ready = 0, woke = 0;
+        struct pollfd extra[EXTRA_MAX];
+        size_t k = 0;
         FD_ZERO(&ours);
         for (int fd = 0; rd && fd < nfds && fd < FD_SETSIZE; fd++) {
             lg_h1_conn *c = asked(fd, FD_ISSET(fd, &in_rd));
@@ -129,11 +214,18 @@ static int select_gated(int nfds, fd_set *rd, fd_set *wr, fd_set *ex, struct tim
             any_ready |= st == LG_H1_READY;
             if (st == LG_H1_WAITING && d < due)
                 due = d;
+            if (st == LG_H1_WAITING)
+                add_extra(c, extra, &k);
         }
         int ms = wait_ms(deadline, due, any_ready, &capped);
         struct timeval t = {ms / 1000, (ms % 1000) * 1000};
-        r = lg_sock_real_get()->select(nfds, rd, wr, ex, ms < 0 ? NULL : &t);
+        fd_set blank_rd, blank_wr, *prd = rd, *pwr = wr;
+        k = any_ready ? 0 : k;
+        int top = select_add(nfds, &prd, &pwr, ex, extra, k, &blank_rd, &blank_wr);
+        r = lg_sock_real_get()->select(top, prd, pwr, ex, ms < 0 ? NULL : &t);
         int saved = errno;
+        if (r > 0 && k > 0)
+            r -= woke = select_take(prd, pwr, extra, k);
         for (int fd = 0; rd && r >= 0 && fd < nfds && fd < FD_SETSIZE; fd++) {
             lg_h1_conn *c = FD_ISSET(fd, &ours) ? lg_fd_watched(fd) : NULL;
             if (c && lg_h1_ready(c, &d) == LG_H1_READY) {
@@ -144,7 +236,7 @@ static int select_gated(int nfds, fd_set *rd, fd_set *wr, fd_set *ex, struct tim
         errno = saved;
         if (r >= 0)
             r += ready;
-        if (r != 0 || !capped)
+        if (r != 0 || !(capped || woke))
             break;
         if (rd)
             *rd = in_rd;

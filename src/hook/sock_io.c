@@ -108,6 +108,15 @@ EXPORT ssize_t sendmsg(int fd, const struct msghdr *m, int flags)
  * byte (lg_ssl_wake) when something is watched, else LG_H1_PASS. */
 static ssize_t unfollowed(int fd, void *p, size_t n) { return lg_fd_watch_any() ? lg_ssl_wake(fd, p, n) : LG_H1_PASS; }
 
+/* unfollowed() for a scatter read: the wake-up byte goes into the first non-empty iovec. */
+static ssize_t unfollowed_vec(int fd, const struct iovec *iov, int cnt)
+{
+    int i = 0;
+    while (i < cnt && iov[i].iov_len == 0)
+        i++;
+    return i < cnt ? unfollowed(fd, iov[i].iov_base, iov[i].iov_len) : LG_H1_PASS;
+}
+
 EXPORT ssize_t read(int fd, void *p, size_t n)
 {
     lg_h1_conn *c = lg_sock_conn(fd);
@@ -125,7 +134,7 @@ EXPORT ssize_t recv(int fd, void *p, size_t n, int flags)
 EXPORT ssize_t recvfrom(int fd, void *p, size_t n, int flags, struct sockaddr *from, socklen_t *fromlen)
 {
     lg_h1_conn *c = lg_sock_conn(fd);
-    ssize_t r = c ? lg_h1_read(c, p, n, flags & MSG_PEEK) : LG_H1_PASS;
+    ssize_t r = c ? lg_h1_read(c, p, n, flags & MSG_PEEK) : flags & MSG_PEEK ? LG_H1_PASS : unfollowed(fd, p, n);
     if (r != LG_H1_PASS && from && fromlen)
         *fromlen = 0;
     return r != LG_H1_PASS ? r : lg_sock_real_get()->recvfrom(fd, p, n, flags, from, fromlen);
@@ -134,14 +143,16 @@ EXPORT ssize_t recvfrom(int fd, void *p, size_t n, int flags, struct sockaddr *f
 EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
 {
     lg_h1_conn *c = lg_sock_conn(fd);
-    ssize_t r = c ? read_vec(c, iov, cnt, false) : LG_H1_PASS;
+    ssize_t r = c ? read_vec(c, iov, cnt, false) : unfollowed_vec(fd, iov, cnt);
     return r != LG_H1_PASS ? r : lg_sock_real_get()->readv(fd, iov, cnt);
 }
 
 EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int flags)
 {
     lg_h1_conn *c = lg_sock_conn(fd);
-    ssize_t r = c ? read_vec(c, m->msg_iov, (int)m->msg_iovlen, flags & MSG_PEEK) : LG_H1_PASS;
+    ssize_t r = c                   ? read_vec(c, m->msg_iov, (int)m->msg_iovlen, flags & MSG_PEEK)
+                : flags & MSG_PEEK ? LG_H1_PASS
+                                   : unfollowed_vec(fd, m->msg_iov, (int)m->msg_iovlen);
     if (r != LG_H1_PASS) {
         m->msg_namelen = 0;
         m->msg_controllen = 0;

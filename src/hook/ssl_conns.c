@@ -2,9 +2,13 @@
  * SSL_pending, SSL_has_pending and SSL_get_error interposers. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <openssl/err.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <uthash.h>
@@ -30,6 +34,9 @@ struct lg_ssl_conn {
     int last_error;    /* for SSL_get_error after a call we answered */
     int host_fd;       /* memory-BIO TLS (asyncio): the host's socket under the session, else -1 */
     int wakes;         /* placeholder bytes handed to the host's recv, still in its incoming BIO */
+    char *unsent;      /* memory-BIO: request bytes taken, not yet accepted by our non-blocking session */
+    size_t unsent_len, unsent_off;
+    short want;        /* memory-BIO: POLLIN or POLLOUT, what our session waits for */
     UT_hash_handle hh;
 };
 
@@ -84,19 +91,94 @@ static bool again(lg_ssl_conn *c, int ok)
 
 static bool io_reopen(void *io);
 
+/* Forgets the request bytes not sent yet (they carry a key). */
+static void drop_unsent(lg_ssl_conn *c)
+{
+    if (c->unsent)
+        explicit_bzero(c->unsent, c->unsent_len);
+    free(c->unsent);
+    c->unsent = NULL;
+    c->unsent_len = c->unsent_off = 0;
+}
+
+/* Memory BIOs: the bytes are taken, to go out from io_recv over llmgate's own non-blocking session. */
+static bool membio_send(lg_ssl_conn *c, const void *p, size_t n)
+{
+    if (!c->repl && !io_reopen(c))
+        return false;
+    char *b = realloc(c->unsent, c->unsent_len + n);
+    if (!b)
+        return false;
+    memcpy(b + c->unsent_len, p, n);
+    c->unsent = b;
+    c->unsent_len += n;
+    return true;
+}
+
+/* Memory BIOs, a released connection: the held bytes go into the host's own session, where they would
+ * have gone without llmgate (its loop sends what the outgoing BIO holds after its write call). */
+static bool host_send(lg_ssl_conn *c, const void *p, size_t n)
+{
+    size_t done = 0;
+    lg_guard_enter();
+    int ok = lg_ssl_real_get()->write_ex(c->ssl, p, n, &done);
+    lg_guard_leave();
+    return ok == 1 && done == n;
+}
+
 static bool io_send(void *io, const void *p, size_t n)
 {
     lg_ssl_conn *c = io;
     size_t done = 0;
     int ok;
-    if (c->host_fd >= 0 && !c->repl && !io_reopen(c)) /* memory BIOs: always llmgate's own connection */
-        return false;
+    if (c->host_fd >= 0) /* memory BIOs: llmgate's own connection, until released */
+        return lg_h1_released(c->h1) ? host_send(c, p, n) : membio_send(c, p, n);
     lg_guard_enter();
     do
         ok = lg_ssl_real_get()->write_ex(lg_ssl_conn_wire(c), p, n, &done);
     while (again(c, ok));
     lg_guard_leave();
     return ok == 1 && done == n;
+}
+
+/* A call on our non-blocking session returned ok: > 0 to go on, LG_IO_AGAIN (c->want says for what), 0
+ * at the end (close_notify, or a peer that just closed), -1 on failure. */
+static ssize_t membio_result(lg_ssl_conn *c, int ok)
+{
+    int err = ok == 1 ? SSL_ERROR_NONE : lg_ssl_real_get()->get_error(c->repl, 0);
+    c->want = err == SSL_ERROR_WANT_WRITE ? POLLOUT : POLLIN;
+    if (ok == 1)
+        return 1;
+    if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE)
+        return LG_IO_AGAIN;
+    return err == SSL_ERROR_ZERO_RETURN || err == SSL_ERROR_SSL || err == SSL_ERROR_SYSCALL ? 0 : -1;
+}
+
+/* Memory BIOs: sends what was taken (the handshake goes on inside), then reads; never blocks. Runs inside
+ * the host's calls (its readiness waits): the thread's OpenSSL error queue is left as the host had it. */
+static ssize_t membio_recv(lg_ssl_conn *c, void *p, size_t n)
+{
+    const lg_ssl_real *real = lg_ssl_real_get();
+    size_t done = 0;
+    ssize_t r = 1;
+    if (!c->repl)
+        return -1;
+    lg_guard_enter();
+    ERR_set_mark();
+    while (c->unsent && r > 0) {
+        r = membio_result(c, real->write_ex(c->repl, c->unsent + c->unsent_off, c->unsent_len - c->unsent_off, &done));
+        if (r > 0 && (c->unsent_off += done) == c->unsent_len)
+            drop_unsent(c);
+    }
+    if (r > 0)
+        r = membio_result(c, real->read_ex(c->repl, p, n, &done));
+    ERR_pop_to_mark();
+    lg_guard_leave();
+    if (r == 0 && c->unsent) /* the request did not go out */
+        r = -1;
+    if (r <= 0 && r != LG_IO_AGAIN)
+        drop_unsent(c);
+    return r > 0 ? (ssize_t)done : r;
 }
 
 /* > 0 bytes; 0 at the end (close_notify, or a peer that just closed); -1 on failure. */
@@ -106,8 +188,8 @@ static ssize_t io_recv(void *io, void *p, size_t n)
     const lg_ssl_real *real = lg_ssl_real_get();
     size_t got = 0;
     int ok, err;
-    if (c->host_fd >= 0 && !c->repl)
-        return -1;
+    if (c->host_fd >= 0)
+        return membio_recv(c, p, n);
     lg_guard_enter();
     do
         ok = real->read_ex(lg_ssl_conn_wire(c), p, n, &got);
@@ -121,6 +203,7 @@ static ssize_t io_recv(void *io, void *p, size_t n)
 
 static void drop_repl(lg_ssl_conn *c)
 {
+    drop_unsent(c);
     if (!c->repl)
         return;
     lg_ssl_real_get()->free(c->repl);
@@ -128,7 +211,9 @@ static void drop_repl(lg_ssl_conn *c)
     c->repl = NULL;
 }
 
-/* A new TLS connection to the same peer with the host's SSL_CTX, verification parameters and name. */
+/* A new TLS connection to the same peer with the host's SSL_CTX, verification parameters and name. For
+ * memory BIOs it is non-blocking: connected and shaken hands as far as it goes at once, the rest inside
+ * membio_recv. */
 static bool io_reopen(void *io)
 {
     lg_ssl_conn *c = io;
@@ -138,20 +223,30 @@ static bool io_reopen(void *io)
     if (getpeername(c->host_fd >= 0 ? c->host_fd : real->get_fd(c->ssl), (struct sockaddr *)&peer, &plen) != 0)
         return false;
     drop_repl(c);
-    int fd = socket(peer.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    bool nb = c->host_fd >= 0;
+    int fd = socket(peer.ss_family, SOCK_STREAM | SOCK_CLOEXEC | (nb ? SOCK_NONBLOCK : 0), 0);
     if (fd < 0)
         return false;
+    /* the handshake's last flight and the request go out as two writes: without this, Nagle holds the
+     * request until the peer's delayed ACK (40 ms per attempt, measured) */
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     lg_guard_enter();
+    ERR_set_mark();
     SSL *s = real->new_(real->get_ssl_ctx(c->ssl));
     const char *name = real->get_servername(c->ssl, TLSEXT_NAMETYPE_host_name);
-    bool ok = s && lg_sock_real_get()->connect(fd, (struct sockaddr *)&peer, plen) == 0 &&
-              real->set_fd(s, fd) == 1 && real->set1_param(s, real->get0_param(c->ssl)) == 1 &&
-              (!name || real->ctrl(s, SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name, (void *)name) == 1) &&
-              real->connect(s) == 1;
+    int rc = s ? lg_sock_real_get()->connect(fd, (struct sockaddr *)&peer, plen) : -1;
+    bool ok = s && (rc == 0 || (nb && errno == EINPROGRESS)) && real->set_fd(s, fd) == 1 && real->set1_param(s, real->get0_param(c->ssl)) == 1 &&
+              (!name || real->ctrl(s, SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name, (void *)name) == 1);
+    int hs = ok ? real->connect(s) : 0;
+    int err = hs == 1 ? SSL_ERROR_NONE : ok ? real->get_error(s, hs) : SSL_ERROR_SSL;
+    ok = ok && (hs == 1 || (nb && (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE)));
+    c->want = err == SSL_ERROR_WANT_WRITE ? POLLOUT : POLLIN;
+    if (!ok && s)
+        real->free(s);
+    ERR_pop_to_mark();
     lg_guard_leave();
     if (!ok) {
-        if (s)
-            real->free(s);
         lg_sock_real_get()->close(fd);
         return false;
     }
@@ -166,9 +261,27 @@ static int io_fd(void *io)
     return c->host_fd >= 0 ? c->host_fd : lg_ssl_real_get()->get_fd(c->ssl);
 }
 
+/* Memory BIOs: our session's descriptor and what it waits for. */
+static int io_wait(void *io, short *events)
+{
+    lg_ssl_conn *c = io;
+    *events = c->want ? c->want : POLLIN;
+    return c->repl ? c->repl_fd : -1;
+}
+
+/* Memory BIOs: the host's own connection, idle all along, reads its end (shutdown SHUT_RD sends nothing
+ * to the peer; the host's recv returns 0, and its loop closes the connection as after the provider's close). */
+static void io_end(void *io)
+{
+    lg_ssl_conn *c = io;
+    int saved = errno;
+    shutdown(c->host_fd, SHUT_RD);
+    errno = saved;
+}
+
 static const lg_h1_io ssl_io = {.send = io_send, .recv = io_recv, .reopen = io_reopen, .fd = io_fd};
 static const lg_h1_io membio_io = {.send = io_send, .recv = io_recv, .reopen = io_reopen, .fd = io_fd,
-                                   .detached = true};
+                                   .wait = io_wait, .end = io_end, .detached = true};
 
 /* The provider of a session we can follow: SNI names one, a socket under it (or, for memory BIOs, a
  * followed socket that sent its ClientHello: *membio_fd), no HTTP/2. */

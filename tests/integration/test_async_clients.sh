@@ -3,14 +3,17 @@
 # task on the same loop ticking every 50 ms. Plain HTTP (asyncio streams, aiohttp: epoll, non-blocking
 # sockets): the first account's key dead, the second live and limited to 4 requests a second, so half the
 # requests wait for admission: all succeed with the live key, the mock never sees the host's key, and no
-# tick is late by more than 200 ms. HTTPS on asyncio's memory-BIO TLS (aiohttp): gated the same way (its
-# tick lateness is reported, not bounded: llmgate's own TLS connections are set up on the loop thread).
-# Without a config, the same clients to a server that
-# is no provider (http and https, httpx.AsyncClient too) see and send exactly what they do without llmgate.
+# tick is late by more than 200 ms. HTTPS on asyncio's memory-BIO TLS (aiohttp, httpx.AsyncClient): gated
+# the same way, with the same bound. Without a config, the same clients to a server that is no provider
+# (http and https, httpx.AsyncClient too) see and send exactly what they do without llmgate. Over https the
+# attempts themselves never block the loop either: a live key whose answers take 400 ms, and event streams
+# whose pieces come 300 ms apart, keep the same bound.
 source "$(dirname "$0")/../lib.sh"
 cat >"$LG_TMP/scenario.json" <<'JSON'
 {"keys": {"sk-dead": {"sequence": [{"error": "rate_limit", "retry_after_ms": 20000}], "repeat": true},
-          "sk-host": {"sequence": [{"status": 200, "body": {"fixed": "你好, 世界"}}], "repeat": true}}}
+          "sk-host": {"sequence": [{"status": 200, "body": {"fixed": "你好, 世界"}}], "repeat": true},
+          "sk-slow": {"sequence": [{"delay_ms": 400}], "repeat": true},
+          "sk-stream": {"sequence": [{"chunk": 200, "chunk_delay_ms": 300}], "repeat": true}}}
 JSON
 lg_gencerts || { not_ok "test certificates created"; exit 1; }
 lg_start_mock --scenario "$LG_TMP/scenario.json" --tls-port 0 --cert "$LG_TMP/certs/server.pem" --key "$LG_TMP/certs/server.key"
@@ -27,27 +30,30 @@ config() {
 JSON
     chmod 600 "$LG_TMP/config.json"
 }
-run() { K1=sk-dead K2=sk-good LLMGATE_CONFIG=$LG_TMP/config.json LD_PRELOAD=$LG_LIB timeout 60 $PY "$CLIENT" "$@" 2>"$LG_TMP/err"; }
+LIVE=sk-good # the second account's key (gated below)
+run() { K1=sk-dead K2=$LIVE LLMGATE_CONFIG=$LG_TMP/config.json LD_PRELOAD=$LG_LIB timeout 60 $PY "$CLIENT" "$@" 2>"$LG_TMP/err"; }
 
-# gated LABEL CLIENT URL [BOUND]: 8 requests at once through CLIENT, the dead key then the live one; with
-# BOUND, no tick may be later than that (ms), else the lateness is reported
+# gated LABEL CLIENT URL BOUND [stream]: 8 requests at once through CLIENT, the dead key then the live one
+# ($LIVE); no tick may be later than BOUND ms
 gated() {
-    local label=$1 c=$2 url=$3 bound=${4:-} out rc keys ticks late
+    local label=$1 c=$2 url=$3 bound=$4 mode=${5:-} out rc keys ticks late
     fresh
-    out=$(run "$c" "$url" 8)
+    out=$(run "$c" "$url" 8 $mode)
     rc=$?
     keys=$(reqkeys)
     read -r ticks late <<<"$(sed -n 's/^ticks=\([0-9]*\) max_late_ms=\([0-9]*\)$/\1 \2/p' "$LG_TMP/err")"
     check_eq "$label: exits 0" 0 "$rc"
-    check_eq "$label: 8 responses, all 200 from the live key" 8 "$(grep -c '^200 .*"mock_key":"sk-good"' <<<"$out")"
-    check_match "$label: the dead key, then the live one 8 times" '^(sk-dead )+(sk-good ){7}sk-good$' "$keys"
+    check_eq "$label: 8 responses, all 200 from the live key" 8 "$(grep -c "^200 .*\"mock_key\":\"$LIVE\"" <<<"$out")"
+    # the attempts of requests admitted together overlap: each of them may try the dead key before the
+    # first 429 is back (at most 4 are admitted at once), none after
+    local dead live
+    dead=$(grep -o 'sk-dead' <<<"$keys" | wc -l) live=$(grep -o "$LIVE" <<<"$keys" | wc -l)
+    check "$label: the dead key 1 to 4 times, the live one 8 times, nothing else ($keys)" \
+        test "$dead" -ge 1 -a "$dead" -le 4 -a "$live" = 8 -a "$(wc -w <<<"$keys")" = $((dead + 8))
+    [ "$mode" != stream ] || check_eq "$label: 8 whole event streams" 8 "$(grep -c 'data: \[DONE\]\\n\\n$' <<<"$out")"
     check "$label: the mock never saw the host's key" test "${keys/sk-host/}" == "$keys"
     check "$label: the loop ticked while requests waited for admission ($ticks ticks)" test "${ticks:-0}" -ge 10
-    if [ -n "$bound" ]; then
-        check "$label: no tick late by more than $bound ms (${late:-?} ms)" test "${late:-999}" -le "$bound"
-    else
-        diag "$label: largest tick lateness ${late:-?} ms (each attempt's own TLS connection is set up on the loop thread)"
-    fi
+    check "$label: no tick late by more than $bound ms (${late:-?} ms)" test "${late:-999}" -le "$bound"
     [ "$rc" = 0 ] || diag "$(tail -c 600 "$LG_TMP/err")"
 }
 
@@ -56,10 +62,43 @@ for c in streams aiohttp; do
     gated "http $c" $c http://api.openai.com/v1/chat/completions 200
 done
 
-# asyncio's TLS on memory BIOs (aiohttp over https): the request is taken from SSL_write_ex and sent over
-# llmgate's own connection, the answer handed to the loop through its socket's readiness
+# asyncio's TLS on memory BIOs (aiohttp, httpx.AsyncClient over https): the request is taken from
+# SSL_write_ex and sent over llmgate's own connection, the answer handed to the loop through its socket's
+# readiness. httpx (anyio) connects to the port in its URL, not the one getaddrinfo answers: its URL names
+# the mock's TLS port (the name is still api.openai.com: SNI, certificate and Host are the provider's).
+# The asyncio streams client asks for Connection: close and reads until the connection ends.
 config "https://127.0.0.1:$MOCK_TLS_PORT"
-gated "https aiohttp (memory-BIO TLS)" aiohttp https://api.openai.com/v1/chat/completions
+URL=https://api.openai.com/v1/chat/completions
+PORT_URL=https://api.openai.com:$MOCK_TLS_PORT/v1/chat/completions
+gated "https aiohttp (memory-BIO TLS)" aiohttp $URL 200
+gated "https asyncio streams (memory-BIO TLS, read to the end of the connection)" streams $URL 200
+gated "https httpx (memory-BIO TLS)" httpx "$PORT_URL" 200
+LIVE=sk-slow
+gated "https aiohttp, answers taking 400 ms" aiohttp $URL 200
+gated "https httpx, answers taking 400 ms" httpx "$PORT_URL" 200
+LIVE=sk-stream
+gated "https aiohttp, streams in pieces 300 ms apart" aiohttp $URL 200 stream
+gated "https httpx, streams in pieces 300 ms apart" httpx "$PORT_URL" 200 stream
+LIVE=sk-good
+
+# a hand-written SSLObject host: the placeholder byte that wakes it comes out of whichever call it reads its
+# socket with, and its readiness wait (epoll, poll, select) also ends when llmgate's own connection has the
+# live key's slow answer (else it would sleep through its 30 s timeout)
+for pair in recv:epoll recvfrom:poll recvmsg:select readv:epoll read:poll recv:select; do
+    how=${pair%:*} wait=${pair#*:}
+    fresh
+    out=$(K1=sk-dead K2=sk-slow LLMGATE_CONFIG=$LG_TMP/config.json LD_PRELOAD=$LG_LIB timeout 20 $PY \
+          "$LG_ROOT/tests/clients/py/membio_client.py" $how $URL $wait 2>"$LG_TMP/err")
+    check_match "memory-BIO host, $how and $wait: 200 from the live key" '^200 .*"mock_key":"sk-slow"' "$out"
+    check_eq "memory-BIO host, $how and $wait: the dead key, then the live one" "sk-dead sk-slow" "$(reqkeys)"
+done
+# a request that is not the provider's (its Host is another name) is released: it goes out untouched over
+# the host's own TLS connection, and the host reads the answer from there
+fresh
+out=$(MEMBIO_HOST=example.com K1=sk-dead K2=sk-slow LLMGATE_CONFIG=$LG_TMP/config.json LD_PRELOAD=$LG_LIB timeout 20 \
+      $PY "$LG_ROOT/tests/clients/py/membio_client.py" recv $URL 2>"$LG_TMP/err")
+check_match "memory-BIO host, another Host: answered untouched" '^200 \{"fixed":"你好, 世界"\}$' "$out"
+check_eq "memory-BIO host, another Host: the server saw the host's own request only" "sk-host" "$(reqkeys)"
 
 # no config, a server that is no provider: byte for byte what the clients see and send without llmgate
 for target in "$MOCK_URL" "https://localhost:$MOCK_TLS_PORT"; do
