@@ -29,6 +29,7 @@ struct lg_h1_conn {
     void *ioctx;
     bool released;
     bool dead;       /* the provider side is closed or unusable: reopen before the next attempt */
+    bool served;     /* the provider side has carried a whole response: an idle close may have hit it */
     int host_errno;  /* the host's next read fails with this (a transport failure shown as is) */
     lg_h1_req req;
     bool head;       /* the request in flight is a HEAD */
@@ -134,7 +135,14 @@ static ssize_t release(lg_h1_conn *c, const void *p, size_t n)
     return ok ? (ssize_t)n : -1;
 }
 
-typedef enum { ATTEMPT_RESPONSE, ATTEMPT_COMMITTED, ATTEMPT_RETRYABLE, ATTEMPT_FATAL, ATTEMPT_PENDING } attempt_rc;
+typedef enum {
+    ATTEMPT_RESPONSE,
+    ATTEMPT_COMMITTED,
+    ATTEMPT_RETRYABLE,
+    ATTEMPT_STALE, /* a kept-alive provider side was closed before any byte of the answer */
+    ATTEMPT_FATAL,
+    ATTEMPT_PENDING,
+} attempt_rc;
 
 /* The host's descriptor when it is non-blocking (the host then polls it), else -1. */
 static int nonblocking_fd(const lg_h1_conn *c)
@@ -173,6 +181,7 @@ static attempt_rc attempt_read(lg_h1_conn *c, bool drive_async)
             return ATTEMPT_PENDING;
         if (s == LG_H1R_DONE) {
             c->dead = !c->resp.keep_alive;
+            c->served = true;
             return ATTEMPT_RESPONSE;
         }
         if (s == LG_H1R_STOPPED) {
@@ -181,7 +190,9 @@ static attempt_rc attempt_read(lg_h1_conn *c, bool drive_async)
         }
         if (s != LG_H1R_MORE) {
             c->dead = true;
-            return lg_relay_committed(&c->relay) ? ATTEMPT_COMMITTED : ATTEMPT_RETRYABLE;
+            return lg_relay_committed(&c->relay) ? ATTEMPT_COMMITTED
+                   : c->served && !c->resp.got_any ? ATTEMPT_STALE
+                                                   : ATTEMPT_RETRYABLE;
         }
         if (lg_relay_committed(&c->relay))
             return ATTEMPT_COMMITTED;
@@ -192,8 +203,11 @@ static attempt_rc attempt_read(lg_h1_conn *c, bool drive_async)
  * is there, ATTEMPT_PENDING for the rest). */
 static attempt_rc attempt(lg_h1_conn *c, const char *key, bool drive_async)
 {
-    if (c->dead && !c->io->reopen(c->ioctx))
-        return ATTEMPT_RETRYABLE;
+    if (c->dead) {
+        if (!c->io->reopen(c->ioctx))
+            return ATTEMPT_RETRYABLE;
+        c->served = false;
+    }
     c->dead = false;
     size_t len = 0;
     char *wire = lg_h1_req_render(&c->req, key, c->prov->auth, &len);
@@ -204,7 +218,7 @@ static attempt_rc attempt(lg_h1_conn *c, const char *key, bool drive_async)
     free(wire);
     if (!sent) {
         c->dead = true;
-        return ATTEMPT_RETRYABLE;
+        return c->served ? ATTEMPT_STALE : ATTEMPT_RETRYABLE;
     }
     lg_capture_reset(&c->cap);
     lg_relay_sink sink = {.headers = sink_headers, .body = sink_body, .ctx = c};
@@ -306,7 +320,10 @@ static bool settle(lg_h1_conn *c, lg_exchange *x, attempt_rc rc, lg_step *step)
         lg_capture_view(&c->cap, &v);
         lg_exchange_on_response(x, &v, lg_now_ms(), step);
     } else {
-        lg_exchange_on_transport_error(x, rc == ATTEMPT_RETRYABLE ? LG_ATTEMPT_RETRYABLE : LG_ATTEMPT_FATAL, lg_now_ms(), step);
+        lg_transport_failure f = rc == ATTEMPT_STALE ? LG_ATTEMPT_STALE
+                                 : rc == ATTEMPT_RETRYABLE ? LG_ATTEMPT_RETRYABLE
+                                                           : LG_ATTEMPT_FATAL;
+        lg_exchange_on_transport_error(x, f, lg_now_ms(), step);
     }
     return true;
 }

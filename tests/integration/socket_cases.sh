@@ -14,7 +14,8 @@ cat >"$LG_TMP/scenario.json" <<'JSON'
  "sk-chunked": {"sequence": [{"status": 200, "stream": true, "body": {"id": "chunked-1", "object": "chat.completion",
                               "choices": [{"index": 0, "message": {"role": "assistant", "content": "你好"}, "finish_reason": "stop"}],
                               "mock_key": "sk-chunked"}}], "repeat": true},
- "sk-host":    {"sequence": [{"status": 200, "body": {"fixed": "你好, 世界"}}], "repeat": true}
+ "sk-host":    {"sequence": [{"status": 200, "body": {"fixed": "你好, 世界"}}], "repeat": true},
+ "sk-stale":   {"sequence": [{}, {"reset": true}, {}]}
 }}
 JSON
 lg_gencerts || { not_ok "test certificates created"; exit 1; }
@@ -63,6 +64,18 @@ for c in "${CLIENTS[@]}"; do
     LG_TIMEOUT=20 gated_case "$SCHEME with a timeout, rotation:" sk-dead sk-good '"mock_key":"sk-good"' "$c" "$n"
     LG_TIMEOUT=20 gated_case "$SCHEME with a timeout, close after 429:" sk-close sk-good '"mock_key":"sk-good"' "$c" "$n"
 done
+
+# a kept-alive connection that the provider closes after reading the second request: sent again at once
+# over a new connection, as a stale connection, not as a server error (max_server_retries 0 would give up)
+fresh
+cat >"$LG_TMP/stale.json" <<JSON
+{"providers": {"openai": {"upstream": "$SERVER", "accounts": [{"name": "only", "key": "env:K1"}]}},
+ "retry": {"max_server_retries": 0}}
+JSON
+chmod 600 "$LG_TMP/stale.json"
+out=$(K1=sk-stale timeout 60 "$LG_CLI" run --config "$LG_TMP/stale.json" -- $PY "$CLIENT" http.client "$URL" 2 2>"$LG_TMP/err")
+check_eq "$SCHEME stale keep-alive connection: both requests answered 200" "200 200" "$(cut -c1-3 <<<"$out" | paste -sd' ')"
+check_eq "$SCHEME stale keep-alive connection: the second request sent again" "sk-stale sk-stale sk-stale" "$(reqkeys)"
 
 # a key in the query (?key=, Gemini) is replaced there
 fresh
