@@ -41,9 +41,10 @@ bool lg_accounts_init(lg_accounts *a, const lg_gate_request *req)
     memset(a, 0, sizeof *a);
     a->req = req;
     a->n = req->prov->n_accounts;
-    a->refs = calloc(a->n, sizeof *a->refs);
-    a->digests = calloc(a->n, sizeof *a->digests);
-    a->snapshot = calloc(a->n, sizeof *a->snapshot);
+    bool in = a->n <= LG_ACCOUNTS_INLINE;
+    a->refs = in ? a->refs_in : calloc(a->n, sizeof *a->refs);
+    a->digests = in ? a->digests_in : calloc(a->n, sizeof *a->digests);
+    a->snapshot = in ? a->snapshot_in : calloc(a->n, sizeof *a->snapshot);
     if (!a->refs || !a->digests || !a->snapshot) {
         lg_accounts_free(a);
         return false;
@@ -78,10 +79,13 @@ bool lg_accounts_init(lg_accounts *a, const lg_gate_request *req)
 
 void lg_accounts_free(lg_accounts *a)
 {
-    free(a->refs);
-    free(a->digests);
+    if (a->refs != a->refs_in)
+        free(a->refs);
+    if (a->digests != a->digests_in)
+        free(a->digests);
+    if (a->snapshot != a->snapshot_in)
+        free(a->snapshot);
     free(a->local);
-    free(a->snapshot);
     memset(a, 0, sizeof *a);
 }
 

@@ -10,14 +10,16 @@
 #include "llmgate/resilience.h"
 #include "llmgate/store.h"
 
+#define LG_ACCOUNTS_INLINE 4 /* a provider with this many accounts or fewer needs no allocation per request */
+
 typedef struct {
     const lg_gate_request *req;
     size_t n;
-    lg_account_ref *refs;
-    char (*digests)[LG_DIGEST_HEX];
+    lg_account_ref *refs;            /* n of them: refs_in, or allocated for more than LG_ACCOUNTS_INLINE */
+    char (*digests)[LG_DIGEST_HEX];  /* likewise */
     lg_account_slot *local;      /* allocated on first use when the store cannot be used */
     lg_provider_slot local_prov;
-    lg_account_state *snapshot;  /* states as last seen in the store */
+    lg_account_state *snapshot;  /* states as last seen in the store (snapshot_in, or allocated) */
     lg_window_limits limits;     /* configured (or tier) limits; 0 = take the learned one, else unlimited */
     lg_estimate est;             /* what the body says about its cost */
     int64_t tokens;              /* the tokens reserved (or to reserve) for the request (lg_charge_admit) */
@@ -26,6 +28,9 @@ typedef struct {
     lg_store_ticket ticket;      /* the place reserved for the next (or current) attempt */
     bool noticed;                /* this request already printed its long-wait notice */
     bool budget_noted;           /* the request counted toward the provider's retry budget (its first record) */
+    lg_account_ref refs_in[LG_ACCOUNTS_INLINE];
+    char digests_in[LG_ACCOUNTS_INLINE][LG_DIGEST_HEX];
+    lg_account_state snapshot_in[LG_ACCOUNTS_INLINE];
 } lg_accounts;
 
 /* Sets up the references of every account (the host's own key is identified by its digest), the limits

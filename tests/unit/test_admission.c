@@ -356,6 +356,26 @@ static void a_request_counts_once_toward_budget_and_breaker(void **state)
     assert_int_equal(failed, 1);
 }
 
+/* A provider with more accounts than lg_accounts holds inline: its references are allocated (and freed:
+ * the sanitizer's leak check), and the request goes out on its current account. */
+static void many_accounts_are_allocated(void **state)
+{
+    fixture *f = *state;
+    lg_config *c = config(f, "{\"providers\": {\"openai\": {\"accounts\": [{\"name\": \"a1\", \"key\": \"sk-unit-1\"}, "
+                             "{\"name\": \"a2\", \"key\": \"sk-unit-2\"}, {\"name\": \"a3\", \"key\": \"sk-unit-3\"}, "
+                             "{\"name\": \"a4\", \"key\": \"sk-unit-4\"}, {\"name\": \"a5\", \"key\": \"sk-unit-5\"}, "
+                             "{\"name\": \"a6\", \"key\": \"sk-unit-6\"}]}}}");
+    lg_gate_request req = {.cfg = c, .prov = provider(c, "openai"), .store = f->store, .replayable = true};
+    assert_true(req.prov->n_accounts > LG_ACCOUNTS_INLINE);
+    lg_transport t = {.attempt = fake_attempt};
+    fake x = {.status = {429, 200}, .body = {LIMITED_BODY, OK_BODY}};
+    lg_gate_result res = lg_gate_run(&req, &t, &x);
+    assert_int_equal(res.status, 200);
+    assert_string_equal(x.keys[0], "sk-unit-1");
+    assert_string_equal(x.keys[1], "sk-unit-2");
+    assert_int_equal(slot_of(f, "openai", "a6")->counters.requests, 0);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -369,6 +389,7 @@ int main(void)
         T(usage_calibrates_the_next_estimate),
         T(full_key_hands_over_to_one_with_room),
         T(a_request_counts_once_toward_budget_and_breaker),
+        T(many_accounts_are_allocated),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
