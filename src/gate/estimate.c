@@ -35,7 +35,7 @@ static const char *const schema_keys[] = {"tools", "functions", "function_declar
 
 static bool key_is(const char *k, size_t n, const char *name)
 {
-    return k && strlen(name) == n && !memcmp(k, name, n);
+    return k && n > 0 && *k == *name && strlen(name) == n && !memcmp(k, name, n); /* the first byte rules most out */
 }
 
 static bool key_in(const char *k, size_t n, const char *const *set, size_t count)
@@ -75,7 +75,8 @@ static void count_text(scanner *s, size_t len)
 static bool scalar_at(scanner *s, int64_t *num)
 {
     const char *q = s->p;
-    while (q < s->end && !strchr(",}] \t\r\n", *q))
+    while (q < s->end && *q != ',' && *q != '}' && *q != ']' && *q != ' ' && *q != '\t' && *q != '\r' && *q != '\n' &&
+           *q != '\0')
         q++;
     if (q == s->p)
         return false;
