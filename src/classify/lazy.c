@@ -68,7 +68,7 @@ static bool each_member(const char *s, size_t n, size_t i, member_fn fn, void *c
 
 static bool key_is(const char *k, size_t kl, const char *name)
 {
-    return kl > 0 && *k == *name && strlen(name) == kl && !memcmp(k, name, kl); /* the first byte rules most out */
+    return strlen(name) == kl && !memcmp(k, name, kl);
 }
 
 /* An integral number, or a string holding one, as JSON text ("12", "-3", "12.0", "\"12\""). */

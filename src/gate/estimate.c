@@ -35,7 +35,7 @@ static const char *const schema_keys[] = {"tools", "functions", "function_declar
 
 static bool key_is(const char *k, size_t n, const char *name)
 {
-    return k && n > 0 && *k == *name && strlen(name) == n && !memcmp(k, name, n); /* the first byte rules most out */
+    return k && strlen(name) == n && !memcmp(k, name, n);
 }
 
 static bool key_in(const char *k, size_t n, const char *const *set, size_t count)
