@@ -103,7 +103,7 @@ typedef enum {
 typedef struct {
     bool breaker;        /* first ask the provider's circuit breaker (lg_breaker_admit); a REJECT ends the round */
     bool count;          /* count ev against the account when it is admitted to go now */
-    lg_account_event ev;
+    lg_account_event ev; /* LG_EV_IMMEDIATE or LG_EV_WAITED (the request's first admission) */
 } lg_admit_opts;
 
 /* An operation on the provider's own slot (not its accounts'). */

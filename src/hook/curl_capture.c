@@ -138,5 +138,5 @@ void lg_capture_view(lg_capture *c, lg_response_view *v)
     v->body = c->body ? c->body : "";
     v->body_len = c->body_len;
     const char *ct = lg_header_get(c->hdrs, c->n_hdrs, "content-type");
-    v->stream = ct && strcasestr(ct, "text/event-stream") != NULL;
+    v->stream = lg_is_event_stream(ct);
 }
