@@ -65,6 +65,12 @@ no-budget|src/gate/budget.c|test_resilience
 breaker-never-opens|src/gate/breaker.c|test_resilience
     if (failure && (by_ratio || by_run))
     if (0 && failure && (by_ratio || by_run))
+fold-breaker-ignored|src/store/slots.c|test_store_fold
+        if (out.breaker == LG_BREAKER_REJECT)
+        if (0 && out.breaker == LG_BREAKER_REJECT)
+fold-budget-unspent|src/gate/accounts.c|test_admission
+                           .first = !a->budget_noted,
+                           .first = false,
 no-fallback|src/gate/exchange.c|test_resilience
     size_t next = x->chain_i + 1;
     size_t next = x->n_chain;

@@ -24,4 +24,7 @@ typedef struct {
 /* Case-insensitive lookup of the first header with that name; NULL when absent. */
 const char *lg_header_get(const lg_header *h, size_t n, const char *name);
 
+/* True when the Content-Type value ct (NULL: none) names text/event-stream (any case, anywhere in it). */
+bool lg_is_event_stream(const char *ct);
+
 #endif

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "llmgate/config.h"
+#include "llmgate/outcome.h"
 
 #define LG_BUDGET_BUCKETS 10    /* the budget's window: ten buckets ... */
 #define LG_BUDGET_BUCKET_MS 1000 /* ... of one second */
@@ -57,5 +58,12 @@ lg_breaker_verdict lg_breaker_admit(lg_breaker *b, const lg_breaker_conf *c, int
  * success closes it (the window starts afresh), a failure opens it again for twice as long (at most
  * open_max_ms). */
 void lg_breaker_record(lg_breaker *b, const lg_breaker_conf *c, bool failure, int64_t now_ms);
+
+/* What the breaker is told of an attempt (LG_BREAKER_NOTE_NONE: nothing). */
+typedef enum { LG_BREAKER_NOTE_NONE = 0, LG_BREAKER_NOTE_SUCCESS, LG_BREAKER_NOTE_FAILURE } lg_breaker_note;
+
+/* The note of a classified answer: PROVIDER_DOWN is a failure, a rate limit is no note (the limiter's
+ * business), anything else a success. */
+lg_breaker_note lg_breaker_note_of(const lg_outcome *o);
 
 #endif

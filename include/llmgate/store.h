@@ -81,6 +81,9 @@ typedef struct {
     int64_t at_ms;    /* when the request may go on it (a lower bound when not reserved) */
     bool reserved;    /* its place is reserved (a ticket is held) */
     int64_t retry_ms; /* not reserved: ask again after this long */
+    lg_breaker_verdict breaker; /* the circuit breaker's verdict (ALLOW when not asked); REJECT: nothing else
+                                   was done (no account chosen, nothing counted) */
+    int64_t breaker_retry_ms;   /* REJECT: when the breaker's next probe may go */
 } lg_admission;
 
 #define LG_PREFER_CURRENT ((size_t)-1) /* admit: start from the provider's current account */
@@ -96,20 +99,27 @@ typedef enum {
     LG_EV_FELL_BACK, /* the request went on to a fallback provider (counted on the provider's slot) */
 } lg_account_event;
 
+/* The provider-wide bookkeeping an admission round does in the same step (lg_store_admit; NULL: none). */
+typedef struct {
+    bool breaker;        /* first ask the provider's circuit breaker (lg_breaker_admit); a REJECT ends the round */
+    bool count;          /* count ev against the account when it is admitted to go now */
+    lg_account_event ev; /* LG_EV_IMMEDIATE or LG_EV_WAITED (the request's first admission) */
+} lg_admit_opts;
+
 /* An operation on the provider's own slot (not its accounts'). */
 typedef enum {
     LG_PROV_NOTICE,         /* due: no process printed a long-wait notice within interval_ms (then now) */
-    LG_PROV_BUDGET_REQUEST, /* lg_budget_note_request */
     LG_PROV_BUDGET_RETRY,   /* ok: lg_budget_try_retry (scope->retry's budget) */
     LG_PROV_BREAKER_ADMIT,  /* verdict, retry_after_ms: lg_breaker_admit (scope->breaker) */
-    LG_PROV_BREAKER_RECORD, /* lg_breaker_record(failure) */
+    LG_PROV_ATTEMPT,        /* the provider-wide part of lg_store_record: first, note (see lg_store_attempt) */
 } lg_prov_kind;
 
 typedef struct {
     lg_prov_kind kind;
     int64_t now_ms;
-    int64_t interval_ms; /* LG_PROV_NOTICE */
-    bool failure;        /* LG_PROV_BREAKER_RECORD */
+    int64_t interval_ms;  /* LG_PROV_NOTICE */
+    bool first;           /* LG_PROV_ATTEMPT */
+    lg_breaker_note note; /* LG_PROV_ATTEMPT */
     /* results */
     bool due, ok;
     lg_breaker_verdict verdict;
@@ -121,6 +131,8 @@ typedef struct {
     const lg_outcome *outcome;
     const lg_ratelimit_info *info; /* the response's rate-limit headers, or NULL */
     bool transport_failed;         /* nothing to record but the attempt itself */
+    bool first;                    /* the request's first attempt on this provider: lg_budget_note_request */
+    lg_breaker_note breaker;       /* what the provider's circuit breaker is told (lg_breaker_record) */
 } lg_store_attempt;
 
 /* ---- Opening ---- */
@@ -153,9 +165,10 @@ bool lg_store_resolve_path(const char *path, char *out, size_t outlen);
  * the preferred account (LG_PREFER_CURRENT: the provider's current one) when it can go now, else the first
  * in order after it that can, else the one that can go soonest (cooldowns and windows both counted). An
  * account cooling down hands the provider's "current" mark to the chosen one; a merely full one keeps it.
- * A reservation still held in t is given back first. Counts nothing. */
+ * A reservation still held in t is given back first. In the same step, per opts (NULL: none): the circuit
+ * breaker asked first (a REJECT does nothing else), the event counted on an account admitted to go now. */
 int lg_store_admit(lg_store *s, const lg_store_scope *sc, lg_store_ticket *t, size_t preferred, int64_t now_ms,
-                   int64_t deadline_ms, lg_account_state *snap, lg_admission *out);
+                   int64_t deadline_ms, const lg_admit_opts *opts, lg_account_state *snap, lg_admission *out);
 
 /* *ok: account idx may still be used at now_ms; when it started cooling down the reservation is given
  * back and *ok is false. */
@@ -167,7 +180,8 @@ int lg_store_release(lg_store *s, const lg_store_scope *sc, lg_store_ticket *t);
 
 /* Folds attempt a on account idx into the shared state: policy state (lg_policy_record), the window (a
  * refused request leaves it, real token usage replaces the estimate), the reported rate limits, the
- * attempt counter. Long cooldowns (LG_PERSIST_MIN_MS) also outlive the store (see below). */
+ * attempt counter, and in the same step the provider's retry budget (a->first) and circuit breaker
+ * (a->breaker). Long cooldowns (LG_PERSIST_MIN_MS) also outlive the store (see below). */
 int lg_store_record(lg_store *s, const lg_store_scope *sc, lg_store_ticket *t, size_t idx,
                     const lg_store_attempt *a, int64_t now_ms, lg_account_state *snap);
 
@@ -203,15 +217,15 @@ typedef struct {
  * dialect charges (lg_charge_admit, calibrated on the preferred account's window) reserved; an account
  * admitted to go now takes its probe (lg_policy_claim_probe). */
 lg_admission lg_slots_admit(const lg_slots *sl, const lg_store_scope *sc, lg_store_ticket *t, size_t preferred,
-                            int64_t now_ms, int64_t deadline_ms);
+                            int64_t now_ms, int64_t deadline_ms, const lg_admit_opts *opts);
 /* True (taking the probe when the key needs one) when account idx is ready at now_ms; else the
  * reservation is given back. */
 bool lg_slots_confirm(const lg_slots *sl, const lg_store_scope *sc, lg_store_ticket *t, size_t idx,
                       int64_t now_ms);
 void lg_slots_release(const lg_slots *sl, const lg_store_scope *sc, lg_store_ticket *t);
 /* Folds the attempt in (policy state, charge settlement and learned charge, calibration of every account,
- * learned limits; a transport failure ends a probe). Returns true when a long cooldown started, changed or
- * ended (to be saved). */
+ * learned limits; a transport failure ends a probe; the provider's budget and breaker per a->first and
+ * a->breaker). Returns true when a long cooldown started, changed or ended (to be saved). */
 bool lg_slots_record(const lg_slots *sl, const lg_store_scope *sc, lg_store_ticket *t, size_t idx,
                      const lg_store_attempt *a, int64_t now_ms);
 void lg_slots_count(const lg_slots *sl, const lg_store_scope *sc, lg_store_ticket *t, size_t idx,

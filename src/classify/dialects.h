@@ -122,6 +122,8 @@ void lg_json_each_element(const char *s, size_t len, bool (*fn)(const cJSON *el,
 /* End (exclusive) of the object or array starting at s[i], counting brackets outside strings; 0 when the
  * text ends first. */
 size_t lg_json_value_end(const char *s, size_t n, size_t i);
+/* End (exclusive) of the string starting at s[i] == '"' (escapes skipped); 0 when unterminated. */
+size_t lg_json_string_end(const char *s, size_t n, size_t i);
 
 /* Lazy reading of a success document (src/classify/lazy.c): one scan of the top-level members without
  * building a tree. Returns false when the document needs a full parse (it may be an error, it is

@@ -45,19 +45,33 @@ bool lg_json_int(const cJSON *o, const char *key, int64_t *out)
 }
 
 /* Iterative: no recursion on deep nesting. */
+size_t lg_json_string_end(const char *s, size_t n, size_t i)
+{
+    size_t start = i + 1;
+    for (i = start; i < n;) { /* from quote to quote (memchr), an escaped one when odd backslashes precede it */
+        const char *q = memchr(s + i, '"', n - i);
+        if (!q)
+            return 0;
+        size_t at = (size_t)(q - s), bs = 0;
+        while (at - bs > start && s[at - bs - 1] == '\\')
+            bs++;
+        if (bs % 2 == 0)
+            return at + 1;
+        i = at + 1;
+    }
+    return 0;
+}
+
 size_t lg_json_value_end(const char *s, size_t n, size_t i)
 {
     size_t depth = 0;
-    bool in_str = false;
     for (; i < n; i++) {
         char ch = s[i];
-        if (in_str) {
-            if (ch == '\\')
-                i++;
-            else if (ch == '"')
-                in_str = false;
-        } else if (ch == '"') {
-            in_str = true;
+        if (ch == '"') {
+            size_t end = lg_json_string_end(s, n, i);
+            if (!end)
+                return 0;
+            i = end - 1;
         } else if (ch == '{' || ch == '[') {
             depth++;
         } else if (ch == '}' || ch == ']') {

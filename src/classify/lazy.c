@@ -19,16 +19,10 @@ static size_t skip_ws(const char *s, size_t n, size_t i)
     return i;
 }
 
-/* End (exclusive) of the string starting at s[i] == '"'; 0 when unterminated. */
-static size_t string_end(const char *s, size_t n, size_t i)
+/* True at a character that ends a number or literal (a NUL too: such text is malformed). */
+static bool scalar_stop(char ch)
 {
-    for (i++; i < n; i++) {
-        if (s[i] == '\\')
-            i++;
-        else if (s[i] == '"')
-            return i + 1;
-    }
-    return 0;
+    return ch == ',' || ch == '}' || ch == ']' || ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch == '\0';
 }
 
 /* End (exclusive) of the value starting at s[i]; 0 when malformed or truncated. */
@@ -37,11 +31,11 @@ static size_t value_end(const char *s, size_t n, size_t i)
     if (i >= n)
         return 0;
     if (s[i] == '"')
-        return string_end(s, n, i);
+        return lg_json_string_end(s, n, i);
     if (s[i] == '{' || s[i] == '[')
         return lg_json_value_end(s, n, i);
     size_t j = i;
-    while (j < n && !strchr(",}] \t\r\n", s[j]))
+    while (j < n && !scalar_stop(s[j]))
         j++;
     return j < n ? j : 0;
 }
@@ -54,7 +48,7 @@ static bool each_member(const char *s, size_t n, size_t i, member_fn fn, void *c
     if (i < n && s[i] == '}')
         return true;
     while (i < n && s[i] == '"') {
-        size_t key_end = string_end(s, n, i);
+        size_t key_end = lg_json_string_end(s, n, i);
         size_t j = key_end ? skip_ws(s, n, key_end) : n;
         if (j >= n || s[j] != ':')
             return false;
@@ -109,6 +103,16 @@ static bool on_count(const char *k, size_t kl, const char *v, size_t vl, void *c
     return true;
 }
 
+/* True when the text holds a string starting with usage (as memmem of "\"usage", without its set-up cost
+ * on every call). */
+static bool mentions_usage(const char *v, size_t n)
+{
+    for (const char *q = v, *end = v + n; (q = memchr(q, '"', (size_t)(end - q))) != NULL; q++)
+        if ((size_t)(end - q) >= 6 && !memcmp(q + 1, "usage", 5))
+            return true;
+    return false;
+}
+
 typedef struct {
     const char *usage, *meta; /* raw top-level usage / usageMetadata objects */
     size_t usage_len, meta_len;
@@ -127,7 +131,7 @@ static bool on_top(const char *k, size_t kl, const char *v, size_t vl, void *ctx
         t->usage = v, t->usage_len = vl;
     else if (key_is(k, kl, "usageMetadata") && v[0] == '{')
         t->meta = v, t->meta_len = vl;
-    else if (container && memmem(v, vl, "\"usage", 6))
+    else if (container && mentions_usage(v, vl))
         return false;
     return true;
 }

@@ -132,7 +132,7 @@ static void print_error(const char *file, const char *error)
 static bool is_event_stream(const lg_header *h, size_t n)
 {
     const char *ct = lg_header_get(h, n, "content-type");
-    return ct && strcasestr(ct, "text/event-stream");
+    return lg_is_event_stream(ct);
 }
 
 /* Classifies one fixture file; returns false (after printing an error object) when it is unusable. */

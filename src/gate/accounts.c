@@ -41,9 +41,10 @@ bool lg_accounts_init(lg_accounts *a, const lg_gate_request *req)
     memset(a, 0, sizeof *a);
     a->req = req;
     a->n = req->prov->n_accounts;
-    a->refs = calloc(a->n, sizeof *a->refs);
-    a->digests = calloc(a->n, sizeof *a->digests);
-    a->snapshot = calloc(a->n, sizeof *a->snapshot);
+    bool in = a->n <= LG_ACCOUNTS_INLINE;
+    a->refs = in ? a->refs_in : calloc(a->n, sizeof *a->refs);
+    a->digests = in ? a->digests_in : calloc(a->n, sizeof *a->digests);
+    a->snapshot = in ? a->snapshot_in : calloc(a->n, sizeof *a->snapshot);
     if (!a->refs || !a->digests || !a->snapshot) {
         lg_accounts_free(a);
         return false;
@@ -78,10 +79,13 @@ bool lg_accounts_init(lg_accounts *a, const lg_gate_request *req)
 
 void lg_accounts_free(lg_accounts *a)
 {
-    free(a->refs);
-    free(a->digests);
+    if (a->refs != a->refs_in)
+        free(a->refs);
+    if (a->digests != a->digests_in)
+        free(a->digests);
+    if (a->snapshot != a->snapshot_in)
+        free(a->snapshot);
     free(a->local);
-    free(a->snapshot);
     memset(a, 0, sizeof *a);
 }
 
@@ -115,15 +119,16 @@ static bool local_slots(lg_accounts *a, lg_account_slot **ptrs, lg_slots *sl)
     return true;
 }
 
-lg_admission lg_accounts_admit(lg_accounts *a, size_t preferred, int64_t now_ms, int64_t deadline_ms)
+lg_admission lg_accounts_admit(lg_accounts *a, size_t preferred, int64_t now_ms, int64_t deadline_ms,
+                               const lg_admit_opts *opts)
 {
     lg_store_scope sc = scope_of(a);
     lg_admission out = {0};
     lg_account_slot *ptrs[a->n + 1];
     lg_slots sl;
-    if (lg_store_admit(a->req->store, &sc, &a->ticket, preferred, now_ms, deadline_ms, a->snapshot, &out) != 0 &&
+    if (lg_store_admit(a->req->store, &sc, &a->ticket, preferred, now_ms, deadline_ms, opts, a->snapshot, &out) != 0 &&
         local_slots(a, ptrs, &sl)) {
-        out = lg_slots_admit(&sl, &sc, &a->ticket, preferred, now_ms, deadline_ms);
+        out = lg_slots_admit(&sl, &sc, &a->ticket, preferred, now_ms, deadline_ms, opts);
         lg_slots_snapshot(&sl, a->n, a->snapshot);
     }
     a->tokens = a->ticket.tokens;
@@ -162,7 +167,12 @@ void lg_accounts_record(lg_accounts *a, size_t idx, const lg_outcome *o, const l
     lg_store_scope sc = scope_of(a);
     lg_ratelimit_info info;
     bool learned = !transport_failed && resp && lg_ratelimit_parse(resp->headers, resp->n_headers, now_ms, &info);
-    lg_store_attempt at = {.outcome = o, .info = learned ? &info : NULL, .transport_failed = transport_failed};
+    lg_store_attempt at = {.outcome = o,
+                           .info = learned ? &info : NULL,
+                           .transport_failed = transport_failed,
+                           .first = !a->budget_noted,
+                           .breaker = transport_failed ? LG_BREAKER_NOTE_NONE : lg_breaker_note_of(o)};
+    a->budget_noted = true;
     if (lg_store_record(a->req->store, &sc, &a->ticket, idx, &at, now_ms, a->snapshot) == 0)
         return;
     lg_account_slot *ptrs[a->n + 1];
@@ -203,23 +213,11 @@ bool lg_accounts_notice_due(lg_accounts *a, int64_t now_ms, int64_t interval_ms)
     return op.due;
 }
 
-lg_breaker_verdict lg_accounts_breaker_admit(lg_accounts *a, int64_t now_ms, int64_t *retry_after_ms)
-{
-    lg_prov_op op = {.kind = LG_PROV_BREAKER_ADMIT, .now_ms = now_ms};
-    provider_op(a, &op);
-    *retry_after_ms = op.retry_after_ms;
-    return op.verdict;
-}
-
 void lg_accounts_breaker_record(lg_accounts *a, bool failure, int64_t now_ms)
 {
-    lg_prov_op op = {.kind = LG_PROV_BREAKER_RECORD, .now_ms = now_ms, .failure = failure};
-    provider_op(a, &op);
-}
-
-void lg_accounts_budget_request(lg_accounts *a, int64_t now_ms)
-{
-    lg_prov_op op = {.kind = LG_PROV_BUDGET_REQUEST, .now_ms = now_ms};
+    lg_prov_op op = {.kind = LG_PROV_ATTEMPT,
+                     .now_ms = now_ms,
+                     .note = failure ? LG_BREAKER_NOTE_FAILURE : LG_BREAKER_NOTE_SUCCESS};
     provider_op(a, &op);
 }
 

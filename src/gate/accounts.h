@@ -10,14 +10,16 @@
 #include "llmgate/resilience.h"
 #include "llmgate/store.h"
 
+#define LG_ACCOUNTS_INLINE 4 /* a provider with this many accounts or fewer needs no allocation per request */
+
 typedef struct {
     const lg_gate_request *req;
     size_t n;
-    lg_account_ref *refs;
-    char (*digests)[LG_DIGEST_HEX];
+    lg_account_ref *refs;            /* n of them: refs_in, or allocated for more than LG_ACCOUNTS_INLINE */
+    char (*digests)[LG_DIGEST_HEX];  /* likewise */
     lg_account_slot *local;      /* allocated on first use when the store cannot be used */
     lg_provider_slot local_prov;
-    lg_account_state *snapshot;  /* states as last seen in the store */
+    lg_account_state *snapshot;  /* states as last seen in the store (snapshot_in, or allocated) */
     lg_window_limits limits;     /* configured (or tier) limits; 0 = take the learned one, else unlimited */
     lg_estimate est;             /* what the body says about its cost */
     int64_t tokens;              /* the tokens reserved (or to reserve) for the request (lg_charge_admit) */
@@ -25,6 +27,10 @@ typedef struct {
     const char *pool;            /* the pool the request is pinned to, or NULL (lg_policy_pool_filter) */
     lg_store_ticket ticket;      /* the place reserved for the next (or current) attempt */
     bool noticed;                /* this request already printed its long-wait notice */
+    bool budget_noted;           /* the request counted toward the provider's retry budget (its first record) */
+    lg_account_ref refs_in[LG_ACCOUNTS_INLINE];
+    char digests_in[LG_ACCOUNTS_INLINE][LG_DIGEST_HEX];
+    lg_account_state snapshot_in[LG_ACCOUNTS_INLINE];
 } lg_accounts;
 
 /* Sets up the references of every account (the host's own key is identified by its digest), the limits
@@ -38,8 +44,11 @@ void lg_accounts_free(lg_accounts *a);
  * order after it that can, else the one that can go soonest (cooldowns and windows both counted). An
  * account cooling down hands the provider's "current" mark to the chosen one; a merely full one keeps it.
  * An account is ready per lg_policy_ready_at (cooldown with this request's jitter, a probe out); a request
- * admitted at once on a key that failed and has not succeeded since takes its probe. Counts nothing. */
-lg_admission lg_accounts_admit(lg_accounts *a, size_t preferred, int64_t now_ms, int64_t deadline_ms);
+ * admitted at once on a key that failed and has not succeeded since takes its probe. In the same store
+ * step, per opts (NULL: none): the provider's circuit breaker asked first (out.breaker; a REJECT does
+ * nothing else), opts->ev counted on an account admitted to go now. */
+lg_admission lg_accounts_admit(lg_accounts *a, size_t preferred, int64_t now_ms, int64_t deadline_ms,
+                               const lg_admit_opts *opts);
 
 /* After sleeping until a reserved time: true when the account may still be used (taking its probe when it
  * needs one); false (the reservation released) when it started cooling down or another request probes it. */
@@ -48,11 +57,13 @@ bool lg_accounts_confirm(lg_accounts *a, size_t idx, int64_t now_ms);
 /* Gives back a reservation that will not be used. */
 void lg_accounts_release(lg_accounts *a);
 
-/* Folds the outcome of an attempt on account idx into the shared state and counters: policy state,
- * the window (settled to what the provider counted, lg_charge_settle), the calibration of the prompt
- * estimate (every account of the provider), what the response's rate-limit headers say (resp may be
- * NULL); refreshes the snapshot (the store keeps long cooldowns beyond its own life). transport_failed:
- * nothing to record but the attempt itself (a probe it was ends). */
+/* Folds the outcome of an attempt on account idx into the shared state and counters, in one store step:
+ * policy state, the window (settled to what the provider counted, lg_charge_settle), the calibration of
+ * the prompt estimate (every account of the provider), what the response's rate-limit headers say (resp
+ * may be NULL), the request counted toward the provider's retry budget (on its first record), the circuit
+ * breaker told the outcome (lg_breaker_note_of); refreshes the snapshot (the store keeps long cooldowns
+ * beyond its own life). transport_failed: nothing to record but the attempt itself (a probe it was ends;
+ * the breaker is the caller's, lg_accounts_breaker_record). */
 void lg_accounts_record(lg_accounts *a, size_t idx, const lg_outcome *o, const lg_response_view *resp,
                         bool transport_failed, int64_t now_ms);
 
@@ -65,13 +76,11 @@ void lg_accounts_count(lg_accounts *a, size_t idx, lg_account_event ev, size_t t
  * this provider within interval_ms: the caller prints one. */
 bool lg_accounts_notice_due(lg_accounts *a, int64_t now_ms, int64_t interval_ms);
 
-/* The provider's circuit breaker (lg_breaker_admit, lg_breaker_record) in the shared store. */
-lg_breaker_verdict lg_accounts_breaker_admit(lg_accounts *a, int64_t now_ms, int64_t *retry_after_ms);
+/* Tells the provider's circuit breaker in the shared store of an outcome (lg_breaker_record). */
 void lg_accounts_breaker_record(lg_accounts *a, bool failure, int64_t now_ms);
 
-/* The provider's retry budget in the shared store: counts a new request; takes one retry (false when the
- * budget has none left: lg_budget_try_retry). */
-void lg_accounts_budget_request(lg_accounts *a, int64_t now_ms);
+/* Takes one retry from the provider's retry budget in the shared store (false when it has none left:
+ * lg_budget_try_retry). */
 bool lg_accounts_budget_retry(lg_accounts *a, int64_t now_ms);
 
 /* Milliseconds until the soonest account is available (0 when one is now). From the snapshot. */

@@ -75,3 +75,10 @@ void lg_breaker_record(lg_breaker *b, const lg_breaker_conf *c, bool failure, in
     if (failure && (by_ratio || by_run))
         open_for(b, c->open_ms, now_ms);
 }
+
+lg_breaker_note lg_breaker_note_of(const lg_outcome *o)
+{
+    if (o->state == LG_STATE_RETRYABLE_RATE_LIMIT)
+        return LG_BREAKER_NOTE_NONE;
+    return o->state == LG_STATE_PROVIDER_DOWN ? LG_BREAKER_NOTE_FAILURE : LG_BREAKER_NOTE_SUCCESS;
+}

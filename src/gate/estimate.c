@@ -75,7 +75,8 @@ static void count_text(scanner *s, size_t len)
 static bool scalar_at(scanner *s, int64_t *num)
 {
     const char *q = s->p;
-    while (q < s->end && !strchr(",}] \t\r\n", *q))
+    while (q < s->end && *q != ',' && *q != '}' && *q != ']' && *q != ' ' && *q != '\t' && *q != '\r' && *q != '\n' &&
+           *q != '\0')
         q++;
     if (q == s->p)
         return false;

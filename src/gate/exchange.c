@@ -141,13 +141,13 @@ static void send_step(const lg_exchange *x, lg_step *step)
     step->tr = x->translated ? &x->tr : NULL;
 }
 
-/* Admitted on account idx: the next attempt goes out (or, for a plain host rule, the host's own request). */
-static void admitted(lg_exchange *x, size_t idx, lg_step *step)
+/* Admitted on account idx: the next attempt goes out (or, for a plain host rule, the host's own request).
+ * counted: the admission already counted the request's first admission. */
+static void admitted(lg_exchange *x, size_t idx, bool counted, lg_step *step)
 {
-    if (x->first) {
+    if (x->first && !counted)
         lg_accounts_count(&x->a, idx, x->waited ? LG_EV_WAITED : LG_EV_IMMEDIATE, 0);
-        x->first = false;
-    }
+    x->first = false;
     x->idx = idx;
     memset(step, 0, sizeof *step);
     if (x->req.prov->dialect == LG_DIALECT_NONE) {
@@ -166,19 +166,20 @@ static void admitted(lg_exchange *x, size_t idx, lg_step *step)
  * account can admit before the deadline, refuse locally (first admission) or deliver the last response. */
 static void admit(lg_exchange *x, int64_t now, lg_step *step)
 {
-    int64_t probe_in;
-    if (lg_accounts_breaker_admit(&x->a, now, &probe_in) == LG_BREAKER_REJECT) {
+    /* One store step: the circuit breaker, the admission, the first admission's counter. */
+    lg_admit_opts opts = {.breaker = true, .count = x->first, .ev = x->waited ? LG_EV_WAITED : LG_EV_IMMEDIATE};
+    lg_admission ad = lg_accounts_admit(&x->a, x->preferred, now, x->deadline, &opts);
+    if (ad.breaker == LG_BREAKER_REJECT) {
         if (fall_back(x, "circuit open", now, step))
             return;
         if (x->first)
-            circuit_open(x, probe_in, step);
+            circuit_open(x, ad.breaker_retry_ms, step);
         else
             finish(x, now, step);
         return;
     }
-    lg_admission ad = lg_accounts_admit(&x->a, x->preferred, now, x->deadline);
     if (ad.reserved && ad.at_ms <= now) {
-        admitted(x, ad.idx, step);
+        admitted(x, ad.idx, true, step);
         return;
     }
     if (ad.at_ms > x->deadline) {
@@ -328,10 +329,17 @@ static bool apply_routes(lg_exchange *x, const lg_gate_request *req, lg_step *st
     return false;
 }
 
+/* The last exchange freed, kept for the next one: an exchange is larger than what malloc caches per
+ * thread, and allocating it anew cost more than the rest of lg_exchange_begin. Taken and put back
+ * atomically (any thread); at most one is kept. */
+static lg_exchange *spare;
+
 lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_step *step)
 {
-    lg_exchange *x = calloc(1, sizeof *x);
-    if (!x)
+    lg_exchange *x = __atomic_exchange_n(&spare, NULL, __ATOMIC_ACQUIRE);
+    if (x)
+        memset(x, 0, sizeof *x);
+    else if (!(x = calloc(1, sizeof *x)))
         return NULL;
     x->req = *req;
     x->req.pin = NULL;
@@ -400,11 +408,10 @@ lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_st
     return x;
 }
 
-/* Counts the attempt whose outcome just came (the first on a provider also counts toward its budget). */
+/* Counts the attempt whose outcome just came (its record counts the first on a provider toward the
+ * provider's budget: lg_accounts_record). */
 static void count_attempt(lg_exchange *x, int64_t now)
 {
-    if (x->h.attempts == 0 && !x->bare)
-        lg_accounts_budget_request(&x->a, now);
     x->h.attempts++;
     x->sent++;
     x->res.attempts = x->sent;
@@ -461,9 +468,7 @@ void lg_exchange_on_response(lg_exchange *x, const lg_response_view *resp, int64
     const lg_provider *p = x->req.prov;
     lg_classify(p->dialect, resp, &res->outcome);
     lg_policy_sanitize_hint(&x->req.cfg->backoff, &res->outcome, now_ms);
-    lg_accounts_record(&x->a, x->idx, &res->outcome, resp, false, now_ms);
-    if (res->outcome.state != LG_STATE_RETRYABLE_RATE_LIMIT) /* rate limits are the limiter's business */
-        lg_accounts_breaker_record(&x->a, res->outcome.state == LG_STATE_PROVIDER_DOWN, now_ms);
+    lg_accounts_record(&x->a, x->idx, &res->outcome, resp, false, now_ms); /* budget and breaker too */
     if (is_failure(&res->outcome))
         log_failure(x, resp->status, &res->outcome);
     if (resp->delivered) {
@@ -540,7 +545,7 @@ void lg_exchange_on_timer(lg_exchange *x, int64_t now_ms, lg_step *step)
         return;
     }
     if (x->phase == X_CONFIRM && lg_accounts_confirm(&x->a, x->idx, now_ms)) {
-        admitted(x, x->idx, step);
+        admitted(x, x->idx, false, step);
         return;
     }
     admit(x, now_ms, step);
@@ -568,5 +573,5 @@ void lg_exchange_free(lg_exchange *x)
     }
     free(x->body);
     free(x->send_body);
-    free(x);
+    free(__atomic_exchange_n(&spare, x, __ATOMIC_ACQ_REL));
 }

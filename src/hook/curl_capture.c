@@ -5,17 +5,6 @@
 
 #include "hook/curl_capture.h"
 
-static void free_hdrs(lg_capture *c)
-{
-    for (size_t i = 0; i < c->n_hdrs; i++) {
-        free((char *)c->hdrs[i].name);
-        free((char *)c->hdrs[i].value);
-    }
-    free(c->hdrs);
-    c->hdrs = NULL;
-    c->n_hdrs = 0;
-}
-
 static void free_lines(lg_capture *c)
 {
     for (size_t i = 0; i < c->n_lines; i++)
@@ -26,7 +15,7 @@ static void free_lines(lg_capture *c)
 void lg_capture_reset(lg_capture *c)
 {
     free_lines(c);
-    free_hdrs(c);
+    c->n_hdrs = 0;
     c->body_len = 0;
     c->status = 0;
     c->oom = 0;
@@ -37,6 +26,8 @@ void lg_capture_free(lg_capture *c)
     lg_capture_reset(c);
     free(c->lines);
     free(c->body);
+    free(c->hdrs);
+    free(c->names);
     memset(c, 0, sizeof *c);
 }
 
@@ -92,8 +83,9 @@ size_t lg_capture_header(char *ptr, size_t size, size_t nmemb, void *userdata)
     return len;
 }
 
-/* Splits "Name: value\r\n" into trimmed copies; false for lines that are not headers. */
-static bool split_header(const char *line, lg_header *h)
+/* Splits "Name: value\r\n" into trimmed copies placed at *at (advanced past them); false for lines that
+ * are not headers. At most strlen(line) + 2 bytes are written. */
+static bool split_header(const char *line, lg_header *h, char **at)
 {
     const char *colon = strchr(line, ':');
     if (!colon || colon == line)
@@ -104,23 +96,40 @@ static bool split_header(const char *line, lg_header *h)
     size_t vlen = strcspn(v, "\r\n");
     while (vlen > 0 && (v[vlen - 1] == ' ' || v[vlen - 1] == '\t'))
         vlen--;
-    h->name = strndup(line, (size_t)(colon - line));
-    h->value = strndup(v, vlen);
-    return h->name && h->value;
+    size_t nlen = (size_t)(colon - line);
+    char *p = *at;
+    memcpy(p, line, nlen);
+    p[nlen] = '\0';
+    h->name = p;
+    p += nlen + 1;
+    memcpy(p, v, vlen);
+    p[vlen] = '\0';
+    h->value = p;
+    *at = p + vlen + 1;
+    return true;
 }
 
 void lg_capture_view(lg_capture *c, lg_response_view *v)
 {
-    free_hdrs(c);
-    c->hdrs = calloc(c->n_lines ? c->n_lines : 1, sizeof *c->hdrs);
-    for (size_t i = 0; c->hdrs && i < c->n_lines; i++) {
-        if (split_header(c->lines[i], &c->hdrs[c->n_hdrs]))
-            c->n_hdrs++;
-        else {
-            free((char *)c->hdrs[c->n_hdrs].name);
-            free((char *)c->hdrs[c->n_hdrs].value);
-            c->hdrs[c->n_hdrs].name = c->hdrs[c->n_hdrs].value = NULL;
-        }
+    c->n_hdrs = 0;
+    size_t room = 1;
+    for (size_t i = 0; i < c->n_lines; i++)
+        room += strlen(c->lines[i]) + 2;
+    size_t want = c->n_lines ? c->n_lines : 1;
+    lg_header *h = want > c->cap_hdrs ? realloc(c->hdrs, want * sizeof *h) : c->hdrs;
+    if (h && want > c->cap_hdrs) {
+        c->hdrs = h;
+        c->cap_hdrs = want;
+    }
+    char *b = room > c->cap_names ? realloc(c->names, room) : c->names;
+    if (b && room > c->cap_names) {
+        c->names = b;
+        c->cap_names = room;
+    }
+    if (h && b) { /* the buffers only grow: an attempt after the first allocates nothing here */
+        char *at = c->names;
+        for (size_t i = 0; i < c->n_lines; i++)
+            c->n_hdrs += split_header(c->lines[i], &c->hdrs[c->n_hdrs], &at);
     }
     memset(v, 0, sizeof *v);
     v->status = c->status;
@@ -129,5 +138,5 @@ void lg_capture_view(lg_capture *c, lg_response_view *v)
     v->body = c->body ? c->body : "";
     v->body_len = c->body_len;
     const char *ct = lg_header_get(c->hdrs, c->n_hdrs, "content-type");
-    v->stream = ct && strcasestr(ct, "text/event-stream") != NULL;
+    v->stream = lg_is_event_stream(ct);
 }

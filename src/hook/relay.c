@@ -31,7 +31,7 @@ static lg_relay_phase first_phase(const lg_capture *cap)
     for (size_t i = 0; i < cap->n_lines; i++)
         if (!strncasecmp(cap->lines[i], "content-type:", 13))
             ct = cap->lines[i] + 13;
-    bool sse = ct && strcasestr(ct, "text/event-stream");
+    bool sse = lg_is_event_stream(ct);
     return sse && cap->status >= 200 && cap->status < 300 ? LG_RELAY_HOLD : LG_RELAY_BUFFER;
 }
 

@@ -8,7 +8,7 @@
 typedef struct {
     const char *name;
     int (*admit)(lg_store *s, const lg_store_scope *sc, lg_store_ticket *t, size_t preferred, int64_t now_ms,
-                 int64_t deadline_ms, lg_account_state *snap, lg_admission *out);
+                 int64_t deadline_ms, const lg_admit_opts *opts, lg_account_state *snap, lg_admission *out);
     int (*confirm)(lg_store *s, const lg_store_scope *sc, lg_store_ticket *t, size_t idx, int64_t now_ms,
                    lg_account_state *snap, bool *ok);
     int (*release)(lg_store *s, const lg_store_scope *sc, lg_store_ticket *t);

@@ -207,6 +207,12 @@ static void pool_mask(const lg_store_scope *sc, const lg_account_state *snap, in
     out[n] = '\0';
 }
 
+/* The hash field of each counter event. */
+static const char *const counter_field[] = {
+    [LG_EV_IMMEDIATE] = "n_immediate", [LG_EV_WAITED] = "n_waited",     [LG_EV_RETRY] = "n_retries",
+    [LG_EV_SWITCH] = "n_switches",     [LG_EV_GIVEN_UP] = "n_given_up", [LG_EV_SENT] = "n_requests",
+    [LG_EV_FELL_BACK] = "n_fell_back"};
+
 /* Forgets a ticket held in another store (the local one while Redis was down). */
 static void own(redis_store *s, lg_store_ticket *t)
 {
@@ -215,13 +221,46 @@ static void own(redis_store *s, lg_store_ticket *t)
     t->owner = s;
 }
 
+/* The breaker stays on this machine (see ARCHITECTURE.md): asked in its local store, where it also runs when
+ * that store cannot be used (the exchange's own slots then). True when that settled the breaker part of
+ * the round; out->breaker holds the verdict. */
+static bool local_breaker(redis_store *s, const lg_store_scope *sc, int64_t now_ms, lg_admission *out)
+{
+    lg_prov_op op = {.kind = LG_PROV_BREAKER_ADMIT, .now_ms = now_ms};
+    if (!s->local || s->local->ops->provider(s->local, sc, &op) != 0)
+        return false;
+    out->breaker = op.verdict;
+    out->breaker_retry_ms = op.retry_after_ms;
+    return true;
+}
+
+/* Admission in this machine's store while Redis cannot be used, with the breaker's verdict when it was asked
+ * already (local_breaker). */
+static int local_admit(redis_store *s, const lg_store_scope *sc, lg_store_ticket *t, size_t preferred,
+                       int64_t now_ms, int64_t deadline_ms, const lg_admit_opts *rest, lg_breaker_verdict verdict,
+                       lg_account_state *snap, lg_admission *out)
+{
+    int rc = s->local ? s->local->ops->admit(s->local, sc, t, preferred, now_ms, deadline_ms, rest, snap, out) : -1;
+    if (rc == 0 && !rest->breaker)
+        out->breaker = verdict;
+    return rc;
+}
+
 static int redis_admit(lg_store *st, const lg_store_scope *sc, lg_store_ticket *t, size_t preferred, int64_t now_ms,
-                       int64_t deadline_ms, lg_account_state *snap, lg_admission *out)
+                       int64_t deadline_ms, const lg_admit_opts *opts, lg_account_state *snap, lg_admission *out)
 {
     redis_store *s = rs(st);
+    lg_admit_opts rest = opts ? *opts : (lg_admit_opts){.breaker = false};
+    memset(out, 0, sizeof *out);
+    if (rest.breaker && local_breaker(s, sc, now_ms, out)) {
+        rest.breaker = false;
+        if (out->breaker == LG_BREAKER_REJECT)
+            return 0;
+    }
+    lg_breaker_verdict verdict = out->breaker;
     conn *c = lg_redis_get_conn(s);
     if (!c)
-        return s->local ? s->local->ops->admit(s->local, sc, t, preferred, now_ms, deadline_ms, snap, out) : -1;
+        return local_admit(s, sc, t, preferred, now_ms, deadline_ms, &rest, verdict, snap, out);
     own(s, t);
     register_accounts(s, c, sc);
     /* The charge without calibration (Redis keeps none), the pool filter on the states last seen. */
@@ -244,6 +283,7 @@ static int redis_admit(lg_store *st, const lg_store_scope *sc, lg_store_ticket *
     add(&a, "%.17g", sc->jitter);
     add(&a, "%lld", (long long)lg_policy_longest_cooldown_ms(sc->backoff));
     add(&a, "%s", usable);
+    add(&a, "%s", rest.count ? counter_field[rest.ev] : "");
     redisReply *r = exchange(s, c, &a, 6 + STATE_FIELDS * sc->n);
     if (r && (int_at(r, 1) < 0 || (size_t)int_at(r, 1) >= sc->n)) {
         s->api->free_reply(r);
@@ -251,8 +291,9 @@ static int redis_admit(lg_store *st, const lg_store_scope *sc, lg_store_ticket *
         r = NULL;
     }
     if (!r)
-        return s->local ? s->local->ops->admit(s->local, sc, t, preferred, now_ms, deadline_ms, snap, out) : -1;
+        return local_admit(s, sc, t, preferred, now_ms, deadline_ms, &rest, verdict, snap, out);
     int64_t skew = int_at(r, 0) - now_ms;
+    out->breaker = verdict;
     out->idx = (size_t)int_at(r, 1);
     out->at_ms = int_at(r, 2) - skew;
     out->reserved = int_at(r, 3) != 0;
@@ -383,6 +424,10 @@ static int redis_record(lg_store *st, const lg_store_scope *sc, lg_store_ticket 
     read_states(r, 1, sc->n, int_at(r, 0) - now_ms, snap);
     s->api->free_reply(r);
     lg_redis_put_conn(s, c, true, NULL);
+    if ((at->first || at->breaker != LG_BREAKER_NOTE_NONE) && s->local) { /* budget and breaker: this machine's */
+        lg_prov_op op = {.kind = LG_PROV_ATTEMPT, .now_ms = now_ms, .first = at->first, .note = at->breaker};
+        s->local->ops->provider(s->local, sc, &op);
+    }
     return 0;
 }
 
@@ -396,10 +441,6 @@ static int redis_count(lg_store *st, const lg_store_scope *sc, lg_store_ticket *
     conn *c = lg_redis_get_conn(s);
     if (!c)
         return s->local ? s->local->ops->count(s->local, sc, t, idx, ev, to) : -1;
-    static const char *const field[] = {
-        [LG_EV_IMMEDIATE] = "n_immediate", [LG_EV_WAITED] = "n_waited",     [LG_EV_RETRY] = "n_retries",
-        [LG_EV_SWITCH] = "n_switches",     [LG_EV_GIVEN_UP] = "n_given_up", [LG_EV_SENT] = "n_requests",
-        [LG_EV_FELL_BACK] = "n_fell_back"};
     char key[LG_NAME_MAX * 3 + LG_DIGEST_HEX + 32], pkey[LG_NAME_MAX + 32], cur[24];
     snprintf(pkey, sizeof pkey, "llmgate:{%s}:p", sc->provider);
     if (ev == LG_EV_FELL_BACK) /* on the provider's hash */
@@ -408,7 +449,7 @@ static int redis_count(lg_store *st, const lg_store_scope *sc, lg_store_ticket *
         snprintf(key, sizeof key, "llmgate:{%s}:a:%s:%s", sc->provider, sc->refs[idx].name,
                  sc->refs[idx].digest ? sc->refs[idx].digest : "");
     snprintf(cur, sizeof cur, "%zu", to);
-    const char *incr[4] = {"HINCRBY", key, field[ev], "1"};
+    const char *incr[4] = {"HINCRBY", key, counter_field[ev], "1"};
     const char *hset[4] = {"HSET", pkey, "cur", cur};
     bool ok = s->api->append_argv(c->c, 4, incr, NULL) == REDIS_OK;
     c->pending += ok;

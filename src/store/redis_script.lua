@@ -190,7 +190,8 @@ end
 if op == 'admit' then
   -- ARGV: 3 l0, 4 l1, 5 window, 6 margin, 7 tokens, 8 preferred (-1: current), 9 deadline (from now),
   --       10 held, 11 ticket account, 12 ticket bucket, 13 tokens held, 14 jitter, 15 longest cooldown,
-  --       16 usable accounts (a string of 0/1, the pool filter)
+  --       16 usable accounts (a string of 0/1, the pool filter), 17 the counter to count on an account
+  --       admitted to go now ('': none)
   local cfg = {[0] = tonumber(ARGV[3]), [1] = tonumber(ARGV[4]), w = tonumber(ARGV[5]), m = tonumber(ARGV[6])}
   local tokens, preferred, deadline = tonumber(ARGV[7]), tonumber(ARGV[8]), now + tonumber(ARGV[9])
   local jitter, cap, usable = tonumber(ARGV[14]), tonumber(ARGV[15]), ARGV[16]
@@ -220,7 +221,10 @@ if op == 'admit' then
   if best_retry == 0 and best_at <= deadline then
     ticket = reserve(accts[best], limits_for(accts[best], cfg), tokens, best_at)
     reserved = 1
-    if best_at <= now then claim_probe(accts[best]) end
+    if best_at <= now then
+      claim_probe(accts[best])
+      if ARGV[17] ~= '' then set(accts[best], ARGV[17], g(accts[best], ARGV[17]) + 1) end
+    end
   end
   if g(accts[pref], 'cu') > now and g(accts[best], 'cu') <= now then
     redis.call('HSET', KEYS[1], 'cur', best)

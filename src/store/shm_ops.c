@@ -15,6 +15,7 @@ typedef struct {
     lg_account_event ev;
     lg_account_state *snap;
     lg_prov_op *prov;
+    const lg_admit_opts *opts;
     lg_admission adm;
     bool ok, save;
 } op;
@@ -24,7 +25,7 @@ static void run_cb(lg_provider_slot *p, lg_account_slot *const *accounts, size_t
     op *o = vctx;
     lg_slots sl = {.prov = p, .accounts = accounts, .owner = o->store};
     switch (o->kind) {
-    case OP_ADMIT: o->adm = lg_slots_admit(&sl, o->sc, o->t, o->idx, o->now, o->deadline); break;
+    case OP_ADMIT: o->adm = lg_slots_admit(&sl, o->sc, o->t, o->idx, o->now, o->deadline, o->opts); break;
     case OP_CONFIRM: o->ok = lg_slots_confirm(&sl, o->sc, o->t, o->idx, o->now); break;
     case OP_RELEASE: lg_slots_release(&sl, o->sc, o->t); break;
     case OP_RECORD: o->save = lg_slots_record(&sl, o->sc, o->t, o->idx, o->attempt, o->now); break;
@@ -37,10 +38,10 @@ static void run_cb(lg_provider_slot *p, lg_account_slot *const *accounts, size_t
 static int run(op *o) { return lg_store_with(o->store, o->sc->provider, o->sc->refs, o->sc->n, run_cb, o); }
 
 static int shm_admit(lg_store *s, const lg_store_scope *sc, lg_store_ticket *t, size_t preferred, int64_t now_ms,
-                     int64_t deadline_ms, lg_account_state *snap, lg_admission *out)
+                     int64_t deadline_ms, const lg_admit_opts *opts, lg_account_state *snap, lg_admission *out)
 {
     op o = {.kind = OP_ADMIT, .store = s, .sc = sc, .t = t, .idx = preferred, .now = now_ms,
-            .deadline = deadline_ms, .snap = snap};
+            .deadline = deadline_ms, .opts = opts, .snap = snap};
     int rc = run(&o);
     if (rc == 0)
         *out = o.adm;

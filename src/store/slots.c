@@ -31,13 +31,29 @@ static void drop_ticket(const lg_slots *sl, const lg_store_scope *sc, lg_store_t
     t->held = false;
 }
 
+/* The provider-wide part of an attempt's record: the request counted toward the retry budget, the
+ * breaker told the outcome. */
+static void note_attempt(lg_provider_slot *p, const lg_store_scope *sc, bool first, lg_breaker_note note,
+                         int64_t now_ms)
+{
+    if (first)
+        lg_budget_note_request(&p->budget, now_ms);
+    if (note != LG_BREAKER_NOTE_NONE)
+        lg_breaker_record(&p->breaker, sc->breaker, note == LG_BREAKER_NOTE_FAILURE, now_ms);
+}
+
 lg_admission lg_slots_admit(const lg_slots *sl, const lg_store_scope *sc, lg_store_ticket *t, size_t preferred,
-                            int64_t now_ms, int64_t deadline_ms)
+                            int64_t now_ms, int64_t deadline_ms, const lg_admit_opts *opts)
 {
     own(sl, t);
     lg_account_slot *const *slots = sl->accounts;
     size_t n = sc->n;
     lg_admission out = {0};
+    if (opts && opts->breaker) {
+        out.breaker = lg_breaker_admit(&sl->prov->breaker, sc->breaker, now_ms, &out.breaker_retry_ms);
+        if (out.breaker == LG_BREAKER_REJECT)
+            return out;
+    }
     if (n == 0)
         return out;
     for (size_t i = 0; i < n; i++) /* a cooldown restored from disk or set under another config */
@@ -74,15 +90,20 @@ lg_admission lg_slots_admit(const lg_slots *sl, const lg_store_scope *sc, lg_sto
         if (retry == 0 && at <= now_ms)
             break; /* in order from the preferred one: the first that can go now */
     }
-    out = (lg_admission){.idx = best, .at_ms = best_at, .reserved = false, .retry_ms = best_retry};
+    out.idx = best;
+    out.at_ms = best_at;
+    out.retry_ms = best_retry;
     if (best_retry == 0 && best_at <= deadline_ms) {
         lg_window_limits lim = limits_for(sc, &slots[best]->window);
         t->bucket = lg_window_reserve(&slots[best]->window, &lim, tokens, best_at);
         t->account = best;
         t->held = true;
         out.reserved = true;
-        if (best_at <= now_ms)
+        if (best_at <= now_ms) {
             lg_policy_claim_probe(&slots[best]->state, now_ms);
+            if (opts && opts->count)
+                lg_slots_count(sl, sc, t, best, opts->ev, 0);
+        }
     }
     if (lg_policy_hand_over(&slots[pref]->state, &slots[best]->state, now_ms))
         sl->prov->current = (uint32_t)best;
@@ -122,6 +143,7 @@ bool lg_slots_record(const lg_slots *sl, const lg_store_scope *sc, lg_store_tick
                      const lg_store_attempt *a, int64_t now_ms)
 {
     own(sl, t);
+    note_attempt(sl->prov, sc, a->first, a->breaker, now_ms);
     if (idx >= sc->n)
         return false;
     lg_account_slot *s = sl->accounts[idx];
@@ -191,14 +213,13 @@ void lg_slots_provider(const lg_slots *sl, const lg_store_scope *sc, lg_prov_op 
         if (op->due)
             p->notice_ms = op->now_ms;
         break;
-    case LG_PROV_BUDGET_REQUEST: lg_budget_note_request(&p->budget, op->now_ms); break;
     case LG_PROV_BUDGET_RETRY:
         op->ok = lg_budget_try_retry(&p->budget, sc->retry->budget_ratio, sc->retry->budget_min_per_s, op->now_ms);
         break;
     case LG_PROV_BREAKER_ADMIT:
         op->verdict = lg_breaker_admit(&p->breaker, sc->breaker, op->now_ms, &op->retry_after_ms);
         break;
-    case LG_PROV_BREAKER_RECORD: lg_breaker_record(&p->breaker, sc->breaker, op->failure, op->now_ms); break;
+    case LG_PROV_ATTEMPT: note_attempt(p, sc, op->first, op->note, op->now_ms); break;
     }
 }
 

@@ -30,9 +30,9 @@ void lg_store_close(lg_store *s)
 const char *lg_store_backend(const lg_store *s) { return s ? s->ops->name : "none"; }
 
 int lg_store_admit(lg_store *s, const lg_store_scope *sc, lg_store_ticket *t, size_t preferred, int64_t now_ms,
-                   int64_t deadline_ms, lg_account_state *snap, lg_admission *out)
+                   int64_t deadline_ms, const lg_admit_opts *opts, lg_account_state *snap, lg_admission *out)
 {
-    return s ? s->ops->admit(s, sc, t, preferred, now_ms, deadline_ms, snap, out) : -1;
+    return s ? s->ops->admit(s, sc, t, preferred, now_ms, deadline_ms, opts, snap, out) : -1;
 }
 
 int lg_store_confirm(lg_store *s, const lg_store_scope *sc, lg_store_ticket *t, size_t idx, int64_t now_ms,

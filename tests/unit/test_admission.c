@@ -228,7 +228,7 @@ static void usage_calibrates_the_next_estimate(void **state)
     assert_int_equal(a.tokens, (int64_t)(strlen(body) + 3) / 4 + 10); /* no usage seen yet: the envelope */
     fake x = {.status = {200}, .body = {"{\"usage\":{\"prompt_tokens\":16,\"completion_tokens\":3}}"}};
     lg_gate_run(&req, &t, &x);
-    lg_admission ad = lg_accounts_admit(&a, LG_PREFER_CURRENT, lg_now_ms(), lg_now_ms() + 1000);
+    lg_admission ad = lg_accounts_admit(&a, LG_PREFER_CURRENT, lg_now_ms(), lg_now_ms() + 1000, NULL);
     assert_true(ad.reserved);
     assert_int_equal(a.tokens, 16 + 10); /* 8 x (16 / 8) + 10 */
     for (const char *acct = "a"; acct; acct = *acct == 'a' ? "b" : NULL)
@@ -263,6 +263,77 @@ static void full_key_hands_over_to_one_with_room(void **state)
     assert_null(keys[2]);
 }
 
+static void prov_cb(const char *provider, const lg_provider_slot *slot, void *ctx)
+{
+    if (!strcmp(provider, "openai"))
+        *(lg_provider_slot *)ctx = *slot;
+}
+
+/* The provider's slot: the requests its retry budget counted, the outcomes its breaker was told. */
+static void provider_counts(fixture *f, uint32_t *budget, uint32_t *told, uint32_t *failed)
+{
+    lg_provider_slot p;
+    memset(&p, 0, sizeof p);
+    assert_int_equal(lg_store_visit_providers(f->store, prov_cb, &p), 0);
+    *budget = *told = *failed = 0;
+    for (int i = 0; i < LG_BUDGET_BUCKETS; i++)
+        *budget += p.budget.requests[i];
+    for (int i = 0; i < LG_BREAKER_BUCKETS; i++) {
+        *told += p.breaker.total[i];
+        *failed += p.breaker.failed[i];
+    }
+}
+
+/* The folded steps through the engine: a request counts once toward the retry budget however many
+ * attempts it takes, the breaker hears of every answer but rate limits, the first admission is counted. */
+static void a_request_counts_once_toward_budget_and_breaker(void **state)
+{
+    fixture *f = *state;
+    lg_config *c = config(f, openai_config());
+    lg_gate_request req = {.cfg = c, .prov = provider(c, "openai"), .store = f->store, .replayable = true};
+    lg_transport t = {.attempt = fake_attempt};
+    fake x = {.status = {429, 200}, .body = {LIMITED_BODY, OK_BODY}};
+    lg_gate_result res = lg_gate_run(&req, &t, &x);
+    assert_int_equal(res.status, 200);
+    assert_int_equal(x.calls, 2);
+    uint32_t budget, told, failed;
+    provider_counts(f, &budget, &told, &failed);
+    assert_int_equal(budget, 1);
+    assert_int_equal(told, 1); /* the 200; the 429 is the limiter's */
+    assert_int_equal(failed, 0);
+    assert_int_equal(slot_of(f, "openai", "a")->counters.immediate, 1);
+    assert_int_equal(slot_of(f, "openai", "a")->counters.requests, 1);
+    assert_int_equal(slot_of(f, "openai", "b")->counters.requests, 1);
+
+    fake y = {.status = {503}, .body = {"{\"error\":{\"message\":\"overloaded\",\"type\":\"server_error\"}}"}};
+    res = lg_gate_run(&req, &t, &y);
+    assert_int_equal(res.status, 503);
+    provider_counts(f, &budget, &told, &failed);
+    assert_int_equal(budget, 2);
+    assert_int_equal(told, 1 + y.calls);
+    assert_int_equal(failed, 1);
+}
+
+/* A provider with more accounts than lg_accounts holds inline: its references are allocated (and freed:
+ * the sanitizer's leak check), and the request goes out on its current account. */
+static void many_accounts_are_allocated(void **state)
+{
+    fixture *f = *state;
+    lg_config *c = config(f, "{\"providers\": {\"openai\": {\"accounts\": [{\"name\": \"a1\", \"key\": \"sk-unit-1\"}, "
+                             "{\"name\": \"a2\", \"key\": \"sk-unit-2\"}, {\"name\": \"a3\", \"key\": \"sk-unit-3\"}, "
+                             "{\"name\": \"a4\", \"key\": \"sk-unit-4\"}, {\"name\": \"a5\", \"key\": \"sk-unit-5\"}, "
+                             "{\"name\": \"a6\", \"key\": \"sk-unit-6\"}]}}}");
+    lg_gate_request req = {.cfg = c, .prov = provider(c, "openai"), .store = f->store, .replayable = true};
+    assert_true(req.prov->n_accounts > LG_ACCOUNTS_INLINE);
+    lg_transport t = {.attempt = fake_attempt};
+    fake x = {.status = {429, 200}, .body = {LIMITED_BODY, OK_BODY}};
+    lg_gate_result res = lg_gate_run(&req, &t, &x);
+    assert_int_equal(res.status, 200);
+    assert_string_equal(x.keys[0], "sk-unit-1");
+    assert_string_equal(x.keys[1], "sk-unit-2");
+    assert_int_equal(slot_of(f, "openai", "a6")->counters.requests, 0);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -275,6 +346,8 @@ int main(void)
         T(anthropic_window_holds_the_usage_and_refusals_leave),
         T(usage_calibrates_the_next_estimate),
         T(full_key_hands_over_to_one_with_room),
+        T(a_request_counts_once_toward_budget_and_breaker),
+        T(many_accounts_are_allocated),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -88,6 +88,24 @@ static void test_error_like_and_malformed_go_to_full_parse(void **state)
     }
 }
 
+/* String and bracket ends, escapes counted: an even run of backslashes before a quote ends the string. */
+static void test_string_and_value_ends(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        size_t end;
+    } strings[] = {
+        {"\"abc\" tail", 5},   {"\"a\\\"b\"x", 6},   {"\"a\\\\\"x", 5}, {"\"\\\\\\\"\"", 6},
+        {"\"abc\\\"", 0},    {"\"abc", 0},          {"\"\"", 2},
+    };
+    for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++)
+        assert_int_equal(lg_json_string_end(strings[i].text, strlen(strings[i].text), 0), strings[i].end);
+    const char *v = "{\"a\":\"}\\\"]\",\"b\":[1,{\"c\":\"\\\\\"}]} rest";
+    assert_int_equal(lg_json_value_end(v, strlen(v), 0), strlen(v) - 5);
+    assert_int_equal(lg_json_value_end(v, strlen(v) - 6, 0), 0); /* cut before its last bracket */
+}
+
 static int allocations;
 static void *counting_malloc(size_t n)
 {
@@ -130,6 +148,7 @@ int main(void)
         cmocka_unit_test(test_lazy_equals_full_parse),
         cmocka_unit_test(test_error_like_and_malformed_go_to_full_parse),
         cmocka_unit_test(test_success_body_allocates_nothing),
+        cmocka_unit_test(test_string_and_value_ends),
     };
     return cmocka_run_group_tests_name("classify_lazy", tests, NULL, NULL);
 }

@@ -172,7 +172,7 @@ static void lua_window_matches_c_window(void **state)
             size_t pref = rand() % 3 == 0 ? 1 : LG_PREFER_CURRENT;
             lg_admission out[2];
             for (int k = 0; k < 2; k++)
-                assert_int_equal(lg_store_admit(sides[k].s, &sc, &sides[k].t, pref, now, deadline, sides[k].snap, &out[k]), 0);
+                assert_int_equal(lg_store_admit(sides[k].s, &sc, &sides[k].t, pref, now, deadline, NULL, sides[k].snap, &out[k]), 0);
             same_admission(&out[0], &out[1], now, step);
             admitted_later += out[0].reserved && out[0].at_ms > now + 50;
         } else if (what < 7) {
@@ -201,7 +201,7 @@ static void cooldown_and_counters_are_shared(void **state)
     lg_account_state snap[2] = {0};
     lg_admission ad;
     int64_t now = lg_now_ms();
-    assert_int_equal(lg_store_admit(f->redis, &sc, &t, LG_PREFER_CURRENT, now, now + 1000, snap, &ad), 0);
+    assert_int_equal(lg_store_admit(f->redis, &sc, &t, LG_PREFER_CURRENT, now, now + 1000, NULL, snap, &ad), 0);
     assert_int_equal(ad.idx, 0);
     assert_true(ad.reserved);
     lg_outcome o = {.state = LG_STATE_RETRYABLE_RATE_LIMIT, .reason = LG_REASON_QUOTA_EXHAUSTED,
@@ -222,7 +222,7 @@ static void cooldown_and_counters_are_shared(void **state)
     assert_int_equal(lg_store_confirm(other, &sc, &t2, 0, lg_now_ms(), snap2, &ok), 0);
     assert_false(ok);
     assert_true(snap2[0].cooldown_until_ms >= now + 119000);
-    assert_int_equal(lg_store_admit(other, &sc, &t2, LG_PREFER_CURRENT, lg_now_ms(), lg_now_ms(), snap2, &ad), 0);
+    assert_int_equal(lg_store_admit(other, &sc, &t2, LG_PREFER_CURRENT, lg_now_ms(), lg_now_ms(), NULL, snap2, &ad), 0);
     assert_int_equal(ad.idx, 1);
     lg_store_close(other);
 
@@ -268,7 +268,7 @@ static void jitter_probe_and_notice_in_redis(void **state)
     lg_account_state snap[2] = {0}, snap2[2] = {0};
     lg_admission ad;
     int64_t now = lg_now_ms();
-    assert_int_equal(lg_store_admit(f->redis, &sc, &t, LG_PREFER_CURRENT, now, now + 1000, snap, &ad), 0);
+    assert_int_equal(lg_store_admit(f->redis, &sc, &t, LG_PREFER_CURRENT, now, now + 1000, NULL, snap, &ad), 0);
     assert_true(ad.reserved);
     lg_outcome o = {.state = LG_STATE_RETRYABLE_RATE_LIMIT, .reason = LG_REASON_RATE_LIMIT_EXCEEDED,
                     .retry_after_ms = 1000, .retry_at_ms = LG_NO_HINT};
@@ -279,9 +279,9 @@ static void jitter_probe_and_notice_in_redis(void **state)
     now = lg_now_ms();
     lg_admission early, late;
     sc.jitter = 0;
-    assert_int_equal(lg_store_admit(other, &sc, &t2, LG_PREFER_CURRENT, now, now, snap2, &early), 0);
+    assert_int_equal(lg_store_admit(other, &sc, &t2, LG_PREFER_CURRENT, now, now, NULL, snap2, &early), 0);
     sc.jitter = 0.99;
-    assert_int_equal(lg_store_admit(other, &sc, &t2, LG_PREFER_CURRENT, now, now, snap2, &late), 0);
+    assert_int_equal(lg_store_admit(other, &sc, &t2, LG_PREFER_CURRENT, now, now, NULL, snap2, &late), 0);
     assert_false(early.reserved || late.reserved);
     assert_true(early.at_ms > now);
     int64_t shift = late.at_ms - early.at_ms;
@@ -292,11 +292,11 @@ static void jitter_probe_and_notice_in_redis(void **state)
     lg_sleep_ms(early.at_ms - lg_now_ms() + 150);
     sc.jitter = 0;
     now = lg_now_ms();
-    assert_int_equal(lg_store_admit(f->redis, &sc, &t, LG_PREFER_CURRENT, now, now + 1000, snap, &ad), 0);
+    assert_int_equal(lg_store_admit(f->redis, &sc, &t, LG_PREFER_CURRENT, now, now + 1000, NULL, snap, &ad), 0);
     assert_true(ad.reserved && ad.at_ms <= now + 50);
     assert_true(snap[0].probe_until_ms > now + 5000);
     now = lg_now_ms();
-    assert_int_equal(lg_store_admit(other, &sc, &t2, LG_PREFER_CURRENT, now, now, snap2, &ad), 0);
+    assert_int_equal(lg_store_admit(other, &sc, &t2, LG_PREFER_CURRENT, now, now, NULL, snap2, &ad), 0);
     assert_false(ad.reserved);
     assert_true(ad.at_ms > now + 100 && ad.at_ms <= now + LG_PROBE_POLL_MS + 50);
     bool ok = true;
@@ -306,7 +306,7 @@ static void jitter_probe_and_notice_in_redis(void **state)
     o = (lg_outcome){.state = LG_STATE_SUCCESS, .retry_after_ms = LG_NO_HINT, .retry_at_ms = LG_NO_HINT};
     assert_int_equal(lg_store_record(f->redis, &sc, &t, 0, &at, lg_now_ms(), snap), 0);
     now = lg_now_ms();
-    assert_int_equal(lg_store_admit(other, &sc, &t2, LG_PREFER_CURRENT, now, now + 1000, snap2, &ad), 0);
+    assert_int_equal(lg_store_admit(other, &sc, &t2, LG_PREFER_CURRENT, now, now + 1000, NULL, snap2, &ad), 0);
     assert_true(ad.reserved && ad.at_ms <= now + 50);
     assert_int_equal(snap2[0].probe_until_ms, 0);
 
@@ -339,13 +339,71 @@ static void nothing_listening_fails_open_fast(void **state)
     lg_admission ad;
     int64_t t0 = lg_mono_ms();
     for (int i = 0; i < 3; i++) /* three requests, each holding its own reservation */
-        assert_int_equal(lg_store_admit(s, &sc, &t[i], LG_PREFER_CURRENT, lg_now_ms(), lg_now_ms() + 100000, snap, &ad), 0);
+        assert_int_equal(lg_store_admit(s, &sc, &t[i], LG_PREFER_CURRENT, lg_now_ms(), lg_now_ms() + 100000, NULL, snap, &ad), 0);
     assert_true(lg_mono_ms() - t0 < 1000);
     /* The local (machine) store took them: one per window per account, so the third waits. */
     assert_true(ad.reserved);
     assert_true(ad.at_ms > lg_now_ms() + 30000);
     lg_store_close(s);
     lg_config_free(c);
+}
+
+static void immediate_cb(const char *p, const char *name, const char *dig, const lg_account_slot *slot, void *ctx)
+{
+    if (!strcmp(p, "fold") && !strcmp(name, "a"))
+        *(uint64_t *)ctx = slot->counters.immediate;
+}
+
+static void fold_prov_cb(const char *provider, const lg_provider_slot *slot, void *ctx)
+{
+    if (!strcmp(provider, "fold"))
+        *(lg_provider_slot *)ctx = *slot;
+}
+
+/* The folded steps under redis: the first admission's counter in the admission script, the breaker and the
+ * retry budget in this machine's store, a breaker open refusing before Redis is asked. */
+static void folded_steps_in_redis(void **state)
+{
+    fixture *f = *state;
+    lg_store_scope sc = scope(f, "fold", 0, 0, 60000);
+    lg_breaker_conf bc = {.failure_ratio = 0.5, .min_requests = 10, .window_ms = 30000, .consecutive_failures = 2,
+                          .open_ms = 30000, .open_max_ms = 300000};
+    sc.breaker = &bc;
+    lg_store_ticket t = {0};
+    lg_account_state snap[2] = {0};
+    lg_admission ad;
+    lg_admit_opts opts = {.breaker = true, .count = true, .ev = LG_EV_IMMEDIATE};
+    int64_t now = lg_now_ms();
+    assert_int_equal(lg_store_admit(f->redis, &sc, &t, LG_PREFER_CURRENT, now, now + 1000, &opts, snap, &ad), 0);
+    assert_true(ad.reserved);
+    assert_int_equal(ad.breaker, LG_BREAKER_ALLOW);
+    uint64_t immediate = 0;
+    assert_int_equal(lg_store_visit(f->redis, immediate_cb, &immediate), 0);
+    assert_int_equal(immediate, 1);
+
+    lg_outcome o = {.state = LG_STATE_PROVIDER_DOWN, .reason = LG_REASON_SERVER_ERROR, .retry_after_ms = LG_NO_HINT,
+                    .retry_at_ms = LG_NO_HINT};
+    lg_store_attempt at = {.outcome = &o, .first = true, .breaker = LG_BREAKER_NOTE_FAILURE};
+    assert_int_equal(lg_store_record(f->redis, &sc, &t, 0, &at, now, snap), 0);
+    at.first = false;
+    assert_int_equal(lg_store_record(f->redis, &sc, &t, 0, &at, now + 1, snap), 0);
+    lg_provider_slot p;
+    memset(&p, 0, sizeof p);
+    assert_int_equal(lg_store_visit_providers(f->redis, fold_prov_cb, &p), 0);
+    uint32_t requests = 0;
+    for (int i = 0; i < LG_BUDGET_BUCKETS; i++)
+        requests += p.budget.requests[i];
+    assert_int_equal(requests, 1);
+    assert_int_equal(p.breaker.state, LG_BREAKER_OPEN);
+
+    t.held = false;
+    assert_int_equal(lg_store_admit(f->redis, &sc, &t, LG_PREFER_CURRENT, now + 2, now + 1000, &opts, snap, &ad), 0);
+    assert_int_equal(ad.breaker, LG_BREAKER_REJECT);
+    assert_true(ad.breaker_retry_ms > 0);
+    assert_false(ad.reserved);
+    assert_false(t.held);
+    assert_int_equal(lg_store_visit(f->redis, immediate_cb, &immediate), 0);
+    assert_int_equal(immediate, 1);
 }
 
 static void urls_parse(void **state)
@@ -386,6 +444,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(cooldown_and_counters_are_shared, setup, teardown),
         cmocka_unit_test_setup_teardown(jitter_probe_and_notice_in_redis, setup, teardown),
         cmocka_unit_test_setup_teardown(nothing_listening_fails_open_fast, setup, teardown),
+        cmocka_unit_test_setup_teardown(folded_steps_in_redis, setup, teardown),
         cmocka_unit_test(urls_parse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -194,6 +194,19 @@ static void answers_to_requests_sent_before_it_opened_change_nothing(void **stat
     assert_int_equal(lg_breaker_admit(&b, &c, T0 + 20, &wait), LG_BREAKER_REJECT);
 }
 
+/* What the breaker is told of each classified state: rate limits are the limiter's, not the breaker's. */
+static void breaker_note_of_each_state(void **state)
+{
+    lg_outcome o = {.state = LG_STATE_PROVIDER_DOWN};
+    assert_int_equal(lg_breaker_note_of(&o), LG_BREAKER_NOTE_FAILURE);
+    o.state = LG_STATE_RETRYABLE_RATE_LIMIT;
+    assert_int_equal(lg_breaker_note_of(&o), LG_BREAKER_NOTE_NONE);
+    o.state = LG_STATE_SUCCESS;
+    assert_int_equal(lg_breaker_note_of(&o), LG_BREAKER_NOTE_SUCCESS);
+    o.state = LG_STATE_NON_RETRYABLE;
+    assert_int_equal(lg_breaker_note_of(&o), LG_BREAKER_NOTE_SUCCESS);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -209,6 +222,7 @@ int main(void)
         cmocka_unit_test(failed_probes_double_the_open_period_up_to_the_maximum),
         cmocka_unit_test(a_lost_probe_is_replaced_after_its_lease),
         cmocka_unit_test(answers_to_requests_sent_before_it_opened_change_nothing),
+        cmocka_unit_test(breaker_note_of_each_state),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include "llmgate/http.h"
 #include <string.h>
 
 #include "llmgate/stream_probe.h"
@@ -59,6 +61,20 @@ static void test_errors_before_anything_reached_the_host(void **state)
                      LG_PROBE_ERROR);
 }
 
+/* Which Content-Type values make a response a stream (lg_is_event_stream). */
+static void test_event_stream_content_types(void **state)
+{
+    (void)state;
+    assert_true(lg_is_event_stream("text/event-stream"));
+    assert_true(lg_is_event_stream("Text/Event-Stream; charset=utf-8"));
+    assert_true(lg_is_event_stream(" text/event-stream"));
+    assert_false(lg_is_event_stream("application/json"));
+    assert_false(lg_is_event_stream("text/event-strea"));
+    assert_false(lg_is_event_stream("text/plain; t"));
+    assert_false(lg_is_event_stream(""));
+    assert_false(lg_is_event_stream(NULL));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -66,6 +82,7 @@ int main(void)
         cmocka_unit_test(test_unfinished_event_is_held),
         cmocka_unit_test(test_first_content_event_commits),
         cmocka_unit_test(test_errors_before_anything_reached_the_host),
+        cmocka_unit_test(test_event_stream_content_types),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
