@@ -289,8 +289,8 @@ static void provider_counts(fixture *f, uint32_t *budget, uint32_t *told, uint32
 static void a_request_counts_once_toward_budget_and_breaker(void **state)
 {
     fixture *f = *state;
-    lg_config *c = config(f, openai_config());
-    lg_gate_request req = {.cfg = c, .prov = provider(c, "openai"), .store = f->store, .replayable = true};
+    lg_config *c = fixture_config(f, openai_config());
+    lg_gate_request req = {.cfg = c, .prov = fixture_provider(f, "openai"), .store = f->store, .replayable = true};
     lg_transport t = {.attempt = fake_attempt};
     fake x = {.status = {429, 200}, .body = {LIMITED_BODY, OK_BODY}};
     lg_gate_result res = lg_gate_run(&req, &t, &x);
@@ -319,11 +319,11 @@ static void a_request_counts_once_toward_budget_and_breaker(void **state)
 static void many_accounts_are_allocated(void **state)
 {
     fixture *f = *state;
-    lg_config *c = config(f, "{\"providers\": {\"openai\": {\"accounts\": [{\"name\": \"a1\", \"key\": \"sk-unit-1\"}, "
+    lg_config *c = fixture_config(f, "{\"providers\": {\"openai\": {\"accounts\": [{\"name\": \"a1\", \"key\": \"sk-unit-1\"}, "
                              "{\"name\": \"a2\", \"key\": \"sk-unit-2\"}, {\"name\": \"a3\", \"key\": \"sk-unit-3\"}, "
                              "{\"name\": \"a4\", \"key\": \"sk-unit-4\"}, {\"name\": \"a5\", \"key\": \"sk-unit-5\"}, "
                              "{\"name\": \"a6\", \"key\": \"sk-unit-6\"}]}}}");
-    lg_gate_request req = {.cfg = c, .prov = provider(c, "openai"), .store = f->store, .replayable = true};
+    lg_gate_request req = {.cfg = c, .prov = fixture_provider(f, "openai"), .store = f->store, .replayable = true};
     assert_true(req.prov->n_accounts > LG_ACCOUNTS_INLINE);
     lg_transport t = {.attempt = fake_attempt};
     fake x = {.status = {429, 200}, .body = {LIMITED_BODY, OK_BODY}};
