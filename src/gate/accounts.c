@@ -162,16 +162,20 @@ void lg_accounts_release(lg_accounts *a)
 }
 
 void lg_accounts_record(lg_accounts *a, size_t idx, const lg_outcome *o, const lg_response_view *resp,
-                        bool transport_failed, int64_t now_ms)
+                        int failure, int64_t now_ms)
 {
     lg_store_scope sc = scope_of(a);
+    bool transport_failed = failure != 0;
+    lg_breaker_note note = !transport_failed               ? lg_breaker_note_of(o)
+                           : failure == LG_ATTEMPT_STALE ? LG_BREAKER_NOTE_NONE /* says nothing of the provider */
+                                                         : LG_BREAKER_NOTE_FAILURE;
     lg_ratelimit_info info;
     bool learned = !transport_failed && resp && lg_ratelimit_parse(resp->headers, resp->n_headers, now_ms, &info);
     lg_store_attempt at = {.outcome = o,
                            .info = learned ? &info : NULL,
                            .transport_failed = transport_failed,
                            .first = !a->budget_noted,
-                           .breaker = transport_failed ? LG_BREAKER_NOTE_NONE : lg_breaker_note_of(o)};
+                           .breaker = note};
     a->budget_noted = true;
     if (lg_store_record(a->req->store, &sc, &a->ticket, idx, &at, now_ms, a->snapshot) == 0)
         return;
@@ -211,14 +215,6 @@ bool lg_accounts_notice_due(lg_accounts *a, int64_t now_ms, int64_t interval_ms)
     lg_prov_op op = {.kind = LG_PROV_NOTICE, .now_ms = now_ms, .interval_ms = interval_ms};
     provider_op(a, &op);
     return op.due;
-}
-
-void lg_accounts_breaker_record(lg_accounts *a, bool failure, int64_t now_ms)
-{
-    lg_prov_op op = {.kind = LG_PROV_ATTEMPT,
-                     .now_ms = now_ms,
-                     .note = failure ? LG_BREAKER_NOTE_FAILURE : LG_BREAKER_NOTE_SUCCESS};
-    provider_op(a, &op);
 }
 
 bool lg_accounts_budget_retry(lg_accounts *a, int64_t now_ms)

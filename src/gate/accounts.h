@@ -62,10 +62,11 @@ void lg_accounts_release(lg_accounts *a);
  * the prompt estimate (every account of the provider), what the response's rate-limit headers say (resp
  * may be NULL), the request counted toward the provider's retry budget (on its first record), the circuit
  * breaker told the outcome (lg_breaker_note_of); refreshes the snapshot (the store keeps long cooldowns
- * beyond its own life). transport_failed: nothing to record but the attempt itself (a probe it was ends;
- * the breaker is the caller's, lg_accounts_breaker_record). */
+ * beyond its own life). failure, when not 0, says how the attempt failed in the transport (outcome.h):
+ * nothing to record but the attempt itself (a probe it was ends), and the breaker told of a failure
+ * unless the connection was only stale. */
 void lg_accounts_record(lg_accounts *a, size_t idx, const lg_outcome *o, const lg_response_view *resp,
-                        bool transport_failed, int64_t now_ms);
+                        int failure, int64_t now_ms);
 
 /* Counts ev against account idx; LG_EV_SWITCH also makes `to` the provider's current account; LG_EV_SENT
  * counts a request sent without a classified outcome (plain host rules) and consumes the ticket;
@@ -76,8 +77,6 @@ void lg_accounts_count(lg_accounts *a, size_t idx, lg_account_event ev, size_t t
  * this provider within interval_ms: the caller prints one. */
 bool lg_accounts_notice_due(lg_accounts *a, int64_t now_ms, int64_t interval_ms);
 
-/* Tells the provider's circuit breaker in the shared store of an outcome (lg_breaker_record). */
-void lg_accounts_breaker_record(lg_accounts *a, bool failure, int64_t now_ms);
 
 /* Takes one retry from the provider's retry budget in the shared store (false when it has none left:
  * lg_budget_try_retry). */

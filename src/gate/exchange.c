@@ -410,7 +410,7 @@ lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_st
 
 /* Counts the attempt whose outcome just came (its record counts the first on a provider toward the
  * provider's budget: lg_accounts_record). */
-static void count_attempt(lg_exchange *x, int64_t now)
+static void count_attempt(lg_exchange *x)
 {
     x->h.attempts++;
     x->sent++;
@@ -458,7 +458,7 @@ void lg_exchange_on_response(lg_exchange *x, const lg_response_view *resp, int64
         return;
     }
     lg_gate_result *res = &x->res;
-    count_attempt(x, now_ms);
+    count_attempt(x);
     res->status = resp->status;
     res->verdict = resp->delivered ? LG_GATE_DELIVERED : LG_GATE_DELIVER;
     if (x->bare) {
@@ -468,7 +468,7 @@ void lg_exchange_on_response(lg_exchange *x, const lg_response_view *resp, int64
     const lg_provider *p = x->req.prov;
     lg_classify(p->dialect, resp, &res->outcome);
     lg_policy_sanitize_hint(&x->req.cfg->backoff, &res->outcome, now_ms);
-    lg_accounts_record(&x->a, x->idx, &res->outcome, resp, false, now_ms); /* budget and breaker too */
+    lg_accounts_record(&x->a, x->idx, &res->outcome, resp, 0, now_ms); /* budget and breaker too */
     if (is_failure(&res->outcome))
         log_failure(x, resp->status, &res->outcome);
     if (resp->delivered) {
@@ -509,7 +509,7 @@ void lg_exchange_on_transport_error(lg_exchange *x, lg_transport_failure failure
         return;
     }
     lg_gate_result *res = &x->res;
-    count_attempt(x, now_ms);
+    count_attempt(x);
     res->status = 0;
     res->verdict = LG_GATE_TRANSPORT;
     memset(&res->outcome, 0, sizeof res->outcome);
@@ -521,9 +521,7 @@ void lg_exchange_on_transport_error(lg_exchange *x, lg_transport_failure failure
         return;
     }
     bool stale = failure == LG_ATTEMPT_STALE;
-    lg_accounts_record(&x->a, x->idx, &res->outcome, NULL, true, now_ms);
-    if (!stale) /* a connection that went stale while idle says nothing of the provider */
-        lg_accounts_breaker_record(&x->a, true, now_ms);
+    lg_accounts_record(&x->a, x->idx, &res->outcome, NULL, (int)failure, now_ms); /* the breaker too */
     const lg_config *cfg = x->req.cfg;
     lg_action act = lg_policy_decide_transport(&cfg->retry, &cfg->backoff, failure, x->idx, &x->h, now_ms);
     if (act.kind != LG_ACT_RETRY || !within_budget(x, now_ms)) {

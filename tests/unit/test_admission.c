@@ -99,7 +99,7 @@ static void plain_host_rule_refused_past_the_maximum(void **state)
 
 /* The fake provider: one canned response per attempt. */
 typedef struct {
-    int status[4];
+    int status[4]; /* < 0: the attempt fails in the transport, as -status (lg_transport_failure) says */
     const lg_header *headers;
     size_t n_headers;
     const char *body[4];
@@ -112,6 +112,8 @@ static int fake_attempt(void *ctx, const lg_attempt *at, lg_response_view *resp)
     fake *x = ctx;
     int i = x->calls++;
     x->keys[i] = at->key;
+    if (x->status[i] < 0)
+        return -x->status[i];
     resp->status = x->status[i];
     resp->headers = x->headers;
     resp->n_headers = x->n_headers;
@@ -314,6 +316,33 @@ static void a_request_counts_once_toward_budget_and_breaker(void **state)
     assert_int_equal(failed, 1);
 }
 
+/* Transport failures in the same step: a stale kept-alive connection (sent again at once) says nothing of
+ * the provider to its breaker; a transport that fails for good is a failure. */
+static void transport_failures_and_the_breaker(void **state)
+{
+    fixture *f = *state;
+    lg_config *c = fixture_config(f, openai_config());
+    lg_gate_request req = {.cfg = c, .prov = fixture_provider(f, "openai"), .store = f->store, .replayable = true};
+    lg_transport t = {.attempt = fake_attempt};
+    fake z = {.status = {-LG_ATTEMPT_STALE, 200}, .body = {"", OK_BODY}};
+    lg_gate_result res = lg_gate_run(&req, &t, &z);
+    assert_int_equal(res.status, 200);
+    assert_int_equal(z.calls, 2);
+    assert_string_equal(z.keys[1], z.keys[0]); /* the same account, at once */
+    uint32_t budget, told, failed;
+    provider_counts(f, &budget, &told, &failed);
+    assert_int_equal(budget, 1);
+    assert_int_equal(told, 1);
+    assert_int_equal(failed, 0);
+    fake w = {.status = {-LG_ATTEMPT_FATAL}, .body = {""}};
+    res = lg_gate_run(&req, &t, &w);
+    assert_int_equal(res.verdict, LG_GATE_TRANSPORT);
+    provider_counts(f, &budget, &told, &failed);
+    assert_int_equal(budget, 2);
+    assert_int_equal(told, 2);
+    assert_int_equal(failed, 1);
+}
+
 /* A provider with more accounts than lg_accounts holds inline: its references are allocated (and freed:
  * the sanitizer's leak check), and the request goes out on its current account. */
 static void many_accounts_are_allocated(void **state)
@@ -347,6 +376,7 @@ int main(void)
         T(usage_calibrates_the_next_estimate),
         T(full_key_hands_over_to_one_with_room),
         T(a_request_counts_once_toward_budget_and_breaker),
+        T(transport_failures_and_the_breaker),
         T(many_accounts_are_allocated),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
