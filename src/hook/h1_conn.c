@@ -12,8 +12,10 @@
 #include "hook/h1_conn.h"
 #include "hook/h1_request.h"
 #include "hook/h1_response.h"
+#include "hook/h1_target.h"
 #include "hook/resp_lines.h"
 #include "hook/runtime.h"
+#include "hook/sock_real.h"
 #include "llmgate/boundary.h"
 #include "llmgate/clock.h"
 #include "llmgate/engine.h"
@@ -27,6 +29,11 @@ struct lg_h1_conn {
     const lg_provider *prov;
     const lg_h1_io *io;
     void *ioctx;
+    const lg_h1_io *wio; /* the provider side: io, or lg_h1_plain_io to an http target */
+    void *wctx;
+    const lg_provider *at; /* the provider the provider side goes to: NULL, the host's own */
+    int plain_fd;    /* llmgate's own plain connection to an http target, or -1 */
+    bool own_dead, own_served; /* while at: dead and served of the host's own provider side */
     bool released;
     bool dead;       /* the provider side is closed or unusable: reopen before the next attempt */
     bool served;     /* the provider side has carried a whole response: an idle close may have hit it */
@@ -95,8 +102,9 @@ lg_h1_conn *lg_h1_new(const lg_provider *prov, const lg_h1_io *io, void *ioctx)
     if (!c)
         return NULL;
     c->prov = prov;
-    c->io = io;
-    c->ioctx = ioctx;
+    c->io = c->wio = io;
+    c->ioctx = c->wctx = ioctx;
+    c->plain_fd = -1;
     c->watch_fd = -1;
     lg_h1_req_init(&c->req);
     return c;
@@ -113,6 +121,8 @@ void lg_h1_free(lg_h1_conn *c)
     lg_h1_resp_free(&c->resp);
     lg_relay_free(&c->relay);
     lg_capture_free(&c->cap);
+    if (c->plain_fd >= 0)
+        lg_sock_real_get()->close(c->plain_fd);
     free(c->out);
     free(c);
 }
@@ -121,10 +131,17 @@ bool lg_h1_released(const lg_h1_conn *c) { return c->released; }
 
 size_t lg_h1_pending(const lg_h1_conn *c) { return c->out_len - c->out_off; }
 
-/* Stops following: the held request bytes and p go out untouched. */
+static void leave(lg_h1_conn *c);
+
+/* Stops following: the held request bytes and p go out untouched, over the host's own connection. */
 static ssize_t release(lg_h1_conn *c, const void *p, size_t n)
 {
     c->released = true;
+    if (c->at) { /* the provider side went elsewhere: back to the host's own provider first */
+        leave(c);
+        if (c->dead && c->io->reopen(c->ioctx, NULL))
+            c->dead = false;
+    }
     const char *first = c->req.raw_len ? c->req.raw : p;
     if (c->req.raw_len + n > 0 && first[0] != 0x16) /* a TLS handshake record: the TLS hooks follow it */
         lg_log(LG_LOG_DEBUG, "[%s] connection not followed (not a plain HTTP/1.1 request we can hold): passed through",
@@ -154,16 +171,16 @@ static int nonblocking_fd(const lg_h1_conn *c)
 
 /* True when llmgate's own provider I/O is driven from the host's readiness waits instead of blocking:
  * a transport that never blocks, under a non-blocking host. */
-static bool driven(const lg_h1_conn *c) { return c->io->wait && nonblocking_fd(c) >= 0; }
+static bool driven(const lg_h1_conn *c) { return c->wio->wait && nonblocking_fd(c) >= 0; }
 
 /* The next piece of the response: as lg_h1_resp_step, waiting on LG_H1R_AGAIN unless driven (then
  * LG_H1R_AGAIN is returned). */
 static lg_h1r_step resp_step(lg_h1_conn *c, bool drive_async)
 {
     for (;;) {
-        lg_h1r_step s = lg_h1_resp_step(&c->resp, c->io, c->ioctx);
+        lg_h1r_step s = lg_h1_resp_step(&c->resp, c->wio, c->wctx);
         short ev = 0;
-        int fd = s == LG_H1R_AGAIN && !drive_async ? c->io->wait(c->ioctx, &ev) : -1;
+        int fd = s == LG_H1R_AGAIN && !drive_async && c->wio->wait ? c->wio->wait(c->wctx, &ev) : -1;
         if (s != LG_H1R_AGAIN || drive_async)
             return s;
         if (fd < 0 || !lg_fd_wait(fd, ev & POLLOUT))
@@ -199,21 +216,90 @@ static attempt_rc attempt_read(lg_h1_conn *c, bool drive_async)
     }
 }
 
-/* Sends the request with key and reads the response up to its end or its commit (driven: as far as it
- * is there, ATTEMPT_PENDING for the rest). */
-static attempt_rc attempt(lg_h1_conn *c, const char *key, bool drive_async)
+/* The provider side goes back to the host's own connection: llmgate's plain one closed (the host's as it
+ * was), or, after a TLS target that took the transport's connection, the host's own to be reopened. */
+static void leave(lg_h1_conn *c)
 {
-    if (c->dead) {
-        if (!c->io->reopen(c->ioctx))
+    if (c->plain_fd >= 0)
+        lg_sock_real_get()->close(c->plain_fd);
+    c->plain_fd = -1;
+    c->wio = c->io;
+    c->wctx = c->ioctx;
+    c->dead = c->own_dead;
+    c->served = c->own_served;
+    c->at = NULL;
+}
+
+/* Points the provider side at p (NULL: the host's own provider), over a new connection when it goes
+ * elsewhere or is closed. ATTEMPT_RESPONSE when it is ready, else how the attempt fails. */
+static attempt_rc aim(lg_h1_conn *c, const lg_provider *p)
+{
+    if (c->at && (p != c->at || c->dead))
+        leave(c);
+    if (p == c->at) {
+        if (c->dead && !c->io->reopen(c->ioctx, NULL))
             return ATTEMPT_RETRYABLE;
-        c->served = false;
+        if (c->dead)
+            c->served = false;
+        c->dead = false;
+        return ATTEMPT_RESPONSE;
     }
-    c->dead = false;
+    lg_h1_target t;
+    if (!lg_h1_target_of(p, &t))
+        return ATTEMPT_FATAL;
+    bool own_dead = c->dead, own_served = c->served;
+    if (t.tls && !c->io->tls) {
+        lg_log(LG_LOG_DEBUG, "[%s] %s: an https target cannot be reached from a plain connection", c->prov->name,
+               p->name);
+        return ATTEMPT_FATAL;
+    }
+    if (t.tls && !c->io->reopen(c->ioctx, &t)) {
+        c->dead = true; /* the transport's own connection may be gone too */
+        return ATTEMPT_RETRYABLE;
+    }
+    if (!t.tls && (c->plain_fd = lg_h1_target_socket(&t, false)) < 0)
+        return ATTEMPT_RETRYABLE;
+    if (!t.tls) {
+        c->wio = &lg_h1_plain_io;
+        c->wctx = &c->plain_fd;
+    }
+    c->own_dead = own_dead || t.tls; /* a TLS target took the transport's connection */
+    c->own_served = own_served;
+    c->at = p;
+    c->dead = c->served = false;
+    return ATTEMPT_RESPONSE;
+}
+
+/* Sends the request as step st says (NULL: the host's own request, credentials and provider) and reads
+ * the response up to its end or its commit (driven: as far as it is there, ATTEMPT_PENDING for the rest). */
+static attempt_rc attempt(lg_h1_conn *c, const lg_step *st, bool drive_async)
+{
+    const lg_provider *p = st && st->prov && st->prov != c->prov ? st->prov : NULL;
+    const lg_provider *to = p ? p : c->prov;
+    if (p && !st->key)
+        return ATTEMPT_FATAL; /* another provider only ever gets a key of its own */
+    if (st && st->tr) {
+        lg_log(LG_LOG_DEBUG, "[%s] %s: another dialect, not sent from a socket connection", c->prov->name, p ? p->name : "?");
+        return ATTEMPT_FATAL;
+    }
+    attempt_rc aimed = aim(c, p);
+    if (aimed != ATTEMPT_RESPONSE)
+        return aimed;
+    lg_h1_target t;
+    char *path = p && c->req.url ? lg_h1_target_path(p, c->req.url) : NULL;
+    lg_h1_render o = {.key = st ? st->key : NULL, .style = to->auth, .restyle = p != NULL, .target = path,
+                      .body = st ? st->body : NULL, .body_len = st ? st->body_len : 0};
+    if (p && (!path || !lg_h1_target_of(p, &t))) {
+        free(path);
+        return ATTEMPT_FATAL;
+    }
+    o.host = p ? t.authority : NULL;
     size_t len = 0;
-    char *wire = lg_h1_req_render(&c->req, key, c->prov->auth, &len);
+    char *wire = lg_h1_req_render(&c->req, &o, &len);
+    free(path);
     if (!wire)
         return ATTEMPT_FATAL;
-    bool sent = c->io->send(c->ioctx, wire, len);
+    bool sent = c->wio->send(c->wctx, wire, len);
     explicit_bzero(wire, len);
     free(wire);
     if (!sent) {
@@ -222,10 +308,10 @@ static attempt_rc attempt(lg_h1_conn *c, const char *key, bool drive_async)
     }
     lg_capture_reset(&c->cap);
     lg_relay_sink sink = {.headers = sink_headers, .body = sink_body, .ctx = c};
-    lg_relay_start(&c->relay, &c->cap, c->prov->dialect, c->prov->boundary, &sink);
+    lg_relay_start(&c->relay, &c->cap, to->dialect, to->boundary, &sink);
     c->relay.pass_over = (size_t)lg_runtime_get()->cfg->max_held_body;
     lg_h1_resp_start(&c->resp, &c->cap, &c->relay, c->head);
-    return attempt_read(c, drive_async);
+    return attempt_read(c, drive_async && c->wio->wait);
 }
 
 /* Drops the framing headers of a header block and puts a Content-Length before its blank line. */
@@ -345,7 +431,7 @@ static void drive(lg_h1_conn *c, lg_exchange *x, lg_step step)
             lg_exchange_on_timer(x, lg_now_ms(), &step);
             continue;
         }
-        attempt_rc rc = attempt(c, step.key, driven(c));
+        attempt_rc rc = attempt(c, &step, driven(c));
         if (rc == ATTEMPT_PENDING) {
             park(c, x, step, true);
             return;
@@ -358,15 +444,33 @@ static void drive(lg_h1_conn *c, lg_exchange *x, lg_step step)
     request_done(c);
 }
 
-/* Runs the engine over the complete request (see drive). */
+/* For routes: the request carries header name. */
+static bool has_header(const void *req, const char *name) { return lg_h1_req_header(req, name) != NULL; }
+
+/* Copies the request's X-Llmgate-Pin value into buf; false when it has none (or it does not fit). */
+static bool find_pin(const lg_h1_conn *c, char *buf, size_t size)
+{
+    const char *v = lg_h1_req_header(&c->req, "x-llmgate-pin");
+    size_t len = v ? strcspn(v += strspn(v, " \t"), " \t") : 0;
+    if (!len || len >= size)
+        return false;
+    memcpy(buf, v, len);
+    buf[len] = '\0';
+    return true;
+}
+
+/* Runs the engine over the complete request (see drive): each attempt goes where its step says. */
 static void run_exchange(lg_h1_conn *c)
 {
     const lg_runtime *rt = lg_runtime_get();
-    char host_key[KEY_MAX];
+    char host_key[KEY_MAX], pin[128];
     bool has_key = lg_h1_req_find_key(&c->req, host_key, sizeof host_key);
     lg_gate_request gr = {.cfg = rt->cfg, .prov = c->prov, .store = rt->store,
                           .host_key = has_key ? host_key : NULL, .replayable = true,
-                          .body = c->req.body, .body_len = c->req.body_len};
+                          .body = c->req.body, .body_len = c->req.body_len,
+                          .pin = find_pin(c, pin, sizeof pin) ? pin : NULL, .url = c->req.url, .reroutes = true,
+                          .program = program_invocation_short_name, .has_header = has_header,
+                          .header_ctx = &c->req};
     lg_step step;
     lg_exchange *x = lg_exchange_begin(&gr, lg_now_ms(), &step);
     explicit_bzero(host_key, sizeof host_key);
@@ -427,7 +531,7 @@ lg_h1_readiness lg_h1_ready(lg_h1_conn *c, int64_t *due_ms)
 int lg_h1_wait_fd(const lg_h1_conn *c, short *events)
 {
     bool waits = !c->released && ((c->wx && c->inflight) || (!c->wx && c->x && lg_h1_pending(c) == 0));
-    return waits && c->io->wait ? c->io->wait(c->ioctx, events) : -1;
+    return waits && c->wio->wait ? c->wio->wait(c->wctx, events) : -1;
 }
 
 /* A plain host rule: admission, then the host's own request untouched; a refusal answered locally. */

@@ -15,6 +15,8 @@
 
 #include "llmgate/config.h"
 
+struct lg_h1_target;
+
 #define LG_IO_AGAIN (-2) /* a transport with `wait`: nothing to receive yet */
 
 /* The transport under the connection. Each function preserves nothing: the caller saves errno. */
@@ -28,13 +30,17 @@ typedef struct {
     /* NULL, or (a transport that never blocks) the descriptor of llmgate's own connection and the events
      * (POLLIN, POLLOUT) that let recv go on; -1 when there is none. */
     int (*wait)(void *io, short *events);
-    /* Replaces the transport with a new connection to the same peer; false when it cannot. */
-    bool (*reopen)(void *io);
+    /* Replaces the transport with a new connection to the same peer (to NULL), or (a TLS transport, to
+     * over https) to another provider's target with the host's trust and the target's name; false when
+     * it cannot. */
+    bool (*reopen)(void *io, const struct lg_h1_target *to);
     /* The descriptor the host waits on for this connection, or -1 (then llmgate's waits sleep). */
     int (*fd)(void *io);
     /* NULL, or (detached) makes the host's own transport read its end: the host has read the last
      * response, which did not keep the connection alive. */
     void (*end)(void *io);
+    /* A TLS transport: its reopen reaches https targets. */
+    bool tls;
     /* The provider side is only ever llmgate's own connection (memory-BIO TLS): its end is not the host's,
      * and what llmgate does not hold is read from the host's own transport. */
     bool detached;
