@@ -13,6 +13,8 @@
 #include "hook/h1_request.h"
 #include "hook/h1_response.h"
 #include "hook/h1_target.h"
+#include "hook/h1_translate.h"
+#include "hook/curl_translate.h"
 #include "hook/resp_lines.h"
 #include "hook/runtime.h"
 #include "hook/sock_real.h"
@@ -43,6 +45,7 @@ struct lg_h1_conn {
     lg_capture cap;
     lg_relay relay;
     lg_h1_resp resp;
+    lg_h1_tr tr;     /* the translation of the attempt's response (another dialect) */
     lg_exchange *x;  /* an exchange whose committed stream is still being relayed */
     lg_exchange *wx; /* a parked exchange (non-blocking host) waiting until wstep.at_ms, or (inflight) for
                       * its attempt's response on llmgate's own connection */
@@ -73,27 +76,45 @@ static bool out_add(lg_h1_conn *c, const char *p, size_t n)
     return true;
 }
 
-/* Relay sink: a committed response's header block as it came. */
-static bool sink_headers(void *ctx, char *const *lines, size_t n)
+/* A header block as it came. */
+static bool add_lines(lg_h1_conn *c, char *const *lines, size_t n)
 {
-    lg_h1_conn *c = ctx;
     for (size_t i = 0; i < n; i++)
         if (!out_add(c, lines[i], strlen(lines[i])))
             return false;
     return true;
 }
 
-/* Relay sink: body bytes, framed again as chunks when the provider sent chunks. */
-static bool sink_body(void *ctx, const char *p, size_t n)
+static bool emit_out(void *ctx, const char *p, size_t n) { return out_add(ctx, p, n); }
+
+/* Relay sink: a committed response's header block as it came (translated: framed as chunks). */
+static bool sink_headers(void *ctx, char *const *lines, size_t n)
+{
+    lg_h1_conn *c = ctx;
+    return c->tr.on ? lg_h1_tr_headers(lines, n, emit_out, c) : add_lines(c, lines, n);
+}
+
+/* True when what the host reads of a committed stream is framed as chunks. */
+static bool chunked_out(const lg_h1_conn *c) { return c->resp.chunked || c->tr.on; }
+
+/* Body bytes for the host, framed again as chunks when the provider sent chunks (or they are translated). */
+static bool emit_body(void *ctx, const char *p, size_t n)
 {
     lg_h1_conn *c = ctx;
     if (n == 0)
         return true;
-    if (!c->resp.chunked)
+    if (!chunked_out(c))
         return out_add(c, p, n);
     char head[32];
     int hl = snprintf(head, sizeof head, "%zx\r\n", n);
     return out_add(c, head, (size_t)hl) && out_add(c, p, n) && out_add(c, "\r\n", 2);
+}
+
+/* Relay sink: a committed body's bytes, through the translator when the attempt went to another dialect. */
+static bool sink_body(void *ctx, const char *p, size_t n)
+{
+    lg_h1_conn *c = ctx;
+    return c->tr.stream ? lg_tr_stream_feed(c->tr.stream, p, n, emit_body, c) : emit_body(c, p, n);
 }
 
 lg_h1_conn *lg_h1_new(const lg_provider *prov, const lg_h1_io *io, void *ioctx)
@@ -121,6 +142,7 @@ void lg_h1_free(lg_h1_conn *c)
     lg_h1_resp_free(&c->resp);
     lg_relay_free(&c->relay);
     lg_capture_free(&c->cap);
+    lg_h1_tr_free(&c->tr);
     if (c->plain_fd >= 0)
         lg_sock_real_get()->close(c->plain_fd);
     free(c->out);
@@ -276,19 +298,20 @@ static attempt_rc attempt(lg_h1_conn *c, const lg_step *st, bool drive_async)
 {
     const lg_provider *p = st && st->prov && st->prov != c->prov ? st->prov : NULL;
     const lg_provider *to = p ? p : c->prov;
+    const lg_translation *tr = st ? st->tr : NULL;
     if (p && !st->key)
         return ATTEMPT_FATAL; /* another provider only ever gets a key of its own */
-    if (st && st->tr) {
-        lg_log(LG_LOG_DEBUG, "[%s] %s: another dialect, not sent from a socket connection", c->prov->name, p ? p->name : "?");
+    if (!lg_h1_tr_start(&c->tr, c->prov->dialect, to->dialect, tr))
         return ATTEMPT_FATAL;
-    }
     attempt_rc aimed = aim(c, p);
     if (aimed != ATTEMPT_RESPONSE)
         return aimed;
     lg_h1_target t;
-    char *path = p && c->req.url ? lg_h1_target_path(p, c->req.url) : NULL;
+    const char *host_path = tr ? tr->path : c->req.url; /* translated: the target's own path */
+    char *path = p && host_path ? lg_h1_target_path(p, host_path) : NULL;
     lg_h1_render o = {.key = st ? st->key : NULL, .style = to->auth, .restyle = p != NULL, .target = path,
-                      .body = st ? st->body : NULL, .body_len = st ? st->body_len : 0};
+                      .body = st ? st->body : NULL, .body_len = st ? st->body_len : 0,
+                      .extra = tr ? tr->header : NULL, .json = tr != NULL};
     if (p && (!path || !lg_h1_target_of(p, &t))) {
         free(path);
         return ATTEMPT_FATAL;
@@ -309,7 +332,8 @@ static attempt_rc attempt(lg_h1_conn *c, const lg_step *st, bool drive_async)
     lg_capture_reset(&c->cap);
     lg_relay_sink sink = {.headers = sink_headers, .body = sink_body, .ctx = c};
     lg_relay_start(&c->relay, &c->cap, to->dialect, to->boundary, &sink);
-    c->relay.pass_over = (size_t)lg_runtime_get()->cfg->max_held_body;
+    /* a whole translated answer is translated at delivery: never let it through untranslated */
+    c->relay.pass_over = c->tr.on ? SIZE_MAX : (size_t)lg_runtime_get()->cfg->max_held_body;
     lg_h1_resp_start(&c->resp, &c->cap, &c->relay, c->head);
     return attempt_read(c, drive_async && c->wio->wait);
 }
@@ -348,12 +372,16 @@ static void deliver(lg_h1_conn *c, const lg_gate_result *res)
         body_len = strlen(body);
         ok = lg_lines_refused(&framed, res, body_len);
     } else {
+        if (res->verdict == LG_GATE_DELIVER && c->tr.on && lg_capture_translate(&c->cap, c->tr.target, c->tr.host)) {
+            body = c->cap.body;
+            body_len = c->cap.body_len;
+        }
         if (c->head)
             body_len = 0;
         ok = lg_lines_normalized(&block, c->cap.lines, c->cap.n_lines, c->cap.status, res) &&
              reframe(&framed, block.lines, block.n, body_len);
         if (c->head) /* a HEAD answer keeps the provider's framing headers, and has no body */
-            ok = sink_headers(c, block.lines, block.n);
+            ok = add_lines(c, block.lines, block.n);
     }
     for (size_t i = 0; ok && !c->head && i < framed.n; i++)
         ok = out_add(c, framed.lines[i], strlen(framed.lines[i]));
@@ -631,7 +659,12 @@ static bool pump_stream(lg_h1_conn *c, bool drive_async)
         return true;
     if (s == LG_H1R_DONE) {
         c->dead = !c->resp.keep_alive;
-        if (!lg_relay_finish(&c->relay) || (c->resp.chunked && !out_add(c, "0\r\n\r\n", 5)))
+        if (!lg_relay_finish(&c->relay))
+            c->host_errno = ENOMEM;
+        else if (c->tr.stream && !lg_tr_stream_finish(c->tr.stream, emit_body, c)) {
+            lg_log(LG_LOG_INFO, "[Translate] the translated stream ended incomplete: %s", lg_tr_stream_error(c->tr.stream));
+            c->host_errno = ECONNRESET; /* no last chunk: the host sees the stream cut short */
+        } else if (chunked_out(c) && !out_add(c, "0\r\n\r\n", 5))
             c->host_errno = ENOMEM;
     } else {
         c->dead = true;
