@@ -161,7 +161,7 @@ static ssize_t release(lg_h1_conn *c, const void *p, size_t n)
     c->released = true;
     if (c->at) { /* the provider side went elsewhere: back to the host's own provider first */
         leave(c);
-        if (c->dead && c->io->reopen(c->ioctx, NULL))
+        if (c->dead && !c->io->detached && c->io->reopen(c->ioctx, NULL))
             c->dead = false;
     }
     const char *first = c->req.raw_len ? c->req.raw : p;
@@ -293,7 +293,8 @@ static attempt_rc aim(lg_h1_conn *c, const lg_provider *p)
 }
 
 /* Sends the request as step st says (NULL: the host's own request, credentials and provider) and reads
- * the response up to its end or its commit (driven: as far as it is there, ATTEMPT_PENDING for the rest). */
+ * the response up to its end or its commit (drive_async, when the provider side is driven: as far as it
+ * is there, ATTEMPT_PENDING for the rest). */
 static attempt_rc attempt(lg_h1_conn *c, const lg_step *st, bool drive_async)
 {
     const lg_provider *p = st && st->prov && st->prov != c->prov ? st->prov : NULL;
@@ -335,7 +336,7 @@ static attempt_rc attempt(lg_h1_conn *c, const lg_step *st, bool drive_async)
     /* a whole translated answer is translated at delivery: never let it through untranslated */
     c->relay.pass_over = c->tr.on ? SIZE_MAX : (size_t)lg_runtime_get()->cfg->max_held_body;
     lg_h1_resp_start(&c->resp, &c->cap, &c->relay, c->head);
-    return attempt_read(c, drive_async && c->wio->wait);
+    return attempt_read(c, drive_async && driven(c));
 }
 
 /* Drops the framing headers of a header block and puts a Content-Length before its blank line. */
@@ -459,7 +460,7 @@ static void drive(lg_h1_conn *c, lg_exchange *x, lg_step step)
             lg_exchange_on_timer(x, lg_now_ms(), &step);
             continue;
         }
-        attempt_rc rc = attempt(c, &step, driven(c));
+        attempt_rc rc = attempt(c, &step, true);
         if (rc == ATTEMPT_PENDING) {
             park(c, x, step, true);
             return;
