@@ -177,6 +177,7 @@ static ssize_t release(lg_h1_conn *c, const void *p, size_t n)
 typedef enum {
     ATTEMPT_RESPONSE,
     ATTEMPT_COMMITTED,
+    ATTEMPT_ENDED, /* committed, and its end read in the same step: the whole response went to the host */
     ATTEMPT_RETRYABLE,
     ATTEMPT_STALE, /* a kept-alive provider side was closed before any byte of the answer */
     ATTEMPT_FATAL,
@@ -221,7 +222,7 @@ static attempt_rc attempt_read(lg_h1_conn *c, bool drive_async)
         if (s == LG_H1R_DONE) {
             c->dead = !c->resp.keep_alive;
             c->served = true;
-            return ATTEMPT_RESPONSE;
+            return lg_relay_committed(&c->relay) ? ATTEMPT_ENDED : ATTEMPT_RESPONSE;
         }
         if (s == LG_H1R_STOPPED) {
             c->dead = true; /* the rest of that response is still on the wire */
@@ -422,6 +423,8 @@ static void park(lg_h1_conn *c, lg_exchange *x, lg_step step, bool inflight)
     watch_nonblocking(c);
 }
 
+static void stream_end(lg_h1_conn *c);
+
 /* Tells the engine how the attempt ended (rc); false when its stream was committed to the host (c->x). */
 static bool settle(lg_h1_conn *c, lg_exchange *x, attempt_rc rc, lg_step *step)
 {
@@ -430,9 +433,12 @@ static bool settle(lg_h1_conn *c, lg_exchange *x, attempt_rc rc, lg_step *step)
         request_done(c);
         return false;
     }
-    if (rc == ATTEMPT_RESPONSE) {
+    if (rc == ATTEMPT_RESPONSE || rc == ATTEMPT_ENDED) {
         lg_response_view v;
+        if (rc == ATTEMPT_ENDED)
+            stream_end(c);
         lg_capture_view(&c->cap, &v);
+        v.delivered = rc == ATTEMPT_ENDED;
         lg_exchange_on_response(x, &v, lg_now_ms(), step);
     } else {
         lg_transport_failure f = rc == ATTEMPT_STALE ? LG_ATTEMPT_STALE
@@ -649,6 +655,19 @@ ssize_t lg_h1_write(lg_h1_conn *c, const void *p, size_t n)
     return (ssize_t)n;
 }
 
+/* A committed response has ended whole: what the cut points (and a translator) still held goes to the
+ * host, then the end of its chunks. */
+static void stream_end(lg_h1_conn *c)
+{
+    if (!lg_relay_finish(&c->relay)) {
+        c->host_errno = ENOMEM;
+    } else if (c->tr.stream && !lg_tr_stream_finish(c->tr.stream, emit_body, c)) {
+        lg_log(LG_LOG_INFO, "[Translate] the translated stream ended incomplete: %s", lg_tr_stream_error(c->tr.stream));
+        c->host_errno = ECONNRESET; /* no last chunk: the host sees the stream cut short */
+    } else if (chunked_out(c) && !out_add(c, "0\r\n\r\n", 5))
+        c->host_errno = ENOMEM;
+}
+
 /* Relays the next piece of a committed stream; at its end tells the engine. False (driven) when nothing
  * was there yet. */
 static bool pump_stream(lg_h1_conn *c, bool drive_async)
@@ -660,13 +679,7 @@ static bool pump_stream(lg_h1_conn *c, bool drive_async)
         return true;
     if (s == LG_H1R_DONE) {
         c->dead = !c->resp.keep_alive;
-        if (!lg_relay_finish(&c->relay))
-            c->host_errno = ENOMEM;
-        else if (c->tr.stream && !lg_tr_stream_finish(c->tr.stream, emit_body, c)) {
-            lg_log(LG_LOG_INFO, "[Translate] the translated stream ended incomplete: %s", lg_tr_stream_error(c->tr.stream));
-            c->host_errno = ECONNRESET; /* no last chunk: the host sees the stream cut short */
-        } else if (chunked_out(c) && !out_add(c, "0\r\n\r\n", 5))
-            c->host_errno = ENOMEM;
+        stream_end(c);
     } else {
         c->dead = true;
         lg_relay_finish(&c->relay);

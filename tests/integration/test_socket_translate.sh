@@ -3,7 +3,8 @@
 # (urllib, requests; /usr/bin/python3) whose OpenAI key is dry is answered by the Anthropic endpoint of the
 # mock (--strict: it rejects anything that is not a valid Anthropic request), over http and https: the
 # request goes translated (its path, x-api-key, anthropic-version, never the host's key), the host gets
-# OpenAI-format answers, whole and streamed (chunk events ending in data: [DONE]), and an Anthropic error
+# OpenAI-format answers, whole and streamed (chunk events ending in data: [DONE]; requests, and aiohttp two
+# at once), and an Anthropic error
 # in OpenAI's error format; the host's next request on its kept-alive connection goes to OpenAI again.
 source "$(dirname "$0")/../lib.sh"
 
@@ -102,6 +103,17 @@ print("".join((c.get("delta") or {}).get("content") or "" for e in ev for c in e
     check_eq "$SCHEME stream: the dry OpenAI key, then the Anthropic endpoint" "/v1/chat/completions sk-dry|/v1/messages sk-claude" \
         "$(reqlog | lg_json '"|".join(r["path"] + " " + r["key"] for r in j)')"
     [ -s "$LG_TMP/stream.out" ] || diag "$(head -c 600 "$LG_TMP/err")"
+
+    # 2b. Two streams at once from an asyncio host (aiohttp; over https its memory-BIO TLS): each one the
+    #     OpenAI chunks of the translated Anthropic stream, nothing of Anthropic's events
+    fresh
+    out=$(KEY_DRY=sk-dry KEY_CLAUDE=sk-claude timeout 60 "$LG_CLI" run --config "$LG_TMP/sk-claude.$SCHEME.json" -- \
+          $PY "$LG_ROOT/tests/clients/py/async_clients.py" aiohttp "$URL" 2 stream 2>"$LG_TMP/err")
+    check_eq "$SCHEME asyncio streams: 2 answers 200 in OpenAI chunks ending in data: [DONE]" 2 \
+        "$(grep '^200 .*chat\.completion\.chunk.*data: \[DONE\]' <<<"$out" | grep -vc 'message_start\|content_block')"
+    check_eq "$SCHEME asyncio streams: both went to the Anthropic endpoint" 2 \
+        "$(reqlog | lg_json 'sum(r["path"] == "/v1/messages" and r["key"] == "sk-claude" for r in j)')"
+    [ -n "$out" ] || diag "$(head -c 600 "$LG_TMP/err")"
 
     # 3. An Anthropic error reaches the host in OpenAI's error format, its status kept.
     fresh
