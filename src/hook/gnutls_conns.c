@@ -13,7 +13,7 @@
 #include "hook/gnutls_conns.h"
 #include "hook/gnutls_real.h"
 #include "hook/guard.h"
-#include "hook/h1_target.h"
+#include "hook/h1_plain.h"
 #include "hook/runtime.h"
 #include "hook/sock_real.h"
 #include "llmgate/log.h"

@@ -12,7 +12,7 @@
 #include "hook/h1_conn.h"
 #include "hook/h1_request.h"
 #include "hook/h1_response.h"
-#include "hook/h1_target.h"
+#include "hook/h1_plain.h"
 #include "hook/h1_translate.h"
 #include "hook/curl_translate.h"
 #include "hook/resp_lines.h"

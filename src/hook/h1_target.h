@@ -1,8 +1,9 @@
 /* Where the socket/TLS front end sends an attempt that goes to another provider than the host's own (a
  * fallback, a pin, a route): the provider's upstream (scheme, host, port, path prefix), else its first
  * host over https:443; and a TCP connection of llmgate's own to it. Also splits an upstream URL for the
- * getaddrinfo hook. A target over plain http is reached through lg_h1_plain_io, whatever the host's own
- * transport is; one over https through the host's TLS transport (its reopen), which has the trust. */
+ * getaddrinfo hook. A target over plain http is reached through lg_h1_plain_io (h1_plain.h), whatever
+ * the host's own transport is; one over https through the host's TLS transport (its reopen), which has
+ * the trust. Pure: no I/O. */
 #ifndef LLMGATE_HOOK_H1_TARGET_H
 #define LLMGATE_HOOK_H1_TARGET_H
 
@@ -10,7 +11,6 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "hook/h1_conn.h"
 #include "llmgate/config.h"
 
 typedef struct lg_h1_target {
@@ -28,17 +28,4 @@ bool lg_h1_target_of(const lg_provider *p, lg_h1_target *t);
 /* The request-target on p for the host's path and query (or a translated path): p's upstream path prefix
  * put before it. Caller frees; NULL on allocation failure. */
 char *lg_h1_target_path(const lg_provider *p, const char *path);
-/* A TCP socket (close-on-exec, TCP_NODELAY; non-blocking when nonblock) connected to t, or connecting
- * (non-blocking: EINPROGRESS); -1 when no address of t could be reached. Resolves with the real
- * getaddrinfo. Preserves nothing (the caller saves errno). */
-int lg_h1_target_socket(const lg_h1_target *t, bool nonblock);
-
-/* Sends all n bytes on fd, waiting when it is non-blocking; false on failure. */
-bool lg_h1_fd_send(int fd, const void *p, size_t n);
-/* Receives up to n bytes from fd, waiting when it is non-blocking: > 0, 0 at the end, -1 on failure. */
-ssize_t lg_h1_fd_recv(int fd, void *p, size_t n);
-/* llmgate's own blocking plain TCP connection to a target: send and recv of lg_h1_io over an int fd
- * (the context is a pointer to it). */
-extern const lg_h1_io lg_h1_plain_io;
-
 #endif

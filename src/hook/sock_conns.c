@@ -12,7 +12,7 @@
 #include "hook/fd_wait.h"
 #include "hook/fd_watch.h"
 #include "hook/guard.h"
-#include "hook/h1_target.h"
+#include "hook/h1_plain.h"
 #include "hook/sock_conns.h"
 #include "hook/sock_names.h"
 #include "hook/sock_real.h"

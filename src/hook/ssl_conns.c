@@ -17,7 +17,7 @@
 #include "hook/fd_wait.h"
 #include "hook/fd_watch.h"
 #include "hook/guard.h"
-#include "hook/h1_target.h"
+#include "hook/h1_plain.h"
 #include "hook/runtime.h"
 #include "hook/sock_real.h"
 #include "hook/ssl_conns.h"
