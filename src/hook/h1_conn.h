@@ -1,7 +1,9 @@
 /* One host connection carrying HTTP/1.1 to a provider, whatever is under it (a blocking socket, later a
  * TLS session): the host's writes are collected into whole requests; each request runs through the
  * exchange engine synchronously (sleeping where it says wait), its attempts sent over the connection with
- * the chosen key (over a new connection when the provider closed it); the final response is what the
+ * the chosen key (over a new connection when the provider closed it), or, when the engine's step names
+ * another provider (a fallback, a pin, a route), over llmgate's own connection to it, the answer
+ * translated when it speaks another dialect; the final response is what the
  * host's reads return, re-framed; an event stream is relayed as it comes once committed. Anything it
  * cannot follow (not HTTP/1.x, an upgrade, Expect, a request too large to hold, not a provider's Host) is
  * released: the bytes held so far go out untouched and the connection passes through from then on. */
