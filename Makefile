@@ -92,6 +92,8 @@ $(B)/tests/%: tests/unit/%.c $(SAN_CORE_OBJ)
 # Unit tests of transport-neutral hook modules link those modules too.
 $(B)/tests/test_h1_request: $(B)/san/src/hook/h1_request.o $(B)/san/src/hook/auth_key.o
 $(B)/tests/test_h1_request: EXTRA_OBJ = $(B)/san/src/hook/h1_request.o $(B)/san/src/hook/auth_key.o -lhttp_parser
+$(B)/tests/test_h1_target: $(B)/san/src/hook/h1_target.o
+$(B)/tests/test_h1_target: EXTRA_OBJ = $(B)/san/src/hook/h1_target.o
 
 # tests/clients/epoll_client.c: OpenSSL over a socket BIO
 CLIENT_LIBS := -lssl -lcrypto

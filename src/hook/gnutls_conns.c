@@ -13,6 +13,7 @@
 #include "hook/gnutls_conns.h"
 #include "hook/gnutls_real.h"
 #include "hook/guard.h"
+#include "hook/h1_plain.h"
 #include "hook/runtime.h"
 #include "hook/sock_real.h"
 #include "llmgate/log.h"
@@ -90,29 +91,40 @@ static void drop_repl(lg_gnutls_conn *c)
     c->repl = NULL;
 }
 
-/* A new client session to the same peer with the host's credentials, name and verification. */
-static bool io_reopen(void *io)
+/* A blocking socket connected to the host's own peer; -1 on failure. */
+static int own_socket(lg_gnutls_conn *c)
+{
+    struct sockaddr_storage peer;
+    socklen_t plen = sizeof peer;
+    if (getpeername(lg_gnutls_real_get()->transport_get_int(c->session), (struct sockaddr *)&peer, &plen) != 0)
+        return -1;
+    int fd = socket(peer.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0 && lg_sock_real_get()->connect(fd, (struct sockaddr *)&peer, plen) != 0) {
+        lg_sock_real_get()->close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* A new client session with the host's credentials and verification: to the same peer with the host's
+ * name (to NULL), or to an https target with its name (sent as the server name unless an address). */
+static bool io_reopen(void *io, const lg_h1_target *to)
 {
     lg_gnutls_conn *c = io;
     const lg_gnutls_real *real = lg_gnutls_real_get();
-    struct sockaddr_storage peer;
-    socklen_t plen = sizeof peer;
     void *cred = NULL;
-    if (getpeername(real->transport_get_int(c->session), (struct sockaddr *)&peer, &plen) != 0 ||
-        real->credentials_get(c->session, GNUTLS_CRD_CERTIFICATE, &cred) < 0)
+    if ((to && !to->tls) || real->credentials_get(c->session, GNUTLS_CRD_CERTIFICATE, &cred) < 0)
         return false;
     drop_repl(c);
-    int fd = socket(peer.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return false;
-    gnutls_session_t s = NULL;
     lg_guard_enter();
-    bool ok = lg_sock_real_get()->connect(fd, (struct sockaddr *)&peer, plen) == 0 &&
-              real->init(&s, GNUTLS_CLIENT) == 0 && real->credentials_set(s, GNUTLS_CRD_CERTIFICATE, cred) == 0 &&
-              real->set_default_priority(s) == 0 &&
-              real->server_name_set(s, GNUTLS_NAME_DNS, c->name, strlen(c->name)) == 0;
+    int fd = to ? lg_h1_target_socket(to, false) : own_socket(c);
+    const char *name = to ? to->host : c->name;
+    gnutls_session_t s = NULL;
+    bool ok = fd >= 0 && real->init(&s, GNUTLS_CLIENT) == 0 &&
+              real->credentials_set(s, GNUTLS_CRD_CERTIFICATE, cred) == 0 && real->set_default_priority(s) == 0 &&
+              ((to && to->ip) || real->server_name_set(s, GNUTLS_NAME_DNS, name, strlen(name)) == 0);
     if (ok) {
-        real->session_set_verify_cert(s, c->name, 0);
+        real->session_set_verify_cert(s, name, 0);
         real->transport_set_int2(s, fd, fd);
         int rc;
         do
@@ -124,7 +136,8 @@ static bool io_reopen(void *io)
     if (!ok) {
         if (s)
             real->deinit(s);
-        lg_sock_real_get()->close(fd);
+        if (fd >= 0)
+            lg_sock_real_get()->close(fd);
         return false;
     }
     c->repl = s;
@@ -132,7 +145,7 @@ static bool io_reopen(void *io)
     return true;
 }
 
-static const lg_h1_io gnutls_io = {.send = io_send, .recv = io_recv, .reopen = io_reopen};
+static const lg_h1_io gnutls_io = {.send = io_send, .recv = io_recv, .reopen = io_reopen, .tls = true};
 
 /* The provider of a session we can follow, by the server name the host set. */
 static const lg_provider *provider_of(lg_gnutls_conn *c, const lg_gnutls_real *real)

@@ -12,8 +12,12 @@
 #include "hook/h1_conn.h"
 #include "hook/h1_request.h"
 #include "hook/h1_response.h"
+#include "hook/h1_plain.h"
+#include "hook/h1_translate.h"
+#include "hook/curl_translate.h"
 #include "hook/resp_lines.h"
 #include "hook/runtime.h"
+#include "hook/sock_real.h"
 #include "llmgate/boundary.h"
 #include "llmgate/clock.h"
 #include "llmgate/engine.h"
@@ -27,6 +31,11 @@ struct lg_h1_conn {
     const lg_provider *prov;
     const lg_h1_io *io;
     void *ioctx;
+    const lg_h1_io *wio; /* the provider side: io, or lg_h1_plain_io to an http target */
+    void *wctx;
+    const lg_provider *at; /* the provider the provider side goes to: NULL, the host's own */
+    int plain_fd;    /* llmgate's own plain connection to an http target, or -1 */
+    bool own_dead, own_served; /* while at: dead and served of the host's own provider side */
     bool released;
     bool dead;       /* the provider side is closed or unusable: reopen before the next attempt */
     bool served;     /* the provider side has carried a whole response: an idle close may have hit it */
@@ -36,6 +45,7 @@ struct lg_h1_conn {
     lg_capture cap;
     lg_relay relay;
     lg_h1_resp resp;
+    lg_h1_tr tr;     /* the translation of the attempt's response (another dialect) */
     lg_exchange *x;  /* an exchange whose committed stream is still being relayed */
     lg_exchange *wx; /* a parked exchange (non-blocking host) waiting until wstep.at_ms, or (inflight) for
                       * its attempt's response on llmgate's own connection */
@@ -66,27 +76,45 @@ static bool out_add(lg_h1_conn *c, const char *p, size_t n)
     return true;
 }
 
-/* Relay sink: a committed response's header block as it came. */
-static bool sink_headers(void *ctx, char *const *lines, size_t n)
+/* A header block as it came. */
+static bool add_lines(lg_h1_conn *c, char *const *lines, size_t n)
 {
-    lg_h1_conn *c = ctx;
     for (size_t i = 0; i < n; i++)
         if (!out_add(c, lines[i], strlen(lines[i])))
             return false;
     return true;
 }
 
-/* Relay sink: body bytes, framed again as chunks when the provider sent chunks. */
-static bool sink_body(void *ctx, const char *p, size_t n)
+static bool emit_out(void *ctx, const char *p, size_t n) { return out_add(ctx, p, n); }
+
+/* Relay sink: a committed response's header block as it came (translated: framed as chunks). */
+static bool sink_headers(void *ctx, char *const *lines, size_t n)
+{
+    lg_h1_conn *c = ctx;
+    return c->tr.on ? lg_h1_tr_headers(lines, n, emit_out, c) : add_lines(c, lines, n);
+}
+
+/* True when what the host reads of a committed stream is framed as chunks. */
+static bool chunked_out(const lg_h1_conn *c) { return c->resp.chunked || c->tr.on; }
+
+/* Body bytes for the host, framed again as chunks when the provider sent chunks (or they are translated). */
+static bool emit_body(void *ctx, const char *p, size_t n)
 {
     lg_h1_conn *c = ctx;
     if (n == 0)
         return true;
-    if (!c->resp.chunked)
+    if (!chunked_out(c))
         return out_add(c, p, n);
     char head[32];
     int hl = snprintf(head, sizeof head, "%zx\r\n", n);
     return out_add(c, head, (size_t)hl) && out_add(c, p, n) && out_add(c, "\r\n", 2);
+}
+
+/* Relay sink: a committed body's bytes, through the translator when the attempt went to another dialect. */
+static bool sink_body(void *ctx, const char *p, size_t n)
+{
+    lg_h1_conn *c = ctx;
+    return c->tr.stream ? lg_tr_stream_feed(c->tr.stream, p, n, emit_body, c) : emit_body(c, p, n);
 }
 
 lg_h1_conn *lg_h1_new(const lg_provider *prov, const lg_h1_io *io, void *ioctx)
@@ -95,8 +123,9 @@ lg_h1_conn *lg_h1_new(const lg_provider *prov, const lg_h1_io *io, void *ioctx)
     if (!c)
         return NULL;
     c->prov = prov;
-    c->io = io;
-    c->ioctx = ioctx;
+    c->io = c->wio = io;
+    c->ioctx = c->wctx = ioctx;
+    c->plain_fd = -1;
     c->watch_fd = -1;
     lg_h1_req_init(&c->req);
     return c;
@@ -113,6 +142,9 @@ void lg_h1_free(lg_h1_conn *c)
     lg_h1_resp_free(&c->resp);
     lg_relay_free(&c->relay);
     lg_capture_free(&c->cap);
+    lg_h1_tr_free(&c->tr);
+    if (c->plain_fd >= 0)
+        lg_sock_real_get()->close(c->plain_fd);
     free(c->out);
     free(c);
 }
@@ -121,10 +153,17 @@ bool lg_h1_released(const lg_h1_conn *c) { return c->released; }
 
 size_t lg_h1_pending(const lg_h1_conn *c) { return c->out_len - c->out_off; }
 
-/* Stops following: the held request bytes and p go out untouched. */
+static void leave(lg_h1_conn *c);
+
+/* Stops following: the held request bytes and p go out untouched, over the host's own connection. */
 static ssize_t release(lg_h1_conn *c, const void *p, size_t n)
 {
     c->released = true;
+    if (c->at) { /* the provider side went elsewhere: back to the host's own provider first */
+        leave(c);
+        if (c->dead && !c->io->detached && c->io->reopen(c->ioctx, NULL))
+            c->dead = false;
+    }
     const char *first = c->req.raw_len ? c->req.raw : p;
     if (c->req.raw_len + n > 0 && first[0] != 0x16) /* a TLS handshake record: the TLS hooks follow it */
         lg_log(LG_LOG_DEBUG, "[%s] connection not followed (not a plain HTTP/1.1 request we can hold): passed through",
@@ -138,6 +177,7 @@ static ssize_t release(lg_h1_conn *c, const void *p, size_t n)
 typedef enum {
     ATTEMPT_RESPONSE,
     ATTEMPT_COMMITTED,
+    ATTEMPT_ENDED, /* committed, and its end read in the same step: the whole response went to the host */
     ATTEMPT_RETRYABLE,
     ATTEMPT_STALE, /* a kept-alive provider side was closed before any byte of the answer */
     ATTEMPT_FATAL,
@@ -154,16 +194,16 @@ static int nonblocking_fd(const lg_h1_conn *c)
 
 /* True when llmgate's own provider I/O is driven from the host's readiness waits instead of blocking:
  * a transport that never blocks, under a non-blocking host. */
-static bool driven(const lg_h1_conn *c) { return c->io->wait && nonblocking_fd(c) >= 0; }
+static bool driven(const lg_h1_conn *c) { return c->wio->wait && nonblocking_fd(c) >= 0; }
 
 /* The next piece of the response: as lg_h1_resp_step, waiting on LG_H1R_AGAIN unless driven (then
  * LG_H1R_AGAIN is returned). */
 static lg_h1r_step resp_step(lg_h1_conn *c, bool drive_async)
 {
     for (;;) {
-        lg_h1r_step s = lg_h1_resp_step(&c->resp, c->io, c->ioctx);
+        lg_h1r_step s = lg_h1_resp_step(&c->resp, c->wio, c->wctx);
         short ev = 0;
-        int fd = s == LG_H1R_AGAIN && !drive_async ? c->io->wait(c->ioctx, &ev) : -1;
+        int fd = s == LG_H1R_AGAIN && !drive_async && c->wio->wait ? c->wio->wait(c->wctx, &ev) : -1;
         if (s != LG_H1R_AGAIN || drive_async)
             return s;
         if (fd < 0 || !lg_fd_wait(fd, ev & POLLOUT))
@@ -182,7 +222,7 @@ static attempt_rc attempt_read(lg_h1_conn *c, bool drive_async)
         if (s == LG_H1R_DONE) {
             c->dead = !c->resp.keep_alive;
             c->served = true;
-            return ATTEMPT_RESPONSE;
+            return lg_relay_committed(&c->relay) ? ATTEMPT_ENDED : ATTEMPT_RESPONSE;
         }
         if (s == LG_H1R_STOPPED) {
             c->dead = true; /* the rest of that response is still on the wire */
@@ -199,21 +239,92 @@ static attempt_rc attempt_read(lg_h1_conn *c, bool drive_async)
     }
 }
 
-/* Sends the request with key and reads the response up to its end or its commit (driven: as far as it
- * is there, ATTEMPT_PENDING for the rest). */
-static attempt_rc attempt(lg_h1_conn *c, const char *key, bool drive_async)
+/* The provider side goes back to the host's own connection: llmgate's plain one closed (the host's as it
+ * was), or, after a TLS target that took the transport's connection, the host's own to be reopened. */
+static void leave(lg_h1_conn *c)
 {
-    if (c->dead) {
-        if (!c->io->reopen(c->ioctx))
+    if (c->plain_fd >= 0)
+        lg_sock_real_get()->close(c->plain_fd);
+    c->plain_fd = -1;
+    c->wio = c->io;
+    c->wctx = c->ioctx;
+    c->dead = c->own_dead;
+    c->served = c->own_served;
+    c->at = NULL;
+}
+
+/* Points the provider side at p (NULL: the host's own provider), over a new connection when it goes
+ * elsewhere or is closed. ATTEMPT_RESPONSE when it is ready, else how the attempt fails. */
+static attempt_rc aim(lg_h1_conn *c, const lg_provider *p)
+{
+    if (c->at && (p != c->at || c->dead))
+        leave(c);
+    if (p == c->at) {
+        if (c->dead && !c->io->reopen(c->ioctx, NULL))
             return ATTEMPT_RETRYABLE;
-        c->served = false;
+        if (c->dead)
+            c->served = false;
+        c->dead = false;
+        return ATTEMPT_RESPONSE;
     }
-    c->dead = false;
+    lg_h1_target t;
+    if (!lg_h1_target_of(p, &t))
+        return ATTEMPT_FATAL;
+    bool own_dead = c->dead, own_served = c->served;
+    if (t.tls && !c->io->tls) {
+        lg_log(LG_LOG_DEBUG, "[%s] %s: an https target cannot be reached from a plain connection", c->prov->name,
+               p->name);
+        return ATTEMPT_FATAL;
+    }
+    if (t.tls && !c->io->reopen(c->ioctx, &t)) {
+        c->dead = true; /* the transport's own connection may be gone too */
+        return ATTEMPT_RETRYABLE;
+    }
+    if (!t.tls && (c->plain_fd = lg_h1_target_socket(&t, false)) < 0)
+        return ATTEMPT_RETRYABLE;
+    if (!t.tls) {
+        c->wio = &lg_h1_plain_io;
+        c->wctx = &c->plain_fd;
+    }
+    c->own_dead = own_dead || t.tls; /* a TLS target took the transport's connection */
+    c->own_served = own_served;
+    c->at = p;
+    c->dead = c->served = false;
+    return ATTEMPT_RESPONSE;
+}
+
+/* Sends the request as step st says (NULL: the host's own request, credentials and provider) and reads
+ * the response up to its end or its commit (drive_async, when the provider side is driven: as far as it
+ * is there, ATTEMPT_PENDING for the rest). */
+static attempt_rc attempt(lg_h1_conn *c, const lg_step *st, bool drive_async)
+{
+    const lg_provider *p = st && st->prov && st->prov != c->prov ? st->prov : NULL;
+    const lg_provider *to = p ? p : c->prov;
+    const lg_translation *tr = st ? st->tr : NULL;
+    if (p && !st->key)
+        return ATTEMPT_FATAL; /* another provider only ever gets a key of its own */
+    if (!lg_h1_tr_start(&c->tr, c->prov->dialect, to->dialect, tr))
+        return ATTEMPT_FATAL;
+    attempt_rc aimed = aim(c, p);
+    if (aimed != ATTEMPT_RESPONSE)
+        return aimed;
+    lg_h1_target t;
+    const char *host_path = tr ? tr->path : c->req.url; /* translated: the target's own path */
+    char *path = p && host_path ? lg_h1_target_path(p, host_path) : NULL;
+    lg_h1_render o = {.key = st ? st->key : NULL, .style = to->auth, .restyle = p != NULL, .target = path,
+                      .body = st ? st->body : NULL, .body_len = st ? st->body_len : 0,
+                      .extra = tr ? tr->header : NULL, .json = tr != NULL};
+    if (p && (!path || !lg_h1_target_of(p, &t))) {
+        free(path);
+        return ATTEMPT_FATAL;
+    }
+    o.host = p ? t.authority : NULL;
     size_t len = 0;
-    char *wire = lg_h1_req_render(&c->req, key, c->prov->auth, &len);
+    char *wire = lg_h1_req_render(&c->req, &o, &len);
+    free(path);
     if (!wire)
         return ATTEMPT_FATAL;
-    bool sent = c->io->send(c->ioctx, wire, len);
+    bool sent = c->wio->send(c->wctx, wire, len);
     explicit_bzero(wire, len);
     free(wire);
     if (!sent) {
@@ -222,10 +333,11 @@ static attempt_rc attempt(lg_h1_conn *c, const char *key, bool drive_async)
     }
     lg_capture_reset(&c->cap);
     lg_relay_sink sink = {.headers = sink_headers, .body = sink_body, .ctx = c};
-    lg_relay_start(&c->relay, &c->cap, c->prov->dialect, c->prov->boundary, &sink);
-    c->relay.pass_over = (size_t)lg_runtime_get()->cfg->max_held_body;
+    lg_relay_start(&c->relay, &c->cap, to->dialect, to->boundary, &sink);
+    /* a whole translated answer is translated at delivery: never let it through untranslated */
+    c->relay.pass_over = c->tr.on ? SIZE_MAX : (size_t)lg_runtime_get()->cfg->max_held_body;
     lg_h1_resp_start(&c->resp, &c->cap, &c->relay, c->head);
-    return attempt_read(c, drive_async);
+    return attempt_read(c, drive_async && driven(c));
 }
 
 /* Drops the framing headers of a header block and puts a Content-Length before its blank line. */
@@ -262,12 +374,16 @@ static void deliver(lg_h1_conn *c, const lg_gate_result *res)
         body_len = strlen(body);
         ok = lg_lines_refused(&framed, res, body_len);
     } else {
+        if (res->verdict == LG_GATE_DELIVER && c->tr.on && lg_capture_translate(&c->cap, c->tr.target, c->tr.host)) {
+            body = c->cap.body;
+            body_len = c->cap.body_len;
+        }
         if (c->head)
             body_len = 0;
         ok = lg_lines_normalized(&block, c->cap.lines, c->cap.n_lines, c->cap.status, res) &&
              reframe(&framed, block.lines, block.n, body_len);
         if (c->head) /* a HEAD answer keeps the provider's framing headers, and has no body */
-            ok = sink_headers(c, block.lines, block.n);
+            ok = add_lines(c, block.lines, block.n);
     }
     for (size_t i = 0; ok && !c->head && i < framed.n; i++)
         ok = out_add(c, framed.lines[i], strlen(framed.lines[i]));
@@ -307,6 +423,8 @@ static void park(lg_h1_conn *c, lg_exchange *x, lg_step step, bool inflight)
     watch_nonblocking(c);
 }
 
+static void stream_end(lg_h1_conn *c);
+
 /* Tells the engine how the attempt ended (rc); false when its stream was committed to the host (c->x). */
 static bool settle(lg_h1_conn *c, lg_exchange *x, attempt_rc rc, lg_step *step)
 {
@@ -315,9 +433,12 @@ static bool settle(lg_h1_conn *c, lg_exchange *x, attempt_rc rc, lg_step *step)
         request_done(c);
         return false;
     }
-    if (rc == ATTEMPT_RESPONSE) {
+    if (rc == ATTEMPT_RESPONSE || rc == ATTEMPT_ENDED) {
         lg_response_view v;
+        if (rc == ATTEMPT_ENDED)
+            stream_end(c);
         lg_capture_view(&c->cap, &v);
+        v.delivered = rc == ATTEMPT_ENDED;
         lg_exchange_on_response(x, &v, lg_now_ms(), step);
     } else {
         lg_transport_failure f = rc == ATTEMPT_STALE ? LG_ATTEMPT_STALE
@@ -345,7 +466,7 @@ static void drive(lg_h1_conn *c, lg_exchange *x, lg_step step)
             lg_exchange_on_timer(x, lg_now_ms(), &step);
             continue;
         }
-        attempt_rc rc = attempt(c, step.key, driven(c));
+        attempt_rc rc = attempt(c, &step, true);
         if (rc == ATTEMPT_PENDING) {
             park(c, x, step, true);
             return;
@@ -358,15 +479,33 @@ static void drive(lg_h1_conn *c, lg_exchange *x, lg_step step)
     request_done(c);
 }
 
-/* Runs the engine over the complete request (see drive). */
+/* For routes: the request carries header name. */
+static bool has_header(const void *req, const char *name) { return lg_h1_req_header(req, name) != NULL; }
+
+/* Copies the request's X-Llmgate-Pin value into buf; false when it has none (or it does not fit). */
+static bool find_pin(const lg_h1_conn *c, char *buf, size_t size)
+{
+    const char *v = lg_h1_req_header(&c->req, "x-llmgate-pin");
+    size_t len = v ? strcspn(v += strspn(v, " \t"), " \t") : 0;
+    if (!len || len >= size)
+        return false;
+    memcpy(buf, v, len);
+    buf[len] = '\0';
+    return true;
+}
+
+/* Runs the engine over the complete request (see drive): each attempt goes where its step says. */
 static void run_exchange(lg_h1_conn *c)
 {
     const lg_runtime *rt = lg_runtime_get();
-    char host_key[KEY_MAX];
+    char host_key[KEY_MAX], pin[128];
     bool has_key = lg_h1_req_find_key(&c->req, host_key, sizeof host_key);
     lg_gate_request gr = {.cfg = rt->cfg, .prov = c->prov, .store = rt->store,
                           .host_key = has_key ? host_key : NULL, .replayable = true,
-                          .body = c->req.body, .body_len = c->req.body_len};
+                          .body = c->req.body, .body_len = c->req.body_len,
+                          .pin = find_pin(c, pin, sizeof pin) ? pin : NULL, .url = c->req.url, .reroutes = true,
+                          .program = program_invocation_short_name, .has_header = has_header,
+                          .header_ctx = &c->req};
     lg_step step;
     lg_exchange *x = lg_exchange_begin(&gr, lg_now_ms(), &step);
     explicit_bzero(host_key, sizeof host_key);
@@ -427,7 +566,7 @@ lg_h1_readiness lg_h1_ready(lg_h1_conn *c, int64_t *due_ms)
 int lg_h1_wait_fd(const lg_h1_conn *c, short *events)
 {
     bool waits = !c->released && ((c->wx && c->inflight) || (!c->wx && c->x && lg_h1_pending(c) == 0));
-    return waits && c->io->wait ? c->io->wait(c->ioctx, events) : -1;
+    return waits && c->wio->wait ? c->wio->wait(c->wctx, events) : -1;
 }
 
 /* A plain host rule: admission, then the host's own request untouched; a refusal answered locally. */
@@ -516,6 +655,19 @@ ssize_t lg_h1_write(lg_h1_conn *c, const void *p, size_t n)
     return (ssize_t)n;
 }
 
+/* A committed response has ended whole: what the cut points (and a translator) still held goes to the
+ * host, then the end of its chunks. */
+static void stream_end(lg_h1_conn *c)
+{
+    if (!lg_relay_finish(&c->relay)) {
+        c->host_errno = ENOMEM;
+    } else if (c->tr.stream && !lg_tr_stream_finish(c->tr.stream, emit_body, c)) {
+        lg_log(LG_LOG_INFO, "[Translate] the translated stream ended incomplete: %s", lg_tr_stream_error(c->tr.stream));
+        c->host_errno = ECONNRESET; /* no last chunk: the host sees the stream cut short */
+    } else if (chunked_out(c) && !out_add(c, "0\r\n\r\n", 5))
+        c->host_errno = ENOMEM;
+}
+
 /* Relays the next piece of a committed stream; at its end tells the engine. False (driven) when nothing
  * was there yet. */
 static bool pump_stream(lg_h1_conn *c, bool drive_async)
@@ -527,8 +679,7 @@ static bool pump_stream(lg_h1_conn *c, bool drive_async)
         return true;
     if (s == LG_H1R_DONE) {
         c->dead = !c->resp.keep_alive;
-        if (!lg_relay_finish(&c->relay) || (c->resp.chunked && !out_add(c, "0\r\n\r\n", 5)))
-            c->host_errno = ENOMEM;
+        stream_end(c);
     } else {
         c->dead = true;
         lg_relay_finish(&c->relay);

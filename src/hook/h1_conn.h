@@ -1,7 +1,9 @@
 /* One host connection carrying HTTP/1.1 to a provider, whatever is under it (a blocking socket, later a
  * TLS session): the host's writes are collected into whole requests; each request runs through the
  * exchange engine synchronously (sleeping where it says wait), its attempts sent over the connection with
- * the chosen key (over a new connection when the provider closed it); the final response is what the
+ * the chosen key (over a new connection when the provider closed it), or, when the engine's step names
+ * another provider (a fallback, a pin, a route), over llmgate's own connection to it, the answer
+ * translated when it speaks another dialect; the final response is what the
  * host's reads return, re-framed; an event stream is relayed as it comes once committed. Anything it
  * cannot follow (not HTTP/1.x, an upgrade, Expect, a request too large to hold, not a provider's Host) is
  * released: the bytes held so far go out untouched and the connection passes through from then on. */
@@ -14,6 +16,8 @@
 #include <sys/types.h>
 
 #include "llmgate/config.h"
+
+struct lg_h1_target;
 
 #define LG_IO_AGAIN (-2) /* a transport with `wait`: nothing to receive yet */
 
@@ -28,13 +32,17 @@ typedef struct {
     /* NULL, or (a transport that never blocks) the descriptor of llmgate's own connection and the events
      * (POLLIN, POLLOUT) that let recv go on; -1 when there is none. */
     int (*wait)(void *io, short *events);
-    /* Replaces the transport with a new connection to the same peer; false when it cannot. */
-    bool (*reopen)(void *io);
+    /* Replaces the transport with a new connection to the same peer (to NULL), or (a TLS transport, to
+     * over https) to another provider's target with the host's trust and the target's name; false when
+     * it cannot. */
+    bool (*reopen)(void *io, const struct lg_h1_target *to);
     /* The descriptor the host waits on for this connection, or -1 (then llmgate's waits sleep). */
     int (*fd)(void *io);
     /* NULL, or (detached) makes the host's own transport read its end: the host has read the last
      * response, which did not keep the connection alive. */
     void (*end)(void *io);
+    /* A TLS transport: its reopen reaches https targets. */
+    bool tls;
     /* The provider side is only ever llmgate's own connection (memory-BIO TLS): its end is not the host's,
      * and what llmgate does not hold is read from the host's own transport. */
     bool detached;

@@ -176,64 +176,87 @@ bool lg_h1_req_find_key(const lg_h1_req *r, char *buf, size_t size)
 
 /* Framing headers we re-create or drop. A name that merely starts with one of them is dropped too:
  * libhttp-parser (and perhaps a provider's parser) takes "Transfer-Encodingg" for the real thing, which
- * beside our Content-Length would make the request unreadable (found by fuzz_h1_request). */
-static bool framing(const char *name)
+ * beside our Content-Length would make the request unreadable (found by fuzz_h1_request). The pin header
+ * is llmgate's and is never forwarded. */
+static bool dropped(const char *name)
 {
     return !strncasecmp(name, "content-length", 14) || !strncasecmp(name, "transfer-encoding", 17) ||
-           !strcasecmp(name, "expect");
+           !strcasecmp(name, "expect") || !strcasecmp(name, "x-llmgate-pin");
 }
 
-char *lg_h1_req_render(const lg_h1_req *r, const char *key, lg_auth_style style, size_t *len)
+/* Appends a malloc'd line (wiped and freed) and CRLF; false when line is NULL or memory ran out. */
+static bool add_line(char **out, size_t *olen, size_t *ocap, char *line)
+{
+    bool ok = line && grow_append(out, olen, ocap, line, strlen(line)) && grow_append(out, olen, ocap, "\r\n", 2);
+    if (line) {
+        explicit_bzero(line, strlen(line));
+        free(line);
+    }
+    return ok;
+}
+
+/* Field f as it goes out under o: NULL when dropped (*ok stays true) or on allocation failure (*ok false). */
+static char *field_out(const lg_h1_field *f, const lg_h1_render *o, bool *carried, bool *ok)
+{
+    char *fl = NULL;
+    if (dropped(f->name))
+        return NULL;
+    if (o->host && !strcasecmp(f->name, "host")) {
+        *ok = asprintf(&fl, "%s: %s", f->name, o->host) >= 0;
+        return *ok ? fl : NULL;
+    }
+    fl = field_line(f);
+    const char *v = fl ? lg_auth_value(fl) : NULL;
+    char *nl = NULL;
+    if (v && o->restyle) { /* the host's credentials never go to another provider */
+        explicit_bzero(fl, strlen(fl));
+        free(fl);
+        return NULL;
+    }
+    if (v && o->key) {
+        nl = lg_auth_line_with_key(fl, v, o->key);
+        explicit_bzero(fl, strlen(fl));
+        free(fl);
+        fl = nl;
+    }
+    *carried |= v != NULL;
+    *ok = fl != NULL;
+    return fl;
+}
+
+char *lg_h1_req_render(const lg_h1_req *r, const lg_h1_render *o, size_t *len)
 {
     char *out = NULL;
     size_t olen = 0, ocap = 0;
-    char *url = key && r->url ? lg_url_query_set(r->url, "key", key) : NULL; /* NULL: no ?key= */
+    const char *target = o->target ? o->target : r->url;
+    char *url = o->key && target ? lg_url_query_set(target, "key", o->key) : NULL; /* NULL: no ?key= */
     char *line = NULL;
     bool carried = url != NULL, ok = true;
-    int n = asprintf(&line, "%s %s HTTP/%u.%u\r\n", http_method_str(r->p.method), url ? url : r->url,
+    int n = asprintf(&line, "%s %s HTTP/%u.%u", http_method_str(r->p.method), url ? url : target,
                      r->p.http_major, r->p.http_minor);
-    ok = n >= 0 && grow_append(&out, &olen, &ocap, line, (size_t)n);
-    free(line);
+    ok = add_line(&out, &olen, &ocap, n >= 0 ? line : NULL);
     if (url) {
         explicit_bzero(url, strlen(url));
         free(url);
     }
     for (size_t i = 0; ok && i < r->n_fields; i++) {
-        const lg_h1_field *f = &r->fields[i];
-        if (framing(f->name))
-            continue;
-        char *fl = field_line(f);
-        const char *v = fl ? lg_auth_value(fl) : NULL;
-        char *nl = v && key ? lg_auth_line_with_key(fl, v, key) : NULL;
-        carried |= v != NULL;
-        const char *use = nl ? nl : fl;
-        ok = use && grow_append(&out, &olen, &ocap, use, strlen(use)) && grow_append(&out, &olen, &ocap, "\r\n", 2);
-        if (fl) {
-            explicit_bzero(fl, strlen(fl));
-            free(fl);
-        }
-        if (nl) {
-            explicit_bzero(nl, strlen(nl));
-            free(nl);
-        }
+        char *fl = field_out(&r->fields[i], o, &carried, &ok);
+        if (fl)
+            ok = add_line(&out, &olen, &ocap, fl);
     }
-    if (ok && key && !carried) {
-        char *sl = lg_auth_style_line(style, key);
-        ok = sl && grow_append(&out, &olen, &ocap, sl, strlen(sl)) && grow_append(&out, &olen, &ocap, "\r\n", 2);
-        if (sl) {
-            explicit_bzero(sl, strlen(sl));
-            free(sl);
-        }
-    }
-    bool has_body = r->body_len > 0 || r->p.method == HTTP_POST || r->p.method == HTTP_PUT ||
-                    r->p.method == HTTP_PATCH;
-    if (ok && has_body) {
-        n = asprintf(&line, "Content-Length: %zu\r\n", r->body_len);
-        ok = n >= 0 && grow_append(&out, &olen, &ocap, line, (size_t)n);
-        free(line);
-    }
+    if (ok && o->key && !carried)
+        ok = add_line(&out, &olen, &ocap, lg_auth_style_line(o->style, o->key));
+    if (ok && o->extra)
+        ok = add_line(&out, &olen, &ocap, strdup(o->extra));
+    if (ok && o->json && !lg_h1_req_header(r, "content-type"))
+        ok = add_line(&out, &olen, &ocap, strdup("Content-Type: application/json"));
+    const char *body = o->body ? o->body : r->body;
+    size_t body_len = o->body ? o->body_len : r->body_len;
+    bool has_body = body_len > 0 || r->p.method == HTTP_POST || r->p.method == HTTP_PUT || r->p.method == HTTP_PATCH;
+    if (ok && has_body)
+        ok = add_line(&out, &olen, &ocap, asprintf(&line, "Content-Length: %zu", body_len) >= 0 ? line : NULL);
     ok = ok && grow_append(&out, &olen, &ocap, "\r\n", 2) &&
-         (r->body_len == 0 || grow_append(&out, &olen, &ocap, r->body, r->body_len));
+         (body_len == 0 || grow_append(&out, &olen, &ocap, body, body_len));
     if (!ok) {
         if (out)
             explicit_bzero(out, olen);

@@ -44,9 +44,23 @@ lg_h1_state lg_h1_req_feed(lg_h1_req *r, const char *p, size_t len, size_t max, 
 const char *lg_h1_req_header(const lg_h1_req *r, const char *name);
 /* Copies the key the request carries (auth header, then ?key=) into buf; false when none. */
 bool lg_h1_req_find_key(const lg_h1_req *r, char *buf, size_t size);
-/* The request rendered with key (NULL: as the host sent it, re-framed): every auth header's value and a
- * ?key= parameter replaced, or one header in the provider's style added when it carries none; the body
- * with a Content-Length; no Expect (the whole request goes at once). Caller frees (wiping it: it may hold a key). NULL on allocation failure. */
-char *lg_h1_req_render(const lg_h1_req *r, const char *key, lg_auth_style style, size_t *len);
+/* How an attempt is rendered (lg_h1_req_render). Zero: as the host sent it, re-framed. */
+typedef struct {
+    const char *key;      /* the account's key, or NULL: the host's own credentials */
+    lg_auth_style style;  /* the header a key goes in when the request carries none where it could */
+    bool restyle;         /* another provider: the host's auth headers are dropped, the key goes in style */
+    const char *target;   /* the request-target instead of the host's (another provider's path), or NULL */
+    const char *host;     /* the Host header's value instead of the host's, or NULL */
+    const char *body;     /* the body instead of the host's (the engine's rewrite), or NULL */
+    size_t body_len;
+    const char *extra;    /* one more header line (no CRLF), or NULL */
+    bool json;            /* add Content-Type: application/json when the request names no type */
+} lg_h1_render;
+
+/* The request rendered as o says: with a key, every auth header's value (restyle: none of them) and a
+ * ?key= parameter of the request-target replaced, or one header in o->style added when it carries none
+ * there; the body with a Content-Length; no Expect (the whole request goes at once), no X-Llmgate-Pin.
+ * Caller frees (wiping it: it may hold a key). NULL on allocation failure. */
+char *lg_h1_req_render(const lg_h1_req *r, const lg_h1_render *o, size_t *len);
 
 #endif

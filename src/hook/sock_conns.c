@@ -12,6 +12,7 @@
 #include "hook/fd_wait.h"
 #include "hook/fd_watch.h"
 #include "hook/guard.h"
+#include "hook/h1_plain.h"
 #include "hook/sock_conns.h"
 #include "hook/sock_names.h"
 #include "hook/sock_real.h"
@@ -28,36 +29,17 @@ typedef struct {
 
 static sock_conn *table[FD_MAX];
 
-static bool io_send(void *io, const void *p, size_t n)
-{
-    sock_conn *s = io;
-    const lg_sock_real *real = lg_sock_real_get();
-    for (size_t off = 0; off < n;) {
-        ssize_t w = real->send(s->fd, (const char *)p + off, n - off, MSG_NOSIGNAL);
-        if (w < 0 && (errno == EINTR || ((errno == EAGAIN || errno == EWOULDBLOCK) && lg_fd_wait(s->fd, true))))
-            continue;
-        if (w <= 0)
-            return false;
-        off += (size_t)w;
-    }
-    return true;
-}
-
-static ssize_t io_recv(void *io, void *p, size_t n)
-{
-    sock_conn *s = io;
-    ssize_t r;
-    do
-        r = lg_sock_real_get()->recv(s->fd, p, n, 0);
-    while (r < 0 && (errno == EINTR || ((errno == EAGAIN || errno == EWOULDBLOCK) && lg_fd_wait(s->fd, false))));
-    return r;
-}
+static bool io_send(void *io, const void *p, size_t n) { return lg_h1_fd_send(((sock_conn *)io)->fd, p, n); }
+static ssize_t io_recv(void *io, void *p, size_t n) { return lg_h1_fd_recv(((sock_conn *)io)->fd, p, n); }
 
 /* A new connection to the same peer, on the same descriptor number, with the same descriptor and status
- * flags (O_NONBLOCK) and TCP_NODELAY. */
-static bool io_reopen(void *io)
+ * flags (O_NONBLOCK) and TCP_NODELAY. Never to another target: a plain connection has no TLS of its own
+ * (an http target is reached over lg_h1_plain_io). */
+static bool io_reopen(void *io, const struct lg_h1_target *to)
 {
     sock_conn *s = io;
+    if (to)
+        return false;
     const lg_sock_real *real = lg_sock_real_get();
     int fresh = socket(s->peer.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fresh < 0)

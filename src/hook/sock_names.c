@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hook/guard.h"
+#include "hook/h1_target.h"
 #include "hook/runtime.h"
 #include "hook/sock_names.h"
 #include "hook/sock_real.h"
@@ -89,28 +90,6 @@ const lg_provider *lg_sock_names_lookup(const struct sockaddr *addr, socklen_t l
     return found;
 }
 
-/* Splits the upstream URL's authority into host and port (the scheme's default when absent). */
-static bool upstream_target(const char *up, char *host, size_t hsize, char *port, size_t psize)
-{
-    if (!lg_url_host(up, host, hsize))
-        return false;
-    const char *auth = strstr(up, "://");
-    auth = auth ? auth + 3 : up;
-    const char *end = auth + strcspn(auth, "/?#");
-    const char *colon = NULL;
-    for (const char *p = auth; p < end; p++)
-        if (*p == ':')
-            colon = p;
-    if (colon && (colon[-1] == ']' || !memchr(auth, '[', (size_t)(end - auth))) && end - colon - 1 > 0 &&
-        (size_t)(end - colon) <= psize) {
-        memcpy(port, colon + 1, (size_t)(end - colon - 1));
-        port[end - colon - 1] = '\0';
-    } else {
-        snprintf(port, psize, "%s", !strncmp(up, "https:", 6) ? "443" : "80");
-    }
-    return true;
-}
-
 EXPORT int getaddrinfo(const char *node, const char *service, const struct addrinfo *hints, struct addrinfo **res)
 {
     const lg_sock_real *real = lg_sock_real_get();
@@ -126,7 +105,7 @@ EXPORT int getaddrinfo(const char *node, const char *service, const struct addri
     pthread_once(&once, setup_fork);
     char host[256], port[16];
     int rc;
-    bool up = prov->upstream && upstream_target(prov->upstream, host, sizeof host, port, sizeof port);
+    bool up = prov->upstream && lg_h1_upstream_split(prov->upstream, host, sizeof host, port, sizeof port);
     if (up)
         rc = real->getaddrinfo(host, service ? port : NULL, hints, res);
     else

@@ -9,6 +9,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <openssl/err.h>
+#include <openssl/x509_vfy.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <uthash.h>
@@ -16,6 +17,7 @@
 #include "hook/fd_wait.h"
 #include "hook/fd_watch.h"
 #include "hook/guard.h"
+#include "hook/h1_plain.h"
 #include "hook/runtime.h"
 #include "hook/sock_real.h"
 #include "hook/ssl_conns.h"
@@ -89,7 +91,7 @@ static bool again(lg_ssl_conn *c, int ok)
            lg_fd_wait(real->get_fd(wire), err == SSL_ERROR_WANT_WRITE);
 }
 
-static bool io_reopen(void *io);
+static bool io_reopen(void *io, const lg_h1_target *to);
 
 /* Forgets the request bytes not sent yet (they carry a key). */
 static void drop_unsent(lg_ssl_conn *c)
@@ -104,7 +106,7 @@ static void drop_unsent(lg_ssl_conn *c)
 /* Memory BIOs: the bytes are taken, to go out from io_recv over llmgate's own non-blocking session. */
 static bool membio_send(lg_ssl_conn *c, const void *p, size_t n)
 {
-    if (!c->repl && !io_reopen(c))
+    if (!c->repl && !io_reopen(c, NULL))
         return false;
     char *b = realloc(c->unsent, c->unsent_len + n);
     if (!b)
@@ -211,32 +213,65 @@ static void drop_repl(lg_ssl_conn *c)
     c->repl = NULL;
 }
 
-/* A new TLS connection to the same peer with the host's SSL_CTX, verification parameters and name. For
- * memory BIOs it is non-blocking: connected and shaken hands as far as it goes at once, the rest inside
- * membio_recv. */
-static bool io_reopen(void *io)
+/* A socket to the host's own peer (nb: non-blocking, possibly still connecting), TCP_NODELAY; -1 on failure. */
+static int own_socket(lg_ssl_conn *c, bool nb)
 {
-    lg_ssl_conn *c = io;
     const lg_ssl_real *real = lg_ssl_real_get();
     struct sockaddr_storage peer;
     socklen_t plen = sizeof peer;
     if (getpeername(c->host_fd >= 0 ? c->host_fd : real->get_fd(c->ssl), (struct sockaddr *)&peer, &plen) != 0)
-        return false;
-    drop_repl(c);
-    bool nb = c->host_fd >= 0;
+        return -1;
     int fd = socket(peer.ss_family, SOCK_STREAM | SOCK_CLOEXEC | (nb ? SOCK_NONBLOCK : 0), 0);
     if (fd < 0)
-        return false;
+        return -1;
     /* the handshake's last flight and the request go out as two writes: without this, Nagle holds the
      * request until the peer's delayed ACK (40 ms per attempt, measured) */
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     lg_guard_enter();
+    int rc = lg_sock_real_get()->connect(fd, (struct sockaddr *)&peer, plen);
+    lg_guard_leave();
+    if (rc != 0 && !(nb && errno == EINPROGRESS)) {
+        lg_sock_real_get()->close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* s checks the name of target to instead of the host's, when the host checks a name at all. */
+static bool verify_target(SSL *s, SSL *host, const lg_h1_target *to)
+{
+    const lg_ssl_real *real = lg_ssl_real_get();
+    X509_VERIFY_PARAM *hp = real->get0_param(host), *vp = real->get0_param(s);
+    char *ip = X509_VERIFY_PARAM_get1_ip_asc(hp);
+    bool checks = X509_VERIFY_PARAM_get0_host(hp, 0) || ip;
+    OPENSSL_free(ip);
+    if (!checks)
+        return true;
+    return to->ip ? X509_VERIFY_PARAM_set1_host(vp, NULL, 0) == 1 && X509_VERIFY_PARAM_set1_ip_asc(vp, to->host) == 1
+                  : X509_VERIFY_PARAM_set1_host(vp, to->host, 0) == 1;
+}
+
+/* A new TLS connection with the host's SSL_CTX and verification parameters: to the same peer with the
+ * host's name (to NULL), or to an https target with its name (SNI unless an address). For memory BIOs it
+ * is non-blocking: connected and shaken hands as far as it goes at once, the rest inside membio_recv. */
+static bool io_reopen(void *io, const lg_h1_target *to)
+{
+    lg_ssl_conn *c = io;
+    const lg_ssl_real *real = lg_ssl_real_get();
+    if (to && !to->tls)
+        return false;
+    drop_repl(c);
+    bool nb = c->host_fd >= 0;
+    int fd = to ? lg_h1_target_socket(to, nb) : own_socket(c, nb);
+    if (fd < 0)
+        return false;
+    lg_guard_enter();
     ERR_set_mark();
     SSL *s = real->new_(real->get_ssl_ctx(c->ssl));
-    const char *name = real->get_servername(c->ssl, TLSEXT_NAMETYPE_host_name);
-    int rc = s ? lg_sock_real_get()->connect(fd, (struct sockaddr *)&peer, plen) : -1;
-    bool ok = s && (rc == 0 || (nb && errno == EINPROGRESS)) && real->set_fd(s, fd) == 1 && real->set1_param(s, real->get0_param(c->ssl)) == 1 &&
+    const char *name = !to ? real->get_servername(c->ssl, TLSEXT_NAMETYPE_host_name) : to->ip ? NULL : to->host;
+    bool ok = s && real->set_fd(s, fd) == 1 && real->set1_param(s, real->get0_param(c->ssl)) == 1 &&
+              (!to || verify_target(s, c->ssl, to)) &&
               (!name || real->ctrl(s, SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name, (void *)name) == 1);
     int hs = ok ? real->connect(s) : 0;
     int err = hs == 1 ? SSL_ERROR_NONE : ok ? real->get_error(s, hs) : SSL_ERROR_SSL;
@@ -279,8 +314,8 @@ static void io_end(void *io)
     errno = saved;
 }
 
-static const lg_h1_io ssl_io = {.send = io_send, .recv = io_recv, .reopen = io_reopen, .fd = io_fd};
-static const lg_h1_io membio_io = {.send = io_send, .recv = io_recv, .reopen = io_reopen, .fd = io_fd,
+static const lg_h1_io ssl_io = {.send = io_send, .recv = io_recv, .reopen = io_reopen, .fd = io_fd, .tls = true};
+static const lg_h1_io membio_io = {.send = io_send, .recv = io_recv, .reopen = io_reopen, .fd = io_fd, .tls = true,
                                    .wait = io_wait, .end = io_end, .detached = true};
 
 /* The provider of a session we can follow: SNI names one, a socket under it (or, for memory BIOs, a

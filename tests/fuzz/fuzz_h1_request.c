@@ -50,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (a == LG_H1_COMPLETE && !whole.oom) {
         size_t len = 0;
-        char *wire = lg_h1_req_render(&whole, "sk-fuzz-key-0123456789", LG_AUTH_BEARER, &len);
+        char *wire = lg_h1_req_render(&whole, &(lg_h1_render){.key = "sk-fuzz-key-0123456789", .style = LG_AUTH_BEARER}, &len);
         if (wire) {
             lg_h1_req again;
             lg_h1_req_init(&again);

@@ -15,7 +15,8 @@ cat >"$LG_TMP/scenario.json" <<'JSON'
                               "choices": [{"index": 0, "message": {"role": "assistant", "content": "你好"}, "finish_reason": "stop"}],
                               "mock_key": "sk-chunked"}}], "repeat": true},
  "sk-host":    {"sequence": [{"status": 200, "body": {"fixed": "你好, 世界"}}], "repeat": true},
- "sk-stale":   {"sequence": [{}, {"reset": true}, {}]}
+ "sk-stale":   {"sequence": [{}, {"reset": true}, {}]},
+ "sk-dry":     {"sequence": [{"error": "quota"}], "repeat": true}
 }}
 JSON
 lg_gencerts || { not_ok "test certificates created"; exit 1; }
@@ -86,6 +87,82 @@ print(r.status, r.read().decode())' "$SCHEME://generativelanguage.googleapis.com
 check_match "$SCHEME ?key=: 200 from the live key" '^200 .*"mock_key": ?"sk-good"' "$(tr -d '\n' <<<"$out")"
 check_eq "$SCHEME ?key=: the keys went in the query, never the host's" "key=sk-dead key=sk-good" \
     "$(curl -s "$MOCK_URL/__requests" | lg_json '" ".join(r["query"] for r in j)')"
+
+# reroutes: a primary whose only key is dry (quota) falls back to "backup", another upstream of the mock
+# (another host name, a path prefix, another auth style, a models map) over llmgate's own connection
+BACKUP=http://localhost:$MOCK_PORT/bk
+[ "$SCHEME" = https ] && BACKUP=https://localhost:$MOCK_TLS_PORT/bk
+BACKUP_HOST=${BACKUP#*://}; BACKUP_HOST=${BACKUP_HOST%%/*}
+cat >"$LG_TMP/reroute.json" <<JSON
+{"providers": {"openai": {"upstream": "$SERVER", "accounts": [{"name": "main", "key": "env:K1"}], "fallback": ["backup"]},
+               "backup": {"dialect": "openai", "upstream": "$BACKUP", "auth": "x-api-key",
+                          "accounts": [{"name": "spare", "key": "env:KB"}], "models": {"gpt-4o-*": "gpt-4o-mini-2024-07-18"}}},
+ "retry": {"max_rate_limit_wait_seconds": 5}}
+JSON
+chmod 600 "$LG_TMP/reroute.json"
+MAPPED_SHA=$($PY -c 'import json,hashlib; print(hashlib.sha256(json.dumps({"model": "gpt-4o-mini-2024-07-18", "max_tokens": 16, "messages": [{"role": "user", "content": "hi"}]}).encode()).hexdigest())')
+reqlog() { curl -s "$MOCK_URL/__requests"; }
+for c in raw rawselect http.client urllib requests httpx; do
+    for t in "" 20; do
+        n=1; [[ $c == raw* ]] || n=2
+        fresh
+        out=$(K1=sk-dry KB=sk-backup LG_TIMEOUT=$t timeout 60 "$LG_CLI" run --config "$LG_TMP/reroute.json" -- $PY "$CLIENT" "$c" "$URL" "$n" 2>"$LG_TMP/err")
+        rc=$?
+        label="$SCHEME fallback $c${t:+ (timeout)}"
+        check_eq "$label: exits 0" 0 "$rc"
+        check_eq "$label: $n answers 200 from the backup, with the mapped model" "$n" \
+            "$(grep -c '^200 .*"model": *"gpt-4o-mini-2024-07-18".*"mock_key": *"sk-backup"' <<<"$out")"
+        check_match "$label: the dry key, then the backup's" '^sk-dry sk-backup( sk-backup)?$' "$(reqkeys)"
+        check_eq "$label: the backup's requests on its host, prefix and auth style, with the mapped body" \
+            "$BACKUP_HOST /bk/v1/chat/completions x-api-key $MAPPED_SHA" \
+            "$(reqlog | lg_json '" ".join(sorted(set(" ".join([r["host"], r["path"], r["auth_header_name"], r["body_sha256"]]) for r in j if r["key"] == "sk-backup")))')"
+        check_eq "$label: the primary's request as before (its host, its path, bearer)" \
+            "api.openai.com /v1/chat/completions authorization" \
+            "$(reqlog | lg_json '" ".join([j[0]["host"], j[0]["path"], j[0]["auth_header_name"]])')"
+        [ "$rc" = 0 ] || diag "$(head -c 600 "$LG_TMP/err")"
+    done
+done
+# event-loop hosts (asyncio; over https its memory-BIO TLS): 2 requests at once, both served by the backup
+for c in streams aiohttp; do
+    fresh
+    out=$(K1=sk-dry KB=sk-backup timeout 60 "$LG_CLI" run --config "$LG_TMP/reroute.json" -- $PY "$LG_ROOT/tests/clients/py/async_clients.py" "$c" "$URL" 2 2>"$LG_TMP/err")
+    check_eq "$SCHEME fallback asyncio $c: 2 answers 200 from the backup" 2 \
+        "$(grep -c '^200 .*"model": *"gpt-4o-mini-2024-07-18".*"mock_key": *"sk-backup"' <<<"$out")"
+    check_eq "$SCHEME fallback asyncio $c: the backup got 2 requests, never the host's key" "2 0" \
+        "$(reqlog | lg_json 'str(sum(r["key"] == "sk-backup" for r in j)) + " " + str(sum(r["key"] == "sk-host" for r in j))')"
+    [ -n "$out" ] || diag "$(head -c 600 "$LG_TMP/err")"
+done
+# pins on one kept-alive connection (http.client): the header, then the model suffix, send the request
+# only to "backup" (no fallback, header never forwarded, suffix stripped and the map applied); the next
+# request without a pin goes to the primary again, on the host's same connection
+fresh
+pinned=$(K1=sk-good KB=sk-backup timeout 60 "$LG_CLI" run --config "$LG_TMP/reroute.json" -- $PY -c '
+import http.client, json, sys, urllib.parse
+u = urllib.parse.urlsplit(sys.argv[1])
+C = http.client.HTTPSConnection if u.scheme == "https" else http.client.HTTPConnection
+c = C(u.hostname, u.port, timeout=20)
+def post(model, pin=None):
+    h = {"Authorization": "Bearer sk-host", "Content-Type": "application/json"}
+    if pin:
+        h["X-Llmgate-Pin"] = pin
+    c.request("POST", u.path, json.dumps({"model": model, "max_tokens": 16, "messages": [{"role": "user", "content": "hi"}]}), h)
+    r = c.getresponse()
+    print(r.status, json.loads(r.read())["model"])
+post("gpt-4o-mini", "backup")
+first = c.sock
+post("gpt-4o-mini")
+post("gpt-4o-mini:backup")
+post("gpt-4o-mini")
+print("same connection" if c.sock is first else "reconnected")' "$URL" 2>"$LG_TMP/err")
+check_eq "$SCHEME pins: backup, primary, backup, primary as the host sees them" \
+    "200 gpt-4o-mini-2024-07-18|200 gpt-4o-mini|200 gpt-4o-mini-2024-07-18|200 gpt-4o-mini|same connection" "$(paste -sd'|' <<<"$pinned")"
+check_eq "$SCHEME pins: the mock saw the backup's key, the primary's, the backup's, the primary's" \
+    "sk-backup sk-good sk-backup sk-good" "$(reqkeys)"
+check_eq "$SCHEME pins: the pin header never reached the mock" "False" \
+    "$(reqlog | lg_json "any('x-llmgate-pin' in r['headers'] for r in j)")"
+check_eq "$SCHEME pins: each request where it belongs" "$BACKUP_HOST api.openai.com $BACKUP_HOST api.openai.com" \
+    "$(reqlog | lg_json '" ".join(r["host"] for r in j)')"
+[ -n "$pinned" ] || diag "$(head -c 600 "$LG_TMP/err")"
 
 # no config, a server that is no provider: byte for byte what the clients see and send without llmgate
 # (blocking, and with a timeout)

@@ -28,6 +28,15 @@ for k1 in sk-dead sk-close; do
     check_match "wget ($k1 first): the live key's answer" '"mock_key":"sk-good"' "$out"
     check_eq "wget ($k1 first): $k1 then the live key, never the host's" "$k1 sk-good" "$(reqkeys)"
 done
+# wget pinned to the backup (socket_cases.sh's reroute.json): a new GnuTLS session of wget's credentials to
+# the backup's upstream, verified for its name
+fresh
+out=$(K1=sk-good KB=sk-backup LLMGATE_CONFIG=$LG_TMP/reroute.json LD_PRELOAD=$LG_LIB timeout 30 wget -q -O - \
+      --ca-certificate="$SSL_CERT_FILE" --header 'Authorization: Bearer sk-host' --header 'X-Llmgate-Pin: backup' \
+      --header 'Content-Type: application/json' --post-data "$BODY_JSON" "$URL" 2>"$LG_TMP/wget.err")
+check_match "wget pinned: the backup's answer" '"mock_key":"sk-backup"' "$out"
+check_eq "wget pinned: only the backup, on its host, without the pin header" "sk-backup $BACKUP_HOST False" \
+    "$(reqlog | lg_json '" ".join([r["key"] + " " + r["host"] + " " + str("x-llmgate-pin" in r["headers"]) for r in j])')"
 fresh
 plain=$(timeout 30 wget -q -O - --ca-certificate="$SSL_CERT_FILE" --header 'Authorization: Bearer sk-host' --post-data '{}' "$SERVER/v1/chat/completions")
 pre=$(LD_PRELOAD=$LG_LIB timeout 30 wget -q -O - --ca-certificate="$SSL_CERT_FILE" --header 'Authorization: Bearer sk-host' --post-data '{}' "$SERVER/v1/chat/completions")

@@ -33,7 +33,7 @@ static char *render(const char *text, const char *key, lg_auth_style style)
     lg_h1_req_init(&r);
     size_t taken, len = 0;
     assert_int_equal(feed(&r, text, strlen(text), &taken), LG_H1_COMPLETE);
-    char *out = lg_h1_req_render(&r, key, style, &len);
+    char *out = lg_h1_req_render(&r, &(lg_h1_render){.key = key, .style = style}, &len);
     assert_non_null(out);
     assert_int_equal(strlen(out), len);
     lg_h1_req_free(&r);
@@ -102,6 +102,46 @@ static void test_key_in_query(void **state)
     free(out);
 }
 
+/* Renders text as o says (o's key and style included). */
+static char *render_as(const char *text, const lg_h1_render *o)
+{
+    lg_h1_req r;
+    lg_h1_req_init(&r);
+    size_t taken, len = 0;
+    assert_int_equal(feed(&r, text, strlen(text), &taken), LG_H1_COMPLETE);
+    char *out = lg_h1_req_render(&r, o, &len);
+    assert_non_null(out);
+    assert_int_equal(strlen(out), len);
+    lg_h1_req_free(&r);
+    return out;
+}
+
+static void test_render_for_another_provider(void **state)
+{
+    const char *req = "POST /v1/chat/completions HTTP/1.1\r\nHost: api.openai.com\r\nX-Llmgate-Pin: backup\r\n"
+                      "Authorization: Bearer sk-host\r\nAccept: */*\r\nContent-Length: 2\r\n\r\n{}";
+    /* the pin header never goes out, even as the host sent it */
+    char *out = render_as(req, &(lg_h1_render){0});
+    assert_null(strstr(out, "X-Llmgate-Pin"));
+    assert_non_null(strstr(out, "Authorization: Bearer sk-host\r\n"));
+    free(out);
+    /* another provider: its path, Host and auth style; the host's credentials dropped; the engine's body */
+    out = render_as(req, &(lg_h1_render){.key = "sk-b", .style = LG_AUTH_X_API_KEY, .restyle = true,
+                                         .target = "/b/v1/chat/completions", .host = "127.0.0.1:8443",
+                                         .body = "{\"m\":1}", .body_len = 7});
+    assert_string_equal(out, "POST /b/v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:8443\r\nAccept: */*\r\n"
+                             "x-api-key: sk-b\r\nContent-Length: 7\r\n\r\n{\"m\":1}");
+    free(out);
+    /* a key in the query stays there, with the target's key; one extra header; a JSON type when none */
+    out = render_as("POST /v1/x?key=sk-host HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\n{}",
+                    &(lg_h1_render){.key = "sk-q", .style = LG_AUTH_BEARER, .restyle = true,
+                                    .target = "/p/v1/x?key=sk-host", .extra = "anthropic-version: 2023-06-01",
+                                    .json = true});
+    assert_string_equal(out, "POST /p/v1/x?key=sk-q HTTP/1.1\r\nHost: h\r\nanthropic-version: 2023-06-01\r\n"
+                             "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}");
+    free(out);
+}
+
 static void test_pipelined_rest_is_left(void **state)
 {
     const char *two = "GET /a HTTP/1.1\r\nHost: h\r\n\r\nGET /b HTTP/1.1\r\nHost: h\r\n\r\n";
@@ -144,6 +184,7 @@ int main(void)
         cmocka_unit_test(test_any_split_parses_the_same),
         cmocka_unit_test(test_render_replaces_the_key_and_reframes),
         cmocka_unit_test(test_key_in_query),
+        cmocka_unit_test(test_render_for_another_provider),
         cmocka_unit_test(test_pipelined_rest_is_left),
         cmocka_unit_test(test_what_cannot_be_followed),
     };

@@ -1,0 +1,26 @@
+/* llmgate's own TCP connections to the target of a rerouted attempt (h1_target.h): connecting (resolved
+ * with the real getaddrinfo), and a blocking plain transport over one. */
+#ifndef LLMGATE_HOOK_H1_PLAIN_H
+#define LLMGATE_HOOK_H1_PLAIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "hook/h1_conn.h"
+#include "hook/h1_target.h"
+
+/* A TCP socket (close-on-exec, TCP_NODELAY; non-blocking when nonblock) connected to t, or connecting
+ * (non-blocking: EINPROGRESS); -1 when no address of t could be reached. Resolves with the real
+ * getaddrinfo. Preserves nothing (the caller saves errno). */
+int lg_h1_target_socket(const lg_h1_target *t, bool nonblock);
+
+/* Sends all n bytes on fd, waiting when it is non-blocking; false on failure. */
+bool lg_h1_fd_send(int fd, const void *p, size_t n);
+/* Receives up to n bytes from fd, waiting when it is non-blocking: > 0, 0 at the end, -1 on failure. */
+ssize_t lg_h1_fd_recv(int fd, void *p, size_t n);
+/* llmgate's own blocking plain TCP connection to a target: send and recv of lg_h1_io over an int fd
+ * (the context is a pointer to it). */
+extern const lg_h1_io lg_h1_plain_io;
+
+#endif

@@ -1,0 +1,28 @@
+/* The response of an attempt the socket/TLS front end sent to another dialect than the host's, made the
+ * host's (translate.h): a committed stream through a stream translator as it is relayed, re-framed as
+ * chunks (its length changes); a whole body at delivery, through lg_capture_translate (curl_translate.h). */
+#ifndef LLMGATE_HOOK_H1_TRANSLATE_H
+#define LLMGATE_HOOK_H1_TRANSLATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "llmgate/boundary.h"
+#include "llmgate/gate.h"
+#include "llmgate/translate.h"
+
+typedef struct {
+    bool on;               /* the attempt's response must be translated */
+    lg_tr_dialect target, host;
+    lg_tr_stream *stream;  /* the translator of a committed stream */
+} lg_h1_tr;
+
+/* Prepares t for an attempt to a provider of dialect target for a host of dialect host: translated when
+ * tr is set (the engine's SEND step), else not. False when out of memory or a dialect is not translated. */
+bool lg_h1_tr_start(lg_h1_tr *t, lg_dialect host, lg_dialect target, const lg_translation *tr);
+void lg_h1_tr_free(lg_h1_tr *t);
+/* Emits a translated stream's header block (lines with CRLF, the last one blank) as the host gets it:
+ * without the target's framing lines, with Transfer-Encoding: chunked. False when emit refused. */
+bool lg_h1_tr_headers(char *const *lines, size_t n, lg_emit_fn emit, void *ctx);
+
+#endif
