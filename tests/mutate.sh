@@ -39,8 +39,8 @@ retry-after-ms-giveup|src/hook/resp_lines.c|test_curl_cli
 !lg_lines_add(out, "Retry-After: %ld\r\n", lg_retry_after_s(res->retry_after_ms))) ||
 !lg_lines_add(out, "Retry-After: %ld\r\n", (long)res->retry_after_ms)) ||
 retry-after-ms-refusal|src/hook/resp_lines.c|test_limiter test_plain_host
-lg_lines_add(out, "Retry-After: %ld\r\n", lg_retry_after_s(res->retry_after_ms)) &&
-lg_lines_add(out, "Retry-After: %ld\r\n", (long)res->retry_after_ms) &&
+            lg_lines_add(out, "Retry-After: %ld\r\n", lg_retry_after_s(res->retry_after_ms))) &&
+            lg_lines_add(out, "Retry-After: %ld\r\n", (long)res->retry_after_ms)) &&
 refusal-body|src/gate/synth.c|test_curl_cli
 quota ? "insufficient_quota" : "rate_limit_exceeded");
 quota ? "insufficient_quota" : "rate_limited");
