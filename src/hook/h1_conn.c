@@ -10,112 +10,20 @@
 #include "hook/fd_wait.h"
 #include "hook/fd_watch.h"
 #include "hook/h1_conn.h"
+#include "hook/h1_conn_internal.h"
 #include "hook/h1_request.h"
 #include "hook/h1_response.h"
 #include "hook/h1_plain.h"
 #include "hook/h1_translate.h"
-#include "hook/curl_translate.h"
-#include "hook/resp_lines.h"
 #include "hook/runtime.h"
 #include "hook/sock_real.h"
 #include "llmgate/boundary.h"
 #include "llmgate/clock.h"
 #include "llmgate/engine.h"
 #include "llmgate/log.h"
-#include "llmgate/synth.h"
 
 #define HEAD_ROOM 65536 /* a request is held when its body fits hold.max_body_bytes and its head this */
 #define KEY_MAX 1024
-
-struct lg_h1_conn {
-    const lg_provider *prov;
-    const lg_h1_io *io;
-    void *ioctx;
-    const lg_h1_io *wio; /* the provider side: io, or lg_h1_plain_io to an http target */
-    void *wctx;
-    const lg_provider *at; /* the provider the provider side goes to: NULL, the host's own */
-    int plain_fd;    /* llmgate's own plain connection to an http target, or -1 */
-    bool own_dead, own_served; /* while at: dead and served of the host's own provider side */
-    bool released;
-    bool dead;       /* the provider side is closed or unusable: reopen before the next attempt */
-    bool served;     /* the provider side has carried a whole response: an idle close may have hit it */
-    int host_errno;  /* the host's next read fails with this (a transport failure shown as is) */
-    lg_h1_req req;
-    bool head;       /* the request in flight is a HEAD */
-    lg_capture cap;
-    lg_relay relay;
-    lg_h1_resp resp;
-    lg_h1_tr tr;     /* the translation of the attempt's response (another dialect) */
-    lg_exchange *x;  /* an exchange whose committed stream is still being relayed */
-    lg_exchange *wx; /* a parked exchange (non-blocking host) waiting until wstep.at_ms, or (inflight) for
-                      * its attempt's response on llmgate's own connection */
-    lg_step wstep;
-    bool inflight;
-    int watch_fd;    /* the descriptor watched for this connection, or -1 */
-    char *out;       /* what the host reads next */
-    size_t out_len, out_off, out_cap;
-    bool continued;  /* the host got its 100 Continue for the request being collected */
-};
-
-static bool out_add(lg_h1_conn *c, const char *p, size_t n)
-{
-    if (c->out_off == c->out_len)
-        c->out_off = c->out_len = 0;
-    if (c->out_len + n > c->out_cap) {
-        size_t cap = c->out_cap ? c->out_cap : 4096;
-        while (cap < c->out_len + n)
-            cap *= 2;
-        char *b = realloc(c->out, cap);
-        if (!b)
-            return false;
-        c->out = b;
-        c->out_cap = cap;
-    }
-    memcpy(c->out + c->out_len, p, n);
-    c->out_len += n;
-    return true;
-}
-
-/* A header block as it came. */
-static bool add_lines(lg_h1_conn *c, char *const *lines, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!out_add(c, lines[i], strlen(lines[i])))
-            return false;
-    return true;
-}
-
-static bool emit_out(void *ctx, const char *p, size_t n) { return out_add(ctx, p, n); }
-
-/* Relay sink: a committed response's header block as it came (translated: framed as chunks). */
-static bool sink_headers(void *ctx, char *const *lines, size_t n)
-{
-    lg_h1_conn *c = ctx;
-    return c->tr.on ? lg_h1_tr_headers(lines, n, emit_out, c) : add_lines(c, lines, n);
-}
-
-/* True when what the host reads of a committed stream is framed as chunks. */
-static bool chunked_out(const lg_h1_conn *c) { return c->resp.chunked || c->tr.on; }
-
-/* Body bytes for the host, framed again as chunks when the provider sent chunks (or they are translated). */
-static bool emit_body(void *ctx, const char *p, size_t n)
-{
-    lg_h1_conn *c = ctx;
-    if (n == 0)
-        return true;
-    if (!chunked_out(c))
-        return out_add(c, p, n);
-    char head[32];
-    int hl = snprintf(head, sizeof head, "%zx\r\n", n);
-    return out_add(c, head, (size_t)hl) && out_add(c, p, n) && out_add(c, "\r\n", 2);
-}
-
-/* Relay sink: a committed body's bytes, through the translator when the attempt went to another dialect. */
-static bool sink_body(void *ctx, const char *p, size_t n)
-{
-    lg_h1_conn *c = ctx;
-    return c->tr.stream ? lg_tr_stream_feed(c->tr.stream, p, n, emit_body, c) : emit_body(c, p, n);
-}
 
 lg_h1_conn *lg_h1_new(const lg_provider *prov, const lg_h1_io *io, void *ioctx)
 {
@@ -332,67 +240,12 @@ static attempt_rc attempt(lg_h1_conn *c, const lg_step *st, bool drive_async)
         return c->served ? ATTEMPT_STALE : ATTEMPT_RETRYABLE;
     }
     lg_capture_reset(&c->cap);
-    lg_relay_sink sink = {.headers = sink_headers, .body = sink_body, .ctx = c};
+    lg_relay_sink sink = lg_h1_host_sink(c);
     lg_relay_start(&c->relay, &c->cap, to->dialect, to->boundary, &sink);
     /* a whole translated answer is translated at delivery: never let it through untranslated */
     c->relay.pass_over = c->tr.on ? SIZE_MAX : (size_t)lg_runtime_get()->cfg->max_held_body;
     lg_h1_resp_start(&c->resp, &c->cap, &c->relay, c->head);
     return attempt_read(c, drive_async && driven(c));
-}
-
-/* Drops the framing headers of a header block and puts a Content-Length before its blank line. */
-static bool reframe(lg_lines *out, char *const *lines, size_t n, size_t body_len)
-{
-    for (size_t i = 0; i < n; i++) {
-        const char *l = lines[i];
-        if (!strncasecmp(l, "content-length:", 15) || !strncasecmp(l, "transfer-encoding:", 18))
-            continue;
-        bool ok = i + 1 == n ? lg_lines_add(out, "Content-Length: %zu\r\n\r\n", body_len) : lg_lines_add(out, "%s", l);
-        if (!ok)
-            return false;
-    }
-    return true;
-}
-
-/* Puts the final response the engine settled on where the host reads. */
-static void deliver(lg_h1_conn *c, const lg_gate_result *res)
-{
-    lg_lines block = {0}, framed = {0};
-    char *synth = NULL;
-    const char *body = c->cap.body ? c->cap.body : "";
-    size_t body_len = c->cap.body_len;
-    bool ok;
-    if (res->verdict == LG_GATE_DELIVERED)
-        return;
-    if (res->verdict == LG_GATE_TRANSPORT) {
-        c->host_errno = ECONNRESET;
-        return;
-    }
-    if (res->verdict == LG_GATE_REFUSED) {
-        synth = lg_synth_error_body(c->prov->dialect, res->status, &res->outcome, res->retry_after_ms);
-        body = synth ? synth : "";
-        body_len = strlen(body);
-        ok = lg_lines_refused(&framed, res, body_len);
-    } else {
-        if (res->verdict == LG_GATE_DELIVER && c->tr.on && lg_capture_translate(&c->cap, c->tr.target, c->tr.host)) {
-            body = c->cap.body;
-            body_len = c->cap.body_len;
-        }
-        if (c->head)
-            body_len = 0;
-        ok = lg_lines_normalized(&block, c->cap.lines, c->cap.n_lines, c->cap.status, res) &&
-             reframe(&framed, block.lines, block.n, body_len);
-        if (c->head) /* a HEAD answer keeps the provider's framing headers, and has no body */
-            ok = add_lines(c, block.lines, block.n);
-    }
-    for (size_t i = 0; ok && !c->head && i < framed.n; i++)
-        ok = out_add(c, framed.lines[i], strlen(framed.lines[i]));
-    ok = ok && out_add(c, body, body_len);
-    if (!ok)
-        c->host_errno = ENOMEM;
-    lg_lines_free(&block);
-    lg_lines_free(&framed);
-    free(synth);
 }
 
 /* A non-blocking host will poll for what llmgate answers: its descriptor's readiness is ours to report. */
@@ -423,8 +276,6 @@ static void park(lg_h1_conn *c, lg_exchange *x, lg_step step, bool inflight)
     watch_nonblocking(c);
 }
 
-static void stream_end(lg_h1_conn *c);
-
 /* Tells the engine how the attempt ended (rc); false when its stream was committed to the host (c->x). */
 static bool settle(lg_h1_conn *c, lg_exchange *x, attempt_rc rc, lg_step *step)
 {
@@ -436,7 +287,7 @@ static bool settle(lg_h1_conn *c, lg_exchange *x, attempt_rc rc, lg_step *step)
     if (rc == ATTEMPT_RESPONSE || rc == ATTEMPT_ENDED) {
         lg_response_view v;
         if (rc == ATTEMPT_ENDED)
-            stream_end(c);
+            lg_h1_stream_end(c);
         lg_capture_view(&c->cap, &v);
         v.delivered = rc == ATTEMPT_ENDED;
         lg_exchange_on_response(x, &v, lg_now_ms(), step);
@@ -474,7 +325,7 @@ static void drive(lg_h1_conn *c, lg_exchange *x, lg_step step)
         if (!settle(c, x, rc, &step))
             return;
     }
-    deliver(c, &step.result);
+    lg_h1_deliver(c, &step.result);
     lg_exchange_free(x);
     request_done(c);
 }
@@ -514,7 +365,7 @@ static void run_exchange(lg_h1_conn *c)
         if (attempt(c, NULL, false) != ATTEMPT_RESPONSE)
             c->host_errno = ECONNRESET;
         lg_gate_result as_is = {.verdict = LG_GATE_DELIVER, .status = c->cap.status};
-        deliver(c, &as_is);
+        lg_h1_deliver(c, &as_is);
         request_done(c);
         return;
     }
@@ -577,7 +428,7 @@ static void run_paced(lg_h1_conn *c)
     lg_gate_result res;
     if (!lg_gate_admit(&gr, &res)) {
         lg_capture_reset(&c->cap);
-        deliver(c, &res);
+        lg_h1_deliver(c, &res);
         request_done(c);
         return;
     }
@@ -630,7 +481,7 @@ ssize_t lg_h1_write(lg_h1_conn *c, const void *p, size_t n)
                 /* llmgate sends the whole request at once: the host may send its body now */
                 c->continued = true;
                 static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
-                if (!out_add(c, cont, sizeof cont - 1))
+                if (!lg_h1_out_add(c, cont, sizeof cont - 1))
                     return release(c, b + off, n - off) < 0 ? -1 : (ssize_t)n;
                 watch_nonblocking(c);
             }
@@ -655,19 +506,6 @@ ssize_t lg_h1_write(lg_h1_conn *c, const void *p, size_t n)
     return (ssize_t)n;
 }
 
-/* A committed response has ended whole: what the cut points (and a translator) still held goes to the
- * host, then the end of its chunks. */
-static void stream_end(lg_h1_conn *c)
-{
-    if (!lg_relay_finish(&c->relay)) {
-        c->host_errno = ENOMEM;
-    } else if (c->tr.stream && !lg_tr_stream_finish(c->tr.stream, emit_body, c)) {
-        lg_log(LG_LOG_INFO, "[Translate] the translated stream ended incomplete: %s", lg_tr_stream_error(c->tr.stream));
-        c->host_errno = ECONNRESET; /* no last chunk: the host sees the stream cut short */
-    } else if (chunked_out(c) && !out_add(c, "0\r\n\r\n", 5))
-        c->host_errno = ENOMEM;
-}
-
 /* Relays the next piece of a committed stream; at its end tells the engine. False (driven) when nothing
  * was there yet. */
 static bool pump_stream(lg_h1_conn *c, bool drive_async)
@@ -679,7 +517,7 @@ static bool pump_stream(lg_h1_conn *c, bool drive_async)
         return true;
     if (s == LG_H1R_DONE) {
         c->dead = !c->resp.keep_alive;
-        stream_end(c);
+        lg_h1_stream_end(c);
     } else {
         c->dead = true;
         lg_relay_finish(&c->relay);
