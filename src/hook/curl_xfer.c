@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 #include "hook/curl_auth.h"
 #include "hook/curl_deliver.h"
@@ -233,15 +232,9 @@ void lg_xfer_forget_key(lg_curl_xfer *x) { explicit_bzero(x->host_key, sizeof x-
  * stream); false when out of memory. */
 static bool prepare_translation(lg_curl_xfer *x, const lg_attempt *at)
 {
-    lg_tr_stream_free(x->sink.tr);
-    x->sink.tr = NULL;
-    x->translated = at->tr && lg_tr_dialect_of(at->prov->dialect, &x->tr_target) &&
-                    lg_tr_dialect_of(x->prov->dialect, &x->tr_host);
-    if (!x->translated)
-        return !at->tr;
-    lg_tr_stream_opts o = {.resp = {.created = (int64_t)time(NULL)}, .include_usage = at->tr->include_usage};
-    x->sink.tr = lg_tr_stream_new(x->tr_target, x->tr_host, &o);
-    return x->sink.tr != NULL;
+    bool ok = lg_attempt_tr_start(&x->tr, x->prov->dialect, at->prov ? at->prov->dialect : x->prov->dialect, at->tr);
+    x->sink.tr = x->tr.stream;
+    return ok;
 }
 
 /* Empties the capture and the relay for a new response of attempt at (its translation set up afresh);
@@ -255,7 +248,7 @@ static bool reset_response(lg_curl_xfer *x, const lg_attempt *at)
     x->sink.rec = x->rec;
     lg_relay_reset(&x->relay, &x->sink, &x->cap, prov->dialect, prov->boundary);
     bool ok = prepare_translation(x, at);
-    if (x->translated) /* a whole answer is translated at delivery: never let it through untranslated */
+    if (x->tr.on) /* a whole answer is translated at delivery: never let it through untranslated */
         x->relay.pass_over = SIZE_MAX;
     return ok;
 }
@@ -318,7 +311,7 @@ static void release(lg_curl_xfer *x)
     lg_xfer_forget_key(x);
     lg_capture_free(&x->cap);
     lg_relay_free(&x->relay);
-    lg_tr_stream_free(x->sink.tr);
+    lg_attempt_tr_free(&x->tr);
     x->sink.tr = NULL;
     free(x->base_url);
     x->base_url = NULL;
@@ -334,13 +327,13 @@ CURLcode lg_xfer_close(lg_curl_xfer *x, const lg_gate_result *res)
         lg_gate_result as_is = *res;
         as_is.normalized = false;
         as_is.status = x->cap.status;
-        if (!x->translated) /* what came of another dialect's answer is no part of the host's: only the error */
+        if (!x->tr.on) /* what came of another dialect's answer is no part of the host's: only the error */
             lg_curl_deliver(x->rec, &x->cap, &as_is);
         x->rec->info_override = false;
         rc = x->last_rc;
     } else {
-        if (res->verdict == LG_GATE_DELIVER && x->translated)
-            lg_capture_translate(&x->cap, x->tr_target, x->tr_host);
+        if (res->verdict == LG_GATE_DELIVER && x->tr.on)
+            lg_capture_translate(&x->cap, x->tr.target, x->tr.host);
         rc = lg_curl_deliver(x->rec, &x->cap, res);
     }
     release(x);

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 
+#include "hook/attempt_tr.h"
 #include "hook/curl_capture.h"
 #include "hook/curl_handles.h"
 #include "hook/curl_stream.h"
@@ -33,8 +34,8 @@ typedef struct {
     lg_capture cap;
     lg_relay relay;
     lg_curl_sink sink;               /* where the relay commits: the host, through a stream translator */
-    bool translated;                 /* the last attempt went to another dialect: its response is translated */
-    lg_tr_dialect tr_target, tr_host;
+    lg_attempt_tr tr;                /* the last attempt went to another dialect: its response is translated
+                                      * (its stream translator is also sink.tr's) */
     CURLcode last_rc;                /* libcurl's code for the last attempt */
     int sends;                       /* requests libcurl began to send in this attempt (CURLOPT_PREREQFUNCTION) */
     bool resend_refused;             /* libcurl wanted to send this attempt a second time: refused */

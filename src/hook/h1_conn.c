@@ -50,7 +50,7 @@ void lg_h1_free(lg_h1_conn *c)
     lg_h1_resp_free(&c->resp);
     lg_relay_free(&c->relay);
     lg_capture_free(&c->cap);
-    lg_h1_tr_free(&c->tr);
+    lg_attempt_tr_free(&c->tr);
     if (c->plain_fd >= 0)
         lg_sock_real_get()->close(c->plain_fd);
     free(c->out);
@@ -211,7 +211,7 @@ static attempt_rc attempt(lg_h1_conn *c, const lg_step *st, bool drive_async)
     const lg_translation *tr = st ? st->tr : NULL;
     if (p && !st->key)
         return ATTEMPT_FATAL; /* another provider only ever gets a key of its own */
-    if (!lg_h1_tr_start(&c->tr, c->prov->dialect, to->dialect, tr))
+    if (!lg_attempt_tr_start(&c->tr, c->prov->dialect, to->dialect, tr))
         return ATTEMPT_FATAL;
     attempt_rc aimed = aim(c, p);
     if (aimed != ATTEMPT_RESPONSE)

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "hook/attempt_tr.h"
 #include "hook/curl_capture.h"
 #include "hook/h1_conn.h"
 #include "hook/h1_request.h"
@@ -33,7 +34,7 @@ struct lg_h1_conn {
     lg_capture cap;
     lg_relay relay;
     lg_h1_resp resp;
-    lg_h1_tr tr;     /* the translation of the attempt's response (another dialect) */
+    lg_attempt_tr tr;     /* the translation of the attempt's response (another dialect) */
     lg_exchange *x;  /* an exchange whose committed stream is still being relayed */
     lg_exchange *wx; /* a parked exchange (non-blocking host) waiting until wstep.at_ms, or (inflight) for
                       * its attempt's response on llmgate's own connection */

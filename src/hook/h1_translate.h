@@ -8,19 +8,7 @@
 #include <stddef.h>
 
 #include "llmgate/boundary.h"
-#include "llmgate/gate.h"
-#include "llmgate/translate.h"
 
-typedef struct {
-    bool on;               /* the attempt's response must be translated */
-    lg_tr_dialect target, host;
-    lg_tr_stream *stream;  /* the translator of a committed stream */
-} lg_h1_tr;
-
-/* Prepares t for an attempt to a provider of dialect target for a host of dialect host: translated when
- * tr is set (the engine's SEND step), else not. False when out of memory or a dialect is not translated. */
-bool lg_h1_tr_start(lg_h1_tr *t, lg_dialect host, lg_dialect target, const lg_translation *tr);
-void lg_h1_tr_free(lg_h1_tr *t);
 /* Emits a translated stream's header block (lines with CRLF, the last one blank) as the host gets it:
  * without the target's framing lines, with Transfer-Encoding: chunked. False when emit refused. */
 bool lg_h1_tr_headers(char *const *lines, size_t n, lg_emit_fn emit, void *ctx);
