@@ -1,21 +1,17 @@
 /* Capture of one attempt's response (see curl_capture.h). */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "hook/curl_capture.h"
 
-static void free_lines(lg_capture *c)
-{
-    for (size_t i = 0; i < c->n_lines; i++)
-        free(c->lines[i]);
-    c->n_lines = 0;
-}
-
 void lg_capture_reset(lg_capture *c)
 {
-    free_lines(c);
+    c->n_lines = 0;
     c->n_hdrs = 0;
+    c->text_len = 0;
+    c->event_stream = false;
     c->body_len = 0;
     c->status = 0;
     c->oom = 0;
@@ -23,11 +19,10 @@ void lg_capture_reset(lg_capture *c)
 
 void lg_capture_free(lg_capture *c)
 {
-    lg_capture_reset(c);
     free(c->lines);
     free(c->body);
     free(c->hdrs);
-    free(c->names);
+    free(c->text);
     memset(c, 0, sizeof *c);
 }
 
@@ -53,90 +48,117 @@ size_t lg_capture_write(char *ptr, size_t size, size_t nmemb, void *userdata)
     return len;
 }
 
+/* Moves a pointer into the old text buffer to the same offset in the new one. */
+static void *moved(const void *p, uintptr_t from, char *to) { return to + ((uintptr_t)p - from); }
+
+/* Makes room for `more` bytes at the end of the text (the lines and the view follow it when it moves);
+ * false when out of memory. */
+static bool text_room(lg_capture *c, size_t more)
+{
+    if (c->text_len + more <= c->text_cap)
+        return true;
+    size_t cap = c->text_cap ? c->text_cap : 1024;
+    while (cap < c->text_len + more)
+        cap *= 2;
+    uintptr_t from = (uintptr_t)c->text;
+    char *t = realloc(c->text, cap);
+    if (!t)
+        return false;
+    for (size_t i = 0; i < c->n_lines; i++)
+        c->lines[i] = moved(c->lines[i], from, t);
+    for (size_t i = 0; i < c->n_hdrs; i++) {
+        c->hdrs[i].name = moved(c->hdrs[i].name, from, t);
+        c->hdrs[i].value = moved(c->hdrs[i].value, from, t);
+    }
+    c->text = t;
+    c->text_cap = cap;
+    return true;
+}
+
+/* Copies len bytes of s to the end of the text, NUL-terminated; the copy (room made beforehand). */
+static char *text_put(lg_capture *c, const char *s, size_t len)
+{
+    char *p = c->text + c->text_len;
+    memcpy(p, s, len);
+    p[len] = '\0';
+    c->text_len += len + 1;
+    return p;
+}
+
+/* Grows an array of n used elements of size sz to hold one more; false when out of memory. */
+static bool one_more(void *arr, size_t n, size_t *cap, size_t sz)
+{
+    if (n < *cap)
+        return true;
+    size_t want = *cap ? *cap * 2 : 16;
+    void *grown = realloc(*(void **)arr, want * sz);
+    if (!grown)
+        return false;
+    *(void **)arr = grown;
+    *cap = want;
+    return true;
+}
+
+/* Adds the header view of "Name: value\r\n" (len bytes at line), trimmed, to the room made for it;
+ * lines that are not headers (the blank end) add nothing. */
+static void split_header(lg_capture *c, const char *line, size_t len)
+{
+    const char *colon = memchr(line, ':', len);
+    if (!colon || colon == line)
+        return;
+    const char *v = colon + 1, *end = line + len;
+    while (v < end && (*v == ' ' || *v == '\t'))
+        v++;
+    while (end > v && (end[-1] == '\r' || end[-1] == '\n' || end[-1] == ' ' || end[-1] == '\t'))
+        end--;
+    size_t nlen = (size_t)(colon - line);
+    lg_header *h = &c->hdrs[c->n_hdrs++];
+    h->name = text_put(c, line, nlen);
+    h->value = text_put(c, v, (size_t)(end - v));
+    if (nlen == 12 && !strcasecmp(h->name, "content-type"))
+        c->event_stream = lg_is_event_stream(h->value);
+}
+
 size_t lg_capture_header(char *ptr, size_t size, size_t nmemb, void *userdata)
 {
     lg_capture *c = userdata;
     size_t len = size * nmemb;
-    if (len >= 5 && !strncasecmp(ptr, "HTTP/", 5)) {
-        free_lines(c);
+    bool status_line = len >= 5 && !strncasecmp(ptr, "HTTP/", 5);
+    if (status_line) {
+        c->n_lines = c->n_hdrs = c->text_len = 0;
+        c->event_stream = false;
         const char *sp = memchr(ptr, ' ', len);
         c->status = sp ? atoi(sp + 1) : 0;
     }
-    if (c->n_lines == c->cap_lines) {
-        size_t cap = c->cap_lines ? c->cap_lines * 2 : 16;
-        char **l = realloc(c->lines, cap * sizeof *l);
-        if (!l) {
-            c->oom = 1;
-            return 0;
-        }
-        c->lines = l;
-        c->cap_lines = cap;
-    }
-    char *line = malloc(len + 1);
-    if (!line) {
+    /* room for the line, and for its name and value after it */
+    if (!one_more(&c->lines, c->n_lines, &c->cap_lines, sizeof *c->lines) ||
+        !one_more(&c->hdrs, c->n_hdrs, &c->cap_hdrs, sizeof *c->hdrs) || !text_room(c, 2 * len + 3)) {
         c->oom = 1;
         return 0;
     }
-    memcpy(line, ptr, len);
-    line[len] = '\0';
+    char *line = text_put(c, ptr, len);
     c->lines[c->n_lines++] = line;
+    if (!status_line)
+        split_header(c, line, len);
     return len;
 }
 
-/* Splits "Name: value\r\n" into trimmed copies placed at *at (advanced past them); false for lines that
- * are not headers. At most strlen(line) + 2 bytes are written. */
-static bool split_header(const char *line, lg_header *h, char **at)
+bool lg_capture_set_line(lg_capture *c, size_t i, const char *line)
 {
-    const char *colon = strchr(line, ':');
-    if (!colon || colon == line)
+    size_t len = strlen(line);
+    if (!text_room(c, len + 1))
         return false;
-    const char *v = colon + 1;
-    while (*v == ' ' || *v == '\t')
-        v++;
-    size_t vlen = strcspn(v, "\r\n");
-    while (vlen > 0 && (v[vlen - 1] == ' ' || v[vlen - 1] == '\t'))
-        vlen--;
-    size_t nlen = (size_t)(colon - line);
-    char *p = *at;
-    memcpy(p, line, nlen);
-    p[nlen] = '\0';
-    h->name = p;
-    p += nlen + 1;
-    memcpy(p, v, vlen);
-    p[vlen] = '\0';
-    h->value = p;
-    *at = p + vlen + 1;
+    c->lines[i] = text_put(c, line, len);
     return true;
 }
 
-void lg_capture_view(lg_capture *c, lg_response_view *v)
+void lg_capture_view(const lg_capture *c, lg_response_view *v)
 {
-    c->n_hdrs = 0;
-    size_t room = 1;
-    for (size_t i = 0; i < c->n_lines; i++)
-        room += strlen(c->lines[i]) + 2;
-    size_t want = c->n_lines ? c->n_lines : 1;
-    lg_header *h = want > c->cap_hdrs ? realloc(c->hdrs, want * sizeof *h) : c->hdrs;
-    if (h && want > c->cap_hdrs) {
-        c->hdrs = h;
-        c->cap_hdrs = want;
-    }
-    char *b = room > c->cap_names ? realloc(c->names, room) : c->names;
-    if (b && room > c->cap_names) {
-        c->names = b;
-        c->cap_names = room;
-    }
-    if (h && b) { /* the buffers only grow: an attempt after the first allocates nothing here */
-        char *at = c->names;
-        for (size_t i = 0; i < c->n_lines; i++)
-            c->n_hdrs += split_header(c->lines[i], &c->hdrs[c->n_hdrs], &at);
-    }
     memset(v, 0, sizeof *v);
     v->status = c->status;
     v->headers = c->hdrs;
     v->n_headers = c->n_hdrs;
     v->body = c->body ? c->body : "";
     v->body_len = c->body_len;
-    const char *ct = lg_header_get(c->hdrs, c->n_hdrs, "content-type");
-    v->stream = lg_is_event_stream(ct);
+    v->stream = c->event_stream;
 }

@@ -2,6 +2,7 @@
 #ifndef LLMGATE_HOOK_CURL_CAPTURE_H
 #define LLMGATE_HOOK_CURL_CAPTURE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "llmgate/http.h"
@@ -9,25 +10,30 @@
 typedef struct {
     char *body;
     size_t body_len, body_cap;
-    char **lines;       /* raw header lines of the last header block, each with its CRLF */
+    char **lines;       /* raw header lines of the last header block, each with its CRLF (in text) */
     size_t n_lines, cap_lines;
-    lg_header *hdrs;    /* parsed view of lines (name/value copies in names) */
+    lg_header *hdrs;    /* the block's headers, split as they arrive (names and values in text) */
     size_t n_hdrs, cap_hdrs;
-    char *names;        /* the view's names and values, NUL-terminated, one after the other */
-    size_t cap_names;
+    char *text;         /* the block's lines, names and values, NUL-terminated, one after the other */
+    size_t text_len, text_cap;
+    bool event_stream;  /* the block's Content-Type names text/event-stream */
     int status;         /* from the block's status line */
     int oom;            /* an allocation failed: the capture is incomplete */
 } lg_capture;
 
-/* Empties the capture for a new attempt (keeps buffers: an attempt after the first allocates nothing for
- * its view). */
+/* Empties the capture for a new attempt (keeps its buffers: a response no larger than an earlier one
+ * allocates nothing). */
 void lg_capture_reset(lg_capture *c);
 void lg_capture_free(lg_capture *c);
 /* libcurl write callback: appends to the body. userdata is the lg_capture. */
 size_t lg_capture_write(char *ptr, size_t size, size_t nmemb, void *userdata);
-/* libcurl header callback: keeps the lines of the last block (a status line starts a new block). */
+/* libcurl header callback: keeps the lines of the last block (a status line starts a new block), each
+ * split into name and value as it arrives. */
 size_t lg_capture_header(char *ptr, size_t size, size_t nmemb, void *userdata);
-/* Fills a response view of the captured response (parses the headers). */
-void lg_capture_view(lg_capture *c, lg_response_view *v);
+/* Replaces header line i of the block with a copy of line (its view is left as it was); false when out
+ * of memory. */
+bool lg_capture_set_line(lg_capture *c, size_t i, const char *line);
+/* Fills a response view of the captured response. */
+void lg_capture_view(const lg_capture *c, lg_response_view *v);
 
 #endif

@@ -14,11 +14,10 @@ static bool set_length(lg_capture *cap, size_t len)
     for (size_t i = 0; i < cap->n_lines; i++) {
         if (strncasecmp(cap->lines[i], "content-length:", 15))
             continue;
-        char *line = NULL;
-        if (asprintf(&line, "Content-Length: %zu\r\n", len) < 0)
+        char line[64];
+        snprintf(line, sizeof line, "Content-Length: %zu\r\n", len);
+        if (!lg_capture_set_line(cap, i, line))
             return false;
-        free(cap->lines[i]);
-        cap->lines[i] = line;
     }
     return true;
 }

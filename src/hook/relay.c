@@ -1,6 +1,5 @@
 /* The transport-neutral response relay (see relay.h). */
 #include <string.h>
-#include <strings.h>
 
 #include "hook/relay.h"
 #include "llmgate/clock.h"
@@ -27,12 +26,7 @@ bool lg_relay_committed(const lg_relay *x) { return x->phase == LG_RELAY_PASS; }
 /* A 2xx event stream is relayed; anything else is buffered whole for the gate. */
 static lg_relay_phase first_phase(const lg_capture *cap)
 {
-    const char *ct = NULL;
-    for (size_t i = 0; i < cap->n_lines; i++)
-        if (!strncasecmp(cap->lines[i], "content-type:", 13))
-            ct = cap->lines[i] + 13;
-    bool sse = lg_is_event_stream(ct);
-    return sse && cap->status >= 200 && cap->status < 300 ? LG_RELAY_HOLD : LG_RELAY_BUFFER;
+    return cap->event_stream && cap->status >= 200 && cap->status < 300 ? LG_RELAY_HOLD : LG_RELAY_BUFFER;
 }
 
 /* Lets the response through: the header block, then everything captured so far. */
