@@ -382,10 +382,12 @@ bool lg_xfer_follow(lg_curl_xfer *x, const lg_runtime *rt, const lg_attempt *at,
     int s = resp->status;
     bool keeps_body = s == 307 || s == 308;
     bool has_body = x->rec->postfields || x->rec->post || x->rec->upload;
-    const char *location = lg_header_get(resp->headers, resp->n_headers, "location");
-    if (!at->key || !x->rec->followlocation || x->last_rc != CURLE_OK || !location || x->hops >= LG_XFER_HOPS_MAX ||
+    if (!at->key || !x->rec->followlocation || x->last_rc != CURLE_OK || x->hops >= LG_XFER_HOPS_MAX ||
         !(keeps_body || ((s == 301 || s == 302 || s == 303) && !has_body)))
         return false; /* the host's own credentials follow as libcurl does; others are delivered as they are */
+    const char *location = lg_header_get(resp->headers, resp->n_headers, "location");
+    if (!location)
+        return false;
     char *from = NULL;
     if (x->real->getinfo(x->h, CURLINFO_EFFECTIVE_URL, &from) != CURLE_OK || !from)
         return false;
