@@ -61,6 +61,11 @@ EXPORT void curl_easy_reset(CURL *h)
     const lg_curl_real *real = lg_curl_real_get();
     if (real->reset)
         real->reset(h);
+    lg_curl_rec *r = lg_rec_get(h, false);
+    if (r) { /* libcurl no longer refers to anything of ours */
+        lg_xfer_free(r->kept);
+        r->kept = NULL;
+    }
     lg_rec_reset(h);
 }
 
@@ -69,6 +74,9 @@ EXPORT CURL *curl_easy_duphandle(CURL *h)
     const lg_curl_real *real = lg_curl_real_get();
     if (!real->duphandle)
         return NULL;
+    lg_curl_rec *r = lg_rec_get(h, false);
+    if (r)
+        lg_xfer_unshape(r); /* the duplicate gets the host's options, nothing of ours */
     CURL *dup = real->duphandle(h);
     if (dup)
         lg_rec_clone(h, dup);
@@ -81,7 +89,9 @@ EXPORT void curl_easy_cleanup(CURL *h)
     lg_curl_rec *r = lg_rec_get(h, false);
     if (r && r->multi_xfer) /* still in a multi: its exchange ends here */
         lg_mxfer_cancel(r->multi_xfer, true);
+    lg_curl_xfer *kept = r ? r->kept : NULL;
     lg_rec_remove(h);
     if (real->cleanup)
         real->cleanup(h);
+    lg_xfer_free(kept); /* once libcurl is done with the handle (our trampolines and list were on it) */
 }

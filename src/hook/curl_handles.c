@@ -101,6 +101,7 @@ void lg_rec_clone(CURL *src, CURL *dst)
     d->info_content_type = NULL;
     d->info_override = false;
     d->multi_xfer = NULL;
+    d->kept = NULL;
     lg_rec_set_str(&d->url, s->url);
     lg_rec_set_str(&d->xoauth2, s->xoauth2);
     if (s->copied_postfields) {

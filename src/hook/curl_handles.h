@@ -8,8 +8,11 @@
 #include "hook/curl_real.h"
 #include "llmgate/config.h"
 
+struct lg_curl_xfer;
+
 typedef struct {
     CURL *handle;
+    unsigned gen;                /* changes whenever the host sets an option llmgate shapes or reads */
     char *url;                   /* copy of CURLOPT_URL */
     const lg_provider *prov;     /* provider of the URL's host, NULL = not ours */
     struct curl_slist *headers;  /* the host's CURLOPT_HTTPHEADER list (never modified or freed by us) */
@@ -37,6 +40,7 @@ typedef struct {
     long info_retry_after_s;
     char *info_content_type;
     struct lg_mxfer *multi_xfer; /* the multi front end's transfer while the handle is in a multi */
+    struct lg_curl_xfer *kept;   /* the easy front end's, kept between performs (lg_xfer_kept) */
     UT_hash_handle hh;
 } lg_curl_rec;
 

@@ -14,6 +14,8 @@ EXPORT CURLMcode curl_multi_add_handle(CURLM *multi, CURL *h)
     lg_curl_rec *r = lg_rec_get(h, false);
     if (r && r->multi_xfer)
         return CURLM_ADDED_ALREADY;
+    if (r)
+        lg_xfer_unshape(r); /* a multi shapes a transfer afresh, or runs the host's as it is */
     if (r && r->prov && r->url && real->setopt && real->getinfo && real->m_remove && real->m_info_read) {
         lg_multi *m = lg_multi_get(multi, true);
         int rc = m ? lg_mxfer_add(m, h, r) : -1;

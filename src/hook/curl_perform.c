@@ -22,16 +22,19 @@ static int attempt(void *ctx, const lg_attempt *at, lg_response_view *resp)
 
 static bool rewind_body(void *ctx) { return lg_xfer_rewind(ctx); }
 
-/* Runs a provider request through the gate and delivers its final response. */
+/* Runs a provider request through the gate and delivers its final response; the handle stays shaped for
+ * its next perform (lg_xfer_kept). */
 static CURLcode gated_perform(CURL *h, lg_curl_rec *r, const lg_curl_real *real, const lg_runtime *rt)
 {
-    lg_curl_xfer x;
+    lg_curl_xfer *x = lg_xfer_kept(r);
     lg_gate_request req;
-    if (!lg_xfer_open(&x, h, r, rt, &req))
+    if (!x || !lg_xfer_open(x, h, r, rt, &req)) {
+        lg_xfer_unshape(r);
         return real->perform(h);
+    }
     lg_transport t = {.attempt = attempt, .rewind = rewind_body};
-    lg_gate_result res = lg_gate_run(&req, &t, &x);
-    return lg_xfer_close(&x, &res);
+    lg_gate_result res = lg_gate_run(&req, &t, x);
+    return lg_xfer_close(x, &res);
 }
 
 /* A plain host rule: admission only, then libcurl as usual; a refusal is answered locally. */
@@ -47,11 +50,16 @@ static CURLcode paced_perform(CURL *h, lg_curl_rec *r, const lg_curl_real *real,
 static CURLcode perform(CURL *h, const lg_curl_real *real)
 {
     lg_curl_rec *r = lg_rec_get(h, false);
-    if (!r || !r->prov || !r->url || !real->setopt || !real->getinfo)
+    if (!r)
         return real->perform(h);
-    r->info_override = false;
-    if (r->prov->dialect == LG_DIALECT_NONE)
+    if (!r->prov || !r->url || !real->setopt || !real->getinfo || r->prov->dialect == LG_DIALECT_NONE) {
+        lg_xfer_unshape(r); /* the host's request as the host set it */
+        if (!r->prov || !r->url || !real->setopt || !real->getinfo)
+            return real->perform(h);
+        r->info_override = false;
         return paced_perform(h, r, real, lg_runtime_get());
+    }
+    r->info_override = false;
     return gated_perform(h, r, real, lg_runtime_get());
 }
 

@@ -70,6 +70,27 @@ static void record_ptr(lg_curl_rec *r, CURLoption opt, void *p)
     }
 }
 
+/* True for an option whose value llmgate sets on the handle for an attempt, or reads to shape one: setting
+ * it makes the handle's kept shaping stale (lg_curl_rec.gen). */
+static bool shaping_option(CURLoption opt)
+{
+    switch (opt) {
+    case CURLOPT_URL:
+    case CURLOPT_HTTPHEADER:
+    case CURLOPT_XOAUTH2_BEARER:
+    case CURLOPT_PREREQFUNCTION:
+    case CURLOPT_PREREQDATA:
+    case CURLOPT_WRITEFUNCTION:
+    case CURLOPT_WRITEDATA:
+    case CURLOPT_HEADERFUNCTION:
+    case CURLOPT_HEADERDATA:
+    case CURLOPT_HEADER:
+    case CURLOPT_FAILONERROR:
+    case CURLOPT_FOLLOWLOCATION: return true;
+    default: return false;
+    }
+}
+
 typedef void (*any_fn)(void);
 
 static void record_fn(lg_curl_rec *r, CURLoption opt, any_fn f)
@@ -94,7 +115,7 @@ EXPORT CURLcode curl_easy_setopt(CURL *h, CURLoption opt, ...)
     va_list ap;
     va_start(ap, opt);
     CURLcode rc;
-    lg_curl_rec *r;
+    lg_curl_rec *r = NULL; /* the record, once what the host set is in it */
     if (opt < CURLOPTTYPE_OBJECTPOINT) {
         long v = va_arg(ap, long);
         rc = real->setopt(h, opt, v);
@@ -120,5 +141,7 @@ EXPORT CURLcode curl_easy_setopt(CURL *h, CURLoption opt, ...)
         rc = real->setopt(h, opt, blob);
     }
     va_end(ap);
+    if (r && shaping_option(opt))
+        r->gen++;
     return rc;
 }

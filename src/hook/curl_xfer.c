@@ -75,42 +75,80 @@ static void shape_body(lg_curl_xfer *x, const lg_attempt *at)
     }
 }
 
-/* Installs the URL, header list and body of an attempt. */
+/* Sets url on the handle unless it is what we set last (libcurl copies it: only our copy is kept, to
+ * compare). */
+static void put_url(lg_curl_xfer *x, const char *url)
+{
+    if (x->set_url && !strcmp(x->set_url, url))
+        return;
+    x->real->setopt(x->h, CURLOPT_URL, url);
+    free(x->set_url);
+    x->set_url = strdup(url); /* NULL: set again next time */
+}
+
+/* Sets list (ours, or the host's when list is NULL and own is false) as the handle's header list; our
+ * previous list is freed once off the handle. */
+static void put_headers(lg_curl_xfer *x, struct curl_slist *list, bool own)
+{
+    struct curl_slist *old = x->attempt_hdrs;
+    x->real->setopt(x->h, CURLOPT_HTTPHEADER, own ? list : x->rec->headers);
+    x->attempt_hdrs = own ? list : NULL;
+    x->hdrs_reusable = false;
+    if (old && old != list)
+        lg_slist_free(old);
+}
+
+/* Sets CURLOPT_FOLLOWLOCATION to v unless it is what we set last. */
+static void put_follow(lg_curl_xfer *x, long v)
+{
+    if (x->set_follow != v)
+        x->real->setopt(x->h, CURLOPT_FOLLOWLOCATION, v);
+    x->set_follow = v;
+}
+
+/* Installs the URL, header list and body of an attempt; what is already on the handle as the attempt needs
+ * it (the same URL, a header list made for the same key and provider) is left as it is. */
 static bool shape_request(lg_curl_xfer *x, const lg_attempt *at)
 {
-    const lg_curl_real *real = x->real;
     const char *key = at->key;
     const lg_provider *prov = at->prov ? at->prov : x->prov;
     bool other = prov != x->prov;
-    free(x->attempt_url);
-    x->attempt_url = NULL;
-    struct curl_slist *old = x->attempt_hdrs;
-    x->attempt_hdrs = NULL;
     if (at->tr && !key)
         return false; /* a translated request goes with a key of the target's own, never the host's */
     char *other_base = at->tr ? url_translated(prov, at->tr->path) : other ? url_on(prov, x->rec->url) : NULL;
     const char *url = other ? other_base : x->base_url;
-    if (url && key && x->key_in_query && !at->tr)
-        url = x->attempt_url = lg_url_query_set(url, "key", key);
+    char *keyed = url && key && x->key_in_query && !at->tr ? lg_url_query_set(url, "key", key) : NULL;
+    if (keyed)
+        url = keyed;
+    else if (key && x->key_in_query && !at->tr)
+        url = NULL;
     bool key_elsewhere = (x->key_in_query || x->rec->xoauth2) && !at->tr;
     bool own_list = (key && (x->rec->headers || !key_elsewhere)) || x->has_pin || at->tr;
-    if (at->tr)
-        x->attempt_hdrs = headers_translated(x, prov, key, at->tr);
-    else if (own_list)
-        x->attempt_hdrs = lg_slist_with_key(x->rec->headers, key, prov->auth, key_elsewhere, other);
-    bool ok = url && (!own_list || x->attempt_hdrs);
+    bool reuse = !at->tr && x->hdrs_reusable && x->hdrs_own == own_list &&
+                 (!own_list || (x->hdrs_key == key && x->hdrs_prov == prov));
+    struct curl_slist *list = NULL;
+    if (own_list && !reuse)
+        list = at->tr ? headers_translated(x, prov, key, at->tr)
+                      : lg_slist_with_key(x->rec->headers, key, prov->auth, key_elsewhere, other);
+    bool ok = url && (!own_list || reuse || list);
     if (ok) {
-        real->setopt(x->h, CURLOPT_URL, url);
-        real->setopt(x->h, CURLOPT_HTTPHEADER, own_list ? x->attempt_hdrs : x->rec->headers);
+        put_url(x, url);
+        if (!reuse) {
+            put_headers(x, list, own_list);
+            x->hdrs_reusable = !at->tr;
+            x->hdrs_own = own_list;
+            x->hdrs_key = key;
+            x->hdrs_prov = prov;
+        }
         if (key && x->rec->xoauth2)
-            real->setopt(x->h, CURLOPT_XOAUTH2_BEARER, key);
-        /* a key of ours never follows a redirect to another host */
-        real->setopt(x->h, CURLOPT_FOLLOWLOCATION, key ? 0L : x->rec->followlocation);
+            x->real->setopt(x->h, CURLOPT_XOAUTH2_BEARER, key);
+        put_follow(x, key ? 0L : x->rec->followlocation); /* a key of ours never follows a redirect to another host */
         shape_body(x, at);
+    } else if (list) {
+        lg_slist_free(list);
     }
+    free(keyed);
     free(other_base);
-    if (old)
-        lg_slist_free(old);
     return ok;
 }
 
@@ -147,7 +185,7 @@ static int count_send(void *clientp, char *primary_ip, char *local_ip, int prima
                        : CURL_PREREQFUNC_OK;
 }
 
-/* Our trampolines in. */
+/* Our trampolines in; what we set of the request before is forgotten (set again by the next attempt). */
 static void install_capture(lg_curl_xfer *x)
 {
     const lg_curl_real *real = x->real;
@@ -159,6 +197,11 @@ static void install_capture(lg_curl_xfer *x)
     real->setopt(x->h, CURLOPT_HEADERDATA, &x->cap);
     real->setopt(x->h, CURLOPT_HEADER, 0L);
     real->setopt(x->h, CURLOPT_FAILONERROR, 0L);
+    free(x->set_url);
+    x->set_url = NULL;
+    x->hdrs_reusable = false;
+    x->set_follow = -1;
+    x->installed = true;
 }
 
 /* The host's own options back out; our URL and header list freed. */
@@ -186,26 +229,33 @@ static void restore_host(lg_curl_xfer *x)
         real->setopt(x->h, CURLOPT_XOAUTH2_BEARER, r->xoauth2);
     if (x->attempt_hdrs)
         lg_slist_free(x->attempt_hdrs);
-    free(x->attempt_url);
     x->attempt_hdrs = NULL;
-    x->attempt_url = NULL;
+    x->hdrs_reusable = false;
+    free(x->set_url);
+    x->set_url = NULL;
+    x->installed = false;
 }
 
 bool lg_xfer_open(lg_curl_xfer *x, CURL *h, lg_curl_rec *r, const lg_runtime *rt, lg_gate_request *req)
 {
-    memset(x, 0, offsetof(lg_curl_xfer, host_key));
     x->h = h;
     x->rec = r;
     x->real = lg_curl_real_get();
+    x->hops = 0;
+    x->last_rc = CURLE_OK;
+    bool fresh = !x->installed || x->gen != r->gen || x->prov != r->prov || !x->base_url;
     x->prov = r->prov;
-    x->base_url = r->prov->upstream ? lg_url_rebase(r->prov->upstream, r->url) : strdup(r->url);
-    if (!x->base_url)
-        return false;
+    if (fresh) { /* the host changed what we read or set: read it again, install everything */
+        free(x->base_url);
+        x->base_url = r->prov->upstream ? lg_url_rebase(r->prov->upstream, r->url) : strdup(r->url);
+        if (!x->base_url)
+            return false;
+        char probe[LG_XFER_KEY_MAX];
+        x->key_in_query = lg_url_query_get(r->url, "key", probe, sizeof probe);
+        explicit_bzero(probe, sizeof probe);
+        x->has_pin = lg_curl_find_pin(r, x->pin, sizeof x->pin);
+    }
     bool has_key = lg_curl_find_key(r, x->host_key, sizeof x->host_key);
-    char probe[LG_XFER_KEY_MAX];
-    x->key_in_query = lg_url_query_get(r->url, "key", probe, sizeof probe);
-    explicit_bzero(probe, sizeof probe);
-    x->has_pin = lg_curl_find_pin(r, x->pin, sizeof x->pin);
     *req = (lg_gate_request){
         .cfg = rt->cfg,
         .prov = r->prov,
@@ -222,8 +272,24 @@ bool lg_xfer_open(lg_curl_xfer *x, CURL *h, lg_curl_rec *r, const lg_runtime *rt
         .header_ctx = r,
     };
     r->info_override = false;
-    install_capture(x);
+    if (fresh) {
+        install_capture(x);
+        x->gen = r->gen;
+    }
     return true;
+}
+
+lg_curl_xfer *lg_xfer_kept(lg_curl_rec *r)
+{
+    if (!r->kept && (r->kept = calloc(1, sizeof *r->kept)) != NULL)
+        r->kept->kept = true;
+    return r->kept;
+}
+
+void lg_xfer_unshape(lg_curl_rec *r)
+{
+    if (r->kept && r->kept->installed)
+        restore_host(r->kept);
 }
 
 void lg_xfer_forget_key(lg_curl_xfer *x) { explicit_bzero(x->host_key, sizeof x->host_key); }
@@ -305,21 +371,24 @@ bool lg_xfer_rewind(lg_curl_xfer *x)
     return r->has_seekfn && r->seekfn(r->seekdata, 0, SEEK_SET) == CURL_SEEKFUNC_OK;
 }
 
-/* Frees what x owns (the handle keeps the host's options). */
+/* Frees what the exchange held; a transfer that is not kept frees its buffers too. */
 static void release(lg_curl_xfer *x)
 {
     lg_xfer_forget_key(x);
-    lg_capture_free(&x->cap);
     lg_relay_free(&x->relay);
     lg_attempt_tr_free(&x->tr);
     x->sink.tr = NULL;
+    if (x->kept)
+        return;
+    lg_capture_free(&x->cap);
     free(x->base_url);
     x->base_url = NULL;
 }
 
 CURLcode lg_xfer_close(lg_curl_xfer *x, const lg_gate_result *res)
 {
-    restore_host(x);
+    if (!x->kept)
+        restore_host(x);
     CURLcode rc;
     if (res->verdict == LG_GATE_DELIVERED) {
         rc = x->last_rc;
@@ -344,6 +413,19 @@ void lg_xfer_abandon(lg_curl_xfer *x)
 {
     restore_host(x);
     release(x);
+}
+
+void lg_xfer_free(lg_curl_xfer *x)
+{
+    if (!x)
+        return;
+    release(x);
+    lg_capture_free(&x->cap);
+    if (x->attempt_hdrs)
+        lg_slist_free(x->attempt_hdrs);
+    free(x->set_url);
+    free(x->base_url);
+    free(x);
 }
 
 CURLcode lg_xfer_refuse(lg_curl_rec *r, const lg_gate_result *res)
@@ -417,13 +499,9 @@ bool lg_xfer_follow(lg_curl_xfer *x, const lg_runtime *rt, const lg_attempt *at,
             lg_slist_free(hdrs);
         return false;
     }
-    x->real->setopt(x->h, CURLOPT_URL, url);
-    x->real->setopt(x->h, CURLOPT_HTTPHEADER, hdrs); /* NULL: the host's list held only credentials */
-    if (x->attempt_hdrs)
-        lg_slist_free(x->attempt_hdrs);
-    x->attempt_hdrs = hdrs;
-    free(x->attempt_url);
-    x->attempt_url = url;
+    put_url(x, url);
+    free(url);
+    put_headers(x, hdrs, true); /* NULL: the host's list held only credentials */
     x->hops++;
     lg_log(LG_LOG_DEBUG, "[Redirect] %s: %d to %s %s", p->name, s, host, ours ? "with the key" : "without any key");
     return true;

@@ -18,15 +18,23 @@
 #define LG_XFER_KEY_MAX 1024
 #define LG_XFER_HOPS_MAX 30 /* redirects followed within one attempt */
 
-typedef struct {
+typedef struct lg_curl_xfer {
     CURL *h;
     lg_curl_rec *rec;
     const lg_curl_real *real;
     const lg_provider *prov;
+    bool kept;                       /* the easy front end's: stays shaped on the handle between performs */
+    bool installed;                  /* our trampolines are on the handle, for the host's options of ... */
+    unsigned gen;                    /* ... this generation (lg_curl_rec.gen) */
     char *base_url;                  /* the host's URL with the provider's upstream applied */
     bool key_in_query;
-    char *attempt_url;               /* ours, while set on the handle */
+    char *set_url;                   /* a copy of the URL we set on the handle (NULL: unknown or the host's) */
     struct curl_slist *attempt_hdrs; /* ours, while set on the handle */
+    bool hdrs_reusable;              /* the handle's header list (ours: hdrs_own) was made for ... */
+    bool hdrs_own;
+    const char *hdrs_key;            /* ... this key (a configured key: stable while the config lives) ... */
+    const lg_provider *hdrs_prov;    /* ... of this provider */
+    long set_follow;                 /* CURLOPT_FOLLOWLOCATION as we set it; -1: unknown */
     bool has_pin;                    /* the host's headers carry X-Llmgate-Pin (never forwarded) */
     char pin[LG_NAME_MAX];           /* its value */
     bool body_replaced;              /* an attempt's body, not the host's, is set on the handle */
@@ -43,9 +51,25 @@ typedef struct {
 } lg_curl_xfer;
 
 /* Sets x up for a gated exchange of provider handle h (record r) and fills *req for lg_exchange_begin or
- * lg_gate_run (req->host_key points into x until lg_xfer_forget_key). Installs the capture trampolines.
- * False (nothing changed on the handle): run the host's request untouched. */
+ * lg_gate_run (req->host_key points into x until lg_xfer_forget_key). x is zeroed memory, or an x of this
+ * handle kept from an earlier exchange (lg_xfer_kept): what it shaped then and the host has not changed
+ * since is not shaped again. Installs the capture trampolines. False (nothing changed on the handle): run
+ * the host's request untouched. */
 bool lg_xfer_open(lg_curl_xfer *x, CURL *h, lg_curl_rec *r, const lg_runtime *rt, lg_gate_request *req);
+
+/* The easy front end's transfer of handle record r, kept with the record between performs so that a
+ * handle performed again with the same options is not shaped again (created zeroed on first use; NULL
+ * when out of memory). */
+lg_curl_xfer *lg_xfer_kept(lg_curl_rec *r);
+
+/* Before r's handle is used in any other way than a gated easy perform (a perform llmgate does not gate,
+ * the multi API, curl_easy_duphandle): puts the host's own options back if the kept transfer left ours on
+ * the handle. */
+void lg_xfer_unshape(lg_curl_rec *r);
+
+/* Frees a kept transfer (NULL: nothing) once libcurl no longer refers to it: after curl_easy_reset or
+ * curl_easy_cleanup of its handle. */
+void lg_xfer_free(lg_curl_xfer *x);
 
 /* Wipes the host's key from x (once the engine has taken what it needs). */
 void lg_xfer_forget_key(lg_curl_xfer *x);
@@ -73,8 +97,9 @@ bool lg_xfer_follow(lg_curl_xfer *x, const lg_runtime *rt, const lg_attempt *at,
 /* Makes the request body ready to be sent again; false when it cannot be rewound. */
 bool lg_xfer_rewind(lg_curl_xfer *x);
 
-/* Restores the host's options, hands the engine's final result to the host (lg_curl_deliver, or the last
- * attempt's own error) and frees x's buffers. Returns the CURLcode the host must see for the transfer. */
+/* Hands the engine's final result to the host (lg_curl_deliver, or the last attempt's own error), with the
+ * host's options restored first (a kept x leaves the handle shaped: lg_xfer_unshape restores them when
+ * needed), and frees what the exchange held. Returns the CURLcode the host must see for the transfer. */
 CURLcode lg_xfer_close(lg_curl_xfer *x, const lg_gate_result *res);
 
 /* Restores the host's options and frees x's buffers without delivering anything (a cancelled exchange). */

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# One libcurl handle performed again and again (pycurl, the easy and the multi interface): llmgate keeps
+# the handle shaped between performs of a provider request and shapes again only what the host changed.
+# Every perform must still be what the host set: a new URL, header list, body or callback; a perform to
+# another host right after a gated one (the host's own key and callbacks, nothing of ours); a duplicate
+# handle and a reset handle; the same handle in a multi. Asserted on what Python saw and on what the
+# mock received, request by request.
+source "$(dirname "$0")/../lib.sh"
+cat >"$LG_TMP/scenario.json" <<'JSON'
+{"keys": {"sk-reuse-limited": {"sequence": [{"error": "rate_limit", "retry_after_ms": 60000}], "repeat": true}}}
+JSON
+lg_start_mock --quiet --scenario "$LG_TMP/scenario.json"
+cat >"$LG_TMP/config.json" <<JSON
+{"providers": {"openai": {"upstream": "$MOCK_URL",
+   "accounts": [{"name": "one", "key": "env:KEY_ONE"}, {"name": "two", "key": "env:KEY_TWO"}]}}}
+JSON
+chmod 600 "$LG_TMP/config.json"
+cat >"$LG_TMP/reuse.py" <<'PY'
+import hashlib, io, json, sys, pycurl
+provider = "https://api.openai.com/v1/chat/completions"
+direct = sys.argv[1] + "/v1/chat/completions"  # the mock by its own address: no provider host
+def body(model="gpt-4o-mini"):
+    return json.dumps({"model": model, "messages": [{"role": "user", "content": "hi"}]})
+out = []
+def run(c, label, sink):
+    before = len(sink.getvalue())
+    c.perform()
+    got = sink.getvalue()[before:]
+    obj = json.loads(got).get("object", "?") if got else "-"
+    out.append("%s %d %s" % (label, c.getinfo(c.RESPONSE_CODE), obj))
+a, b, hdrs = io.BytesIO(), io.BytesIO(), io.BytesIO()
+c = pycurl.Curl()
+c.setopt(c.URL, provider)
+c.setopt(c.HTTPHEADER, ["Authorization: Bearer sk-host-own", "Content-Type: application/json"])
+c.setopt(c.POSTFIELDS, body())
+c.setopt(c.WRITEFUNCTION, a.write)
+c.setopt(c.HEADERFUNCTION, hdrs.write)
+run(c, "first", a)
+run(c, "again", a)
+c.setopt(c.URL, direct)
+run(c, "direct", a)
+c.setopt(c.URL, provider)
+run(c, "back", a)
+c.setopt(c.HTTPHEADER, ["Authorization: Bearer sk-host-two", "Content-Type: application/json", "X-Reuse: 5"])
+run(c, "headers", a)
+c.setopt(c.POSTFIELDS, body("gpt-4o-mini:openai"))
+run(c, "pinned", a)
+c.setopt(c.POSTFIELDS, body("gpt-4o"))
+run(c, "unpinned", a)
+c.setopt(c.WRITEFUNCTION, b.write)
+a_before = len(a.getvalue())
+run(c, "writer", b)
+out.append("old writer untouched %s" % (len(a.getvalue()) == a_before))
+d = c.duphandle()
+d.setopt(d.URL, direct)
+run(d, "dup-direct", b)
+d.close()
+run(c, "after-dup", b)
+c.reset()
+c.setopt(c.URL, direct)
+c.setopt(c.POSTFIELDS, body())
+c.setopt(c.WRITEFUNCTION, b.write)
+run(c, "reset-direct", b)
+c.setopt(c.URL, provider)
+c.setopt(c.HTTPHEADER, ["Authorization: Bearer sk-host-own", "Content-Type: application/json"])
+run(c, "reset-provider", b)
+m = pycurl.CurlMulti()
+m.add_handle(c)
+before = len(b.getvalue())
+while True:
+    ret, active = m.perform()
+    if not active:
+        break
+    m.select(1.0)
+m.remove_handle(c)
+got = b.getvalue()[before:]
+out.append("multi %d %s" % (c.getinfo(c.RESPONSE_CODE), json.loads(got).get("object", "?") if got else "-"))
+c.setopt(c.URL, direct)
+run(c, "multi-direct", b)
+c.setopt(c.URL, provider)
+run(c, "last", b)
+out.append("headers seen %d, 429 seen %d" % (hdrs.getvalue().count(b"HTTP/1.1 200"), hdrs.getvalue().count(b" 429")))
+print("sha", hashlib.sha256(body().encode()).hexdigest(), hashlib.sha256(body("gpt-4o").encode()).hexdigest(),
+      file=sys.stderr)
+print("\n".join(out))
+PY
+out=$(KEY_ONE=sk-reuse-limited KEY_TWO=sk-reuse-two "$LG_CLI" run --config "$LG_TMP/config.json" -- \
+    /usr/bin/python3 "$LG_TMP/reuse.py" "$MOCK_URL" 2>"$LG_TMP/err")
+expected="first 200 chat.completion
+again 200 chat.completion
+direct 200 chat.completion
+back 200 chat.completion
+headers 200 chat.completion
+pinned 200 chat.completion
+unpinned 200 chat.completion
+writer 200 chat.completion
+old writer untouched True
+dup-direct 200 chat.completion
+after-dup 200 chat.completion
+reset-direct 200 chat.completion
+reset-provider 200 chat.completion
+multi 200 chat.completion
+multi-direct 200 chat.completion
+last 200 chat.completion
+headers seen 10, 429 seen 0"
+check_eq "every perform on the reused handle answered as the host set it up" "$expected" "$out"
+[ "$out" = "$expected" ] || diag "$(cat "$LG_TMP/err")"
+
+# What the mock received, in order: account one is tried first and answers 429 (then it cools down for a
+# minute), so each gated perform is one success of account two; each direct perform carries the host's
+# own key (none after the reset).
+reqs=$(curl -s "$MOCK_URL/__requests")
+check_eq "the mock got each request once, with the right key" \
+    "sk-reuse-limited sk-reuse-two sk-reuse-two sk-host-own sk-reuse-two sk-reuse-two sk-reuse-two sk-reuse-two sk-reuse-two sk-host-two sk-reuse-two (none) sk-reuse-two sk-reuse-two sk-host-own sk-reuse-two" \
+    "$(printf '%s' "$reqs" | lg_json "' '.join(r['key'] or '(none)' for r in j)")"
+check_eq "the host's extra header went with every request from when it was set until the reset" \
+    "- - - - - 5 5 5 5 5 5 - - - - -" "$(printf '%s' "$reqs" | lg_json "' '.join(r['headers'].get('x-reuse', '-') for r in j)")"
+read -r plain other < <(sed -n 's/^sha //p' "$LG_TMP/err")
+shas=$(printf '%s' "$reqs" | lg_json "' '.join(r['body_sha256'] for r in j)")
+read -r -a sha <<<"$shas"
+check_eq "the pinned model went without its pin, every other byte the host's; then the host's next body" \
+    "$plain $plain $other" "${sha[5]} ${sha[6]} ${sha[7]}"
+lg_done
