@@ -123,7 +123,7 @@ size_t lg_capture_header(char *ptr, size_t size, size_t nmemb, void *userdata)
 {
     lg_capture *c = userdata;
     size_t len = size * nmemb;
-    bool status_line = len >= 5 && !strncasecmp(ptr, "HTTP/", 5);
+    bool status_line = len >= 5 && (ptr[0] | 0x20) == 'h' && !strncasecmp(ptr, "HTTP/", 5);
     if (status_line) {
         c->n_lines = c->n_hdrs = c->text_len = 0;
         c->event_stream = false;

@@ -10,6 +10,14 @@
 
 static lg_curl_rec *table;
 static pthread_mutex_t table_mu = PTHREAD_MUTEX_INITIALIZER;
+static unsigned removals; /* records freed so far: a thread's last lookup is good while this is unchanged */
+
+/* The calling thread's last lookup: a host calls several hooks per transfer on one handle in a row. */
+static __attribute__((tls_model("initial-exec"))) _Thread_local struct {
+    CURL *h;
+    lg_curl_rec *r;
+    unsigned removals;
+} last;
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 
 static void reinit_after_fork(void) { pthread_mutex_init(&table_mu, NULL); }
@@ -41,6 +49,8 @@ static void free_fields(lg_curl_rec *r)
 
 lg_curl_rec *lg_rec_get(CURL *h, bool create)
 {
+    if (last.r && last.h == h && last.removals == __atomic_load_n(&removals, __ATOMIC_ACQUIRE))
+        return last.r;
     pthread_once(&fork_once, register_fork);
     lg_curl_rec *r;
     pthread_mutex_lock(&table_mu);
@@ -48,6 +58,11 @@ lg_curl_rec *lg_rec_get(CURL *h, bool create)
     if (!r && create && (r = malloc(sizeof *r)) != NULL) {
         defaults(r, h);
         HASH_ADD_PTR(table, handle, r);
+    }
+    if (r) {
+        last.h = h;
+        last.r = r;
+        last.removals = removals;
     }
     pthread_mutex_unlock(&table_mu);
     return r;
@@ -58,8 +73,10 @@ void lg_rec_remove(CURL *h)
     lg_curl_rec *r;
     pthread_mutex_lock(&table_mu);
     HASH_FIND_PTR(table, &h, r);
-    if (r)
+    if (r) {
         HASH_DEL(table, r);
+        __atomic_add_fetch(&removals, 1, __ATOMIC_RELEASE);
+    }
     pthread_mutex_unlock(&table_mu);
     if (r) {
         free_fields(r);

@@ -5,7 +5,7 @@
 #include "hook/curl_real.h"
 #include "hook/real_sym.h"
 
-_Thread_local int lg_curl_depth;
+__attribute__((tls_model("initial-exec"))) _Thread_local int lg_curl_depth;
 
 static lg_curl_real real;
 static pthread_once_t real_once = PTHREAD_ONCE_INIT;

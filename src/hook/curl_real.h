@@ -31,7 +31,7 @@ typedef struct {
 /* How deep this thread is inside our own calls into libcurl. libcurl's curl_easy_perform calls the
  * curl_multi_* functions through its PLT, and they call one another: a multi interposer entered at depth
  * > 0 goes straight to libcurl. */
-extern _Thread_local int lg_curl_depth;
+extern __attribute__((tls_model("initial-exec"))) _Thread_local int lg_curl_depth;
 
 /* The real functions, resolved once with dlsym(RTLD_NEXT), falling back to an RTLD_NOLOAD handle of
  * libcurl. Members may be NULL when unresolvable: callers must check. Never NULL itself. */
