@@ -8,24 +8,17 @@
 #include <stddef.h>
 #include <string.h>
 
-/* Index of the first '"' in s[i, n), or n when there is none (also when i >= n). */
-static inline size_t lg_json_quote(const char *s, size_t n, size_t i)
-{
-    const char *q = i < n ? memchr(s + i, '"', n - i) : NULL;
-    return q ? (size_t)(q - s) : n;
-}
-
-/* End (exclusive) of the string starting at s[i] == '"'; 0 when unterminated. A quote ends the string
- * when an even run of backslashes precedes it (each pair is an escaped backslash). */
+/* End (exclusive) of the string starting at s[i] == '"' (i < n); 0 when unterminated. A quote found by
+ * memchr ends the string when an even run of backslashes precedes it (each pair is an escaped one). */
 static inline size_t lg_json_string_end(const char *s, size_t n, size_t i)
 {
-    size_t start = i + 1;
-    for (i = lg_json_quote(s, n, start); i < n; i = lg_json_quote(s, n, i + 1)) {
-        size_t bs = 0;
-        while (i - bs > start && s[i - bs - 1] == '\\')
-            bs++;
-        if (bs % 2 == 0)
-            return i + 1;
+    const char *open = s + i + 1, *end = s + n, *q;
+    for (const char *p = open; (q = memchr(p, '"', (size_t)(end - p))) != NULL; p = q + 1) {
+        const char *b = q;
+        while (b > open && b[-1] == '\\')
+            b--;
+        if ((q - b) % 2 == 0)
+            return (size_t)(q - s) + 1;
     }
     return 0;
 }

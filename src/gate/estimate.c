@@ -24,38 +24,38 @@ typedef struct {
     lg_estimate *e;
 } scanner;
 
-typedef struct {
-    const char *name;
-    size_t len;
-} key_name;
-#define KEY(name) {name, sizeof name - 1}
-
-/* Keys whose string values are envelope, not text the model reads. */
-static const key_name envelope_keys[] = {
-    KEY("model"),      KEY("role"),          KEY("type"),          KEY("id"),          KEY("tool_call_id"),
-    KEY("object"),     KEY("user"),          KEY("service_tier"),  KEY("tool_choice"), KEY("media_type"),
-    KEY("mime_type"),  KEY("mimeType"),      KEY("detail"),        KEY("format"),      KEY("encoding_format"),
-    KEY("reasoning_effort"), KEY("modalities"), KEY("data"),       KEY("anthropic_version"),
-    KEY("finish_reason"), KEY("stop_reason"),
-};
-
-/* Keys whose whole subtree (keys included) is serialized into the prompt. */
-static const key_name schema_keys[] = {
-    KEY("tools"), KEY("functions"), KEY("function_declarations"), KEY("functionDeclarations"),
-};
-
 /* Key comparison, length first (name is a literal: sizeof gives its length). */
 #define KEY_IS(k, n, name) ((k) && (n) == sizeof name - 1 && !memcmp(k, name, sizeof name - 1))
 
-static bool key_in(const char *k, size_t n, const key_name *set, size_t count)
+/* Keys whose string values are envelope, not text the model reads (by length, then by name). */
+static bool envelope_key(const char *k, size_t n)
 {
-    for (size_t i = 0; i < count; i++)
-        if (set[i].len == n && k && !memcmp(k, set[i].name, n))
-            return true;
-    return false;
+    switch (n) {
+    case 2: return KEY_IS(k, n, "id");
+    case 4: return KEY_IS(k, n, "role") || KEY_IS(k, n, "type") || KEY_IS(k, n, "user") || KEY_IS(k, n, "data");
+    case 5: return KEY_IS(k, n, "model");
+    case 6: return KEY_IS(k, n, "object") || KEY_IS(k, n, "detail") || KEY_IS(k, n, "format");
+    case 8: return KEY_IS(k, n, "mimeType");
+    case 9: return KEY_IS(k, n, "mime_type");
+    case 10: return KEY_IS(k, n, "media_type") || KEY_IS(k, n, "modalities");
+    case 11: return KEY_IS(k, n, "tool_choice") || KEY_IS(k, n, "stop_reason");
+    case 12: return KEY_IS(k, n, "tool_call_id") || KEY_IS(k, n, "service_tier");
+    case 13: return KEY_IS(k, n, "finish_reason");
+    case 15: return KEY_IS(k, n, "encoding_format");
+    case 16: return KEY_IS(k, n, "reasoning_effort");
+    case 17: return KEY_IS(k, n, "anthropic_version");
+    default: return false;
+    }
 }
 
-static void skip_ws(scanner *s)
+/* Keys whose whole subtree (keys included) is serialized into the prompt. */
+static bool schema_key(const char *k, size_t n)
+{
+    return KEY_IS(k, n, "tools") || KEY_IS(k, n, "functions") || KEY_IS(k, n, "function_declarations") ||
+           KEY_IS(k, n, "functionDeclarations");
+}
+
+static inline void skip_ws(scanner *s)
 {
     while (s->p < s->end && (unsigned char)*s->p <= ' ' &&
            (*s->p == ' ' || *s->p == '\t' || *s->p == '\r' || *s->p == '\n'))
@@ -165,7 +165,7 @@ static bool object(scanner *s, int depth, place pl, bool schema)
         if (s->p >= s->end || *s->p++ != ':')
             return false;
         skip_ws(s);
-        bool sub_schema = schema || key_in(k, kn, schema_keys, sizeof schema_keys / sizeof *schema_keys);
+        bool sub_schema = schema || schema_key(k, kn);
         if (!value(s, depth + 1, pl, k, kn, sub_schema))
             return false;
         skip_ws(s);
@@ -221,7 +221,7 @@ static bool value(scanner *s, int depth, place pl, const char *k, size_t kn, boo
             s->e->model[n] = '\0';
         }
         bool data_url = n >= 5 && !memcmp(v, "data:", 5);
-        if (schema || (!data_url && !key_in(k, kn, envelope_keys, sizeof envelope_keys / sizeof *envelope_keys)))
+        if (schema || (!data_url && !envelope_key(k, kn)))
             count_text(s, n);
         return true;
     }
