@@ -22,7 +22,7 @@ static const struct {
 void lg_usage_field(lg_usage_fields *f, const char *key, size_t key_len, int64_t v)
 {
     for (int i = 0; i < LG_UF_COUNT; i++)
-        if (fields[i].len == key_len && !memcmp(fields[i].name, key, key_len)) {
+        if (fields[i].len == key_len && fields[i].name[0] == key[0] && !memcmp(fields[i].name, key, key_len)) {
             f->v[i] = v;
             f->has |= 1u << i;
             return;

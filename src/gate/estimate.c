@@ -63,7 +63,7 @@ static inline void skip_ws(scanner *s)
 }
 
 /* A string at s->p (the opening quote); sets *start and *len to its raw bytes. False when unterminated. */
-static bool string_at(scanner *s, const char **start, size_t *len)
+static inline bool string_at(scanner *s, const char **start, size_t *len)
 {
     size_t at = (size_t)(s->p - s->base), end = lg_json_string_end(s->base, (size_t)(s->end - s->base), at);
     if (!end)

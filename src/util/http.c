@@ -1,4 +1,5 @@
 /* Header lookups shared by every module. */
+#include <string.h>
 #include <strings.h>
 
 #include "llmgate/http.h"
@@ -23,8 +24,9 @@ static bool starts_nocase(const char *a, const char *want)
 
 bool lg_is_event_stream(const char *ct)
 {
-    for (; ct && *ct; ct++) /* a plain scan: strcasestr's set-up costs more than these short values */
-        if ((*ct == 't' || *ct == 'T') && starts_nocase(ct, "text/event-stream"))
+    static const char want[] = "text/event-stream"; /* its '/' is at 4: each '/' in ct is a place to look */
+    for (const char *slash = ct ? strchr(ct, '/') : NULL; slash; slash = strchr(slash + 1, '/'))
+        if (slash - ct >= 4 && starts_nocase(slash - 4, want))
             return true;
     return false;
 }
