@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "classify/json_scan.h"
 #include "llmgate/classify.h"
 
 /* What a piece of evidence says about the response. */
@@ -112,18 +113,13 @@ bool lg_prose_wait(const char *text, size_t len, int64_t *ms);
 bool lg_prose_reset_wait(const char *text, size_t len, int64_t *ms);
 bool lg_prose_time(const char *text, size_t len, int64_t *at_ms);
 
-/* JSON helpers (src/classify/json.c). */
+/* JSON helpers (src/classify/json.c; the skimming ones are in classify/json_scan.h). */
 cJSON *lg_json_parse(const char *s, size_t len); /* NULL on malformed or oversized input */
 const char *lg_json_str(const cJSON *o, const char *key); /* non-empty string member or NULL */
 bool lg_json_int(const cJSON *o, const char *key, int64_t *v); /* integral number (or numeric string) */
 /* Calls fn on each element of a top-level JSON array text, even a truncated one; stops when fn
  * returns false. */
 void lg_json_each_element(const char *s, size_t len, bool (*fn)(const cJSON *el, void *ctx), void *ctx);
-/* End (exclusive) of the object or array starting at s[i], counting brackets outside strings; 0 when the
- * text ends first. */
-size_t lg_json_value_end(const char *s, size_t n, size_t i);
-/* End (exclusive) of the string starting at s[i] == '"' (escapes skipped); 0 when unterminated. */
-size_t lg_json_string_end(const char *s, size_t n, size_t i);
 
 /* Lazy reading of a success document (src/classify/lazy.c): one scan of the top-level members without
  * building a tree. Returns false when the document needs a full parse (it may be an error, it is

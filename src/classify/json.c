@@ -45,38 +45,28 @@ bool lg_json_int(const cJSON *o, const char *key, int64_t *out)
 }
 
 /* Iterative: no recursion on deep nesting. */
-size_t lg_json_string_end(const char *s, size_t n, size_t i)
-{
-    size_t start = i + 1;
-    for (i = start; i < n;) { /* from quote to quote (memchr), an escaped one when odd backslashes precede it */
-        const char *q = memchr(s + i, '"', n - i);
-        if (!q)
-            return 0;
-        size_t at = (size_t)(q - s), bs = 0;
-        while (at - bs > start && s[at - bs - 1] == '\\')
-            bs++;
-        if (bs % 2 == 0)
-            return at + 1;
-        i = at + 1;
-    }
-    return 0;
-}
-
 size_t lg_json_value_end(const char *s, size_t n, size_t i)
 {
     size_t depth = 0;
     for (; i < n; i++) {
-        char ch = s[i];
-        if (ch == '"') {
-            size_t end = lg_json_string_end(s, n, i);
-            if (!end)
+        switch (s[i]) {
+        case '"':
+            i = lg_json_string_end(s, n, i);
+            if (!i)
                 return 0;
-            i = end - 1;
-        } else if (ch == '{' || ch == '[') {
+            i--;
+            break;
+        case '{':
+        case '[':
             depth++;
-        } else if (ch == '}' || ch == ']') {
+            break;
+        case '}':
+        case ']':
             if (depth == 0 || --depth == 0)
                 return i + 1;
+            break;
+        default:
+            break;
         }
     }
     return 0;

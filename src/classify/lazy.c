@@ -14,18 +14,13 @@ typedef bool (*member_fn)(const char *key, size_t key_len, const char *v, size_t
 
 static size_t skip_ws(const char *s, size_t n, size_t i)
 {
-    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n'))
+    while (i < n && (unsigned char)s[i] <= ' ' && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n'))
         i++;
     return i;
 }
 
-/* True at a character that ends a number or literal (a NUL too: such text is malformed). */
-static bool scalar_stop(char ch)
-{
-    return ch == ',' || ch == '}' || ch == ']' || ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch == '\0';
-}
-
-/* End (exclusive) of the value starting at s[i]; 0 when malformed or truncated. */
+/* End (exclusive) of the value starting at s[i]; 0 when malformed or truncated. A number or literal ends
+ * at the first character lg_json_scalar_stop names. */
 static size_t value_end(const char *s, size_t n, size_t i)
 {
     if (i >= n)
@@ -35,7 +30,7 @@ static size_t value_end(const char *s, size_t n, size_t i)
     if (s[i] == '{' || s[i] == '[')
         return lg_json_value_end(s, n, i);
     size_t j = i;
-    while (j < n && !scalar_stop(s[j]))
+    while (j < n && !lg_json_scalar_stop(s[j]))
         j++;
     return j < n ? j : 0;
 }
@@ -66,10 +61,8 @@ static bool each_member(const char *s, size_t n, size_t i, member_fn fn, void *c
     return false;
 }
 
-static bool key_is(const char *k, size_t kl, const char *name)
-{
-    return strlen(name) == kl && !memcmp(k, name, kl);
-}
+/* Key comparison, length first (name is a literal: sizeof gives its length). */
+#define KEY_IS(k, kl, name) ((kl) == sizeof name - 1 && !memcmp(k, name, sizeof name - 1))
 
 /* An integral number, or a string holding one, as JSON text ("12", "-3", "12.0", "\"12\""). */
 static bool int_value(const char *v, size_t n, int64_t *out)
@@ -103,12 +96,15 @@ static bool on_count(const char *k, size_t kl, const char *v, size_t vl, void *c
     return true;
 }
 
-/* True when the text holds a string starting with usage (as memmem of "\"usage", without its set-up cost
- * on every call). */
+/* True when the text holds a quote followed by usage (any quote, escaped ones too): each 'u' that memchr
+ * finds is checked, as 'u' is rarer than quotes in JSON. */
 static bool mentions_usage(const char *v, size_t n)
 {
-    for (const char *q = v, *end = v + n; (q = memchr(q, '"', (size_t)(end - q))) != NULL; q++)
-        if ((size_t)(end - q) >= 6 && !memcmp(q + 1, "usage", 5))
+    if (n < 6)
+        return false;
+    const char *last = v + n - 5; /* the last place a "usage" can start */
+    for (const char *u = v + 1; u <= last && (u = memchr(u, 'u', (size_t)(last - u) + 1)) != NULL; u++)
+        if (u[-1] == '"' && !memcmp(u, "usage", 5))
             return true;
     return false;
 }
@@ -122,18 +118,31 @@ typedef struct {
 static bool on_top(const char *k, size_t kl, const char *v, size_t vl, void *ctx)
 {
     top_level *t = ctx;
-    bool error_word = vl == 7 && !memcmp(v, "\"error\"", 7);
-    if (key_is(k, kl, "error") || key_is(k, kl, "errors") || key_is(k, kl, "error_code") || key_is(k, kl, "code") ||
-        ((key_is(k, kl, "type") || key_is(k, kl, "object")) && error_word))
-        return false;
-    bool container = v[0] == '{' || v[0] == '[';
-    if (key_is(k, kl, "usage") && v[0] == '{')
-        t->usage = v, t->usage_len = vl;
-    else if (key_is(k, kl, "usageMetadata") && v[0] == '{')
-        t->meta = v, t->meta_len = vl;
-    else if (container && mentions_usage(v, vl))
-        return false;
-    return true;
+    bool object = v[0] == '{';
+    switch (kl) {
+    case 4:  /* code, type */
+    case 5:  /* error, usage */
+    case 6:  /* errors, object */
+    case 10: /* error_code */
+        if (KEY_IS(k, kl, "error") || KEY_IS(k, kl, "errors") || KEY_IS(k, kl, "error_code") ||
+            KEY_IS(k, kl, "code") ||
+            ((KEY_IS(k, kl, "type") || KEY_IS(k, kl, "object")) && vl == 7 && !memcmp(v, "\"error\"", 7)))
+            return false;
+        if (object && KEY_IS(k, kl, "usage")) {
+            t->usage = v, t->usage_len = vl;
+            return true;
+        }
+        break;
+    case 13:
+        if (object && KEY_IS(k, kl, "usageMetadata")) {
+            t->meta = v, t->meta_len = vl;
+            return true;
+        }
+        break;
+    default:
+        break;
+    }
+    return !((object || v[0] == '[') && mentions_usage(v, vl));
 }
 
 bool lg_lazy_success(lg_cls *c, const char *s, size_t n)

@@ -8,16 +8,21 @@
 
 #include "classify/dialects.h"
 
-static const char *const field_names[LG_UF_COUNT] = {
-    "prompt_tokens",    "completion_tokens",       "input_tokens",         "cache_creation_input_tokens",
-    "cache_read_input_tokens", "output_tokens",    "promptTokenCount",     "candidatesTokenCount",
-    "toolUsePromptTokenCount", "thoughtsTokenCount",
+#define FIELD(name) {name, sizeof name - 1}
+static const struct {
+    const char *name;
+    size_t len;
+} fields[LG_UF_COUNT] = {
+    FIELD("prompt_tokens"),           FIELD("completion_tokens"),       FIELD("input_tokens"),
+    FIELD("cache_creation_input_tokens"), FIELD("cache_read_input_tokens"), FIELD("output_tokens"),
+    FIELD("promptTokenCount"),        FIELD("candidatesTokenCount"),    FIELD("toolUsePromptTokenCount"),
+    FIELD("thoughtsTokenCount"),
 };
 
 void lg_usage_field(lg_usage_fields *f, const char *key, size_t key_len, int64_t v)
 {
     for (int i = 0; i < LG_UF_COUNT; i++)
-        if (strlen(field_names[i]) == key_len && !memcmp(field_names[i], key, key_len)) {
+        if (fields[i].len == key_len && fields[i].name[0] == key[0] && !memcmp(fields[i].name, key, key_len)) {
             f->v[i] = v;
             f->has |= 1u << i;
             return;

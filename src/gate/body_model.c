@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "classify/json_scan.h"
 #include "gate/body_model.h"
 
 static size_t skip_ws(const char *s, size_t n, size_t i)
@@ -12,32 +13,22 @@ static size_t skip_ws(const char *s, size_t n, size_t i)
     return i;
 }
 
-/* The index just after the JSON value starting at s[i] (string, number, literal, object or array), or 0. */
+/* The index just after the JSON value starting at s[i] (string, number, literal, object or array), or 0.
+ * A number or literal ends at a comma, a closing bracket or whitespace (or at the end of the text); a
+ * quote or an opening bracket inside one starts a string or a container that ends it. */
 static size_t value_end(const char *s, size_t n, size_t i)
 {
-    size_t depth = 0;
-    bool in_str = false;
-    for (size_t j = i; j < n; j++) {
-        char ch = s[j];
-        if (in_str) {
-            if (ch == '\\')
-                j++;
-            else if (ch == '"' && (in_str = false, depth == 0))
-                return j + 1;
-        } else if (ch == '"') {
-            in_str = true;
-        } else if (ch == '{' || ch == '[') {
-            depth++;
-        } else if (ch == '}' || ch == ']') {
-            if (depth == 0)
-                return j; /* a scalar ended by its container */
-            if (--depth == 0)
-                return j + 1;
-        } else if (depth == 0 && (ch == ',' || ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n')) {
-            return j;
-        }
-    }
-    return depth == 0 && !in_str && n > i ? n : 0;
+    size_t j = i;
+    while (j < n && s[j] != '"' && s[j] != '{' && s[j] != '[' && s[j] != '}' && s[j] != ']' && s[j] != ',' &&
+           s[j] != ' ' && s[j] != '\t' && s[j] != '\r' && s[j] != '\n')
+        j++;
+    if (j >= n)
+        return n > i ? n : 0;
+    if (s[j] == '"')
+        return lg_json_string_end(s, n, j);
+    if (s[j] == '{' || s[j] == '[')
+        return lg_json_value_end(s, n, j);
+    return j;
 }
 
 bool lg_body_model_span(const char *s, size_t n, size_t *start, size_t *end)

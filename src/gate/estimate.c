@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "classify/json_scan.h"
 #include "llmgate/limiter.h"
 
 #define MAX_DEPTH 32
@@ -16,53 +17,60 @@ typedef enum { AT_OTHER, AT_TOP, AT_GENCONF, AT_REQUEST, AT_REQ_GENCONF, AT_PARA
 enum { OUT_MAX_COMPLETION, OUT_MAX_TOKENS, OUT_MAX_OUTPUT, OUT_GENCONF, OUT_REQ_GENCONF, OUT_PARAMS, OUT_N };
 
 typedef struct {
-    const char *p, *end;
+    const char *base, *p, *end; /* the body, the next byte, the end */
     int64_t text;
     int64_t out[OUT_N]; /* -1 = absent */
     int64_t choices;    /* n / candidateCount, -1 = absent */
     lg_estimate *e;
 } scanner;
 
-/* Keys whose string values are envelope, not text the model reads. */
-static const char *const envelope_keys[] = {
-    "model", "role", "type", "id", "tool_call_id", "object", "user", "service_tier", "tool_choice",
-    "media_type", "mime_type", "mimeType", "detail", "format", "encoding_format", "reasoning_effort",
-    "modalities", "data", "anthropic_version", "finish_reason", "stop_reason",
-};
+/* Key comparison, length first (name is a literal: sizeof gives its length). */
+#define KEY_IS(k, n, name) ((k) && (n) == sizeof name - 1 && !memcmp(k, name, sizeof name - 1))
+
+/* Keys whose string values are envelope, not text the model reads (by length, then by name). */
+static bool envelope_key(const char *k, size_t n)
+{
+    switch (n) {
+    case 2: return KEY_IS(k, n, "id");
+    case 4: return KEY_IS(k, n, "role") || KEY_IS(k, n, "type") || KEY_IS(k, n, "user") || KEY_IS(k, n, "data");
+    case 5: return KEY_IS(k, n, "model");
+    case 6: return KEY_IS(k, n, "object") || KEY_IS(k, n, "detail") || KEY_IS(k, n, "format");
+    case 8: return KEY_IS(k, n, "mimeType");
+    case 9: return KEY_IS(k, n, "mime_type");
+    case 10: return KEY_IS(k, n, "media_type") || KEY_IS(k, n, "modalities");
+    case 11: return KEY_IS(k, n, "tool_choice") || KEY_IS(k, n, "stop_reason");
+    case 12: return KEY_IS(k, n, "tool_call_id") || KEY_IS(k, n, "service_tier");
+    case 13: return KEY_IS(k, n, "finish_reason");
+    case 15: return KEY_IS(k, n, "encoding_format");
+    case 16: return KEY_IS(k, n, "reasoning_effort");
+    case 17: return KEY_IS(k, n, "anthropic_version");
+    default: return false;
+    }
+}
 
 /* Keys whose whole subtree (keys included) is serialized into the prompt. */
-static const char *const schema_keys[] = {"tools", "functions", "function_declarations", "functionDeclarations"};
-
-static bool key_is(const char *k, size_t n, const char *name)
+static bool schema_key(const char *k, size_t n)
 {
-    return k && strlen(name) == n && !memcmp(k, name, n);
+    return KEY_IS(k, n, "tools") || KEY_IS(k, n, "functions") || KEY_IS(k, n, "function_declarations") ||
+           KEY_IS(k, n, "functionDeclarations");
 }
 
-static bool key_in(const char *k, size_t n, const char *const *set, size_t count)
+static inline void skip_ws(scanner *s)
 {
-    for (size_t i = 0; i < count; i++)
-        if (key_is(k, n, set[i]))
-            return true;
-    return false;
-}
-
-static void skip_ws(scanner *s)
-{
-    while (s->p < s->end && (*s->p == ' ' || *s->p == '\t' || *s->p == '\r' || *s->p == '\n'))
+    while (s->p < s->end && (unsigned char)*s->p <= ' ' &&
+           (*s->p == ' ' || *s->p == '\t' || *s->p == '\r' || *s->p == '\n'))
         s->p++;
 }
 
 /* A string at s->p (the opening quote); sets *start and *len to its raw bytes. False when unterminated. */
-static bool string_at(scanner *s, const char **start, size_t *len)
+static inline bool string_at(scanner *s, const char **start, size_t *len)
 {
-    const char *q = ++s->p;
-    while (q < s->end && *q != '"')
-        q += *q == '\\' ? 2 : 1;
-    if (q >= s->end)
+    size_t at = (size_t)(s->p - s->base), end = lg_json_string_end(s->base, (size_t)(s->end - s->base), at);
+    if (!end)
         return false;
-    *start = s->p;
-    *len = (size_t)(q - s->p);
-    s->p = q + 1;
+    *start = s->p + 1;
+    *len = end - at - 2;
+    s->p = s->base + end;
     return true;
 }
 
@@ -75,13 +83,18 @@ static void count_text(scanner *s, size_t len)
 static bool scalar_at(scanner *s, int64_t *num)
 {
     const char *q = s->p;
-    while (q < s->end && *q != ',' && *q != '}' && *q != ']' && *q != ' ' && *q != '\t' && *q != '\r' && *q != '\n' &&
-           *q != '\0')
+    while (q < s->end && !lg_json_scalar_stop(*q))
         q++;
     if (q == s->p)
         return false;
     *num = -1;
-    if (*s->p >= '0' && *s->p <= '9' && q - s->p < 24) {
+    size_t len = (size_t)(q - s->p), digits = 0;
+    int64_t whole = 0;
+    for (; digits < 13 && digits < len && s->p[digits] >= '0' && s->p[digits] <= '9'; digits++)
+        whole = whole * 10 + (s->p[digits] - '0');
+    if (digits && digits == len) { /* a plain integer below 10^13: strtod would read the same, exactly */
+        *num = whole <= 1000000000000 ? whole : -1;
+    } else if (*s->p >= '0' && *s->p <= '9' && q - s->p < 24) {
         char buf[24], *stop;
         memcpy(buf, s->p, (size_t)(q - s->p));
         buf[q - s->p] = '\0';
@@ -99,18 +112,18 @@ static int output_field(place pl, const char *k, size_t n, bool *choices)
     *choices = false;
     switch (pl) {
     case AT_TOP:
-        if (key_is(k, n, "n"))
+        if (KEY_IS(k, n, "n"))
             *choices = true;
-        return key_is(k, n, "max_completion_tokens") ? OUT_MAX_COMPLETION
-               : key_is(k, n, "max_tokens")          ? OUT_MAX_TOKENS
-               : key_is(k, n, "max_output_tokens")   ? OUT_MAX_OUTPUT
+        return KEY_IS(k, n, "max_completion_tokens") ? OUT_MAX_COMPLETION
+               : KEY_IS(k, n, "max_tokens")          ? OUT_MAX_TOKENS
+               : KEY_IS(k, n, "max_output_tokens")   ? OUT_MAX_OUTPUT
                                                      : -1;
     case AT_GENCONF:
     case AT_REQ_GENCONF:
-        if (key_is(k, n, "candidateCount"))
+        if (KEY_IS(k, n, "candidateCount"))
             *choices = true;
-        return !key_is(k, n, "maxOutputTokens") ? -1 : pl == AT_GENCONF ? OUT_GENCONF : OUT_REQ_GENCONF;
-    case AT_PARAMS: return key_is(k, n, "max_tokens") ? OUT_PARAMS : -1;
+        return !KEY_IS(k, n, "maxOutputTokens") ? -1 : pl == AT_GENCONF ? OUT_GENCONF : OUT_REQ_GENCONF;
+    case AT_PARAMS: return KEY_IS(k, n, "max_tokens") ? OUT_PARAMS : -1;
     default: return -1;
     }
 }
@@ -118,13 +131,13 @@ static int output_field(place pl, const char *k, size_t n, bool *choices)
 /* The place of the members of an object found under key k at place pl. */
 static place child_place(place pl, const char *k, size_t n)
 {
-    if (pl == AT_TOP && key_is(k, n, "generationConfig"))
+    if (pl == AT_TOP && KEY_IS(k, n, "generationConfig"))
         return AT_GENCONF;
-    if (pl == AT_TOP && key_is(k, n, "request"))
+    if (pl == AT_TOP && KEY_IS(k, n, "request"))
         return AT_REQUEST;
-    if (pl == AT_TOP && key_is(k, n, "parameters"))
+    if (pl == AT_TOP && KEY_IS(k, n, "parameters"))
         return AT_PARAMS;
-    if (pl == AT_REQUEST && key_is(k, n, "generationConfig"))
+    if (pl == AT_REQUEST && KEY_IS(k, n, "generationConfig"))
         return AT_REQ_GENCONF;
     return AT_OTHER;
 }
@@ -152,7 +165,7 @@ static bool object(scanner *s, int depth, place pl, bool schema)
         if (s->p >= s->end || *s->p++ != ':')
             return false;
         skip_ws(s);
-        bool sub_schema = schema || key_in(k, kn, schema_keys, sizeof schema_keys / sizeof *schema_keys);
+        bool sub_schema = schema || schema_key(k, kn);
         if (!value(s, depth + 1, pl, k, kn, sub_schema))
             return false;
         skip_ws(s);
@@ -203,12 +216,12 @@ static bool value(scanner *s, int depth, place pl, const char *k, size_t kn, boo
         size_t n;
         if (!string_at(s, &v, &n))
             return false;
-        if (pl == AT_TOP && key_is(k, kn, "model") && n < LG_MODEL_MAX && !memchr(v, '\\', n)) {
+        if (pl == AT_TOP && KEY_IS(k, kn, "model") && n < LG_MODEL_MAX && !memchr(v, '\\', n)) {
             memcpy(s->e->model, v, n);
             s->e->model[n] = '\0';
         }
         bool data_url = n >= 5 && !memcmp(v, "data:", 5);
-        if (schema || (!data_url && !key_in(k, kn, envelope_keys, sizeof envelope_keys / sizeof *envelope_keys)))
+        if (schema || (!data_url && !envelope_key(k, kn)))
             count_text(s, n);
         return true;
     }
@@ -234,7 +247,7 @@ void lg_estimate_scan(lg_dialect d, const char *body, size_t len, lg_estimate *o
     out->output = -1;
     if (d == LG_DIALECT_NONE)
         return;
-    scanner s = {.p = body, .end = body + len, .text = 3, .choices = -1, .e = out};
+    scanner s = {.base = body, .p = body, .end = body + len, .text = 3, .choices = -1, .e = out};
     for (int f = 0; f < OUT_N; f++)
         s.out[f] = -1;
     skip_ws(&s);

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -142,6 +143,62 @@ static void test_success_body_allocates_nothing(void **state)
     assert_true(on_error > 0); /* the hook sees the full parse */
 }
 
+/* Generated documents (a fixed pseudo-random sequence of members whose values hold quotes, escapes,
+ * brackets inside strings, nested arrays, numbers in every spelling and usage objects in any place): the
+ * lazy path either hands a document back or finds the full parse's usage, and hands back every cut of
+ * one. */
+static const char *const gen_keys[] = {"id", "model", "choices", "usage", "usageMetadata", "note", "data", "x"};
+static const char *const gen_values[] = {
+    "\"plain\"", "\"a \\\"quoted\\\" {brace} [bracket]\"", "\"ends in \\\\\"", "\"h\xc3\xa9 \\u00e9\"", "12", "-3", "1e3", "12.0",
+    "null", "true", "[[1,[2,[\"]\"]]],{}]", "{\"a\":{\"b\":[\"}\"]}}", "[{\"usage\":{\"prompt_tokens\":1}}]",
+    "{\"prompt_tokens\":12,\"completion_tokens\":\"30\",\"details\":{\"cached_tokens\":4}}",
+    "{\"input_tokens\":10,\"cache_read_input_tokens\":7,\"output_tokens\":3}",
+    "{\"promptTokenCount\":9,\"candidatesTokenCount\":5}", "\"usage\"", "{\"prompt_tokens\":1.5}",
+};
+
+static unsigned gen_next(unsigned *seed)
+{
+    *seed = *seed * 1103515245u + 12345u;
+    return *seed >> 16;
+}
+
+static void test_lazy_agrees_with_full_parse_on_generated_documents(void **state)
+{
+    (void)state;
+    unsigned seed = 12;
+    int taken_count = 0;
+    for (int doc = 0; doc < 400; doc++) {
+        char body[2048] = "{";
+        int members = (int)(gen_next(&seed) % 6);
+        unsigned used = 0; /* each key once: with duplicates the two readers pick different members */
+        for (int m = 0; m < members; m++) {
+            unsigned ki = gen_next(&seed) % (sizeof gen_keys / sizeof gen_keys[0]);
+            while (used & (1u << ki))
+                ki = (ki + 1) % (sizeof gen_keys / sizeof gen_keys[0]);
+            used |= 1u << ki;
+            const char *k = gen_keys[ki];
+            const char *v = gen_values[gen_next(&seed) % (sizeof gen_values / sizeof gen_values[0])];
+            snprintf(body + strlen(body), sizeof body - strlen(body), "%s%s\"%s\" : %s", m ? "," : "",
+                     gen_next(&seed) % 2 ? " " : "\n", k, v);
+        }
+        strcat(body, "}");
+        lg_cls lazy;
+        lg_cls_init(&lazy, LG_DIALECT_OPENAI);
+        if (lg_lazy_success(&lazy, body, strlen(body))) {
+            lg_cls ref = full(body);
+            same_usage(&lazy, &ref);
+            taken_count++;
+        }
+        for (size_t cut = 0; cut + 1 < strlen(body); cut++) {
+            lg_cls c;
+            lg_cls_init(&c, LG_DIALECT_OPENAI);
+            if (lg_lazy_success(&c, body, cut))
+                fail_msg("a cut of %s was taken at %zu", body, cut);
+        }
+    }
+    assert_true(taken_count > 50); /* the generator reaches the lazy path */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -149,6 +206,7 @@ int main(void)
         cmocka_unit_test(test_error_like_and_malformed_go_to_full_parse),
         cmocka_unit_test(test_success_body_allocates_nothing),
         cmocka_unit_test(test_string_and_value_ends),
+        cmocka_unit_test(test_lazy_agrees_with_full_parse_on_generated_documents),
     };
     return cmocka_run_group_tests_name("classify_lazy", tests, NULL, NULL);
 }

@@ -168,6 +168,52 @@ static void reads_only_len_bytes_and_bounded_depth(void **state)
     assert_int_equal(e.text, e.envelope);
 }
 
+/* Bodies written to trip a byte scanner: quotes, braces and brackets inside strings, escapes before a
+ * closing quote, multi-byte text, number spellings read by value, truncation. text = 3 + per counted
+ * string ceil(raw bytes / 4) + 1. */
+static void tricky_bodies_read_by_value(void **state)
+{
+    (void)state;
+    const struct {
+        const char *body;
+        int64_t text, output;
+        const char *model;
+    } cases[] = {
+        /* content a\"b{c}: 7 raw bytes -> 3 */
+        {"{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"a\\\"b{c}\"}]}", 6, -1, "m"},
+        /* text [[\"x\"]]: 9 raw bytes -> 4; n = 3 choices */
+        {"{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"[[\\\"x\\\"]]\"}]}],"
+         "\"max_tokens\":100,\"n\":3}",
+         7, 300, ""},
+        /* h\u00e9llo w\u00f6rld in UTF-8: 13 bytes -> 5; two candidates */
+        {"{\"contents\":[{\"parts\":[{\"text\":\"h\xc3\xa9llo w\xc3\xb6rld\"}]}],"
+         "\"generationConfig\":{\"maxOutputTokens\":50,\"candidateCount\":2}}",
+         8, 100, ""},
+        /* an even run of backslashes ends the string: abc\\ is 5 raw bytes -> 3 */
+        {"{\"messages\":\"abc\\\\\",\"max_tokens\":0012}", 6, 12, ""},
+        {"{\"max_tokens\":1e3}", 3, 1000, ""},
+        {"{\"max_tokens\":12.9}", 3, 12, ""},
+        {"{\"max_tokens\":1000000000000}", 3, 1000000000000, ""},
+        {"{\"max_tokens\":1000000000001,\"max_output_tokens\":5}", 3, 5, ""},
+        {"{\"max_tokens\":99999999999999}", 3, -1, ""},
+        {"{\"max_tokens\":-4}", 3, -1, ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        lg_estimate e = scan(LG_DIALECT_OPENAI, cases[i].body);
+        if (e.text != cases[i].text || e.output != cases[i].output || strcmp(e.model, cases[i].model))
+            fail_msg("case %zu: text %lld output %lld model %s", i, (long long)e.text, (long long)e.output, e.model);
+    }
+    /* every cut of a body is not an object: the envelope, no output, no model */
+    const char *whole = cases[0].body;
+    for (size_t cut = 0; cut < strlen(whole); cut++) {
+        lg_estimate e;
+        lg_estimate_scan(LG_DIALECT_OPENAI, whole, cut, &e);
+        assert_int_equal(e.text, (int64_t)((cut + 3) / 4));
+        assert_int_equal(e.output, -1);
+        assert_string_equal(e.model, "");
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -177,6 +223,7 @@ int main(void)
         cmocka_unit_test(plain_hosts_count_the_body_only),
         cmocka_unit_test(model_too_long_escaped_or_not_a_string_is_empty),
         cmocka_unit_test(reads_only_len_bytes_and_bounded_depth),
+        cmocka_unit_test(tricky_bodies_read_by_value),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
