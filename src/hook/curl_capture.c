@@ -99,8 +99,8 @@ static bool one_more(void *arr, size_t n, size_t *cap, size_t sz)
     return true;
 }
 
-/* Adds the header view of "Name: value\r\n" (len bytes at line), trimmed, to the room made for it;
- * lines that are not headers (the blank end) add nothing. */
+/* Adds the header view of "Name: value\r\n" (len bytes at line), trimmed, to the room made for it: one
+ * more copy of the line, cut into name and value; lines that are not headers (the blank end) add nothing. */
 static void split_header(lg_capture *c, const char *line, size_t len)
 {
     const char *colon = memchr(line, ':', len);
@@ -112,9 +112,11 @@ static void split_header(lg_capture *c, const char *line, size_t len)
     while (end > v && (end[-1] == '\r' || end[-1] == '\n' || end[-1] == ' ' || end[-1] == '\t'))
         end--;
     size_t nlen = (size_t)(colon - line);
+    char *copy = text_put(c, line, (size_t)(end - line));
+    copy[nlen] = '\0';
     lg_header *h = &c->hdrs[c->n_hdrs++];
-    h->name = text_put(c, line, nlen);
-    h->value = text_put(c, v, (size_t)(end - v));
+    h->name = copy;
+    h->value = copy + (v - line);
     if (nlen == 12 && !strcasecmp(h->name, "content-type"))
         c->event_stream = lg_is_event_stream(h->value);
 }
@@ -132,7 +134,7 @@ size_t lg_capture_header(char *ptr, size_t size, size_t nmemb, void *userdata)
     }
     /* room for the line, and for its name and value after it */
     if (!one_more(&c->lines, c->n_lines, &c->cap_lines, sizeof *c->lines) ||
-        !one_more(&c->hdrs, c->n_hdrs, &c->cap_hdrs, sizeof *c->hdrs) || !text_room(c, 2 * len + 3)) {
+        !one_more(&c->hdrs, c->n_hdrs, &c->cap_hdrs, sizeof *c->hdrs) || !text_room(c, 2 * len + 2)) {
         c->oom = 1;
         return 0;
     }
