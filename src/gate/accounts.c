@@ -1,4 +1,5 @@
 /* Shared-state access for one exchange (see accounts.h). */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -38,7 +39,7 @@ static double request_jitter(void)
 
 bool lg_accounts_init(lg_accounts *a, const lg_gate_request *req)
 {
-    memset(a, 0, sizeof *a);
+    memset(a, 0, offsetof(lg_accounts, est));
     a->req = req;
     a->n = req->prov->n_accounts;
     bool in = a->n <= LG_ACCOUNTS_INLINE;
@@ -49,6 +50,7 @@ bool lg_accounts_init(lg_accounts *a, const lg_gate_request *req)
         lg_accounts_free(a);
         return false;
     }
+    memset(a->snapshot, 0, a->n * sizeof *a->snapshot);
     for (size_t i = 0; i < a->n; i++) {
         const lg_account *acct = &req->prov->accounts[i];
         if (acct->key)
@@ -86,7 +88,7 @@ void lg_accounts_free(lg_accounts *a)
     if (a->snapshot != a->snapshot_in)
         free(a->snapshot);
     free(a->local);
-    memset(a, 0, sizeof *a);
+    memset(a, 0, offsetof(lg_accounts, est));
 }
 
 /* What the store needs of this exchange, as it stands now (the engine may pin a pool after init). */
@@ -111,8 +113,11 @@ static lg_store_scope scope_of(const lg_accounts *a)
  * (then nothing is recorded). */
 static bool local_slots(lg_accounts *a, lg_account_slot **ptrs, lg_slots *sl)
 {
-    if (!a->local && !(a->local = calloc(a->n ? a->n : 1, sizeof *a->local)))
-        return false;
+    if (!a->local) {
+        if (!(a->local = calloc(a->n ? a->n : 1, sizeof *a->local)))
+            return false;
+        memset(&a->local_prov, 0, sizeof a->local_prov);
+    }
     for (size_t i = 0; i < a->n; i++)
         ptrs[i] = &a->local[i];
     *sl = (lg_slots){.prov = &a->local_prov, .accounts = ptrs, .owner = a};

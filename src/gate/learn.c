@@ -72,13 +72,17 @@ static bool anthropic_tokens(const lg_header *h, size_t n, int64_t now_ms, int64
     return in || out;
 }
 
-/* True when some header name starts with prefix (any case): most responses carry no rate-limit headers. */
-static bool any_header_with_prefix(const lg_header *h, size_t n, const char *prefix)
+/* True when some header name starts with "x-ratelimit-" or "anthropic-ratelimit-" (any case). Most
+ * responses carry none: one pass looks at each name's first letter before comparing any further. */
+static bool any_ratelimit_header(const lg_header *h, size_t n)
 {
-    size_t len = strlen(prefix);
-    for (size_t i = 0; i < n; i++)
-        if (h[i].name && !strncasecmp(h[i].name, prefix, len))
+    for (size_t i = 0; i < n; i++) {
+        const char *s = h[i].name;
+        char first = s ? (char)(*s | 0x20) : '\0'; /* ASCII lower case of X and A */
+        if ((first == 'x' && !strncasecmp(s, "x-ratelimit-", 12)) ||
+            (first == 'a' && !strncasecmp(s, "anthropic-ratelimit-", 20)))
             return true;
+    }
     return false;
 }
 
@@ -87,7 +91,7 @@ bool lg_ratelimit_parse(const lg_header *h, size_t n, int64_t now_ms, lg_ratelim
     for (int d = 0; d < 2; d++)
         out->limit[d] = out->remaining[d] = out->reset_ms[d] = -1;
     out->exact = false;
-    if (!any_header_with_prefix(h, n, "x-ratelimit-") && !any_header_with_prefix(h, n, "anthropic-ratelimit-"))
+    if (!any_ratelimit_header(h, n))
         return false;
     bool any = false;
     static const char *const openai[2] = {"x-ratelimit-%s-requests", "x-ratelimit-%s-tokens"};

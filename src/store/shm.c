@@ -291,6 +291,21 @@ static int timed_lock(shm_store *s, lg_store_layout *m)
     return rc == EOWNERDEAD ? pthread_mutex_consistent(&m->lock) : rc;
 }
 
+/* The usual case, the file not marked stalled: takes the lock when it is free, without reading a clock. */
+static bool lock_if_free(shm_store *s, lg_store_layout **out)
+{
+    lg_store_layout *m = map_of(s);
+    if (__atomic_load_n(&m->stalled_ms, __ATOMIC_ACQUIRE))
+        return false;
+    int rc = pthread_mutex_trylock(&m->lock);
+    if (rc == EOWNERDEAD)
+        rc = pthread_mutex_consistent(&m->lock);
+    if (rc != 0)
+        return false;
+    *out = m;
+    return true;
+}
+
 /* Takes the store lock. Returns false at once during a pause, and when the lock cannot be taken within the
  * lock timeout (a holder stopped: the caller fails open rather than stall the host). The first timeout
  * marks the file stalled, so that every process (a new one too) skips the wait during the pause (one
@@ -299,9 +314,15 @@ static int timed_lock(shm_store *s, lg_store_layout *m)
 static bool lock(shm_store *s, lg_store_layout **out)
 {
     follow_rebuild(s);
+    int64_t paused_until = __atomic_load_n(&s->paused_until_ms, __ATOMIC_RELAXED);
+    if (!paused_until && lock_if_free(s, out))
+        return true;
     int64_t now = lg_now_ms();
-    if (now < __atomic_load_n(&s->paused_until_ms, __ATOMIC_RELAXED))
+    if (now < paused_until)
         return false;
+    if (paused_until) /* the pause is over: back to the usual case (unless another pause began meanwhile) */
+        __atomic_compare_exchange_n(&s->paused_until_ms, &paused_until, 0, false, __ATOMIC_RELAXED,
+                                    __ATOMIC_RELAXED);
     for (int round = 0; round < 2; round++) {
         lg_store_layout *m = map_of(s);
         int64_t stalled = __atomic_load_n(&m->stalled_ms, __ATOMIC_ACQUIRE);
@@ -382,6 +403,64 @@ lg_store_account_entry *lg_layout_account(lg_store_layout *m, const char *provid
     return NULL;
 }
 
+/* True when name (NULL = "") is what an entry holding `held` was created for (a name too long for the
+ * entry compares unequal: the hashed lookup then decides). */
+static bool holds(const char *held, const char *name) { return !strcmp(held, name ? name : ""); }
+
+/* The entries a thread found last, by index: a hint checked against the names before each use, so that
+ * the steps of an exchange, and the next exchanges of a host that keeps calling one provider, skip the
+ * hashed lookups (copying, hashing and comparing every name cost more than the step's own work). */
+#define HINT_ACCOUNTS 4
+typedef struct {
+    const lg_store_layout *map;
+    size_t n;
+    uint32_t provider, accounts[HINT_ACCOUNTS];
+} entry_hint;
+
+/* The provider's entry, its accounts' slots into slots, when hint h names these entries in m; else NULL. */
+static lg_store_provider_entry *from_hint(const entry_hint *h, lg_store_layout *m, const char *provider,
+                                          const lg_account_ref *refs, size_t n, lg_account_slot **slots)
+{
+    if (h->map != m || h->n != n)
+        return NULL;
+    lg_store_provider_entry *p = &m->providers[h->provider];
+    if (!p->used || !holds(p->name, provider))
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        lg_store_account_entry *e = &m->accounts[h->accounts[i]];
+        if (!e->used || !holds(e->digest, refs[i].digest) || !holds(e->name, refs[i].name) ||
+            !holds(e->provider, provider))
+            return NULL;
+        slots[i] = &e->slot;
+    }
+    return p;
+}
+
+/* The provider's entry and its accounts' slots (into slots), created when missing: the thread's hint when
+ * it holds, else the hashed lookups (then remembered). NULL when a table is full. Under the lock. */
+static lg_store_provider_entry *find_entries(lg_store_layout *m, const char *provider, const lg_account_ref *refs,
+                                             size_t n, lg_account_slot **slots)
+{
+    static __thread entry_hint hint;
+    lg_store_provider_entry *p = from_hint(&hint, m, provider, refs, n, slots);
+    if (p)
+        return p;
+    if (!(p = provider_entry(m, provider)))
+        return NULL;
+    entry_hint found = {.map = m, .n = n, .provider = (uint32_t)(p - m->providers)};
+    for (size_t i = 0; i < n; i++) {
+        lg_store_account_entry *e = lg_layout_account(m, provider, &refs[i]);
+        if (!e)
+            return NULL;
+        slots[i] = &e->slot;
+        if (i < HINT_ACCOUNTS)
+            found.accounts[i] = (uint32_t)(e - m->accounts);
+    }
+    if (n <= HINT_ACCOUNTS)
+        hint = found;
+    return p;
+}
+
 int lg_store_with(lg_store *st, const char *provider, const lg_account_ref *refs, size_t n, lg_store_fn fn,
                   void *ctx)
 {
@@ -392,15 +471,8 @@ int lg_store_with(lg_store *st, const char *provider, const lg_account_ref *refs
     int rc = -1;
     lg_store_layout *m;
     if (lock(shm(st), &m)) {
-        lg_store_provider_entry *p = provider_entry(m, provider);
-        size_t i = 0;
-        for (; p && i < n; i++) {
-            lg_store_account_entry *e = lg_layout_account(m, provider, &refs[i]);
-            if (!e)
-                break;
-            slots[i] = &e->slot;
-        }
-        if (p && i == n) {
+        lg_store_provider_entry *p = find_entries(m, provider, refs, n, slots);
+        if (p) {
             fn(&p->slot, slots, n, ctx);
             rc = 0;
         }
