@@ -28,6 +28,7 @@ typedef struct {
     bool budget_noted;           /* the request counted toward the provider's retry budget (its first record) */
     /* From here on, members that init and local use fill before reading them (not cleared per request). */
     lg_estimate est;             /* what the body says about its cost */
+    lg_store_scope scope;        /* what the store needs of the exchange (its pool: see pool) */
     lg_provider_slot local_prov; /* cleared when local is allocated */
     lg_account_ref refs_in[LG_ACCOUNTS_INLINE];
     char digests_in[LG_ACCOUNTS_INLINE][LG_DIGEST_HEX];

@@ -335,6 +335,16 @@ static bool apply_routes(lg_exchange *x, const lg_gate_request *req, lg_step *st
     return false;
 }
 
+/* Resets r to no result yet (no hint): every member cleared but the message's bytes past its first. */
+static void clear_result(lg_gate_result *r)
+{
+    size_t tail = offsetof(lg_gate_result, outcome) + sizeof r->outcome;
+    memset(r, 0, offsetof(lg_gate_result, outcome.message));
+    r->outcome.message[0] = '\0';
+    memset((char *)r + tail, 0, sizeof *r - tail);
+    r->retry_after_ms = LG_NO_HINT;
+}
+
 /* The last exchange freed, kept for the next one: an exchange is larger than what malloc caches per
  * thread, and allocating it anew cost more than the rest of lg_exchange_begin. Taken and put back
  * atomically (any thread); at most one is kept. */
@@ -347,7 +357,7 @@ lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_st
         memset(x, 0, offsetof(lg_exchange, tr)); /* the rest is set before it is read */
     else if (!(x = calloc(1, sizeof *x)))
         return NULL;
-    x->res = (lg_gate_result){.retry_after_ms = LG_NO_HINT};
+    clear_result(&x->res);
     x->req = *req;
     x->req.pin = NULL;
     x->h.replayable = req->replayable;

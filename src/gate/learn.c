@@ -2,7 +2,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "llmgate/duration.h"
 #include "llmgate/limiter.h"
@@ -72,15 +71,26 @@ static bool anthropic_tokens(const lg_header *h, size_t n, int64_t now_ms, int64
     return in || out;
 }
 
-/* True when some header name starts with "x-ratelimit-" or "anthropic-ratelimit-" (any case). Most
- * responses carry none: one pass looks at each name's first letter before comparing any further. */
+/* True when s starts with prefix (lower-case ASCII) in any case: a plain loop, which stops at the first
+ * letter that differs (where most header names do) without strncasecmp's set-up. */
+static bool starts_with_ci(const char *s, const char *prefix)
+{
+    for (; *prefix; s++, prefix++)
+        if ((*s >= 'A' && *s <= 'Z' ? *s + ('a' - 'A') : *s) != *prefix)
+            return false;
+    return true;
+}
+
+/* True when some header name starts with "x-ratelimit-" or "anthropic-ratelimit-" (any case): most
+ * responses carry none, and one pass over the names tells, each compared with the prefix its first letter
+ * may begin. */
 static bool any_ratelimit_header(const lg_header *h, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         const char *s = h[i].name;
-        char first = s ? (char)(*s | 0x20) : '\0'; /* ASCII lower case of X and A */
-        if ((first == 'x' && !strncasecmp(s, "x-ratelimit-", 12)) ||
-            (first == 'a' && !strncasecmp(s, "anthropic-ratelimit-", 20)))
+        char first = s ? (char)(*s | 0x20) : '\0'; /* the lower case of X and A (other bytes do not matter) */
+        const char *prefix = first == 'x' ? "x-ratelimit-" : first == 'a' ? "anthropic-ratelimit-" : NULL;
+        if (prefix && starts_with_ci(s, prefix))
             return true;
     }
     return false;
