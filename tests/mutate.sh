@@ -77,6 +77,12 @@ no-fallback|src/gate/exchange.c|test_resilience
 pools-ignored|src/gate/policy.c|test_resilience
     if (!pool && pool_fallback) {
     if (0) {
+memo-any-mapping|src/store/shm.c|test_store
+    if (h->map != m || h->n != n)
+    if (h->n != n)
+hint-unchecked|src/store/shm.c|test_store
+        if (!e->used || !holds(e->digest, refs[i].digest) || !holds(e->name, refs[i].name) ||
+        if (!e->used || (0 && !holds(e->digest, refs[i].digest)) || (0 && !holds(e->name, refs[i].name)) ||
 redirect-leaks-key|src/hook/curl_xfer.c|test_redirect
     bool ours = same_origin(from, to) ||
     bool ours = 1 || same_origin(from, to) ||

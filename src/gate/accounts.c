@@ -11,29 +11,34 @@
  * key request after request, and hashing it each time costs more than the rest of admission). */
 static void host_key_digest(const char *key, char out[LG_DIGEST_HEX])
 {
-    static __thread char last_key[256];
-    static __thread char last_digest[LG_DIGEST_HEX];
+    static __thread struct {
+        char key[256];
+        char digest[LG_DIGEST_HEX];
+    } last;
+    __typeof__(last) *l = &last; /* one look-up of the thread's copy */
     size_t len = strlen(key);
-    if (len < sizeof last_key && last_digest[0] && !strcmp(last_key, key)) {
-        memcpy(out, last_digest, LG_DIGEST_HEX);
+    if (len < sizeof l->key && l->digest[0] && !strcmp(l->key, key)) {
+        memcpy(out, l->digest, LG_DIGEST_HEX);
         return;
     }
     lg_key_digest(key, out);
-    if (len < sizeof last_key) {
-        memcpy(last_key, key, len + 1);
-        memcpy(last_digest, out, LG_DIGEST_HEX);
+    if (len < sizeof l->key) {
+        memcpy(l->key, key, len + 1);
+        memcpy(l->digest, out, LG_DIGEST_HEX);
     }
 }
 
 /* A fraction in [0, 1) that differs between requests and processes (xorshift, seeded per thread). */
 static double request_jitter(void)
 {
-    static __thread uint64_t x;
+    static __thread uint64_t state;
+    uint64_t *p = &state, x = *p; /* one look-up of the thread's copy */
     if (!x)
-        x = ((uint64_t)lg_mono_ms() << 20) ^ ((uint64_t)getpid() << 40) ^ (uint64_t)(uintptr_t)&x ^ 1;
+        x = ((uint64_t)lg_mono_ms() << 20) ^ ((uint64_t)getpid() << 40) ^ (uint64_t)(uintptr_t)p ^ 1;
     x ^= x << 13;
     x ^= x >> 7;
     x ^= x << 17;
+    *p = x;
     return (double)(x >> 11) / 9007199254740992.0;
 }
 
@@ -86,7 +91,8 @@ bool lg_accounts_init(lg_accounts *a, const lg_gate_request *req)
                                 .jitter = a->jitter,
                                 .backoff = &req->cfg->backoff,
                                 .retry = &req->cfg->retry,
-                                .breaker = &p->breaker};
+                                .breaker = &p->breaker,
+                                .memo = &a->memo};
     return true;
 }
 

@@ -407,62 +407,71 @@ lg_store_account_entry *lg_layout_account(lg_store_layout *m, const char *provid
  * entry compares unequal: the hashed lookup then decides). */
 static bool holds(const char *held, const char *name) { return !strcmp(held, name ? name : ""); }
 
-/* The entries a thread found last, by index: a hint checked against the names before each use, so that
- * the steps of an exchange, and the next exchanges of a host that keeps calling one provider, skip the
- * hashed lookups (copying, hashing and comparing every name cost more than the step's own work). */
-#define HINT_ACCOUNTS 4
-typedef struct {
-    const lg_store_layout *map;
-    size_t n;
-    uint32_t provider, accounts[HINT_ACCOUNTS];
-} entry_hint;
-
-/* The provider's entry, its accounts' slots into slots, when hint h names these entries in m; else NULL. */
-static lg_store_provider_entry *from_hint(const entry_hint *h, lg_store_layout *m, const char *provider,
-                                          const lg_account_ref *refs, size_t n, lg_account_slot **slots)
+/* The provider's entry that memo h points at in m, its accounts' slots into slots; NULL when h was made for
+ * another mapping or another number of accounts. */
+static lg_store_provider_entry *memo_entries(const lg_store_memo *h, lg_store_layout *m, size_t n,
+                                             lg_account_slot **slots)
 {
     if (h->map != m || h->n != n)
         return NULL;
-    lg_store_provider_entry *p = &m->providers[h->provider];
-    if (!p->used || !holds(p->name, provider))
+    for (size_t i = 0; i < n; i++)
+        slots[i] = &m->accounts[h->accounts[i]].slot;
+    return &m->providers[h->provider];
+}
+
+/* memo_entries when the entries still hold these names (h may have been made for other ones); else NULL. */
+static lg_store_provider_entry *checked_entries(const lg_store_memo *h, lg_store_layout *m, const char *provider,
+                                                const lg_account_ref *refs, size_t n, lg_account_slot **slots)
+{
+    lg_store_provider_entry *p = memo_entries(h, m, n, slots);
+    if (!p || !p->used || !holds(p->name, provider))
         return NULL;
     for (size_t i = 0; i < n; i++) {
-        lg_store_account_entry *e = &m->accounts[h->accounts[i]];
+        const lg_store_account_entry *e = &m->accounts[h->accounts[i]];
         if (!e->used || !holds(e->digest, refs[i].digest) || !holds(e->name, refs[i].name) ||
             !holds(e->provider, provider))
             return NULL;
-        slots[i] = &e->slot;
     }
     return p;
 }
 
-/* The provider's entry and its accounts' slots (into slots), created when missing: the thread's hint when
- * it holds, else the hashed lookups (then remembered). NULL when a table is full. Under the lock. */
+/* The provider's entry and its accounts' slots (into slots), created when missing; NULL when a table is
+ * full. Under the lock. Found at once through memo (the caller's, made for these names; may be NULL), else
+ * through the entries this thread found last when they still hold these names (the next exchanges of a
+ * host that keeps calling one provider), else by the hashed lookups; then remembered in both. Copying,
+ * hashing and comparing every name cost more than the step's own work. */
 static lg_store_provider_entry *find_entries(lg_store_layout *m, const char *provider, const lg_account_ref *refs,
-                                             size_t n, lg_account_slot **slots)
+                                             size_t n, lg_store_memo *memo, lg_account_slot **slots)
 {
-    static __thread entry_hint hint;
-    lg_store_provider_entry *p = from_hint(&hint, m, provider, refs, n, slots);
+    static __thread lg_store_memo last;
+    lg_store_memo *hint = &last; /* one look-up of the thread's copy */
+    lg_store_provider_entry *p = memo ? memo_entries(memo, m, n, slots) : NULL;
     if (p)
         return p;
-    if (!(p = provider_entry(m, provider)))
-        return NULL;
-    entry_hint found = {.map = m, .n = n, .provider = (uint32_t)(p - m->providers)};
-    for (size_t i = 0; i < n; i++) {
-        lg_store_account_entry *e = lg_layout_account(m, provider, &refs[i]);
-        if (!e)
+    if (!(p = checked_entries(hint, m, provider, refs, n, slots))) {
+        if (!(p = provider_entry(m, provider)))
             return NULL;
-        slots[i] = &e->slot;
-        if (i < HINT_ACCOUNTS)
-            found.accounts[i] = (uint32_t)(e - m->accounts);
+        lg_store_memo found = {.map = m, .n = n, .provider = (uint32_t)(p - m->providers)};
+        for (size_t i = 0; i < n; i++) {
+            lg_store_account_entry *e = lg_layout_account(m, provider, &refs[i]);
+            if (!e)
+                return NULL;
+            slots[i] = &e->slot;
+            if (i < LG_STORE_MEMO_ACCOUNTS)
+                found.accounts[i] = (uint32_t)(e - m->accounts);
+        }
+        if (n > LG_STORE_MEMO_ACCOUNTS)
+            return p;
+        *hint = found;
     }
-    if (n <= HINT_ACCOUNTS)
-        hint = found;
+    if (memo)
+        *memo = *hint;
     return p;
 }
 
-int lg_store_with(lg_store *st, const char *provider, const lg_account_ref *refs, size_t n, lg_store_fn fn,
-                  void *ctx)
+/* lg_store_with, with the caller's memo of where the entries are (NULL: none). */
+static int with_entries(lg_store *st, const char *provider, const lg_account_ref *refs, size_t n,
+                        lg_store_memo *memo, lg_store_fn fn, void *ctx)
 {
     if (!st || st->ops != &lg_shm_ops || !provider || (n > 0 && !refs) || n > LG_STORE_ACCOUNTS || !fn)
         return -1;
@@ -471,7 +480,7 @@ int lg_store_with(lg_store *st, const char *provider, const lg_account_ref *refs
     int rc = -1;
     lg_store_layout *m;
     if (lock(shm(st), &m)) {
-        lg_store_provider_entry *p = find_entries(m, provider, refs, n, slots);
+        lg_store_provider_entry *p = find_entries(m, provider, refs, n, memo, slots);
         if (p) {
             fn(&p->slot, slots, n, ctx);
             rc = 0;
@@ -480,6 +489,17 @@ int lg_store_with(lg_store *st, const char *provider, const lg_account_ref *refs
     }
     errno = saved;
     return rc;
+}
+
+int lg_store_with(lg_store *st, const char *provider, const lg_account_ref *refs, size_t n, lg_store_fn fn,
+                  void *ctx)
+{
+    return with_entries(st, provider, refs, n, NULL, fn, ctx);
+}
+
+int lg_shm_with_scope(lg_store *st, const lg_store_scope *sc, lg_store_fn fn, void *ctx)
+{
+    return with_entries(st, sc->provider, sc->refs, sc->n, sc->memo, fn, ctx);
 }
 
 int lg_shm_visit(lg_store *st, lg_store_visit_fn fn, void *ctx)
