@@ -354,9 +354,10 @@ lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_st
 {
     lg_exchange *x = __atomic_exchange_n(&spare, NULL, __ATOMIC_ACQUIRE);
     if (x)
-        memset(x, 0, offsetof(lg_exchange, tr)); /* the rest is set before it is read */
+        memset(x, 0, offsetof(lg_exchange, model)); /* the rest is set before it is read */
     else if (!(x = calloc(1, sizeof *x)))
         return NULL;
+    x->model[0] = x->url_model[0] = x->pool[0] = '\0';
     clear_result(&x->res);
     x->req = *req;
     x->req.pin = NULL;

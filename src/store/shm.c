@@ -435,20 +435,17 @@ static lg_store_provider_entry *checked_entries(const lg_store_memo *h, lg_store
     return p;
 }
 
-/* The provider's entry and its accounts' slots (into slots), created when missing; NULL when a table is
- * full. Under the lock. Found at once through memo (the caller's, made for these names; may be NULL), else
- * through the entries this thread found last when they still hold these names (the next exchanges of a
- * host that keeps calling one provider), else by the hashed lookups; then remembered in both. Copying,
- * hashing and comparing every name cost more than the step's own work. */
-static lg_store_provider_entry *find_entries(lg_store_layout *m, const char *provider, const lg_account_ref *refs,
+/* find_entries without a memo that holds: through the entries this thread found last when they still hold
+ * these names (the next exchanges of a host that keeps calling one provider), else by the hashed lookups
+ * (then remembered); the result remembered in memo (may be NULL) as well. Not inlined: the thread's copy
+ * is then looked up only when a memo does not hold. */
+__attribute__((noinline)) static lg_store_provider_entry *find_by_name(lg_store_layout *m, const char *provider, const lg_account_ref *refs,
                                              size_t n, lg_store_memo *memo, lg_account_slot **slots)
 {
     static __thread lg_store_memo last;
     lg_store_memo *hint = &last; /* one look-up of the thread's copy */
-    lg_store_provider_entry *p = memo ? memo_entries(memo, m, n, slots) : NULL;
-    if (p)
-        return p;
-    if (!(p = checked_entries(hint, m, provider, refs, n, slots))) {
+    lg_store_provider_entry *p = checked_entries(hint, m, provider, refs, n, slots);
+    if (!p) {
         if (!(p = provider_entry(m, provider)))
             return NULL;
         lg_store_memo found = {.map = m, .n = n, .provider = (uint32_t)(p - m->providers)};
@@ -467,6 +464,16 @@ static lg_store_provider_entry *find_entries(lg_store_layout *m, const char *pro
     if (memo)
         *memo = *hint;
     return p;
+}
+
+/* The provider's entry and its accounts' slots (into slots), created when missing; NULL when a table is
+ * full. Under the lock. Found at once through memo (the caller's, made for these names; may be NULL), else
+ * by name (find_by_name). Copying, hashing and comparing every name cost more than a step's own work. */
+static lg_store_provider_entry *find_entries(lg_store_layout *m, const char *provider, const lg_account_ref *refs,
+                                             size_t n, lg_store_memo *memo, lg_account_slot **slots)
+{
+    lg_store_provider_entry *p = memo ? memo_entries(memo, m, n, slots) : NULL;
+    return p ? p : find_by_name(m, provider, refs, n, memo, slots);
 }
 
 /* lg_store_with, with the caller's memo of where the entries are (NULL: none). */
