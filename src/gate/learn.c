@@ -88,9 +88,9 @@ static bool any_ratelimit_header(const lg_header *h, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         const char *s = h[i].name;
-        char first = s ? (char)(*s | 0x20) : '\0'; /* the lower case of X and A (other bytes do not matter) */
+        char first = s ? (char)(*s | 0x20) : '\0'; /* x or a for X, x, A and a only */
         const char *prefix = first == 'x' ? "x-ratelimit-" : first == 'a' ? "anthropic-ratelimit-" : NULL;
-        if (prefix && starts_with_ci(s, prefix))
+        if (prefix && starts_with_ci(s + 1, prefix + 1))
             return true;
     }
     return false;
