@@ -63,8 +63,8 @@ no-budget|src/gate/budget.c|test_resilience
     if (retries + 1 > (allowed > floor ? allowed : floor))
     if (0 && retries + 1 > (allowed > floor ? allowed : floor))
 breaker-never-opens|src/gate/breaker.c|test_resilience
-    if (failure && (by_ratio || by_run))
-    if (0 && failure && (by_ratio || by_run))
+    if (by_ratio || by_run)
+    if (0 && (by_ratio || by_run))
 fold-breaker-ignored|src/store/slots.c|test_store_fold
         if (out.breaker == LG_BREAKER_REJECT)
         if (0 && out.breaker == LG_BREAKER_REJECT)
@@ -77,6 +77,12 @@ no-fallback|src/gate/exchange.c|test_resilience
 pools-ignored|src/gate/policy.c|test_resilience
     if (!pool && pool_fallback) {
     if (0) {
+memo-any-mapping|src/store/shm.c|test_store
+    if (h->map != m || h->n != n)
+    if (h->n != n)
+hint-unchecked|src/store/shm.c|test_store
+        if (!e->used || !holds(e->digest, refs[i].digest) || !holds(e->name, refs[i].name) ||
+        if (!e->used || (0 && !holds(e->digest, refs[i].digest)) || (0 && !holds(e->name, refs[i].name)) ||
 redirect-leaks-key|src/hook/curl_xfer.c|test_redirect
     bool ours = same_origin(from, to) ||
     bool ours = 1 || same_origin(from, to) ||

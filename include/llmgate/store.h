@@ -50,6 +50,15 @@ typedef struct {
     const char *digest;
 } lg_account_ref;
 
+/* Where the shm backend found a scope's entries, by index: for a scope of at most LG_STORE_MEMO_ACCOUNTS
+ * accounts. Zeroed = nowhere yet. */
+#define LG_STORE_MEMO_ACCOUNTS 4
+typedef struct {
+    const void *map;  /* the mapping the indices are valid in */
+    size_t n;         /* the scope's n */
+    uint32_t provider, accounts[LG_STORE_MEMO_ACCOUNTS];
+} lg_store_memo;
+
 /* One exchange's accounts, as every store operation sees them. */
 typedef struct {
     const char *provider;
@@ -64,6 +73,8 @@ typedef struct {
     const lg_backoff_conf *backoff; /* lg_policy_record, lg_policy_clamp_cooldown */
     const lg_retry_conf *retry;     /* pool_fallback, the retry budget */
     const lg_breaker_conf *breaker; /* the provider's circuit breaker */
+    lg_store_memo *memo;            /* the scope's own, kept between its steps (its provider and accounts
+                                       never change), which the store fills; NULL: none */
 } lg_store_scope;
 
 /* A place reserved in one account's window, held by one exchange. Zeroed = none. */

@@ -1,4 +1,5 @@
 /* Shared-state access for one exchange (see accounts.h). */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -10,35 +11,40 @@
  * key request after request, and hashing it each time costs more than the rest of admission). */
 static void host_key_digest(const char *key, char out[LG_DIGEST_HEX])
 {
-    static __thread char last_key[256];
-    static __thread char last_digest[LG_DIGEST_HEX];
+    static __thread struct {
+        char key[256];
+        char digest[LG_DIGEST_HEX];
+    } last;
+    __typeof__(last) *l = &last; /* one look-up of the thread's copy */
     size_t len = strlen(key);
-    if (len < sizeof last_key && last_digest[0] && !strcmp(last_key, key)) {
-        memcpy(out, last_digest, LG_DIGEST_HEX);
+    if (len < sizeof l->key && l->digest[0] && !strcmp(l->key, key)) {
+        memcpy(out, l->digest, LG_DIGEST_HEX);
         return;
     }
     lg_key_digest(key, out);
-    if (len < sizeof last_key) {
-        memcpy(last_key, key, len + 1);
-        memcpy(last_digest, out, LG_DIGEST_HEX);
+    if (len < sizeof l->key) {
+        memcpy(l->key, key, len + 1);
+        memcpy(l->digest, out, LG_DIGEST_HEX);
     }
 }
 
 /* A fraction in [0, 1) that differs between requests and processes (xorshift, seeded per thread). */
 static double request_jitter(void)
 {
-    static __thread uint64_t x;
+    static __thread uint64_t state;
+    uint64_t *p = &state, x = *p; /* one look-up of the thread's copy */
     if (!x)
-        x = ((uint64_t)lg_mono_ms() << 20) ^ ((uint64_t)getpid() << 40) ^ (uint64_t)(uintptr_t)&x ^ 1;
+        x = ((uint64_t)lg_mono_ms() << 20) ^ ((uint64_t)getpid() << 40) ^ (uint64_t)(uintptr_t)p ^ 1;
     x ^= x << 13;
     x ^= x >> 7;
     x ^= x << 17;
+    *p = x;
     return (double)(x >> 11) / 9007199254740992.0;
 }
 
 bool lg_accounts_init(lg_accounts *a, const lg_gate_request *req)
 {
-    memset(a, 0, sizeof *a);
+    memset(a, 0, offsetof(lg_accounts, est));
     a->req = req;
     a->n = req->prov->n_accounts;
     bool in = a->n <= LG_ACCOUNTS_INLINE;
@@ -49,6 +55,7 @@ bool lg_accounts_init(lg_accounts *a, const lg_gate_request *req)
         lg_accounts_free(a);
         return false;
     }
+    memset(a->snapshot, 0, a->n * sizeof *a->snapshot);
     for (size_t i = 0; i < a->n; i++) {
         const lg_account *acct = &req->prov->accounts[i];
         if (acct->key)
@@ -74,6 +81,18 @@ bool lg_accounts_init(lg_accounts *a, const lg_gate_request *req)
         if (!p->limits.tpm)
             a->limits.limit[LG_DIM_TOKENS] = tpm;
     }
+    a->scope = (lg_store_scope){.provider = p->name,
+                                .refs = a->refs,
+                                .n = a->n,
+                                .accounts = p->accounts,
+                                .dialect = p->dialect,
+                                .est = &a->est,
+                                .limits = a->limits,
+                                .jitter = a->jitter,
+                                .backoff = &req->cfg->backoff,
+                                .retry = &req->cfg->retry,
+                                .breaker = &p->breaker,
+                                .memo = &a->memo};
     return true;
 }
 
@@ -86,33 +105,26 @@ void lg_accounts_free(lg_accounts *a)
     if (a->snapshot != a->snapshot_in)
         free(a->snapshot);
     free(a->local);
-    memset(a, 0, sizeof *a);
+    memset(a, 0, offsetof(lg_accounts, est));
 }
 
-/* What the store needs of this exchange, as it stands now (the engine may pin a pool after init). */
-static lg_store_scope scope_of(const lg_accounts *a)
+/* What the store needs of this exchange (set up by init), with the pool as it stands now (the engine may
+ * pin one after init). */
+static const lg_store_scope *scope_of(lg_accounts *a)
 {
-    const lg_gate_request *req = a->req;
-    return (lg_store_scope){.provider = req->prov->name,
-                            .refs = a->refs,
-                            .n = a->n,
-                            .accounts = req->prov->accounts,
-                            .dialect = req->prov->dialect,
-                            .est = &a->est,
-                            .limits = a->limits,
-                            .jitter = a->jitter,
-                            .pool = a->pool,
-                            .backoff = &req->cfg->backoff,
-                            .retry = &req->cfg->retry,
-                            .breaker = &req->prov->breaker};
+    a->scope.pool = a->pool;
+    return &a->scope;
 }
 
 /* The exchange's own slots, for when the store cannot be used: false when there is no memory for them
  * (then nothing is recorded). */
 static bool local_slots(lg_accounts *a, lg_account_slot **ptrs, lg_slots *sl)
 {
-    if (!a->local && !(a->local = calloc(a->n ? a->n : 1, sizeof *a->local)))
-        return false;
+    if (!a->local) {
+        if (!(a->local = calloc(a->n ? a->n : 1, sizeof *a->local)))
+            return false;
+        memset(&a->local_prov, 0, sizeof a->local_prov);
+    }
     for (size_t i = 0; i < a->n; i++)
         ptrs[i] = &a->local[i];
     *sl = (lg_slots){.prov = &a->local_prov, .accounts = ptrs, .owner = a};
@@ -122,13 +134,13 @@ static bool local_slots(lg_accounts *a, lg_account_slot **ptrs, lg_slots *sl)
 lg_admission lg_accounts_admit(lg_accounts *a, size_t preferred, int64_t now_ms, int64_t deadline_ms,
                                const lg_admit_opts *opts)
 {
-    lg_store_scope sc = scope_of(a);
+    const lg_store_scope *sc = scope_of(a);
     lg_admission out = {0};
     lg_account_slot *ptrs[a->n + 1];
     lg_slots sl;
-    if (lg_store_admit(a->req->store, &sc, &a->ticket, preferred, now_ms, deadline_ms, opts, a->snapshot, &out) != 0 &&
+    if (lg_store_admit(a->req->store, sc, &a->ticket, preferred, now_ms, deadline_ms, opts, a->snapshot, &out) != 0 &&
         local_slots(a, ptrs, &sl)) {
-        out = lg_slots_admit(&sl, &sc, &a->ticket, preferred, now_ms, deadline_ms, opts);
+        out = lg_slots_admit(&sl, sc, &a->ticket, preferred, now_ms, deadline_ms, opts);
         lg_slots_snapshot(&sl, a->n, a->snapshot);
     }
     a->tokens = a->ticket.tokens;
@@ -137,14 +149,14 @@ lg_admission lg_accounts_admit(lg_accounts *a, size_t preferred, int64_t now_ms,
 
 bool lg_accounts_confirm(lg_accounts *a, size_t idx, int64_t now_ms)
 {
-    lg_store_scope sc = scope_of(a);
+    const lg_store_scope *sc = scope_of(a);
     bool ok = false;
-    if (lg_store_confirm(a->req->store, &sc, &a->ticket, idx, now_ms, a->snapshot, &ok) == 0)
+    if (lg_store_confirm(a->req->store, sc, &a->ticket, idx, now_ms, a->snapshot, &ok) == 0)
         return ok;
     lg_account_slot *ptrs[a->n + 1];
     lg_slots sl;
     if (local_slots(a, ptrs, &sl)) {
-        ok = lg_slots_confirm(&sl, &sc, &a->ticket, idx, now_ms);
+        ok = lg_slots_confirm(&sl, sc, &a->ticket, idx, now_ms);
         lg_slots_snapshot(&sl, a->n, a->snapshot);
     }
     return ok;
@@ -152,19 +164,21 @@ bool lg_accounts_confirm(lg_accounts *a, size_t idx, int64_t now_ms)
 
 void lg_accounts_release(lg_accounts *a)
 {
-    lg_store_scope sc = scope_of(a);
-    if (!a->ticket.held || lg_store_release(a->req->store, &sc, &a->ticket) == 0)
+    if (!a->ticket.held)
+        return;
+    const lg_store_scope *sc = scope_of(a);
+    if (lg_store_release(a->req->store, sc, &a->ticket) == 0)
         return;
     lg_account_slot *ptrs[a->n + 1];
     lg_slots sl;
     if (local_slots(a, ptrs, &sl))
-        lg_slots_release(&sl, &sc, &a->ticket);
+        lg_slots_release(&sl, sc, &a->ticket);
 }
 
 void lg_accounts_record(lg_accounts *a, size_t idx, const lg_outcome *o, const lg_response_view *resp,
                         int failure, int64_t now_ms)
 {
-    lg_store_scope sc = scope_of(a);
+    const lg_store_scope *sc = scope_of(a);
     bool transport_failed = failure != 0;
     lg_breaker_note note = !transport_failed               ? lg_breaker_note_of(o)
                            : failure == LG_ATTEMPT_STALE ? LG_BREAKER_NOTE_NONE /* says nothing of the provider */
@@ -177,37 +191,37 @@ void lg_accounts_record(lg_accounts *a, size_t idx, const lg_outcome *o, const l
                            .first = !a->budget_noted,
                            .breaker = note};
     a->budget_noted = true;
-    if (lg_store_record(a->req->store, &sc, &a->ticket, idx, &at, now_ms, a->snapshot) == 0)
+    if (lg_store_record(a->req->store, sc, &a->ticket, idx, &at, now_ms, a->snapshot) == 0)
         return;
     lg_account_slot *ptrs[a->n + 1];
     lg_slots sl;
     if (local_slots(a, ptrs, &sl)) {
-        lg_slots_record(&sl, &sc, &a->ticket, idx, &at, now_ms);
+        lg_slots_record(&sl, sc, &a->ticket, idx, &at, now_ms);
         lg_slots_snapshot(&sl, a->n, a->snapshot);
     }
 }
 
 void lg_accounts_count(lg_accounts *a, size_t idx, lg_account_event ev, size_t to)
 {
-    lg_store_scope sc = scope_of(a);
-    if (lg_store_count(a->req->store, &sc, &a->ticket, idx, ev, to) == 0)
+    const lg_store_scope *sc = scope_of(a);
+    if (lg_store_count(a->req->store, sc, &a->ticket, idx, ev, to) == 0)
         return;
     lg_account_slot *ptrs[a->n + 1];
     lg_slots sl;
     if (local_slots(a, ptrs, &sl))
-        lg_slots_count(&sl, &sc, &a->ticket, idx, ev, to);
+        lg_slots_count(&sl, sc, &a->ticket, idx, ev, to);
 }
 
 /* Runs op on the provider's slot in the store, else on the exchange's own. */
 static void provider_op(lg_accounts *a, lg_prov_op *op)
 {
-    lg_store_scope sc = scope_of(a);
-    if (lg_store_provider(a->req->store, &sc, op) == 0)
+    const lg_store_scope *sc = scope_of(a);
+    if (lg_store_provider(a->req->store, sc, op) == 0)
         return;
     lg_account_slot *ptrs[a->n + 1];
     lg_slots sl;
     if (local_slots(a, ptrs, &sl))
-        lg_slots_provider(&sl, &sc, op);
+        lg_slots_provider(&sl, sc, op);
 }
 
 bool lg_accounts_notice_due(lg_accounts *a, int64_t now_ms, int64_t interval_ms)

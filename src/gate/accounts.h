@@ -18,16 +18,19 @@ typedef struct {
     lg_account_ref *refs;            /* n of them: refs_in, or allocated for more than LG_ACCOUNTS_INLINE */
     char (*digests)[LG_DIGEST_HEX];  /* likewise */
     lg_account_slot *local;      /* allocated on first use when the store cannot be used */
-    lg_provider_slot local_prov;
     lg_account_state *snapshot;  /* states as last seen in the store (snapshot_in, or allocated) */
     lg_window_limits limits;     /* configured (or tier) limits; 0 = take the learned one, else unlimited */
-    lg_estimate est;             /* what the body says about its cost */
     int64_t tokens;              /* the tokens reserved (or to reserve) for the request (lg_charge_admit) */
     double jitter;               /* this request's fraction of the wake-up spread after a cooldown, [0, 1) */
     const char *pool;            /* the pool the request is pinned to, or NULL (lg_policy_pool_filter) */
     lg_store_ticket ticket;      /* the place reserved for the next (or current) attempt */
     bool noticed;                /* this request already printed its long-wait notice */
     bool budget_noted;           /* the request counted toward the provider's retry budget (its first record) */
+    lg_store_memo memo;          /* where the store found the accounts (scope.memo) */
+    /* From here on, members that init and local use fill before reading them (not cleared per request). */
+    lg_estimate est;             /* what the body says about its cost */
+    lg_store_scope scope;        /* what the store needs of the exchange (its pool: see pool) */
+    lg_provider_slot local_prov; /* cleared when local is allocated */
     lg_account_ref refs_in[LG_ACCOUNTS_INLINE];
     char digests_in[LG_ACCOUNTS_INLINE][LG_DIGEST_HEX];
     lg_account_state snapshot_in[LG_ACCOUNTS_INLINE];

@@ -64,6 +64,8 @@ void lg_breaker_record(lg_breaker *b, const lg_breaker_conf *c, bool failure, in
     b->total[i]++;
     b->failed[i] += failure;
     b->consecutive = failure ? b->consecutive + 1 : 0;
+    if (!failure)
+        return; /* a success never opens it: the window is summed for failures only */
     double total = 0, failed = 0;
     for (int j = 0; j < LG_BREAKER_BUCKETS; j++)
         if (b->epoch[j] > k - LG_BREAKER_BUCKETS && b->epoch[j] <= k) {
@@ -72,7 +74,7 @@ void lg_breaker_record(lg_breaker *b, const lg_breaker_conf *c, bool failure, in
         }
     bool by_ratio = c->min_requests > 0 && total >= c->min_requests && failed >= c->failure_ratio * total;
     bool by_run = c->consecutive_failures > 0 && b->consecutive >= c->consecutive_failures;
-    if (failure && (by_ratio || by_run))
+    if (by_ratio || by_run)
         open_for(b, c->open_ms, now_ms);
 }
 

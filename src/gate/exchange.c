@@ -1,5 +1,6 @@
 /* The exchange engine's state machine (see engine.h). Decisions come from the pure policy (policy.c);
  * this file sequences them: admission rounds, attempts, backoffs, the final answer. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,23 @@ static int host_status(const lg_outcome *o, int status)
     return status;
 }
 
+_Static_assert(offsetof(lg_step, result) + sizeof(lg_gate_result) == sizeof(lg_step), "result is the last member");
+
+/* Starts *step as one of kind with every member before `result` cleared: result is read in a DONE step
+ * only (engine.h), and clearing its 600 bytes at every step cost more than the rest of a step. */
+static void step_start(lg_step *step, lg_step_kind kind)
+{
+    memset(step, 0, offsetof(lg_step, result));
+    step->kind = kind;
+}
+
+/* The DONE step that delivers res. */
+static void step_done(lg_step *step, const lg_gate_result *res)
+{
+    step_start(step, LG_STEP_DONE);
+    step->result = *res;
+}
+
 /* Ends the exchange with res as it stands; a failure to deliver is normalized (real status, Retry-After
  * from the server's hint or the soonest account, X-Llmgate-Reason). */
 static void finish(lg_exchange *x, int64_t now, lg_step *step)
@@ -46,9 +64,7 @@ static void finish(lg_exchange *x, int64_t now, lg_step *step)
     }
     res->prov = x->req.prov;
     x->phase = X_DONE;
-    memset(step, 0, sizeof *step);
-    step->kind = LG_STEP_DONE;
-    step->result = *res;
+    step_done(step, res);
 }
 
 /* A synthesized rate-limit answer for a request refused without contacting the provider. */
@@ -76,9 +92,7 @@ static void refuse(lg_exchange *x, size_t idx, int64_t wait_ms, int64_t now, lg_
            (long long)wait_ms);
     res->prov = x->req.prov;
     x->phase = X_DONE;
-    memset(step, 0, sizeof *step);
-    step->kind = LG_STEP_DONE;
-    step->result = *res;
+    step_done(step, res);
 }
 
 /* A synthesized 503 for a request not sent because the provider's circuit breaker is open. */
@@ -101,9 +115,7 @@ static void circuit_open(lg_exchange *x, int64_t wait_ms, lg_step *step)
     lg_log(LG_LOG_INFO, "[Circuit] %s: open, answering 503 locally (next probe in %lldms)", x->req.prov->name,
            (long long)wait_ms);
     x->phase = X_DONE;
-    memset(step, 0, sizeof *step);
-    step->kind = LG_STEP_DONE;
-    step->result = *res;
+    step_done(step, res);
 }
 
 /* A WAIT step until at, logged when it is issued; a long one is noticed on stderr, once per request at most,
@@ -119,8 +131,7 @@ static void wait_until(lg_exchange *x, x_phase phase, int64_t at, const char *wh
     x->phase = phase;
     x->wait_at = at;
     x->wait_why = why;
-    memset(step, 0, sizeof *step);
-    step->kind = LG_STEP_WAIT;
+    step_start(step, LG_STEP_WAIT);
     step->at_ms = at;
     step->why = why;
 }
@@ -130,8 +141,7 @@ static bool fall_back(lg_exchange *x, const char *why, int64_t now, lg_step *ste
 /* The SEND step of the attempt about to go out on x->idx. */
 static void send_step(const lg_exchange *x, lg_step *step)
 {
-    memset(step, 0, sizeof *step);
-    step->kind = LG_STEP_SEND;
+    step_start(step, LG_STEP_SEND);
     step->prov = x->req.prov;
     step->account = x->idx;
     step->key = x->bare ? NULL : x->req.prov->accounts[x->idx].key;
@@ -149,13 +159,11 @@ static void admitted(lg_exchange *x, size_t idx, bool counted, lg_step *step)
         lg_accounts_count(&x->a, idx, x->waited ? LG_EV_WAITED : LG_EV_IMMEDIATE, 0);
     x->first = false;
     x->idx = idx;
-    memset(step, 0, sizeof *step);
     if (x->req.prov->dialect == LG_DIALECT_NONE) {
         lg_accounts_count(&x->a, idx, LG_EV_SENT, 0);
         x->res.verdict = LG_GATE_PASS;
         x->phase = X_DONE;
-        step->kind = LG_STEP_DONE;
-        step->result = x->res;
+        step_done(step, &x->res);
         return;
     }
     x->phase = X_SENT;
@@ -290,9 +298,7 @@ static void refuse_locally(lg_exchange *x, int status, const char *msg, lg_step 
     res->prov = x->req.prov;
     x->req.host_key = NULL;
     x->phase = X_DONE;
-    memset(step, 0, sizeof *step);
-    step->kind = LG_STEP_DONE;
-    step->result = *res;
+    step_done(step, res);
 }
 
 /* The routing rule the request takes (routes configured, the request not pinned): the model it is sent as,
@@ -329,6 +335,16 @@ static bool apply_routes(lg_exchange *x, const lg_gate_request *req, lg_step *st
     return false;
 }
 
+/* Resets r to no result yet (no hint): every member cleared but the message's bytes past its first. */
+static void clear_result(lg_gate_result *r)
+{
+    size_t tail = offsetof(lg_gate_result, outcome) + sizeof r->outcome;
+    memset(r, 0, offsetof(lg_gate_result, outcome.message));
+    r->outcome.message[0] = '\0';
+    memset((char *)r + tail, 0, sizeof *r - tail);
+    r->retry_after_ms = LG_NO_HINT;
+}
+
 /* The last exchange freed, kept for the next one: an exchange is larger than what malloc caches per
  * thread, and allocating it anew cost more than the rest of lg_exchange_begin. Taken and put back
  * atomically (any thread); at most one is kept. */
@@ -338,12 +354,13 @@ lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_st
 {
     lg_exchange *x = __atomic_exchange_n(&spare, NULL, __ATOMIC_ACQUIRE);
     if (x)
-        memset(x, 0, sizeof *x);
+        memset(x, 0, offsetof(lg_exchange, model)); /* the rest is set before it is read */
     else if (!(x = calloc(1, sizeof *x)))
         return NULL;
+    x->model[0] = x->url_model[0] = x->pool[0] = '\0';
+    clear_result(&x->res);
     x->req = *req;
     x->req.pin = NULL;
-    x->res.retry_after_ms = LG_NO_HINT;
     x->h.replayable = req->replayable;
     x->chain[0] = req->prov;
     x->n_chain = 1;
@@ -395,12 +412,10 @@ lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_st
         admit(x, now_ms, step);
         return x;
     }
-    memset(step, 0, sizeof *step);
     if (req->prov->dialect == LG_DIALECT_NONE) { /* fail open: pace nothing */
         x->res.verdict = LG_GATE_PASS;
         x->phase = X_DONE;
-        step->kind = LG_STEP_DONE;
-        step->result = x->res;
+        step_done(step, &x->res);
         return x;
     }
     x->phase = X_SENT;
@@ -438,14 +453,12 @@ static void log_failure(const lg_exchange *x, int status, const lg_outcome *o)
 /* The step the exchange already stands at (an event that does not belong to its phase changes nothing). */
 static void repeat(const lg_exchange *x, lg_step *step)
 {
-    memset(step, 0, sizeof *step);
     if (x->phase == X_DONE) {
-        step->kind = LG_STEP_DONE;
-        step->result = x->res;
+        step_done(step, &x->res);
     } else if (x->phase == X_SENT) {
         send_step(x, step);
     } else {
-        step->kind = LG_STEP_WAIT;
+        step_start(step, LG_STEP_WAIT);
         step->at_ms = x->wait_at;
         step->why = x->wait_why;
     }

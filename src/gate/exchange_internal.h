@@ -30,15 +30,9 @@ struct lg_exchange {
     size_t send_body_len;
     lg_dialect host_dialect; /* the dialect the host speaks (its provider's) */
     bool translated;     /* chain[chain_i] speaks another dialect: send_body is translated, tr says how */
-    lg_translation tr;
-    char tr_path[LG_MODEL_MAX + 64];
-    char model[LG_MODEL_MAX]; /* the host's model, a pin suffix stripped */
-    char url_model[LG_MODEL_MAX]; /* a Gemini host's model, from its URL ("" = none or another dialect) */
     bool url_stream, url_sse; /* a Gemini host's call streams, as SSE (alt=sse) */
-    char pool[LG_NAME_MAX];   /* the pool pinned to, "" = none */
     bool pinned;              /* a pin chose the provider or pool: routes do not apply */
     int sent;            /* attempts sent over all providers (a later one is a resend) */
-    lg_accounts a;
     bool bare;           /* no account state could be set up: one attempt with the host's credentials */
     bool first;          /* the first admission is still pending (its failure is a local refusal) */
     bool waited;         /* the first admission had to wait */
@@ -49,7 +43,15 @@ struct lg_exchange {
     int64_t wait_at;
     const char *wait_why;
     lg_history h;
-    lg_gate_result res;
+    /* From here on, members lg_exchange_begin does not clear: each is set before it is read (a string:
+     * its first byte). */
+    char model[LG_MODEL_MAX]; /* the host's model, a pin suffix stripped */
+    char url_model[LG_MODEL_MAX]; /* a Gemini host's model, from its URL ("" = none or another dialect) */
+    char pool[LG_NAME_MAX];   /* the pool pinned to, "" = none */
+    lg_translation tr;   /* read only while translated */
+    char tr_path[LG_MODEL_MAX + 64];
+    lg_accounts a;       /* lg_accounts_init; not read while bare */
+    lg_gate_result res;  /* reset by lg_exchange_begin */
 };
 
 /* The body for provider p (malloc'd into *body, NULL: the host's as it is) and, when p speaks another

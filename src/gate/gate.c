@@ -45,9 +45,8 @@ lg_gate_result lg_gate_run(const lg_gate_request *req, const lg_transport *t, vo
         else
             lg_exchange_on_transport_error(x, (lg_transport_failure)rc, lg_now_ms(), &step);
     }
-    lg_gate_result res = step.result;
     lg_exchange_free(x);
-    return res;
+    return step.result;
 }
 
 const char *lg_gate_reason(const lg_gate_result *r) { return r->why ? r->why : lg_reason_name(r->outcome.reason); }

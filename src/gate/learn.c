@@ -2,7 +2,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "llmgate/duration.h"
 #include "llmgate/limiter.h"
@@ -72,13 +71,28 @@ static bool anthropic_tokens(const lg_header *h, size_t n, int64_t now_ms, int64
     return in || out;
 }
 
-/* True when some header name starts with prefix (any case): most responses carry no rate-limit headers. */
-static bool any_header_with_prefix(const lg_header *h, size_t n, const char *prefix)
+/* True when s starts with prefix (lower-case ASCII) in any case: a plain loop, which stops at the first
+ * letter that differs (where most header names do) without strncasecmp's set-up. */
+static bool starts_with_ci(const char *s, const char *prefix)
 {
-    size_t len = strlen(prefix);
-    for (size_t i = 0; i < n; i++)
-        if (h[i].name && !strncasecmp(h[i].name, prefix, len))
+    for (; *prefix; s++, prefix++)
+        if ((*s >= 'A' && *s <= 'Z' ? *s + ('a' - 'A') : *s) != *prefix)
+            return false;
+    return true;
+}
+
+/* True when some header name starts with "x-ratelimit-" or "anthropic-ratelimit-" (any case): most
+ * responses carry none, and one pass over the names tells, each compared with the prefix its first letter
+ * may begin. */
+static bool any_ratelimit_header(const lg_header *h, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *s = h[i].name;
+        char first = s ? (char)(*s | 0x20) : '\0'; /* x or a for X, x, A and a only */
+        const char *prefix = first == 'x' ? "x-ratelimit-" : first == 'a' ? "anthropic-ratelimit-" : NULL;
+        if (prefix && starts_with_ci(s + 1, prefix + 1))
             return true;
+    }
     return false;
 }
 
@@ -87,7 +101,7 @@ bool lg_ratelimit_parse(const lg_header *h, size_t n, int64_t now_ms, lg_ratelim
     for (int d = 0; d < 2; d++)
         out->limit[d] = out->remaining[d] = out->reset_ms[d] = -1;
     out->exact = false;
-    if (!any_header_with_prefix(h, n, "x-ratelimit-") && !any_header_with_prefix(h, n, "anthropic-ratelimit-"))
+    if (!any_ratelimit_header(h, n))
         return false;
     bool any = false;
     static const char *const openai[2] = {"x-ratelimit-%s-requests", "x-ratelimit-%s-tokens"};

@@ -291,6 +291,21 @@ static int timed_lock(shm_store *s, lg_store_layout *m)
     return rc == EOWNERDEAD ? pthread_mutex_consistent(&m->lock) : rc;
 }
 
+/* The usual case, the file not marked stalled: takes the lock when it is free, without reading a clock. */
+static bool lock_if_free(shm_store *s, lg_store_layout **out)
+{
+    lg_store_layout *m = map_of(s);
+    if (__atomic_load_n(&m->stalled_ms, __ATOMIC_ACQUIRE))
+        return false;
+    int rc = pthread_mutex_trylock(&m->lock);
+    if (rc == EOWNERDEAD)
+        rc = pthread_mutex_consistent(&m->lock);
+    if (rc != 0)
+        return false;
+    *out = m;
+    return true;
+}
+
 /* Takes the store lock. Returns false at once during a pause, and when the lock cannot be taken within the
  * lock timeout (a holder stopped: the caller fails open rather than stall the host). The first timeout
  * marks the file stalled, so that every process (a new one too) skips the wait during the pause (one
@@ -299,9 +314,15 @@ static int timed_lock(shm_store *s, lg_store_layout *m)
 static bool lock(shm_store *s, lg_store_layout **out)
 {
     follow_rebuild(s);
+    int64_t paused_until = __atomic_load_n(&s->paused_until_ms, __ATOMIC_RELAXED);
+    if (!paused_until && lock_if_free(s, out))
+        return true;
     int64_t now = lg_now_ms();
-    if (now < __atomic_load_n(&s->paused_until_ms, __ATOMIC_RELAXED))
+    if (now < paused_until)
         return false;
+    if (paused_until) /* the pause is over: back to the usual case (unless another pause began meanwhile) */
+        __atomic_compare_exchange_n(&s->paused_until_ms, &paused_until, 0, false, __ATOMIC_RELAXED,
+                                    __ATOMIC_RELAXED);
     for (int round = 0; round < 2; round++) {
         lg_store_layout *m = map_of(s);
         int64_t stalled = __atomic_load_n(&m->stalled_ms, __ATOMIC_ACQUIRE);
@@ -382,8 +403,82 @@ lg_store_account_entry *lg_layout_account(lg_store_layout *m, const char *provid
     return NULL;
 }
 
-int lg_store_with(lg_store *st, const char *provider, const lg_account_ref *refs, size_t n, lg_store_fn fn,
-                  void *ctx)
+/* True when name (NULL = "") is what an entry holding `held` was created for (a name too long for the
+ * entry compares unequal: the hashed lookup then decides). */
+static bool holds(const char *held, const char *name) { return !strcmp(held, name ? name : ""); }
+
+/* The provider's entry that memo h points at in m, its accounts' slots into slots; NULL when h was made for
+ * another mapping or another number of accounts. */
+static lg_store_provider_entry *memo_entries(const lg_store_memo *h, lg_store_layout *m, size_t n,
+                                             lg_account_slot **slots)
+{
+    if (h->map != m || h->n != n)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        slots[i] = &m->accounts[h->accounts[i]].slot;
+    return &m->providers[h->provider];
+}
+
+/* memo_entries when the entries still hold these names (h may have been made for other ones); else NULL. */
+static lg_store_provider_entry *checked_entries(const lg_store_memo *h, lg_store_layout *m, const char *provider,
+                                                const lg_account_ref *refs, size_t n, lg_account_slot **slots)
+{
+    lg_store_provider_entry *p = memo_entries(h, m, n, slots);
+    if (!p || !p->used || !holds(p->name, provider))
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        const lg_store_account_entry *e = &m->accounts[h->accounts[i]];
+        if (!e->used || !holds(e->digest, refs[i].digest) || !holds(e->name, refs[i].name) ||
+            !holds(e->provider, provider))
+            return NULL;
+    }
+    return p;
+}
+
+/* find_entries without a memo that holds: through the entries this thread found last when they still hold
+ * these names (the next exchanges of a host that keeps calling one provider), else by the hashed lookups
+ * (then remembered); the result remembered in memo (may be NULL) as well. Not inlined: the thread's copy
+ * is then looked up only when a memo does not hold. */
+__attribute__((noinline)) static lg_store_provider_entry *find_by_name(lg_store_layout *m, const char *provider, const lg_account_ref *refs,
+                                             size_t n, lg_store_memo *memo, lg_account_slot **slots)
+{
+    static __thread lg_store_memo last;
+    lg_store_memo *hint = &last; /* one look-up of the thread's copy */
+    lg_store_provider_entry *p = checked_entries(hint, m, provider, refs, n, slots);
+    if (!p) {
+        if (!(p = provider_entry(m, provider)))
+            return NULL;
+        lg_store_memo found = {.map = m, .n = n, .provider = (uint32_t)(p - m->providers)};
+        for (size_t i = 0; i < n; i++) {
+            lg_store_account_entry *e = lg_layout_account(m, provider, &refs[i]);
+            if (!e)
+                return NULL;
+            slots[i] = &e->slot;
+            if (i < LG_STORE_MEMO_ACCOUNTS)
+                found.accounts[i] = (uint32_t)(e - m->accounts);
+        }
+        if (n > LG_STORE_MEMO_ACCOUNTS)
+            return p;
+        *hint = found;
+    }
+    if (memo)
+        *memo = *hint;
+    return p;
+}
+
+/* The provider's entry and its accounts' slots (into slots), created when missing; NULL when a table is
+ * full. Under the lock. Found at once through memo (the caller's, made for these names; may be NULL), else
+ * by name (find_by_name). Copying, hashing and comparing every name cost more than a step's own work. */
+static lg_store_provider_entry *find_entries(lg_store_layout *m, const char *provider, const lg_account_ref *refs,
+                                             size_t n, lg_store_memo *memo, lg_account_slot **slots)
+{
+    lg_store_provider_entry *p = memo ? memo_entries(memo, m, n, slots) : NULL;
+    return p ? p : find_by_name(m, provider, refs, n, memo, slots);
+}
+
+/* lg_store_with, with the caller's memo of where the entries are (NULL: none). */
+static int with_entries(lg_store *st, const char *provider, const lg_account_ref *refs, size_t n,
+                        lg_store_memo *memo, lg_store_fn fn, void *ctx)
 {
     if (!st || st->ops != &lg_shm_ops || !provider || (n > 0 && !refs) || n > LG_STORE_ACCOUNTS || !fn)
         return -1;
@@ -392,15 +487,8 @@ int lg_store_with(lg_store *st, const char *provider, const lg_account_ref *refs
     int rc = -1;
     lg_store_layout *m;
     if (lock(shm(st), &m)) {
-        lg_store_provider_entry *p = provider_entry(m, provider);
-        size_t i = 0;
-        for (; p && i < n; i++) {
-            lg_store_account_entry *e = lg_layout_account(m, provider, &refs[i]);
-            if (!e)
-                break;
-            slots[i] = &e->slot;
-        }
-        if (p && i == n) {
+        lg_store_provider_entry *p = find_entries(m, provider, refs, n, memo, slots);
+        if (p) {
             fn(&p->slot, slots, n, ctx);
             rc = 0;
         }
@@ -408,6 +496,17 @@ int lg_store_with(lg_store *st, const char *provider, const lg_account_ref *refs
     }
     errno = saved;
     return rc;
+}
+
+int lg_store_with(lg_store *st, const char *provider, const lg_account_ref *refs, size_t n, lg_store_fn fn,
+                  void *ctx)
+{
+    return with_entries(st, provider, refs, n, NULL, fn, ctx);
+}
+
+int lg_shm_with_scope(lg_store *st, const lg_store_scope *sc, lg_store_fn fn, void *ctx)
+{
+    return with_entries(st, sc->provider, sc->refs, sc->n, sc->memo, fn, ctx);
 }
 
 int lg_shm_visit(lg_store *st, lg_store_visit_fn fn, void *ctx)

@@ -17,6 +17,10 @@ typedef void (*lg_store_fn)(lg_provider_slot *p, lg_account_slot *const *account
 int lg_store_with(lg_store *s, const char *provider, const lg_account_ref *refs, size_t n, lg_store_fn fn,
                   void *ctx);
 
+/* lg_store_with on the scope's provider and accounts, found at once where sc->memo says, else found and
+ * remembered there. */
+int lg_shm_with_scope(lg_store *s, const lg_store_scope *sc, lg_store_fn fn, void *ctx);
+
 /* Visits every account slot under the lock of the shm store s; -1 when the lock could not be taken. */
 int lg_shm_visit(lg_store *s, lg_store_visit_fn fn, void *ctx);
 int lg_shm_visit_providers(lg_store *s, lg_store_provider_visit_fn fn, void *ctx);

@@ -35,7 +35,7 @@ static void run_cb(lg_provider_slot *p, lg_account_slot *const *accounts, size_t
     lg_slots_snapshot(&sl, n, o->snap);
 }
 
-static int run(op *o) { return lg_store_with(o->store, o->sc->provider, o->sc->refs, o->sc->n, run_cb, o); }
+static int run(op *o) { return lg_shm_with_scope(o->store, o->sc, run_cb, o); }
 
 static int shm_admit(lg_store *s, const lg_store_scope *sc, lg_store_ticket *t, size_t preferred, int64_t now_ms,
                      int64_t deadline_ms, const lg_admit_opts *opts, lg_account_state *snap, lg_admission *out)

@@ -104,6 +104,24 @@ static void past_reset_is_zero_and_garbage_ignored(void **state)
     assert_int_equal(in.reset_ms[LG_DIM_TOKENS], -1);
 }
 
+/* The rate-limit headers are found in any case, after names that begin like them (the first-letter look
+ * at each name must not stop the search), and names that only begin like them teach nothing. */
+static void headers_found_in_any_case_among_look_alikes(void **state)
+{
+    (void)state;
+    lg_header openai[] = {{"X-Request-Id", "abc"}, {"x-ratelimit", "1"}, {"Anthropic-Version", "1"},
+                          {"X-RATELIMIT-REMAINING-REQUESTS", "7"}};
+    lg_ratelimit_info in;
+    assert_true(lg_ratelimit_parse(openai, 4, NOW, &in));
+    assert_int_equal(in.remaining[LG_DIM_REQUESTS], 7);
+    lg_header anthropic[] = {{"x-ratelimit", "1"}, {"Anthropic-RateLimit-Requests-Remaining", "3"}};
+    assert_true(lg_ratelimit_parse(anthropic, 2, NOW, &in));
+    assert_int_equal(in.remaining[LG_DIM_REQUESTS], 3);
+    lg_header none[] = {{"x-ratelimit", "1"}, {"anthropic-ratelimit", "2"}, {"X-Rate-Limit-Remaining", "5"},
+                        {"ratelimit-remaining", "4"}, {NULL, "9"}};
+    assert_false(lg_ratelimit_parse(none, 5, NOW, &in));
+}
+
 static void nothing_to_learn(void **state)
 {
     (void)state;
@@ -187,6 +205,7 @@ int main(void)
         cmocka_unit_test(anthropic_headers),
         cmocka_unit_test(anthropic_input_and_output_tokens_summed),
         cmocka_unit_test(past_reset_is_zero_and_garbage_ignored),
+        cmocka_unit_test(headers_found_in_any_case_among_look_alikes),
         cmocka_unit_test(nothing_to_learn),
         cmocka_unit_test(learned_into_the_window),
         cmocka_unit_test(charge_learned_from_consecutive_remaining_counts),

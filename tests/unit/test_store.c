@@ -210,6 +210,48 @@ static void providers_are_isolated(void **state)
     lg_store_close(s);
 }
 
+/* The memo of a scope (what an exchange keeps between its steps) finds its entries again at once, other
+ * names used in between notwithstanding; one made in another mapping points at other entries and is not
+ * trusted: the entries are found by name and the memo made again. */
+static void scope_memo_finds_the_same_entries(void **state)
+{
+    fixture *f = *state;
+    lg_store *s = open_ok(f->path);
+    lg_account_ref refs[2] = {{"a", "1111111111111111"}, {"b", "2222222222222222"}};
+    lg_store_memo memo = {0};
+    lg_store_scope sc = {.provider = "p", .refs = refs, .n = 2, .memo = &memo};
+    struct bump x = {.add = 1}, y = {.add = 10}, o = {.add = 100}, z = {.add = 1000};
+    assert_int_equal(lg_shm_with_scope(s, &sc, bump_cb, &x), 0);
+    assert_non_null(memo.map);
+    assert_int_equal(memo.n, 2);
+    lg_account_ref other = {"a", "3333333333333333"};
+    assert_int_equal(lg_store_with(s, "p", &other, 1, bump_cb, &o), 0);
+    assert_int_equal(lg_shm_with_scope(s, &sc, bump_cb, &y), 0);
+    assert_ptr_equal(y.seen[0], x.seen[0]);
+    assert_ptr_equal(y.seen[1], x.seen[1]);
+    assert_ptr_equal(y.prov, x.prov);
+    assert_ptr_not_equal(o.seen[0], x.seen[0]);
+
+    lg_store_memo made = memo, stale = memo;
+    stale.map = &stale; /* another mapping, where the entries sit elsewhere */
+    stale.provider = (memo.provider + 1) % LG_STORE_PROVIDERS;
+    stale.accounts[0] = memo.accounts[1];
+    stale.accounts[1] = memo.accounts[0];
+    sc.memo = &stale;
+    assert_int_equal(lg_shm_with_scope(s, &sc, bump_cb, &z), 0);
+    assert_ptr_equal(z.seen[0], x.seen[0]);
+    assert_ptr_equal(z.seen[1], x.seen[1]);
+    assert_ptr_equal(z.prov, x.prov);
+    assert_ptr_equal(stale.map, made.map); /* made again */
+    assert_int_equal(stale.provider, made.provider);
+    assert_int_equal(stale.accounts[0], made.accounts[0]);
+    assert_int_equal(stale.accounts[1], made.accounts[1]);
+    assert_int_equal(lookup(s, "p", "a", "1111111111111111").slot.counters.requests, 1011);
+    assert_int_equal(lookup(s, "p", "b", "2222222222222222").slot.counters.requests, 1011);
+    assert_int_equal(lookup(s, "p", "a", "3333333333333333").slot.counters.requests, 100);
+    lg_store_close(s);
+}
+
 static void long_names_truncated_safely(void **state)
 {
     fixture *f = *state;
@@ -715,6 +757,7 @@ int main(void)
         T(reopen_keeps_state),
         T(slots_found_by_provider_name_and_digest),
         T(providers_are_isolated),
+        T(scope_memo_finds_the_same_entries),
         T(long_names_truncated_safely),
         T(corrupt_file_rebuilt),
         T(wrong_version_or_mode_rebuilt),
