@@ -27,7 +27,7 @@ typedef struct lg_mxfer {
     lg_multi *m;
     lg_curl_rec *rec;
     lg_exchange *ex;     /* NULL once final */
-    lg_curl_xfer x;      /* the shaped transfer (provider dialects) */
+    lg_curl_xfer *x;     /* the handle's kept transfer, shaped (provider dialects) */
     bool shaped;         /* x is open */
     bool in_real;        /* the handle is in the real multi */
     bool counted;        /* libcurl counts it among the running handles of the current call */

@@ -49,7 +49,7 @@ static void finish(lg_mxfer *t, CURLcode rc)
 
 static void deliver(lg_mxfer *t, const lg_gate_result *res)
 {
-    CURLcode rc = t->shaped ? lg_xfer_close(&t->x, res) : lg_xfer_refuse(t->rec, res);
+    CURLcode rc = t->shaped ? lg_xfer_close(t->x, res) : lg_xfer_refuse(t->rec, res);
     t->shaped = false;
     finish(t, rc);
 }
@@ -87,18 +87,18 @@ static void apply_step(lg_mxfer *t, lg_step *step, bool may_deliver)
         }
         real_remove(t);
         t->wake_at = LG_NEVER;
-        if (step->resend && !lg_xfer_rewind(&t->x)) {
+        if (step->resend && !lg_xfer_rewind(t->x)) {
             lg_exchange_cannot_resend(t->ex, now, step);
             continue;
         }
         t->at = (lg_attempt){.prov = step->prov, .key = step->key, .body = step->body, .body_len = step->body_len,
                          .tr = step->tr};
-        if (!lg_xfer_prepare(&t->x, &t->at)) {
+        if (!lg_xfer_prepare(t->x, &t->at)) {
             lg_exchange_on_transport_error(t->ex, LG_ATTEMPT_FATAL, now, step);
             continue;
         }
         if (real_add(t) != CURLM_OK) {
-            t->x.last_rc = CURLE_FAILED_INIT;
+            t->x->last_rc = CURLE_FAILED_INIT;
             lg_exchange_on_transport_error(t->ex, LG_ATTEMPT_FATAL, now, step);
             continue;
         }
@@ -121,7 +121,8 @@ int lg_mxfer_add(lg_multi *m, CURL *h, lg_curl_rec *r)
     r->info_override = false;
     lg_gate_request req = {.cfg = rt->cfg, .prov = r->prov, .store = rt->store};
     if (r->prov->dialect != LG_DIALECT_NONE) {
-        if (!lg_xfer_open(&t->x, h, r, rt, &req)) {
+        t->x = lg_xfer_kept(r);
+        if (!t->x || !lg_xfer_open(t->x, h, r, rt, &req)) {
             free(t);
             return -1;
         }
@@ -130,11 +131,11 @@ int lg_mxfer_add(lg_multi *m, CURL *h, lg_curl_rec *r)
     lg_step step;
     t->ex = lg_exchange_begin(&req, lg_now_ms(), &step);
     if (t->shaped)
-        lg_xfer_forget_key(&t->x);
+        lg_xfer_forget_key(t->x);
     if (!t->ex || (step.kind == LG_STEP_DONE && step.result.verdict == LG_GATE_PASS)) {
         lg_exchange_free(t->ex);
         if (t->shaped)
-            lg_xfer_abandon(&t->x);
+            lg_xfer_abandon(t->x);
         free(t);
         return -1; /* the host's request as it is */
     }
@@ -144,7 +145,7 @@ int lg_mxfer_add(lg_multi *m, CURL *h, lg_curl_rec *r)
     if (step.kind == LG_STEP_SEND) { /* an error adding it is the host's to see, as without us */
         t->at = (lg_attempt){.prov = step.prov, .key = step.key, .body = step.body, .body_len = step.body_len,
                          .tr = step.tr};
-        CURLMcode rc = lg_xfer_prepare(&t->x, &t->at) ? real_add(t) : CURLM_OUT_OF_MEMORY;
+        CURLMcode rc = lg_xfer_prepare(t->x, &t->at) ? real_add(t) : CURLM_OUT_OF_MEMORY;
         if (rc != CURLM_OK)
             lg_mxfer_cancel(t, false);
         return rc;
@@ -159,7 +160,7 @@ void lg_mxfer_cancel(lg_mxfer *t, bool remove_real)
         real_remove(t);
     lg_exchange_free(t->ex);
     if (t->shaped)
-        lg_xfer_abandon(&t->x);
+        lg_xfer_abandon(t->x);
     untrack(t);
 }
 
@@ -168,8 +169,8 @@ static void complete(lg_mxfer *t, CURLcode rc)
 {
     lg_response_view resp;
     memset(&resp, 0, sizeof resp);
-    int ar = lg_xfer_result(&t->x, rc, &resp);
-    if (ar == 0 && !resp.delivered && lg_xfer_follow(&t->x, lg_runtime_get(), &t->at, &resp)) {
+    int ar = lg_xfer_result(t->x, rc, &resp);
+    if (ar == 0 && !resp.delivered && lg_xfer_follow(t->x, lg_runtime_get(), &t->at, &resp)) {
         real_remove(t); /* the next hop of a redirect, within the same attempt */
         if (real_add(t) == CURLM_OK)
             return;

@@ -14,8 +14,6 @@ EXPORT CURLMcode curl_multi_add_handle(CURLM *multi, CURL *h)
     lg_curl_rec *r = lg_rec_get(h, false);
     if (r && r->multi_xfer)
         return CURLM_ADDED_ALREADY;
-    if (r)
-        lg_xfer_unshape(r); /* a multi shapes a transfer afresh, or runs the host's as it is */
     if (r && r->prov && r->url && real->setopt && real->getinfo && real->m_remove && real->m_info_read) {
         lg_multi *m = lg_multi_get(multi, true);
         int rc = m ? lg_mxfer_add(m, h, r) : -1;
@@ -24,6 +22,8 @@ EXPORT CURLMcode curl_multi_add_handle(CURLM *multi, CURL *h)
             return (CURLMcode)rc;
         }
     }
+    if (r)
+        lg_xfer_unshape(r); /* the host's transfer as the host set it up */
     lg_curl_depth++;
     CURLMcode rc = real->m_add(multi, h);
     lg_curl_depth--;

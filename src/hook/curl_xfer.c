@@ -281,8 +281,8 @@ bool lg_xfer_open(lg_curl_xfer *x, CURL *h, lg_curl_rec *r, const lg_runtime *rt
 
 lg_curl_xfer *lg_xfer_kept(lg_curl_rec *r)
 {
-    if (!r->kept && (r->kept = calloc(1, sizeof *r->kept)) != NULL)
-        r->kept->kept = true;
+    if (!r->kept)
+        r->kept = calloc(1, sizeof *r->kept);
     return r->kept;
 }
 
@@ -371,24 +371,17 @@ bool lg_xfer_rewind(lg_curl_xfer *x)
     return r->has_seekfn && r->seekfn(r->seekdata, 0, SEEK_SET) == CURL_SEEKFUNC_OK;
 }
 
-/* Frees what the exchange held; a transfer that is not kept frees its buffers too. */
+/* Frees what the exchange held (the buffers stay for the handle's next exchange). */
 static void release(lg_curl_xfer *x)
 {
     lg_xfer_forget_key(x);
     lg_relay_free(&x->relay);
     lg_attempt_tr_free(&x->tr);
     x->sink.tr = NULL;
-    if (x->kept)
-        return;
-    lg_capture_free(&x->cap);
-    free(x->base_url);
-    x->base_url = NULL;
 }
 
 CURLcode lg_xfer_close(lg_curl_xfer *x, const lg_gate_result *res)
 {
-    if (!x->kept)
-        restore_host(x);
     CURLcode rc;
     if (res->verdict == LG_GATE_DELIVERED) {
         rc = x->last_rc;

@@ -1,8 +1,9 @@
 /* One gated libcurl transfer, shared by the easy front end (curl_perform.c) and the multi front end
  * (curl_multi_*.c): the request the engine sees, each attempt shaped on the handle (URL, our header list
  * with the chosen key, our capture trampolines), the attempt's result read back, and the final response
- * delivered to the host with the host's own options restored. It performs nothing itself: the front end
- * runs the handle (curl_easy_perform, or the host's multi). */
+ * delivered to the host. The transfer is kept with the handle's record and the handle stays shaped between
+ * exchanges; the host's own options go back before the handle is used any other way. It performs nothing
+ * itself: the front end runs the handle (curl_easy_perform, or the host's multi). */
 #ifndef LLMGATE_HOOK_CURL_XFER_H
 #define LLMGATE_HOOK_CURL_XFER_H
 
@@ -23,7 +24,6 @@ typedef struct lg_curl_xfer {
     lg_curl_rec *rec;
     const lg_curl_real *real;
     const lg_provider *prov;
-    bool kept;                       /* the easy front end's: stays shaped on the handle between performs */
     bool installed;                  /* our trampolines are on the handle, for the host's options of ... */
     unsigned gen;                    /* ... this generation (lg_curl_rec.gen) */
     char *base_url;                  /* the host's URL with the provider's upstream applied */
@@ -50,21 +50,20 @@ typedef struct lg_curl_xfer {
     char host_key[LG_XFER_KEY_MAX];  /* the host's key, only until lg_xfer_forget_key */
 } lg_curl_xfer;
 
-/* Sets x up for a gated exchange of provider handle h (record r) and fills *req for lg_exchange_begin or
- * lg_gate_run (req->host_key points into x until lg_xfer_forget_key). x is zeroed memory, or an x of this
- * handle kept from an earlier exchange (lg_xfer_kept): what it shaped then and the host has not changed
- * since is not shaped again. Installs the capture trampolines. False (nothing changed on the handle): run
- * the host's request untouched. */
+/* Sets x, the kept transfer of handle h (record r, lg_xfer_kept), up for a gated exchange and fills *req
+ * for lg_exchange_begin or lg_gate_run (req->host_key points into x until lg_xfer_forget_key). What x
+ * shaped for an earlier exchange and the host has not changed since (lg_curl_rec.gen) is not shaped
+ * again; otherwise the capture trampolines are installed. False when out of memory: run the host's
+ * request untouched (after lg_xfer_unshape). */
 bool lg_xfer_open(lg_curl_xfer *x, CURL *h, lg_curl_rec *r, const lg_runtime *rt, lg_gate_request *req);
 
-/* The easy front end's transfer of handle record r, kept with the record between performs so that a
- * handle performed again with the same options is not shaped again (created zeroed on first use; NULL
- * when out of memory). */
+/* The transfer of handle record r, kept with the record between exchanges of either front end (a handle is
+ * in one of them at a time), so that a handle run again with the same options is not shaped again (created
+ * zeroed on first use; NULL when out of memory). */
 lg_curl_xfer *lg_xfer_kept(lg_curl_rec *r);
 
-/* Before r's handle is used in any other way than a gated easy perform (a perform llmgate does not gate,
- * the multi API, curl_easy_duphandle): puts the host's own options back if the kept transfer left ours on
- * the handle. */
+/* Before r's handle is used in any other way than a gated exchange (a transfer llmgate does not gate,
+ * curl_easy_duphandle): puts the host's own options back if the kept transfer left ours on the handle. */
 void lg_xfer_unshape(lg_curl_rec *r);
 
 /* Frees a kept transfer (NULL: nothing) once libcurl no longer refers to it: after curl_easy_reset or
@@ -97,12 +96,11 @@ bool lg_xfer_follow(lg_curl_xfer *x, const lg_runtime *rt, const lg_attempt *at,
 /* Makes the request body ready to be sent again; false when it cannot be rewound. */
 bool lg_xfer_rewind(lg_curl_xfer *x);
 
-/* Hands the engine's final result to the host (lg_curl_deliver, or the last attempt's own error), with the
- * host's options restored first (a kept x leaves the handle shaped: lg_xfer_unshape restores them when
- * needed), and frees what the exchange held. Returns the CURLcode the host must see for the transfer. */
+/* Hands the engine's final result to the host (lg_curl_deliver, or the last attempt's own error), the
+ * handle left shaped, and frees what the exchange held. Returns the CURLcode the host must see. */
 CURLcode lg_xfer_close(lg_curl_xfer *x, const lg_gate_result *res);
 
-/* Restores the host's options and frees x's buffers without delivering anything (a cancelled exchange). */
+/* Restores the host's options and frees what the exchange held, delivering nothing (a cancelled exchange). */
 void lg_xfer_abandon(lg_curl_xfer *x);
 
 /* A refusal of a request that was never shaped (plain host rules): the synthesized 429 to the host. */

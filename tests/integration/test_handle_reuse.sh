@@ -65,18 +65,22 @@ c.setopt(c.URL, provider)
 c.setopt(c.HTTPHEADER, ["Authorization: Bearer sk-host-own", "Content-Type: application/json"])
 run(c, "reset-provider", b)
 m = pycurl.CurlMulti()
-m.add_handle(c)
-before = len(b.getvalue())
-while True:
-    ret, active = m.perform()
-    if not active:
-        break
-    m.select(1.0)
-m.remove_handle(c)
-got = b.getvalue()[before:]
-out.append("multi %d %s" % (c.getinfo(c.RESPONSE_CODE), json.loads(got).get("object", "?") if got else "-"))
+def run_multi(label):
+    m.add_handle(c)
+    before = len(b.getvalue())
+    while True:
+        ret, active = m.perform()
+        if not active:
+            break
+        m.select(1.0)
+    m.remove_handle(c)
+    got = b.getvalue()[before:]
+    out.append("%s %d %s" % (label, c.getinfo(c.RESPONSE_CODE), json.loads(got).get("object", "?") if got else "-"))
+run_multi("multi")
+run_multi("multi-again")
 c.setopt(c.URL, direct)
-run(c, "multi-direct", b)
+run_multi("multi-direct")
+run(c, "easy-direct", b)
 c.setopt(c.URL, provider)
 run(c, "last", b)
 out.append("headers seen %d, 429 seen %d" % (hdrs.getvalue().count(b"HTTP/1.1 200"), hdrs.getvalue().count(b" 429")))
@@ -100,7 +104,9 @@ after-dup 200 chat.completion
 reset-direct 200 chat.completion
 reset-provider 200 chat.completion
 multi 200 chat.completion
+multi-again 200 chat.completion
 multi-direct 200 chat.completion
+easy-direct 200 chat.completion
 last 200 chat.completion
 headers seen 10, 429 seen 0"
 check_eq "every perform on the reused handle answered as the host set it up" "$expected" "$out"
@@ -111,10 +117,10 @@ check_eq "every perform on the reused handle answered as the host set it up" "$e
 # own key (none after the reset).
 reqs=$(curl -s "$MOCK_URL/__requests")
 check_eq "the mock got each request once, with the right key" \
-    "sk-reuse-limited sk-reuse-two sk-reuse-two sk-host-own sk-reuse-two sk-reuse-two sk-reuse-two sk-reuse-two sk-reuse-two sk-host-two sk-reuse-two (none) sk-reuse-two sk-reuse-two sk-host-own sk-reuse-two" \
+    "sk-reuse-limited sk-reuse-two sk-reuse-two sk-host-own sk-reuse-two sk-reuse-two sk-reuse-two sk-reuse-two sk-reuse-two sk-host-two sk-reuse-two (none) sk-reuse-two sk-reuse-two sk-reuse-two sk-host-own sk-host-own sk-reuse-two" \
     "$(printf '%s' "$reqs" | lg_json "' '.join(r['key'] or '(none)' for r in j)")"
 check_eq "the host's extra header went with every request from when it was set until the reset" \
-    "- - - - - 5 5 5 5 5 5 - - - - -" "$(printf '%s' "$reqs" | lg_json "' '.join(r['headers'].get('x-reuse', '-') for r in j)")"
+    "- - - - - 5 5 5 5 5 5 - - - - - - -" "$(printf '%s' "$reqs" | lg_json "' '.join(r['headers'].get('x-reuse', '-') for r in j)")"
 read -r plain other < <(sed -n 's/^sha //p' "$LG_TMP/err")
 shas=$(printf '%s' "$reqs" | lg_json "' '.join(r['body_sha256'] for r in j)")
 read -r -a sha <<<"$shas"
