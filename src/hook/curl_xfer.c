@@ -236,6 +236,16 @@ static void restore_host(lg_curl_xfer *x)
     x->installed = false;
 }
 
+/* A fingerprint of the host's header list as it is now: its nodes and their strings (a host may append to
+ * the list it set without setting it again, and libcurl reads the list as it is at each transfer). */
+static uintptr_t headers_print(const struct curl_slist *l)
+{
+    uintptr_t h = 0;
+    for (; l; l = l->next)
+        h = (h * 31) ^ (uintptr_t)l ^ ((uintptr_t)l->data << 1);
+    return h;
+}
+
 bool lg_xfer_open(lg_curl_xfer *x, CURL *h, lg_curl_rec *r, const lg_runtime *rt, lg_gate_request *req)
 {
     x->h = h;
@@ -243,7 +253,8 @@ bool lg_xfer_open(lg_curl_xfer *x, CURL *h, lg_curl_rec *r, const lg_runtime *rt
     x->real = lg_curl_real_get();
     x->hops = 0;
     x->last_rc = CURLE_OK;
-    bool fresh = !x->installed || x->gen != r->gen || x->prov != r->prov || !x->base_url;
+    uintptr_t print = headers_print(r->headers);
+    bool fresh = !x->installed || x->gen != r->gen || x->headers_print != print || x->prov != r->prov || !x->base_url;
     x->prov = r->prov;
     if (fresh) { /* the host changed what we read or set: read it again, install everything */
         free(x->base_url);
@@ -275,6 +286,7 @@ bool lg_xfer_open(lg_curl_xfer *x, CURL *h, lg_curl_rec *r, const lg_runtime *rt
     if (fresh) {
         install_capture(x);
         x->gen = r->gen;
+        x->headers_print = print;
     }
     return true;
 }

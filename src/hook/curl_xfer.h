@@ -8,6 +8,7 @@
 #define LLMGATE_HOOK_CURL_XFER_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "hook/attempt_tr.h"
 #include "hook/curl_capture.h"
@@ -25,7 +26,8 @@ typedef struct lg_curl_xfer {
     const lg_curl_real *real;
     const lg_provider *prov;
     bool installed;                  /* our trampolines are on the handle, for the host's options of ... */
-    unsigned gen;                    /* ... this generation (lg_curl_rec.gen) */
+    unsigned gen;                    /* ... this generation (lg_curl_rec.gen) ... */
+    uintptr_t headers_print;         /* ... and this header list (its nodes and strings) */
     char *base_url;                  /* the host's URL with the provider's upstream applied */
     bool key_in_query;
     char *set_url;                   /* a copy of the URL we set on the handle (NULL: unknown or the host's) */

@@ -126,4 +126,13 @@ shas=$(printf '%s' "$reqs" | lg_json "' '.join(r['body_sha256'] for r in j)")
 read -r -a sha <<<"$shas"
 check_eq "the pinned model went without its pin, every other byte the host's; then the host's next body" \
     "$plain $plain $other" "${sha[5]} ${sha[6]} ${sha[7]}"
+
+# A C host that appends to the header list it set, without setting it again, between performs: the
+# appended header goes with the next gated request as it would without llmgate.
+curl -s -X POST "$MOCK_URL/__reset" >/dev/null
+out=$(KEY_ONE=sk-reuse-one KEY_TWO=sk-reuse-two LLMGATE_CONFIG="$LG_TMP/config.json" LD_PRELOAD="$LG_LIB" \
+    "$LG_BUILD/clients/append_client" http://api.openai.com/v1/chat/completions "api.openai.com:80:127.0.0.1:$MOCK_PORT")
+check_eq "the C host's three performs answered" "200 200 200" "$(echo $out)"
+check_eq "the header appended to the host's list went from the second request on" "- yes yes" \
+    "$(curl -s "$MOCK_URL/__requests" | lg_json "' '.join(r['headers'].get('x-appended', '-') for r in j)")"
 lg_done
