@@ -9,7 +9,7 @@ source "$(dirname "$0")/../lib.sh"
 cat >"$LG_TMP/scenario.json" <<'JSON'
 {"keys": {"sk-one": {"rpm": 0, "window_ms": 900},
           "sk-learn": {"rpm": 5, "window_ms": 900},
-          "sk-tok": {"rpm": 0, "tpm": 200, "window_ms": 1000},
+          "sk-tok": {"rpm": 0, "tpm": 200, "window_ms": 900},
           "sk-ref": {"rpm": 1, "window_ms": 60000},
           "sk-rec": {"rpm": 0, "tpm": 2000, "window_ms": 60000}}}
 JSON
@@ -134,7 +134,9 @@ check_match "refusal: body in openai's format" '"error": ?\{"message": ?"llmgate
 check "refusal: at once, not after the maximum wait of 20 s (${ms} ms)" test "$ms" -lt 10000
 check_eq "refusal: the provider saw only the first request" 1 "$(stat_of sk-ref requests)"
 
-# 6. token limits: 200 tokens per window, about 39 tokens a request: no 429 from the provider
+# 6. token limits: 200 tokens per window, about 39 tokens a request: no 429 from the provider (which
+# counts over 900 ms of the 1 s llmgate is told, as in 1. and 2.: it was seen to refuse one request on a
+# loaded machine when it counted over the same 1 s, the arrivals jittering by tens of ms)
 write_config tok "$(openai "$(acct t KEY_TOK)" '"tpm": 200, "window_ms": 1000')"
 codes=$(hammer tok 8 2)
 check_eq "tokens: 16 successes" "16" "$(grep -c '^200$' <<<"$codes")"
