@@ -71,7 +71,9 @@ static bool add_reframed(lg_h1_conn *c, char *const *lines, size_t n, size_t bod
 {
     for (size_t i = 0; i < n; i++) {
         const char *l = lines[i];
-        if (!strncasecmp(l, "content-length:", 15) || !strncasecmp(l, "transfer-encoding:", 18))
+        char first = (char)(l[0] | 0x20); /* most lines are told apart by their first letter */
+        if ((first == 'c' && !strncasecmp(l, "content-length:", 15)) ||
+            (first == 't' && !strncasecmp(l, "transfer-encoding:", 18)))
             continue;
         if (i + 1 == n) {
             char cl[LG_H1_DEC_MAX + 32] = "Content-Length: ";

@@ -44,7 +44,11 @@ static bool close_field(lg_h1_req *r)
         return false;
     lg_h1_field *f = &r->fields[r->n_fields - 1];
     f->len = r->text_len - f->off;
-    return text_put(r, "", 1);
+    if (!text_put(r, "", 1))
+        return false;
+    const char *line = r->text + f->off, *v = lg_auth_value(line);
+    f->key = v ? (size_t)(v - line) : 0;
+    return true;
 }
 
 static int on_field(http_parser *p, const char *at, size_t n)
@@ -203,7 +207,8 @@ const char *lg_h1_req_header(const lg_h1_req *r, const char *name)
 bool lg_h1_req_find_key(const lg_h1_req *r, char *buf, size_t size)
 {
     for (size_t i = 0; i < r->n_fields; i++) {
-        const char *v = lg_auth_value(line_of(r, &r->fields[i]));
+        const lg_h1_field *f = &r->fields[i];
+        const char *v = f->key ? line_of(r, f) + f->key : NULL;
         size_t klen = v ? lg_auth_key_len(v) : 0;
         if (klen > 0 && klen < size) {
             memcpy(buf, v, klen);
@@ -248,7 +253,7 @@ static void field_out(out_buf *out, const lg_h1_req *r, const lg_h1_field *f, co
         put(out, "\r\n", 2);
         return;
     }
-    const char *v = lg_auth_value(line);
+    const char *v = f->key ? line + f->key : NULL;
     if (v && o->restyle) /* the host's credentials never go to another provider */
         return;
     if (v && o->key) { /* the line's own name and scheme, then the key: anything after the old key goes */

@@ -13,6 +13,7 @@
 /* One header field: the line "Name: value" at off in the request's header text, NUL-terminated. */
 typedef struct {
     size_t off, name_len, len; /* len: the line's length without its NUL */
+    size_t key;                /* where the API key starts in the line (lg_auth_value), 0: no key header */
 } lg_h1_field;
 
 typedef enum { LG_H1_MORE = 0, LG_H1_COMPLETE, LG_H1_INVALID } lg_h1_state;
