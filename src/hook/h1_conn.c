@@ -260,11 +260,7 @@ static void watch_nonblocking(lg_h1_conn *c)
 }
 
 /* The request is answered (or its stream committed): ready for the next one. */
-static void request_done(lg_h1_conn *c)
-{
-    lg_h1_req_free(&c->req);
-    lg_h1_req_init(&c->req);
-}
+static void request_done(lg_h1_conn *c) { lg_h1_req_reset(&c->req); }
 
 /* Parks exchange x at step on a non-blocking host: until step.at_ms, or (inflight) until its attempt's
  * response is in. */

@@ -8,6 +8,7 @@
 
 #include "hook/curl_translate.h"
 #include "hook/h1_conn_internal.h"
+#include "hook/h1_text.h"
 #include "hook/resp_lines.h"
 #include "llmgate/log.h"
 #include "llmgate/synth.h"
@@ -16,16 +17,8 @@ bool lg_h1_out_add(lg_h1_conn *c, const char *p, size_t n)
 {
     if (c->out_off == c->out_len)
         c->out_off = c->out_len = 0;
-    if (c->out_len + n > c->out_cap) {
-        size_t cap = c->out_cap ? c->out_cap : 4096;
-        while (cap < c->out_len + n)
-            cap *= 2;
-        char *b = realloc(c->out, cap);
-        if (!b)
-            return false;
-        c->out = b;
-        c->out_cap = cap;
-    }
+    if (!lg_h1_grow(&c->out, &c->out_cap, c->out_len + n))
+        return false;
     memcpy(c->out + c->out_len, p, n);
     c->out_len += n;
     return true;
@@ -72,15 +65,23 @@ static bool sink_body(void *ctx, const char *p, size_t n)
     return c->tr.stream ? lg_tr_stream_feed(c->tr.stream, p, n, emit_body, c) : emit_body(c, p, n);
 }
 
-/* Drops the framing headers of a header block and puts a Content-Length before its blank line. */
-static bool reframe(lg_lines *out, char *const *lines, size_t n, size_t body_len)
+/* Adds a header block for the host with its framing headers dropped and a Content-Length before its
+ * blank line. */
+static bool add_reframed(lg_h1_conn *c, char *const *lines, size_t n, size_t body_len)
 {
     for (size_t i = 0; i < n; i++) {
         const char *l = lines[i];
-        if (!strncasecmp(l, "content-length:", 15) || !strncasecmp(l, "transfer-encoding:", 18))
+        char first = (char)(l[0] | 0x20); /* most lines are told apart by their first letter */
+        if ((first == 'c' && !strncasecmp(l, "content-length:", 15)) ||
+            (first == 't' && !strncasecmp(l, "transfer-encoding:", 18)))
             continue;
-        bool ok = i + 1 == n ? lg_lines_add(out, "Content-Length: %zu\r\n\r\n", body_len) : lg_lines_add(out, "%s", l);
-        if (!ok)
+        if (i + 1 == n) {
+            char cl[LG_H1_DEC_MAX + 32] = "Content-Length: ";
+            size_t k = 16 + lg_h1_dec(cl + 16, body_len);
+            memcpy(cl + k, "\r\n\r\n", 4);
+            return lg_h1_out_add(c, cl, k + 4);
+        }
+        if (!lg_h1_out_add(c, l, strlen(l)))
             return false;
     }
     return true;
@@ -88,7 +89,7 @@ static bool reframe(lg_lines *out, char *const *lines, size_t n, size_t body_len
 
 void lg_h1_deliver(lg_h1_conn *c, const lg_gate_result *res)
 {
-    lg_lines block = {0}, framed = {0};
+    lg_lines block = {0};
     char *synth = NULL;
     const char *body = c->cap.body ? c->cap.body : "";
     size_t body_len = c->cap.body_len;
@@ -103,26 +104,26 @@ void lg_h1_deliver(lg_h1_conn *c, const lg_gate_result *res)
         synth = lg_synth_error_body(c->prov->dialect, res->status, &res->outcome, res->retry_after_ms);
         body = synth ? synth : "";
         body_len = strlen(body);
-        ok = lg_lines_refused(&framed, res, body_len);
+        ok = lg_lines_refused(&block, res, body_len) && add_lines(c, block.lines, block.n);
     } else {
         if (res->verdict == LG_GATE_DELIVER && c->tr.on && lg_capture_translate(&c->cap, c->tr.target, c->tr.host)) {
             body = c->cap.body;
             body_len = c->cap.body_len;
         }
-        if (c->head)
-            body_len = 0;
-        ok = lg_lines_normalized(&block, c->cap.lines, c->cap.n_lines, c->cap.status, res) &&
-             reframe(&framed, block.lines, block.n, body_len);
-        if (c->head) /* a HEAD answer keeps the provider's framing headers, and has no body */
-            ok = add_lines(c, block.lines, block.n);
+        /* the provider's block as it came unless normalized; a HEAD answer keeps its framing headers */
+        char *const *lines = c->cap.lines;
+        size_t n = c->cap.n_lines;
+        ok = !res->normalized || lg_lines_normalized(&block, lines, n, c->cap.status, res);
+        if (res->normalized) {
+            lines = block.lines;
+            n = block.n;
+        }
+        ok = ok && (c->head ? add_lines(c, lines, n) : add_reframed(c, lines, n, body_len));
     }
-    for (size_t i = 0; ok && !c->head && i < framed.n; i++)
-        ok = lg_h1_out_add(c, framed.lines[i], strlen(framed.lines[i]));
-    ok = ok && lg_h1_out_add(c, body, body_len);
+    ok = ok && (c->head || lg_h1_out_add(c, body, body_len)); /* a HEAD answer has no body */
     if (!ok)
         c->host_errno = ENOMEM;
     lg_lines_free(&block);
-    lg_lines_free(&framed);
     free(synth);
 }
 

@@ -10,8 +10,10 @@
 
 #include "llmgate/preset.h"
 
+/* One header field: the line "Name: value" at off in the request's header text, NUL-terminated. */
 typedef struct {
-    char *name, *value;
+    size_t off, name_len, len; /* len: the line's length without its NUL */
+    size_t key;                /* where the API key starts in the line (lg_auth_value), 0: no key header */
 } lg_h1_field;
 
 typedef enum { LG_H1_MORE = 0, LG_H1_COMPLETE, LG_H1_INVALID } lg_h1_state;
@@ -21,9 +23,12 @@ typedef struct {
     char *raw;               /* every byte fed so far, as it came */
     size_t raw_len, raw_cap;
     char *url;
-    size_t url_len;
+    size_t url_len, url_cap;
+    char *text;              /* the header fields' lines, one after the other (lg_h1_field) */
+    size_t text_len, text_cap;
     lg_h1_field *fields;
     size_t n_fields, cap_fields;
+    bool field_open;         /* the last field's line is still being collected */
     bool in_value;
     char *body;
     size_t body_len, body_cap;
@@ -36,6 +41,9 @@ typedef struct {
 /* Starts an empty request. */
 void lg_h1_req_init(lg_h1_req *r);
 void lg_h1_req_free(lg_h1_req *r);
+/* Empties r for the connection's next request: what it held is wiped, its buffers are kept (a request no
+ * larger than the previous one allocates nothing) unless they grew past 64 KiB. */
+void lg_h1_req_reset(lg_h1_req *r);
 /* Feeds bytes the host wrote. COMPLETE once the whole message is in (*used: how many of p it took; the
  * rest starts the next request); INVALID for anything that is not a plain HTTP/1.x request we can follow
  * (parse error, upgrade, CONNECT, an Expect other than 100-continue, more than max raw bytes, no memory). */

@@ -4,13 +4,14 @@
 #include <string.h>
 
 #include "hook/h1_response.h"
+#include "hook/h1_text.h"
 
 #define READ_SIZE 16384
 
 /* Hands a rebuilt header line to the capture; false on allocation failure. */
-static bool put_line(lg_h1_resp *r, const char *line)
+static bool put_line(lg_h1_resp *r, const char *line, size_t n)
 {
-    return lg_capture_header((char *)line, 1, strlen(line), r->cap) == strlen(line);
+    return lg_capture_header((char *)line, 1, n, r->cap) == n;
 }
 
 static bool status_line(lg_h1_resp *r)
@@ -18,36 +19,45 @@ static bool status_line(lg_h1_resp *r)
     if (r->status_sent)
         return true;
     r->status_sent = true;
-    char line[64];
-    snprintf(line, sizeof line, "HTTP/%u.%u %u %s\r\n", r->p.http_major, r->p.http_minor, r->p.status_code,
-             http_status_str((enum http_status)r->p.status_code));
-    return put_line(r, line);
+    const char *reason = http_status_str((enum http_status)r->p.status_code);
+    size_t rlen = strlen(reason);
+    char line[3 * LG_H1_DEC_MAX + 64];
+    size_t n = 5;
+    memcpy(line, "HTTP/", 5);
+    n += lg_h1_dec(line + n, r->p.http_major);
+    line[n++] = '.';
+    n += lg_h1_dec(line + n, r->p.http_minor);
+    line[n++] = ' ';
+    n += lg_h1_dec(line + n, r->p.status_code);
+    line[n++] = ' ';
+    if (rlen > sizeof line - n - 2)
+        rlen = sizeof line - n - 2;
+    memcpy(line + n, reason, rlen);
+    n += rlen;
+    line[n++] = '\r';
+    line[n++] = '\n';
+    return put_line(r, line, n);
 }
 
-/* Emits the header gathered so far as one line. */
+/* Appends to the header line being gathered; false on allocation failure. */
+static bool append(lg_h1_resp *r, const char *at, size_t n)
+{
+    if (!lg_h1_grow(&r->line, &r->line_cap, r->line_len + n))
+        return false;
+    memcpy(r->line + r->line_len, at, n);
+    r->line_len += n;
+    return true;
+}
+
+/* Emits the header gathered so far as one line "Name: value" with its CRLF. */
 static bool flush_field(lg_h1_resp *r)
 {
-    if (!r->field)
+    if (!r->in_field)
         return true;
-    char *line = NULL;
-    bool ok = asprintf(&line, "%s: %s\r\n", r->field, r->value ? r->value : "") >= 0 && put_line(r, line);
-    free(line);
-    free(r->field);
-    free(r->value);
-    r->field = r->value = NULL;
+    bool ok = (r->in_value || append(r, ": ", 2)) && append(r, "\r\n", 2) && put_line(r, r->line, r->line_len);
+    r->line_len = 0;
+    r->in_field = r->in_value = false;
     return ok;
-}
-
-static bool append(char **s, const char *at, size_t n)
-{
-    size_t len = *s ? strlen(*s) : 0;
-    char *g = realloc(*s, len + n + 1);
-    if (!g)
-        return false;
-    memcpy(g + len, at, n);
-    g[len + n] = '\0';
-    *s = g;
-    return true;
 }
 
 static int on_field(http_parser *p, const char *at, size_t n)
@@ -55,23 +65,24 @@ static int on_field(http_parser *p, const char *at, size_t n)
     lg_h1_resp *r = p->data;
     if (!status_line(r) || (r->in_value && !flush_field(r)))
         return 1;
-    r->in_value = false;
-    return append(&r->field, at, n) ? 0 : 1;
+    r->in_field = true;
+    return append(r, at, n) ? 0 : 1;
 }
 
 static int on_value(http_parser *p, const char *at, size_t n)
 {
     lg_h1_resp *r = p->data;
+    if (!r->in_value && !append(r, ": ", 2))
+        return 1;
     r->in_value = true;
-    return append(&r->value, at, n) ? 0 : 1;
+    return append(r, at, n) ? 0 : 1;
 }
 
 static int on_headers_complete(http_parser *p)
 {
     lg_h1_resp *r = p->data;
-    if (!status_line(r) || !flush_field(r) || !put_line(r, "\r\n"))
+    if (!status_line(r) || !flush_field(r) || !put_line(r, "\r\n", 2))
         return -1;
-    r->in_value = false;
     r->interim = p->status_code < 200;
     r->chunked = (p->flags & F_CHUNKED) != 0;
     return r->head ? 1 : 0;
@@ -109,8 +120,11 @@ static const http_parser_settings settings = {
 
 void lg_h1_resp_start(lg_h1_resp *r, lg_capture *cap, lg_relay *relay, bool head)
 {
-    lg_h1_resp_free(r);
+    char *line = r->line; /* kept: the next response's lines are gathered in it */
+    size_t line_cap = r->line_cap;
     memset(r, 0, sizeof *r);
+    r->line = line;
+    r->line_cap = line_cap;
     http_parser_init(&r->p, HTTP_RESPONSE);
     r->p.data = r;
     r->cap = cap;
@@ -120,9 +134,9 @@ void lg_h1_resp_start(lg_h1_resp *r, lg_capture *cap, lg_relay *relay, bool head
 
 void lg_h1_resp_free(lg_h1_resp *r)
 {
-    free(r->field);
-    free(r->value);
-    r->field = r->value = NULL;
+    free(r->line);
+    r->line = NULL;
+    r->line_len = r->line_cap = 0;
 }
 
 lg_h1r_step lg_h1_resp_step(lg_h1_resp *r, const lg_h1_io *io, void *ioctx)

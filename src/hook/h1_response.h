@@ -22,14 +22,16 @@ typedef struct {
     http_parser p;
     lg_capture *cap;
     lg_relay *relay;
-    char *field, *value;
-    bool in_value, status_sent, interim, done, stop, got_any;
+    char *line;      /* the header line being gathered (its buffer is kept for the next response) */
+    size_t line_len, line_cap;
+    bool in_field, in_value, status_sent, interim, done, stop, got_any;
     bool head;       /* it answers a HEAD request: no body */
     bool chunked;    /* the body came chunked */
     bool keep_alive; /* the connection can carry another request after this response */
 } lg_h1_resp;
 
-/* Starts reading a response into cap and relay (both already reset); head: it answers a HEAD request. */
+/* Starts reading a response into cap and relay (both already reset); head: it answers a HEAD request. r is
+ * zeroed or was started before. */
 void lg_h1_resp_start(lg_h1_resp *r, lg_capture *cap, lg_relay *relay, bool head);
 void lg_h1_resp_free(lg_h1_resp *r);
 /* Reads once from io and parses what came. */

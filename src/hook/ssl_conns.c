@@ -45,6 +45,15 @@ struct lg_ssl_conn {
 static lg_ssl_conn *table;
 static lg_ssl_conn *by_fd[FD_MAX]; /* memory-BIO sessions by their host socket */
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned removals; /* sessions forgotten so far: a thread's last lookup holds while this is unchanged */
+
+/* The calling thread's last lookup: a host calls several hooks in a row on one session (which OpenSSL
+ * lets only one thread use at a time). */
+static __attribute__((tls_model("initial-exec"))) _Thread_local struct {
+    SSL *ssl;
+    lg_ssl_conn *c;
+    unsigned removals;
+} last;
 
 static void after_fork(void) { pthread_mutex_init(&table_lock, NULL); }
 static void setup_fork(void) { lg_runtime_on_fork_child(after_fork); }
@@ -351,11 +360,21 @@ lg_ssl_conn *lg_ssl_conn_get(SSL *ssl, bool decide)
     const lg_ssl_real *real = lg_ssl_real_get();
     if (!ssl || lg_guard_active() || !real->complete)
         return NULL;
-    pthread_once(&once, setup_fork);
-    lg_ssl_conn *c;
-    pthread_mutex_lock(&table_lock);
-    HASH_FIND_PTR(table, &ssl, c);
-    pthread_mutex_unlock(&table_lock);
+    lg_ssl_conn *c = NULL;
+    if (last.c && last.ssl == ssl && last.removals == __atomic_load_n(&removals, __ATOMIC_ACQUIRE))
+        c = last.c;
+    else {
+        pthread_once(&once, setup_fork);
+        pthread_mutex_lock(&table_lock);
+        unsigned seen = removals;
+        HASH_FIND_PTR(table, &ssl, c);
+        pthread_mutex_unlock(&table_lock);
+        if (c) {
+            last.ssl = ssl;
+            last.c = c;
+            last.removals = seen;
+        }
+    }
     if (!c && decide) {
         int saved = errno;
         c = calloc(1, sizeof *c);
@@ -384,8 +403,10 @@ static void forget(SSL *ssl)
     lg_ssl_conn *c;
     pthread_mutex_lock(&table_lock);
     HASH_FIND_PTR(table, &ssl, c);
-    if (c)
+    if (c) {
         HASH_DEL(table, c);
+        __atomic_add_fetch(&removals, 1, __ATOMIC_RELEASE);
+    }
     pthread_mutex_unlock(&table_lock);
     if (!c)
         return;

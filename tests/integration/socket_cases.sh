@@ -164,6 +164,25 @@ check_eq "$SCHEME pins: each request where it belongs" "$BACKUP_HOST api.openai.
     "$(reqlog | lg_json '" ".join(r["host"] for r in j)')"
 [ -n "$pinned" ] || diag "$(head -c 600 "$LG_TMP/err")"
 
+# the provider's header lines reach the host as they came, in their order (its framing aside: one
+# Content-Length last), over two requests on one kept-alive connection
+fresh
+heads=$(K1=sk-good K2=sk-good timeout 60 "$LG_CLI" run --config "$LG_TMP/config.json" -- $PY -c '
+import http.client, sys, urllib.parse
+u = urllib.parse.urlsplit(sys.argv[1])
+C = http.client.HTTPSConnection if u.scheme == "https" else http.client.HTTPConnection
+c = C(u.hostname, u.port, timeout=20)
+for _ in range(2):
+    c.request("POST", u.path, "{\"model\": \"gpt-4o-mini\", \"messages\": []}", {"Authorization": "Bearer sk-host"})
+    r = c.getresponse()
+    body = r.read()
+    print(" ".join(k for k, v in r.getheaders()), r.getheader("x-mock-key"), r.getheader("x-mock-host"),
+          r.getheader("Content-Type"), r.getheader("Content-Length") == str(len(body)))' "$URL" 2>"$LG_TMP/err")
+check_eq "$SCHEME the provider's headers as they came, twice on one connection" \
+    "Date Content-Type x-mock-key x-mock-host x-request-id x-mock-body-sha256 Content-Length sk-good api.openai.com application/json; charset=utf-8 True|Date Content-Type x-mock-key x-mock-host x-request-id x-mock-body-sha256 Content-Length sk-good api.openai.com application/json; charset=utf-8 True" \
+    "$(paste -sd'|' <<<"$heads")"
+[ -n "$heads" ] || diag "$(head -c 600 "$LG_TMP/err")"
+
 # no config, a server that is no provider: byte for byte what the clients see and send without llmgate
 # (blocking, and with a timeout)
 for c in "${CLIENTS[@]}" "${CLIENTS[@]/%/ 20}"; do

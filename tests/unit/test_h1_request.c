@@ -178,6 +178,39 @@ static void test_what_cannot_be_followed(void **state)
     lg_h1_req_free(&r);
 }
 
+/* A connection's next request: nothing of the last one is left (its headers, key, body, raw bytes), and
+ * the buffers are reused (a request no larger than the last one allocates nothing). */
+static void test_reset_for_the_next_request(void **state)
+{
+    lg_h1_req r;
+    lg_h1_req_init(&r);
+    size_t taken;
+    const char *first = "POST /v1/chat/completions HTTP/1.1\r\nHost: api.openai.com\r\nX-Llmgate-Pin: a\r\n"
+                        "Authorization: Bearer sk-first\r\nContent-Length: 9\r\n\r\n{\"a\": 12}";
+    assert_int_equal(feed(&r, first, 5, &taken), LG_H1_COMPLETE);
+    const char *text = r.text, *raw = r.raw;
+    lg_h1_req_reset(&r);
+    assert_int_equal(r.n_fields, 0);
+    assert_null(lg_h1_req_header(&r, "host"));
+    const char *second = "POST /v1/x HTTP/1.0\r\nHost: h\r\nEmpty:\r\nx-api-key: sk-2\r\nContent-Length: 2\r\n\r\n{}";
+    assert_int_equal(feed(&r, second, 3, &taken), LG_H1_COMPLETE);
+    assert_ptr_equal(r.text, text);
+    assert_ptr_equal(r.raw, raw);
+    assert_int_equal(r.raw_len, strlen(second));
+    assert_int_equal(r.body_len, 2);
+    assert_null(lg_h1_req_header(&r, "authorization"));
+    assert_null(lg_h1_req_header(&r, "x-llmgate-pin"));
+    assert_string_equal(lg_h1_req_header(&r, "EMPTY"), "");
+    char key[64];
+    assert_true(lg_h1_req_find_key(&r, key, sizeof key));
+    assert_string_equal(key, "sk-2");
+    size_t len = 0;
+    char *out = lg_h1_req_render(&r, &(lg_h1_render){.key = "sk-3"}, &len);
+    assert_string_equal(out, "POST /v1/x HTTP/1.0\r\nHost: h\r\nEmpty: \r\nx-api-key: sk-3\r\nContent-Length: 2\r\n\r\n{}");
+    free(out);
+    lg_h1_req_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -187,6 +220,7 @@ int main(void)
         cmocka_unit_test(test_render_for_another_provider),
         cmocka_unit_test(test_pipelined_rest_is_left),
         cmocka_unit_test(test_what_cannot_be_followed),
+        cmocka_unit_test(test_reset_for_the_next_request),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
