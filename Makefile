@@ -56,14 +56,14 @@ all: $(LIB) $(CLI) $(MOCK)
 
 $(B)/obj/%.o: %.c $(wildcard include/llmgate/*.h) | $(B)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -c $< -o $@
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(B)/obj/src/cli/version.o: CFLAGS += -DLG_VERSION='"$(VERSION)"'
 $(B)/obj/src/cli/version.o: debian/changelog
 
 $(B)/san/%.o: %.c $(wildcard include/llmgate/*.h) | $(B)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SANFLAGS) -MMD -c $< -o $@
+	$(CC) $(CFLAGS) $(SANFLAGS) -MMD -MP -c $< -o $@
 
 $(B):
 	@mkdir -p $(B)
@@ -127,7 +127,7 @@ FUZZ_BIN     := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/fuzz
 FUZZ_CORE_OBJ := $(CORE_SRC:%.c=$(B)/fuzzobj/%.o)
 $(B)/fuzzobj/%.o: %.c $(wildcard include/llmgate/*.h) | $(B)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CFLAGS) $(FUZZ_FLAGS) -MMD -c $< -o $@
+	$(FUZZ_CC) $(CFLAGS) $(FUZZ_FLAGS) -MMD -MP -c $< -o $@
 # the socket path's HTTP/1.1 framing is hook code: its harness links those objects too
 $(B)/fuzz/fuzz_h1_request: FUZZ_EXTRA = $(B)/fuzzobj/src/hook/h1_request.o $(B)/fuzzobj/src/hook/auth_key.o $(HOOK_LIBS)
 $(B)/fuzz/fuzz_h1_request: $(B)/fuzzobj/src/hook/h1_request.o $(B)/fuzzobj/src/hook/auth_key.o
