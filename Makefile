@@ -94,6 +94,8 @@ $(B)/tests/test_h1_request: $(B)/san/src/hook/h1_request.o $(B)/san/src/hook/aut
 $(B)/tests/test_h1_request: EXTRA_OBJ = $(B)/san/src/hook/h1_request.o $(B)/san/src/hook/auth_key.o -lhttp_parser
 $(B)/tests/test_h1_target: $(B)/san/src/hook/h1_target.o
 $(B)/tests/test_h1_target: EXTRA_OBJ = $(B)/san/src/hook/h1_target.o
+$(B)/tests/test_capture: $(B)/san/src/hook/curl_capture.o
+$(B)/tests/test_capture: EXTRA_OBJ = $(B)/san/src/hook/curl_capture.o
 
 # tests/clients/epoll_client.c: OpenSSL over a socket BIO
 CLIENT_LIBS := -lssl -lcrypto

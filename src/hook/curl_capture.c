@@ -26,6 +26,21 @@ void lg_capture_free(lg_capture *c)
     memset(c, 0, sizeof *c);
 }
 
+void lg_capture_shrink(lg_capture *c, size_t keep)
+{
+    if (c->body_cap > keep) {
+        free(c->body);
+        c->body = NULL;
+        c->body_cap = c->body_len = 0;
+    }
+    if (c->text_cap > keep) {
+        free(c->text);
+        c->text = NULL;
+        c->text_cap = c->text_len = 0;
+        c->n_lines = c->n_hdrs = 0;
+    }
+}
+
 size_t lg_capture_write(char *ptr, size_t size, size_t nmemb, void *userdata)
 {
     lg_capture *c = userdata;

@@ -25,6 +25,9 @@ typedef struct {
  * allocates nothing). */
 void lg_capture_reset(lg_capture *c);
 void lg_capture_free(lg_capture *c);
+/* Frees the body and the header text when larger than keep bytes (emptying what they held): a kept
+ * capture does not hold on to the largest response it ever saw. */
+void lg_capture_shrink(lg_capture *c, size_t keep);
 /* libcurl write callback: appends to the body. userdata is the lg_capture. */
 size_t lg_capture_write(char *ptr, size_t size, size_t nmemb, void *userdata);
 /* libcurl header callback: keeps the lines of the last block (a status line starts a new block), each

@@ -383,13 +383,16 @@ bool lg_xfer_rewind(lg_curl_xfer *x)
     return r->has_seekfn && r->seekfn(r->seekdata, 0, SEEK_SET) == CURL_SEEKFUNC_OK;
 }
 
-/* Frees what the exchange held (the buffers stay for the handle's next exchange). */
+#define KEPT_CAPTURE_MAX (64 * 1024) /* capture buffers kept for the handle's next exchange, at most */
+
+/* Frees what the exchange held (buffers of a usual size stay for the handle's next exchange). */
 static void release(lg_curl_xfer *x)
 {
     lg_xfer_forget_key(x);
     lg_relay_free(&x->relay);
     lg_attempt_tr_free(&x->tr);
     x->sink.tr = NULL;
+    lg_capture_shrink(&x->cap, KEPT_CAPTURE_MAX);
 }
 
 CURLcode lg_xfer_close(lg_curl_xfer *x, const lg_gate_result *res)
