@@ -1,5 +1,4 @@
 /* Capture of one attempt's response (see curl_capture.h). */
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -63,11 +62,8 @@ size_t lg_capture_write(char *ptr, size_t size, size_t nmemb, void *userdata)
     return len;
 }
 
-/* Moves a pointer into the old text buffer to the same offset in the new one. */
-static void *moved(const void *p, uintptr_t from, char *to) { return to + ((uintptr_t)p - from); }
-
-/* Makes room for `more` bytes at the end of the text (the lines and the view follow it when it moves);
- * false when out of memory. */
+/* Makes room for `more` bytes at the end of the text; when it moves, the lines and the view are pointed
+ * into the new buffer (while the old one is still there to measure from). False when out of memory. */
 static bool text_room(lg_capture *c, size_t more)
 {
     if (c->text_len + more <= c->text_cap)
@@ -75,16 +71,18 @@ static bool text_room(lg_capture *c, size_t more)
     size_t cap = c->text_cap ? c->text_cap : 1024;
     while (cap < c->text_len + more)
         cap *= 2;
-    uintptr_t from = (uintptr_t)c->text;
-    char *t = realloc(c->text, cap);
+    char *t = malloc(cap), *old = c->text;
     if (!t)
         return false;
+    if (c->text_len)
+        memcpy(t, old, c->text_len);
     for (size_t i = 0; i < c->n_lines; i++)
-        c->lines[i] = moved(c->lines[i], from, t);
+        c->lines[i] = t + (c->lines[i] - old);
     for (size_t i = 0; i < c->n_hdrs; i++) {
-        c->hdrs[i].name = moved(c->hdrs[i].name, from, t);
-        c->hdrs[i].value = moved(c->hdrs[i].value, from, t);
+        c->hdrs[i].name = t + (c->hdrs[i].name - old);
+        c->hdrs[i].value = t + (c->hdrs[i].value - old);
     }
+    free(old);
     c->text = t;
     c->text_cap = cap;
     return true;
@@ -100,18 +98,17 @@ static char *text_put(lg_capture *c, const char *s, size_t len)
     return p;
 }
 
-/* Grows an array of n used elements of size sz to hold one more; false when out of memory. */
-static bool one_more(void *arr, size_t n, size_t *cap, size_t sz)
+/* The array at p (n used of *cap elements of size sz), grown to hold one more when full; NULL when out of
+ * memory (p is left as it was). */
+static void *one_more(void *p, size_t n, size_t *cap, size_t sz)
 {
     if (n < *cap)
-        return true;
+        return p;
     size_t want = *cap ? *cap * 2 : 16;
-    void *grown = realloc(*(void **)arr, want * sz);
-    if (!grown)
-        return false;
-    *(void **)arr = grown;
-    *cap = want;
-    return true;
+    void *grown = realloc(p, want * sz);
+    if (grown)
+        *cap = want;
+    return grown;
 }
 
 /* Adds the header view of "Name: value\r\n" (len bytes at line), trimmed, to the room made for it: one
@@ -148,8 +145,13 @@ size_t lg_capture_header(char *ptr, size_t size, size_t nmemb, void *userdata)
         c->status = sp ? atoi(sp + 1) : 0;
     }
     /* room for the line, and for its name and value after it */
-    if (!one_more(&c->lines, c->n_lines, &c->cap_lines, sizeof *c->lines) ||
-        !one_more(&c->hdrs, c->n_hdrs, &c->cap_hdrs, sizeof *c->hdrs) || !text_room(c, 2 * len + 2)) {
+    char **lines = one_more(c->lines, c->n_lines, &c->cap_lines, sizeof *c->lines);
+    if (lines)
+        c->lines = lines;
+    lg_header *hdrs = lines ? one_more(c->hdrs, c->n_hdrs, &c->cap_hdrs, sizeof *c->hdrs) : NULL;
+    if (hdrs)
+        c->hdrs = hdrs;
+    if (!hdrs || !text_room(c, 2 * len + 2)) {
         c->oom = 1;
         return 0;
     }
