@@ -254,7 +254,7 @@ bool lg_xfer_open(lg_curl_xfer *x, CURL *h, lg_curl_rec *r, const lg_runtime *rt
     x->hops = 0;
     x->last_rc = CURLE_OK;
     uintptr_t print = headers_print(r->headers);
-    bool fresh = !x->installed || x->gen != r->gen || x->headers_print != print || x->prov != r->prov || !x->base_url;
+    bool fresh = !x->installed || x->gen != r->gen || x->headers_print != print || !x->base_url;
     x->prov = r->prov;
     if (fresh) { /* the host changed what we read or set: read it again, install everything */
         free(x->base_url);
