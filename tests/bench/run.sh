@@ -13,8 +13,10 @@ cat >"$LG_TMP/scenario.json" <<JSON
 JSON
 lg_start_mock --quiet --threads 1 --scenario "$LG_TMP/scenario.json"
 BODY='{"model":"gpt-4o-mini","max_tokens":16,"messages":[{"role":"user","content":"hi"}]}'
+# No upstream: both sides send the same request to the same URL (CONNECT_TO takes api.openai.com:80 to the
+# mock), as a real host does; an upstream would have libcurl on the gated side format another URL and Host.
 cat >"$LG_TMP/config.json" <<JSON
-{"providers": {"openai": {"upstream": "$MOCK_URL"}}}
+{"providers": {"openai": {}}}
 JSON
 export LLMGATE_CONFIG=$LG_TMP/config.json
 
