@@ -360,8 +360,9 @@ static lg_exchange *spare;
 lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_step *step)
 {
     lg_exchange *x = __atomic_exchange_n(&spare, NULL, __ATOMIC_ACQUIRE);
-    if (x)
-        memset(x, 0, offsetof(lg_exchange, model)); /* the rest is set before it is read */
+    if (x) /* req is copied below, chain[0] set and no later link read past n_chain; from model on, the rest
+            * is set before it is read */
+        memset(&x->n_chain, 0, offsetof(lg_exchange, model) - offsetof(lg_exchange, n_chain));
     else if (!(x = calloc(1, sizeof *x)))
         return NULL;
     x->model[0] = x->url_model[0] = x->pool[0] = '\0';
@@ -589,7 +590,11 @@ void lg_exchange_free(lg_exchange *x)
         lg_accounts_release(&x->a);
         lg_accounts_free(&x->a);
     }
-    free(x->body);
-    free(x->send_body);
-    free(__atomic_exchange_n(&spare, x, __ATOMIC_ACQ_REL));
+    if (x->body) /* most exchanges hold neither, nor find a spare kept: no call for nothing */
+        free(x->body);
+    if (x->send_body)
+        free(x->send_body);
+    lg_exchange *old = __atomic_exchange_n(&spare, x, __ATOMIC_ACQ_REL);
+    if (old)
+        free(old);
 }
