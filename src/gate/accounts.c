@@ -28,6 +28,26 @@ static void host_key_digest(const char *key, char out[LG_DIGEST_HEX])
     }
 }
 
+/* lg_model_hash(model), remembered per thread for the last model seen (a host calls one model request
+ * after request; comparing the name costs a fraction of hashing it). */
+static uint32_t model_hash(const char *model)
+{
+    static __attribute__((tls_model("initial-exec"))) __thread struct {
+        char model[LG_MODEL_MAX];
+        uint32_t hash;
+    } last;
+    __typeof__(last) *l = &last; /* one look-up of the thread's copy */
+    if (l->hash && !strcmp(l->model, model))
+        return l->hash;
+    uint32_t h = lg_model_hash(model);
+    size_t len = strlen(model);
+    if (len < sizeof l->model) {
+        memcpy(l->model, model, len + 1);
+        l->hash = h;
+    }
+    return h;
+}
+
 /* A fraction in [0, 1) that differs between requests and processes (xorshift, seeded per thread). */
 static double request_jitter(void)
 {
@@ -94,7 +114,7 @@ bool lg_accounts_init(lg_accounts *a, const lg_gate_request *req)
                                 .accounts = p->accounts,
                                 .dialect = p->dialect,
                                 .est = &a->est,
-                                .model_hash = lg_model_hash(model),
+                                .model_hash = model_hash(model),
                                 .limits = a->limits,
                                 .jitter = a->jitter,
                                 .backoff = &req->cfg->backoff,

@@ -70,8 +70,8 @@ lg_admission lg_slots_admit(const lg_slots *sl, const lg_store_scope *sc, lg_sto
         all = !lg_policy_pool_filter(sc->accounts, states, n, sc->pool, sc->retry && sc->retry->pool_fallback,
                                      now_ms, usable); /* a pool without accounts: config checks prevent it */
     }
-    if (all)
-        memset(usable, 1, sizeof usable);
+    for (size_t i = 0; all && i < n; i++)
+        usable[i] = true;
     while (!usable[pref])
         pref = (pref + 1) % n;
     int64_t tokens = lg_charge_admit_as(sc->dialect, sc->est, sc->model_hash, &slots[pref]->window);
