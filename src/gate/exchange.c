@@ -50,7 +50,8 @@ static void step_done(lg_step *step, const lg_gate_result *res)
 {
     step_start(step, LG_STEP_DONE);
     lg_gate_result *to = &step->result;
-    size_t head = offsetof(lg_gate_result, outcome.message), tail = offsetof(lg_gate_result, outcome) + sizeof res->outcome;
+    size_t head = offsetof(lg_gate_result, outcome.message);
+    size_t tail = offsetof(lg_gate_result, outcome) + sizeof res->outcome;
     size_t len = strnlen(res->outcome.message, sizeof res->outcome.message - 1);
     memcpy(to, res, head);
     memcpy(to->outcome.message, res->outcome.message, len);
@@ -127,7 +128,8 @@ __attribute__((cold)) static void circuit_open(lg_exchange *x, int64_t wait_ms, 
 
 /* A WAIT step until at, logged when it is issued; a long one is noticed on stderr, once per request at most,
  * and only when no process noticed one for this provider within NOTICE_INTERVAL_MS. */
-__attribute__((cold)) static void wait_until(lg_exchange *x, x_phase phase, int64_t at, const char *why, int64_t now, lg_step *step)
+__attribute__((cold)) static void wait_until(lg_exchange *x, x_phase phase, int64_t at, const char *why, int64_t now,
+                                             lg_step *step)
 {
     const lg_provider *p = x->req.prov;
     int64_t ms = at - now;
@@ -218,8 +220,8 @@ static void admit(lg_exchange *x, int64_t now, lg_step *step)
 }
 
 /* The policy chose a retry on `account` after delay_ms: wait, then ask for admission there. */
-__attribute__((cold)) static void retry_after(lg_exchange *x, size_t account, int64_t delay_ms, const char *why, int64_t now,
-                        lg_step *step)
+__attribute__((cold)) static void retry_after(lg_exchange *x, size_t account, int64_t delay_ms, const char *why,
+                                              int64_t now, lg_step *step)
 {
     x->preferred = account;
     if (delay_ms > 0)

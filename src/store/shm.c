@@ -491,8 +491,9 @@ __attribute__((noinline)) static lg_store_provider_entry *find_by_name(lg_store_
 /* The provider's entry and its accounts' slots (into slots), created when missing; NULL when a table is
  * full. Under the lock. Found at once through memo (the caller's, made for these names; may be NULL), else
  * by name (find_by_name). Copying, hashing and comparing every name cost more than a step's own work. */
-static inline __attribute__((always_inline)) lg_store_provider_entry *find_entries(lg_store_layout *m, const char *provider, const lg_account_ref *refs,
-                                             size_t n, lg_store_memo *memo, lg_account_slot **slots)
+static inline __attribute__((always_inline)) lg_store_provider_entry *
+find_entries(lg_store_layout *m, const char *provider, const lg_account_ref *refs, size_t n, lg_store_memo *memo,
+             lg_account_slot **slots)
 {
     lg_store_provider_entry *p = memo ? memo_entries(memo, m, n, slots) : NULL;
     return p ? p : find_by_name(m, provider, refs, n, memo, slots);
@@ -545,7 +546,6 @@ int lg_store_with(lg_store *st, const char *provider, const lg_account_ref *refs
 {
     return with_entries(st, provider, refs, n, NULL, fn, ctx);
 }
-
 
 int lg_shm_with_scope(lg_store *st, const lg_store_scope *sc, lg_store_fn fn, void *ctx)
 {
