@@ -80,6 +80,15 @@ pools-ignored|src/gate/policy.c|test_resilience
 memo-any-mapping|src/store/shm.c|test_store
     if (h->map != m || h->n != n)
     if (h->n != n)
+model-hash-stale|src/gate/accounts.c|test_engine_memo
+                                .model_hash = model_hash(model),
+                                .model_hash = a->scope.model_hash ? a->scope.model_hash : model_hash(model),
+model-hash-memo-unchecked|src/gate/accounts.c|test_engine_memo
+    if (l->hash && !strcmp(l->model, model))
+    if (l->hash)
+one-account-shortcut-wide|src/store/slots.c|test_engine_memo
+    bool all = n == 1 || !sc->accounts;
+    bool all = n <= 2 || !sc->accounts;
 hint-unchecked|src/store/shm.c|test_store
         if (!e->used || !holds(e->digest, refs[i].digest) || !holds(e->name, refs[i].name) ||
         if (!e->used || (0 && !holds(e->digest, refs[i].digest)) || (0 && !holds(e->name, refs[i].name)) ||

@@ -149,6 +149,8 @@ const lg_charge_model *lg_charge_model_of(lg_dialect d);
  * envelope while the model has none) plus, when the dialect counts output, the requested output limit
  * (LG_ESTIMATE_DEFAULT_OUTPUT when none is named). LG_DIALECT_NONE: the envelope. */
 int64_t lg_charge_admit(lg_dialect d, const lg_estimate *e, const lg_window *w);
+/* lg_charge_admit with e->model's lg_model_hash already known (model_hash; 0: hashed here). */
+int64_t lg_charge_admit_as(lg_dialect d, const lg_estimate *e, uint32_t model_hash, const lg_window *w);
 
 /* What the provider counted for an attempt that reserved `reserved` tokens, given its outcome (per the
  * dialect's charge model: the real usage, with a named output limit kept where it is never refunded) and
@@ -160,6 +162,8 @@ int64_t lg_charge_settle(lg_dialect d, const lg_estimate *e, int64_t reserved, c
 /* Folds a usage report (real prompt tokens of a request estimated as e) into w's calibration of e's model:
  * the ratio real / e->text, bounded, averaged over reports; the least used entry makes room. */
 void lg_charge_calibrate(lg_window *w, const lg_estimate *e, int64_t real_prompt);
+/* lg_charge_calibrate with e->model's lg_model_hash already known (model_hash; 0: hashed here). */
+void lg_charge_calibrate_as(lg_window *w, const lg_estimate *e, uint32_t model_hash, int64_t real_prompt);
 
 /* OpenAI's published usage-tier limits per minute ("free", "tier-1" … "tier-5"; "tier1", "tier_1" and any
  * case accepted) for the model's family: o1/o3/o4 reasoning models, else the gpt-4o row. False for an

@@ -67,6 +67,8 @@ typedef struct {
     const lg_account *accounts;     /* the provider's n accounts (their pools, lg_policy_pool_filter) */
     lg_dialect dialect;             /* the charge model (lg_charge_admit, lg_charge_settle) */
     const lg_estimate *est;         /* what the request body says about its cost */
+    uint32_t model_hash;            /* lg_model_hash(est->model), hashed once per request; 0: hashed where
+                                       needed */
     lg_window_limits limits;        /* configured (or tier) limits; 0 = the learned one, else unlimited */
     double jitter;                  /* the request's fraction of the wake-up spread (lg_policy_ready_at) */
     const char *pool;               /* the pool the request is pinned to, or NULL */

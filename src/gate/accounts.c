@@ -11,27 +11,47 @@
  * key request after request, and hashing it each time costs more than the rest of admission). */
 static void host_key_digest(const char *key, char out[LG_DIGEST_HEX])
 {
-    static __thread struct {
+    static __attribute__((tls_model("initial-exec"))) __thread struct {
         char key[256];
         char digest[LG_DIGEST_HEX];
     } last;
     __typeof__(last) *l = &last; /* one look-up of the thread's copy */
-    size_t len = strlen(key);
-    if (len < sizeof l->key && l->digest[0] && !strcmp(l->key, key)) {
+    if (l->digest[0] && !strcmp(l->key, key)) { /* l->key is shorter than its buffer */
         memcpy(out, l->digest, LG_DIGEST_HEX);
         return;
     }
     lg_key_digest(key, out);
+    size_t len = strlen(key);
     if (len < sizeof l->key) {
         memcpy(l->key, key, len + 1);
         memcpy(l->digest, out, LG_DIGEST_HEX);
     }
 }
 
+/* lg_model_hash(model), remembered per thread for the last model seen (a host calls one model request
+ * after request; comparing the name costs a fraction of hashing it). */
+static uint32_t model_hash(const char *model)
+{
+    static __attribute__((tls_model("initial-exec"))) __thread struct {
+        char model[LG_MODEL_MAX];
+        uint32_t hash;
+    } last;
+    __typeof__(last) *l = &last; /* one look-up of the thread's copy */
+    if (l->hash && !strcmp(l->model, model))
+        return l->hash;
+    uint32_t h = lg_model_hash(model);
+    size_t len = strlen(model);
+    if (len < sizeof l->model) {
+        memcpy(l->model, model, len + 1);
+        l->hash = h;
+    }
+    return h;
+}
+
 /* A fraction in [0, 1) that differs between requests and processes (xorshift, seeded per thread). */
 static double request_jitter(void)
 {
-    static __thread uint64_t state;
+    static __attribute__((tls_model("initial-exec"))) __thread uint64_t state;
     uint64_t *p = &state, x = *p; /* one look-up of the thread's copy */
     if (!x)
         x = ((uint64_t)lg_mono_ms() << 20) ^ ((uint64_t)getpid() << 40) ^ (uint64_t)(uintptr_t)p ^ 1;
@@ -44,7 +64,12 @@ static double request_jitter(void)
 
 bool lg_accounts_init(lg_accounts *a, const lg_gate_request *req)
 {
-    memset(a, 0, offsetof(lg_accounts, est));
+    /* Every member before est is set here but these, cleared one by one (cheaper than clearing them all) */
+    a->local = NULL;
+    a->pool = NULL;
+    memset(&a->ticket, 0, sizeof a->ticket);
+    a->noticed = a->budget_noted = false;
+    memset(&a->memo, 0, sizeof a->memo);
     a->req = req;
     a->n = req->prov->n_accounts;
     bool in = a->n <= LG_ACCOUNTS_INLINE;
@@ -62,6 +87,8 @@ bool lg_accounts_init(lg_accounts *a, const lg_gate_request *req)
             memcpy(a->digests[i], acct->digest, LG_DIGEST_HEX);
         else if (req->host_key)
             host_key_digest(req->host_key, a->digests[i]);
+        else
+            a->digests[i][0] = '\0'; /* unknown (not the previous request's, in a reused inline array) */
         a->refs[i].name = acct->name;
         a->refs[i].digest = a->digests[i];
     }
@@ -87,6 +114,7 @@ bool lg_accounts_init(lg_accounts *a, const lg_gate_request *req)
                                 .accounts = p->accounts,
                                 .dialect = p->dialect,
                                 .est = &a->est,
+                                .model_hash = model_hash(model),
                                 .limits = a->limits,
                                 .jitter = a->jitter,
                                 .backoff = &req->cfg->backoff,
@@ -105,7 +133,11 @@ void lg_accounts_free(lg_accounts *a)
     if (a->snapshot != a->snapshot_in)
         free(a->snapshot);
     free(a->local);
-    memset(a, 0, offsetof(lg_accounts, est));
+    a->local = NULL; /* init clears the rest: clearing it here as well cost more than the frees */
+    a->refs = a->refs_in;
+    a->digests = a->digests_in;
+    a->snapshot = a->snapshot_in;
+    a->ticket.held = false;
 }
 
 /* What the store needs of this exchange (set up by init), with the pool as it stands now (the engine may
@@ -136,12 +168,13 @@ lg_admission lg_accounts_admit(lg_accounts *a, size_t preferred, int64_t now_ms,
 {
     const lg_store_scope *sc = scope_of(a);
     lg_admission out = {0};
-    lg_account_slot *ptrs[a->n + 1];
-    lg_slots sl;
-    if (lg_store_admit(a->req->store, sc, &a->ticket, preferred, now_ms, deadline_ms, opts, a->snapshot, &out) != 0 &&
-        local_slots(a, ptrs, &sl)) {
-        out = lg_slots_admit(&sl, sc, &a->ticket, preferred, now_ms, deadline_ms, opts);
-        lg_slots_snapshot(&sl, a->n, a->snapshot);
+    if (lg_store_admit(a->req->store, sc, &a->ticket, preferred, now_ms, deadline_ms, opts, a->snapshot, &out) != 0) {
+        lg_account_slot *ptrs[a->n + 1]; /* only here: the store's way sets none up */
+        lg_slots sl;
+        if (local_slots(a, ptrs, &sl)) {
+            out = lg_slots_admit(&sl, sc, &a->ticket, preferred, now_ms, deadline_ms, opts);
+            lg_slots_snapshot(&sl, a->n, a->snapshot);
+        }
     }
     a->tokens = a->ticket.tokens;
     return out;
@@ -193,7 +226,7 @@ void lg_accounts_record(lg_accounts *a, size_t idx, const lg_outcome *o, const l
     a->budget_noted = true;
     if (lg_store_record(a->req->store, sc, &a->ticket, idx, &at, now_ms, a->snapshot) == 0)
         return;
-    lg_account_slot *ptrs[a->n + 1];
+    lg_account_slot *ptrs[a->n + 1]; /* declared after the store's way: it sets none up */
     lg_slots sl;
     if (local_slots(a, ptrs, &sl)) {
         lg_slots_record(&sl, sc, &a->ticket, idx, &at, now_ms);

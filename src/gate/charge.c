@@ -34,11 +34,22 @@ static const lg_calibration *calib_of(const lg_window *w, uint32_t h)
     return NULL;
 }
 
+/* model_hash, or e's model hashed when it is 0 (not known yet). */
+static uint32_t hash_of(const lg_estimate *e, uint32_t model_hash)
+{
+    return model_hash ? model_hash : lg_model_hash(e->model);
+}
+
 int64_t lg_charge_admit(lg_dialect d, const lg_estimate *e, const lg_window *w)
+{
+    return lg_charge_admit_as(d, e, 0, w);
+}
+
+int64_t lg_charge_admit_as(lg_dialect d, const lg_estimate *e, uint32_t model_hash, const lg_window *w)
 {
     if (d == LG_DIALECT_NONE)
         return e->envelope;
-    const lg_calibration *c = w ? calib_of(w, lg_model_hash(e->model)) : NULL;
+    const lg_calibration *c = w ? calib_of(w, hash_of(e, model_hash)) : NULL;
     int64_t prompt = c && c->samples ? (e->text * c->ratio_milli + 999) / 1000 : e->envelope;
     const lg_charge_model *m = lg_charge_model_of(d);
     int64_t output = !m->output_counted ? 0 : e->output >= 0 ? e->output : LG_ESTIMATE_DEFAULT_OUTPUT;
@@ -69,11 +80,16 @@ int64_t lg_charge_settle(lg_dialect d, const lg_estimate *e, int64_t reserved, c
 
 void lg_charge_calibrate(lg_window *w, const lg_estimate *e, int64_t real_prompt)
 {
+    lg_charge_calibrate_as(w, e, 0, real_prompt);
+}
+
+void lg_charge_calibrate_as(lg_window *w, const lg_estimate *e, uint32_t model_hash, int64_t real_prompt)
+{
     if (real_prompt <= 0 || e->text <= 0)
         return;
     int64_t ratio = real_prompt * 1000 / e->text;
     ratio = ratio < LG_CALIB_MIN ? LG_CALIB_MIN : ratio > LG_CALIB_MAX ? LG_CALIB_MAX : ratio;
-    uint32_t h = lg_model_hash(e->model);
+    uint32_t h = hash_of(e, model_hash);
     lg_calibration *c = (lg_calibration *)calib_of(w, h);
     if (!c) { /* the free or least used entry makes room */
         c = &w->calib[0];

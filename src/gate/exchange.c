@@ -44,11 +44,19 @@ static void step_start(lg_step *step, lg_step_kind kind)
     step->kind = kind;
 }
 
-/* The DONE step that delivers res. */
+/* The DONE step that delivers res: its message copied up to its end, not its whole buffer (most of the
+ * result's bytes, which made this copy cost more than the rest of finishing). */
 static void step_done(lg_step *step, const lg_gate_result *res)
 {
     step_start(step, LG_STEP_DONE);
-    step->result = *res;
+    lg_gate_result *to = &step->result;
+    size_t head = offsetof(lg_gate_result, outcome.message);
+    size_t tail = offsetof(lg_gate_result, outcome) + sizeof res->outcome;
+    size_t len = strnlen(res->outcome.message, sizeof res->outcome.message - 1);
+    memcpy(to, res, head);
+    memcpy(to->outcome.message, res->outcome.message, len);
+    to->outcome.message[len] = '\0';
+    memcpy((char *)to + tail, (const char *)res + tail, sizeof *to - tail);
 }
 
 /* Ends the exchange with res as it stands; a failure to deliver is normalized (real status, Retry-After
@@ -68,7 +76,7 @@ static void finish(lg_exchange *x, int64_t now, lg_step *step)
 }
 
 /* A synthesized rate-limit answer for a request refused without contacting the provider. */
-static void refuse(lg_exchange *x, size_t idx, int64_t wait_ms, int64_t now, lg_step *step)
+__attribute__((cold)) static void refuse(lg_exchange *x, size_t idx, int64_t wait_ms, int64_t now, lg_step *step)
 {
     const lg_account_state *st = &x->a.snapshot[idx];
     int64_t cool = st->cooldown_until_ms - now;
@@ -96,7 +104,7 @@ static void refuse(lg_exchange *x, size_t idx, int64_t wait_ms, int64_t now, lg_
 }
 
 /* A synthesized 503 for a request not sent because the provider's circuit breaker is open. */
-static void circuit_open(lg_exchange *x, int64_t wait_ms, lg_step *step)
+__attribute__((cold)) static void circuit_open(lg_exchange *x, int64_t wait_ms, lg_step *step)
 {
     lg_gate_result *res = &x->res;
     res->verdict = LG_GATE_REFUSED;
@@ -120,7 +128,8 @@ static void circuit_open(lg_exchange *x, int64_t wait_ms, lg_step *step)
 
 /* A WAIT step until at, logged when it is issued; a long one is noticed on stderr, once per request at most,
  * and only when no process noticed one for this provider within NOTICE_INTERVAL_MS. */
-static void wait_until(lg_exchange *x, x_phase phase, int64_t at, const char *why, int64_t now, lg_step *step)
+__attribute__((cold)) static void wait_until(lg_exchange *x, x_phase phase, int64_t at, const char *why, int64_t now,
+                                             lg_step *step)
 {
     const lg_provider *p = x->req.prov;
     int64_t ms = at - now;
@@ -211,8 +220,8 @@ static void admit(lg_exchange *x, int64_t now, lg_step *step)
 }
 
 /* The policy chose a retry on `account` after delay_ms: wait, then ask for admission there. */
-static void retry_after(lg_exchange *x, size_t account, int64_t delay_ms, const char *why, int64_t now,
-                        lg_step *step)
+__attribute__((cold)) static void retry_after(lg_exchange *x, size_t account, int64_t delay_ms, const char *why,
+                                              int64_t now, lg_step *step)
 {
     x->preferred = account;
     if (delay_ms > 0)
@@ -246,7 +255,7 @@ static bool enter_provider(lg_exchange *x, char *body, size_t len, bool translat
 
 /* Goes on to the next provider of the chain (its own accounts, limits and policy), when there is one and
  * the request can be sent again. False when it cannot: the caller ends as it would without fallbacks. */
-static bool fall_back(lg_exchange *x, const char *why, int64_t now, lg_step *step)
+__attribute__((cold)) static bool fall_back(lg_exchange *x, const char *why, int64_t now, lg_step *step)
 {
     if (x->sent > 0 && !x->h.replayable)
         return false;
@@ -283,7 +292,7 @@ static bool fall_back(lg_exchange *x, const char *why, int64_t now, lg_step *ste
 }
 
 /* Ends the exchange before anything is sent: a local error (status, message) in the host's dialect. */
-static void refuse_locally(lg_exchange *x, int status, const char *msg, lg_step *step)
+__attribute__((cold)) static void refuse_locally(lg_exchange *x, int status, const char *msg, lg_step *step)
 {
     lg_gate_result *res = &x->res;
     res->verdict = LG_GATE_REFUSED;
@@ -353,8 +362,9 @@ static lg_exchange *spare;
 lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_step *step)
 {
     lg_exchange *x = __atomic_exchange_n(&spare, NULL, __ATOMIC_ACQUIRE);
-    if (x)
-        memset(x, 0, offsetof(lg_exchange, model)); /* the rest is set before it is read */
+    if (x) /* req is copied below, chain[0] set and no later link read past n_chain; from model on, the rest
+            * is set before it is read */
+        memset(&x->n_chain, 0, offsetof(lg_exchange, model) - offsetof(lg_exchange, n_chain));
     else if (!(x = calloc(1, sizeof *x)))
         return NULL;
     x->model[0] = x->url_model[0] = x->pool[0] = '\0';
@@ -434,7 +444,7 @@ static void count_attempt(lg_exchange *x)
 }
 
 /* True when the provider's retry budget lets this request retry (taking one retry from it). */
-static bool within_budget(lg_exchange *x, int64_t now)
+__attribute__((cold)) static bool within_budget(lg_exchange *x, int64_t now)
 {
     if (lg_accounts_budget_retry(&x->a, now))
         return true;
@@ -443,7 +453,7 @@ static bool within_budget(lg_exchange *x, int64_t now)
 }
 
 /* Logs a failed attempt. */
-static void log_failure(const lg_exchange *x, int status, const lg_outcome *o)
+__attribute__((cold)) static void log_failure(const lg_exchange *x, int status, const lg_outcome *o)
 {
     lg_log(LG_LOG_INFO, "[%s] %d provider=%s account=%s reason=%s retry_after_ms=%lld",
            o->state == LG_STATE_PROVIDER_DOWN ? "Down" : "RateLimit", status, x->req.prov->name,
@@ -451,7 +461,7 @@ static void log_failure(const lg_exchange *x, int status, const lg_outcome *o)
 }
 
 /* The step the exchange already stands at (an event that does not belong to its phase changes nothing). */
-static void repeat(const lg_exchange *x, lg_step *step)
+__attribute__((cold)) static void repeat(const lg_exchange *x, lg_step *step)
 {
     if (x->phase == X_DONE) {
         step_done(step, &x->res);
@@ -582,7 +592,11 @@ void lg_exchange_free(lg_exchange *x)
         lg_accounts_release(&x->a);
         lg_accounts_free(&x->a);
     }
-    free(x->body);
-    free(x->send_body);
-    free(__atomic_exchange_n(&spare, x, __ATOMIC_ACQ_REL));
+    if (x->body) /* most exchanges hold neither, nor find a spare kept: no call for nothing */
+        free(x->body);
+    if (x->send_body)
+        free(x->send_body);
+    lg_exchange *old = __atomic_exchange_n(&spare, x, __ATOMIC_ACQ_REL);
+    if (old)
+        free(old);
 }

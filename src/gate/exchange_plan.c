@@ -73,13 +73,23 @@ bool lg_exchange_own_keys(const lg_provider *p)
     return true;
 }
 
+/* strstr(model, sep), looked for from the first occurrence of sep's first byte: a model name holds no
+ * separator as a rule, and strchr tells so without strstr's set-up. */
+static char *find_sep(char *model, const char *sep)
+{
+    if (!sep[0])
+        return model;
+    char *c = strchr(model, sep[0]);
+    return c && sep[1] ? strstr(c, sep) : c;
+}
+
 /* The pin of a request, from its X-Llmgate-Pin header or its model's suffix ("gpt-4o:backup", stripped
  * into x->model): a provider of the same dialect (then the chain is that one alone) or a pool of the
  * request's provider (then its accounts are limited to it, and no fallback applies). */
 void lg_exchange_apply_pin(lg_exchange *x, const lg_gate_request *req)
 {
     const char *sep = req->cfg->retry.pin_separator;
-    char *cut = sep[0] ? strstr(x->model, sep) : NULL;
+    char *cut = sep[0] ? find_sep(x->model, sep) : NULL;
     const char *name = req->pin ? req->pin : cut ? cut + strlen(sep) : NULL;
     if (!name || !*name)
         return;
@@ -137,7 +147,7 @@ void lg_exchange_read_body(lg_exchange *x, const lg_gate_request *req)
     bool maps = false;
     for (size_t i = 0; i < x->n_chain; i++)
         maps |= x->chain[i]->n_models > 0;
-    bool pinned = x->model[0] && strstr(x->model, req->cfg->retry.pin_separator) != NULL;
+    bool pinned = x->model[0] && find_sep(x->model, req->cfg->retry.pin_separator) != NULL;
     if ((x->n_chain > 1 || (x->model[0] && maps) || pinned || req->cfg->n_routes) && req->body_len <= BODY_COPY_MAX &&
         (x->body = malloc(req->body_len + 1))) {
         memcpy(x->body, req->body, req->body_len);

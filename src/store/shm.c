@@ -230,16 +230,21 @@ void lg_shm_close(lg_store *st)
     errno = saved;
 }
 
-/* Moves s to the file now at its path when its mapping was retired. The old mapping stays mapped: another
+/* Moves s from its retired mapping m to the file now at its path. The old mapping stays mapped: another
  * thread may still be reading it. */
-static void follow_rebuild(shm_store *s)
+__attribute__((cold, noinline)) static void move_to_rebuilt(shm_store *s, lg_store_layout *m)
 {
-    lg_store_layout *m = map_of(s);
-    if (!__atomic_load_n(&m->retired, __ATOMIC_ACQUIRE))
-        return;
     lg_store_layout *fresh = open_mapping(s->path);
     if (fresh && !__atomic_compare_exchange_n(&s->map, &m, fresh, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
         munmap(fresh, sizeof *fresh); /* another thread moved first */
+}
+
+/* Moves s to the file now at its path when its mapping was retired. */
+static inline void follow_rebuild(shm_store *s)
+{
+    lg_store_layout *m = map_of(s);
+    if (__atomic_load_n(&m->retired, __ATOMIC_ACQUIRE))
+        move_to_rebuilt(s, m);
 }
 
 /* True when the thread the lock word names still exists (a stopped holder), false when it is gone without
@@ -306,17 +311,34 @@ static bool lock_if_free(shm_store *s, lg_store_layout **out)
     return true;
 }
 
+static bool lock_waiting(shm_store *s, lg_store_layout **out, int64_t paused_until);
+
+/* lock() when the lock was not free or the store is paused or stalled: errno preserved. */
+__attribute__((cold, noinline)) static bool lock_slow(shm_store *s, lg_store_layout **out, int64_t paused_until)
+{
+    int saved = errno;
+    bool ok = lock_waiting(s, out, paused_until);
+    errno = saved;
+    return ok;
+}
+
 /* Takes the store lock. Returns false at once during a pause, and when the lock cannot be taken within the
  * lock timeout (a holder stopped: the caller fails open rather than stall the host). The first timeout
  * marks the file stalled, so that every process (a new one too) skips the wait during the pause (one
  * notice line each); a lock still unusable once the pause has run, or one whose holder no longer exists,
- * gets the file rebuilt. */
-static bool lock(shm_store *s, lg_store_layout **out)
+ * gets the file rebuilt. The usual case (a free lock) reads no clock and leaves errno alone. */
+static inline bool lock(shm_store *s, lg_store_layout **out)
 {
     follow_rebuild(s);
     int64_t paused_until = __atomic_load_n(&s->paused_until_ms, __ATOMIC_RELAXED);
-    if (!paused_until && lock_if_free(s, out))
+    if (__builtin_expect(!paused_until && lock_if_free(s, out), 1))
         return true;
+    return lock_slow(s, out, paused_until);
+}
+
+/* The part of lock() past a free lock: the pause, the timed wait, the stall mark and the rebuild. */
+static bool lock_waiting(shm_store *s, lg_store_layout **out, int64_t paused_until)
+{
     int64_t now = lg_now_ms();
     if (now < paused_until)
         return false;
@@ -442,7 +464,7 @@ static lg_store_provider_entry *checked_entries(const lg_store_memo *h, lg_store
 __attribute__((noinline)) static lg_store_provider_entry *find_by_name(lg_store_layout *m, const char *provider, const lg_account_ref *refs,
                                              size_t n, lg_store_memo *memo, lg_account_slot **slots)
 {
-    static __thread lg_store_memo last;
+    static __attribute__((tls_model("initial-exec"))) __thread lg_store_memo last;
     lg_store_memo *hint = &last; /* one look-up of the thread's copy */
     lg_store_provider_entry *p = checked_entries(hint, m, provider, refs, n, slots);
     if (!p) {
@@ -469,12 +491,37 @@ __attribute__((noinline)) static lg_store_provider_entry *find_by_name(lg_store_
 /* The provider's entry and its accounts' slots (into slots), created when missing; NULL when a table is
  * full. Under the lock. Found at once through memo (the caller's, made for these names; may be NULL), else
  * by name (find_by_name). Copying, hashing and comparing every name cost more than a step's own work. */
-static lg_store_provider_entry *find_entries(lg_store_layout *m, const char *provider, const lg_account_ref *refs,
-                                             size_t n, lg_store_memo *memo, lg_account_slot **slots)
+static inline __attribute__((always_inline)) lg_store_provider_entry *
+find_entries(lg_store_layout *m, const char *provider, const lg_account_ref *refs, size_t n, lg_store_memo *memo,
+             lg_account_slot **slots)
 {
     lg_store_provider_entry *p = memo ? memo_entries(memo, m, n, slots) : NULL;
     return p ? p : find_by_name(m, provider, refs, n, memo, slots);
 }
+
+/* The lock of the shm store st taken and the entries found (see lg_shm_enter), for a valid request. */
+static lg_provider_slot *enter(lg_store *st, const char *provider, const lg_account_ref *refs, size_t n,
+                               lg_store_memo *memo, lg_account_slot **slots, lg_store_layout **held)
+{
+    lg_store_layout *m;
+    if (!lock(shm(st), &m))
+        return NULL;
+    lg_store_provider_entry *p = find_entries(m, provider, refs, n, memo, slots);
+    if (!p) {
+        unlock(m);
+        return NULL;
+    }
+    *held = m;
+    return &p->slot;
+}
+
+lg_provider_slot *lg_shm_enter(lg_store *st, const lg_store_scope *sc, lg_account_slot **slots,
+                               lg_store_layout **held)
+{
+    return enter(st, sc->provider, sc->refs, sc->n, sc->memo, slots, held);
+}
+
+void lg_shm_leave(lg_store_layout *held) { unlock(held); }
 
 /* lg_store_with, with the caller's memo of where the entries are (NULL: none). */
 static int with_entries(lg_store *st, const char *provider, const lg_account_ref *refs, size_t n,
@@ -484,18 +531,14 @@ static int with_entries(lg_store *st, const char *provider, const lg_account_ref
         return -1;
     int saved = errno;
     lg_account_slot *slots[LG_STORE_ACCOUNTS];
-    int rc = -1;
     lg_store_layout *m;
-    if (lock(shm(st), &m)) {
-        lg_store_provider_entry *p = find_entries(m, provider, refs, n, memo, slots);
-        if (p) {
-            fn(&p->slot, slots, n, ctx);
-            rc = 0;
-        }
+    lg_provider_slot *p = enter(st, provider, refs, n, memo, slots, &m);
+    if (p) {
+        fn(p, slots, n, ctx);
         unlock(m);
     }
     errno = saved;
-    return rc;
+    return p ? 0 : -1;
 }
 
 int lg_store_with(lg_store *st, const char *provider, const lg_account_ref *refs, size_t n, lg_store_fn fn,

@@ -4,6 +4,7 @@
 #define LLMGATE_STORE_SHM_H
 
 #include "store/backend.h"
+#include "store/layout.h"
 
 extern const lg_store_ops lg_shm_ops;
 
@@ -20,6 +21,15 @@ int lg_store_with(lg_store *s, const char *provider, const lg_account_ref *refs,
 /* lg_store_with on the scope's provider and accounts, found at once where sc->memo says, else found and
  * remembered there. */
 int lg_shm_with_scope(lg_store *s, const lg_store_scope *sc, lg_store_fn fn, void *ctx);
+
+/* Takes the lock of the shm store s (as lg_store_with does) and returns the scope's provider slot, its
+ * accounts' slots (created on first use) into slots (sc->n of them, at most LG_STORE_ACCOUNTS), found at
+ * once where sc->memo says, else found and remembered there; *held is then what lg_shm_leave releases.
+ * NULL (nothing held) when the store is full or unusable now. Whatever runs in between must not block.
+ * errno is kept. The caller checks sc (a provider, refs for n > 0, n <= LG_STORE_ACCOUNTS). */
+lg_provider_slot *lg_shm_enter(lg_store *s, const lg_store_scope *sc, lg_account_slot **slots,
+                               lg_store_layout **held);
+void lg_shm_leave(lg_store_layout *held);
 
 /* Visits every account slot under the lock of the shm store s; -1 when the lock could not be taken. */
 int lg_shm_visit(lg_store *s, lg_store_visit_fn fn, void *ctx);

@@ -62,15 +62,19 @@ lg_admission lg_slots_admit(const lg_slots *sl, const lg_store_scope *sc, lg_sto
     uint32_t cur = sl->prov->current;
     size_t pref = preferred < n ? preferred : cur < n ? cur : 0;
     bool usable[n];
-    lg_account_state states[n];
-    lg_slots_snapshot(sl, n, states);
-    if (!sc->accounts ||
-        !lg_policy_pool_filter(sc->accounts, states, n, sc->pool, sc->retry && sc->retry->pool_fallback, now_ms,
-                               usable))
-        memset(usable, 1, sizeof usable); /* a pool without accounts: config checks prevent it */
+    /* One account is usable whatever the pools say (none of a pool's: all are), without filtering. */
+    bool all = n == 1 || !sc->accounts;
+    if (!all) {
+        lg_account_state states[n];
+        lg_slots_snapshot(sl, n, states);
+        all = !lg_policy_pool_filter(sc->accounts, states, n, sc->pool, sc->retry && sc->retry->pool_fallback,
+                                     now_ms, usable); /* a pool without accounts: config checks prevent it */
+    }
+    for (size_t i = 0; all && i < n; i++)
+        usable[i] = true;
     while (!usable[pref])
         pref = (pref + 1) % n;
-    int64_t tokens = lg_charge_admit(sc->dialect, sc->est, &slots[pref]->window);
+    int64_t tokens = lg_charge_admit_as(sc->dialect, sc->est, sc->model_hash, &slots[pref]->window);
     t->tokens = tokens; /* what a reservation made now holds (none is held at this point) */
     size_t best = pref;
     int64_t best_at = 0, best_retry = 0;
@@ -160,9 +164,11 @@ bool lg_slots_record(const lg_slots *sl, const lg_store_scope *sc, lg_store_tick
         int64_t learned = a->info ? lg_window_learn_charge(&s->window, a->info, now_ms) : -1;
         if (t->held && t->account == idx)
             settle(sc, &s->window, t, o, learned);
-        if (o->state == LG_STATE_SUCCESS && o->has_usage && sc->est)
+        if (o->state == LG_STATE_SUCCESS && o->has_usage && sc->est) {
+            uint32_t h = sc->model_hash ? sc->model_hash : lg_model_hash(sc->est->model); /* once for all */
             for (size_t i = 0; i < sc->n; i++)
-                lg_charge_calibrate(&sl->accounts[i]->window, sc->est, o->prompt_tokens);
+                lg_charge_calibrate_as(&sl->accounts[i]->window, sc->est, h, o->prompt_tokens);
+        }
         if (a->info)
             lg_window_learn(&s->window, a->info, now_ms);
     } else {
