@@ -17,7 +17,7 @@ const char *lg_auth_value(const char *line)
     const char *v = colon + 1;
     while (*v == ' ' || *v == '\t')
         v++;
-    if (nlen == 13 && !strncasecmp(line, "authorization", 13)) {
+    if (nlen == 13 && (line[0] | 0x20) == 'a' && !strncasecmp(line, "authorization", 13)) {
         if (strncasecmp(v, "bearer ", 7) != 0)
             return NULL;
         v += 7;

@@ -13,6 +13,7 @@ void lg_capture_reset(lg_capture *c)
     c->event_stream = false;
     c->body_len = 0;
     c->status = 0;
+    c->status_plain = false;
     c->oom = 0;
 }
 
@@ -89,7 +90,7 @@ static bool text_room(lg_capture *c, size_t more)
 }
 
 /* Copies len bytes of s to the end of the text, NUL-terminated; the copy (room made beforehand). */
-static char *text_put(lg_capture *c, const char *s, size_t len)
+static inline char *text_put(lg_capture *c, const char *s, size_t len)
 {
     char *p = c->text + c->text_len;
     memcpy(p, s, len);
@@ -111,9 +112,22 @@ static void *one_more(void *p, size_t n, size_t *cap, size_t sz)
     return grown;
 }
 
+/* Room for one more line of len bytes: a slot in the lines and in the headers, and its two copies in the
+ * text (the line, then its name and value). Taken only when a buffer must grow; false when out of memory. */
+static __attribute__((cold, noinline)) bool make_room(lg_capture *c, size_t len)
+{
+    char **lines = one_more(c->lines, c->n_lines, &c->cap_lines, sizeof *c->lines);
+    if (lines)
+        c->lines = lines;
+    lg_header *hdrs = lines ? one_more(c->hdrs, c->n_hdrs, &c->cap_hdrs, sizeof *c->hdrs) : NULL;
+    if (hdrs)
+        c->hdrs = hdrs;
+    return hdrs && text_room(c, 2 * len + 2);
+}
+
 /* Adds the header view of "Name: value\r\n" (len bytes at line), trimmed, to the room made for it: one
  * more copy of the line, cut into name and value; lines that are not headers (the blank end) add nothing. */
-static void split_header(lg_capture *c, const char *line, size_t len)
+static inline void split_header(lg_capture *c, const char *line, size_t len)
 {
     const char *colon = memchr(line, ':', len);
     if (!colon || colon == line)
@@ -121,7 +135,10 @@ static void split_header(lg_capture *c, const char *line, size_t len)
     const char *v = colon + 1, *end = line + len;
     while (v < end && (*v == ' ' || *v == '\t'))
         v++;
-    while (end > v && (end[-1] == '\r' || end[-1] == '\n' || end[-1] == ' ' || end[-1] == '\t'))
+    if (end - v >= 2 && end[-1] == '\n' && end[-2] == '\r')
+        end -= 2; /* the usual end; whatever else is trimmed below */
+    while (end > v && (unsigned char)end[-1] <= ' ' &&
+           (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' ' || end[-1] == '\t'))
         end--;
     size_t nlen = (size_t)(colon - line);
     char *copy = text_put(c, line, (size_t)(end - line));
@@ -129,29 +146,54 @@ static void split_header(lg_capture *c, const char *line, size_t len)
     lg_header *h = &c->hdrs[c->n_hdrs++];
     h->name = copy;
     h->value = copy + (v - line);
-    if (nlen == 12 && !strcasecmp(h->name, "content-type"))
+    if (nlen == 12 && (copy[0] | 0x20) == 'c' && !strcasecmp(copy, "content-type"))
         c->event_stream = lg_is_event_stream(h->value);
+}
+
+/* True when the len bytes at p begin a status line ("HTTP/", any case). */
+static inline bool is_status_line(const char *p, size_t len)
+{
+    return len >= 5 && (p[0] | 0x20) == 'h' && (p[1] | 0x20) == 't' && (p[2] | 0x20) == 't' &&
+           (p[3] | 0x20) == 'p' && p[4] == '/';
+}
+
+/* atoi of the n bytes at s (libcurl's line is not NUL-terminated: read from a copy of at most 63 bytes). */
+static __attribute__((cold, noinline)) int atoi_of(const char *s, size_t n)
+{
+    char buf[64];
+    n = n < sizeof buf - 1 ? n : sizeof buf - 1;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    return atoi(buf);
+}
+
+/* Reads the status code of the status line of len bytes at p into c: atoi of what follows its first space
+ * (0 without one); status_plain when it is three digits there and then no digit (read directly). */
+static inline void read_status(lg_capture *c, const char *p, size_t len)
+{
+    const char *sp = memchr(p, ' ', len), *end = p + len;
+    const unsigned char *d = (const unsigned char *)(sp ? sp + 1 : p);
+    c->status_plain = sp && (size_t)(end - sp) > 4 && (unsigned)(d[0] - '0') < 10 && (unsigned)(d[1] - '0') < 10 &&
+                      (unsigned)(d[2] - '0') < 10 && (unsigned)(d[3] - '0') >= 10;
+    if (c->status_plain)
+        c->status = (d[0] - '0') * 100 + (d[1] - '0') * 10 + (d[2] - '0');
+    else
+        c->status = sp ? atoi_of(sp + 1, (size_t)(end - sp - 1)) : 0;
 }
 
 size_t lg_capture_header(char *ptr, size_t size, size_t nmemb, void *userdata)
 {
     lg_capture *c = userdata;
     size_t len = size * nmemb;
-    bool status_line = len >= 5 && (ptr[0] | 0x20) == 'h' && !strncasecmp(ptr, "HTTP/", 5);
+    bool status_line = is_status_line(ptr, len);
     if (status_line) {
         c->n_lines = c->n_hdrs = c->text_len = 0;
         c->event_stream = false;
-        const char *sp = memchr(ptr, ' ', len);
-        c->status = sp ? atoi(sp + 1) : 0;
+        read_status(c, ptr, len);
     }
-    /* room for the line, and for its name and value after it */
-    char **lines = one_more(c->lines, c->n_lines, &c->cap_lines, sizeof *c->lines);
-    if (lines)
-        c->lines = lines;
-    lg_header *hdrs = lines ? one_more(c->hdrs, c->n_hdrs, &c->cap_hdrs, sizeof *c->hdrs) : NULL;
-    if (hdrs)
-        c->hdrs = hdrs;
-    if (!hdrs || !text_room(c, 2 * len + 2)) {
+    if (__builtin_expect(c->n_lines >= c->cap_lines || c->n_hdrs >= c->cap_hdrs ||
+                             c->text_len + 2 * len + 2 > c->text_cap, 0) &&
+        !make_room(c, len)) {
         c->oom = 1;
         return 0;
     }

@@ -50,6 +50,7 @@ typedef struct lg_curl_xfer {
     int sends;                       /* requests libcurl began to send in this attempt (CURLOPT_PREREQFUNCTION) */
     bool resend_refused;             /* libcurl wanted to send this attempt a second time: refused */
     char host_key[LG_XFER_KEY_MAX];  /* the host's key, only until lg_xfer_forget_key */
+    size_t host_key_used;            /* bytes of host_key written since it was last wiped (at most) */
 } lg_curl_xfer;
 
 /* Sets x, the kept transfer of handle h (record r, lg_xfer_kept), up for a gated exchange and fills *req
