@@ -92,6 +92,15 @@ kept-shape-leaks|src/hook/curl_xfer.c|test_handle_reuse
 kept-shape-stale|src/hook/curl_xfer.c|test_handle_reuse
     bool fresh = !x->installed || x->gen != r->gen || x->headers_print != print || !x->base_url;
     bool fresh = !x->installed || !x->base_url;
+capture-status-plain|src/hook/curl_capture.c|test_capture
+(unsigned)(d[2] - '0') < 10 && (unsigned)(d[3] - '0') >= 10;
+(unsigned)(d[2] - '0') < 10;
+capture-stream-gate|src/hook/curl_capture.c|test_capture
+c->event_stream = end - v >= 17 && lg_is_event_stream(h->value);
+c->event_stream = end - v > 17 && lg_is_event_stream(h->value);
+auth-name-words|src/hook/auth_key.c|test_auth_key
+(load8(s + 5) | lower) == load8("rization");
+(load8(s + 4) | lower) == load8("orizatio");
 EOF
 )
 

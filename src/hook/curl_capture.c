@@ -147,7 +147,7 @@ static inline void split_header(lg_capture *c, const char *line, size_t len)
     h->name = copy;
     h->value = copy + (v - line);
     if (nlen == 12 && (copy[0] | 0x20) == 'c' && !strcasecmp(copy, "content-type"))
-        c->event_stream = lg_is_event_stream(h->value);
+        c->event_stream = end - v >= 17 && lg_is_event_stream(h->value); /* 17: "text/event-stream" */
 }
 
 /* True when the len bytes at p begin a status line ("HTTP/", any case). */
