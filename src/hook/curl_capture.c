@@ -125,31 +125,6 @@ static __attribute__((cold, noinline)) bool make_room(lg_capture *c, size_t len)
     return hdrs && text_room(c, 2 * len + 2);
 }
 
-/* Adds the header view of "Name: value\r\n" (len bytes at line), trimmed, to the room made for it: one
- * more copy of the line, cut into name and value; lines that are not headers (the blank end) add nothing. */
-static inline void split_header(lg_capture *c, const char *line, size_t len)
-{
-    const char *colon = memchr(line, ':', len);
-    if (!colon || colon == line)
-        return;
-    const char *v = colon + 1, *end = line + len;
-    while (v < end && (*v == ' ' || *v == '\t'))
-        v++;
-    if (end - v >= 2 && end[-1] == '\n' && end[-2] == '\r')
-        end -= 2; /* the usual end; whatever else is trimmed below */
-    while (end > v && (unsigned char)end[-1] <= ' ' &&
-           (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' ' || end[-1] == '\t'))
-        end--;
-    size_t nlen = (size_t)(colon - line);
-    char *copy = text_put(c, line, (size_t)(end - line));
-    copy[nlen] = '\0';
-    lg_header *h = &c->hdrs[c->n_hdrs++];
-    h->name = copy;
-    h->value = copy + (v - line);
-    if (nlen == 12 && (copy[0] | 0x20) == 'c' && !strcasecmp(copy, "content-type"))
-        c->event_stream = end - v >= 17 && lg_is_event_stream(h->value); /* 17: "text/event-stream" */
-}
-
 /* True when the len bytes at p begin a status line ("HTTP/", any case). */
 static inline bool is_status_line(const char *p, size_t len)
 {
@@ -181,26 +156,65 @@ static inline void read_status(lg_capture *c, const char *p, size_t len)
         c->status = sp ? atoi_of(sp + 1, (size_t)(end - sp - 1)) : 0;
 }
 
+/* A status line (len bytes at p) starts a new block: the lines and headers so far are dropped. */
+static __attribute__((noinline)) size_t status_line(lg_capture *c, const char *p, size_t len)
+{
+    c->n_lines = c->n_hdrs = c->text_len = 0;
+    c->event_stream = false;
+    read_status(c, p, len);
+    if ((c->n_lines >= c->cap_lines || c->n_hdrs >= c->cap_hdrs || len + 1 > c->text_cap) && !make_room(c, len)) {
+        c->oom = 1;
+        return 0;
+    }
+    c->lines[c->n_lines++] = text_put(c, p, len);
+    return len;
+}
+
+/* Each other line is kept as it came and, when it is a header ("Name: value\r\n"), copied once more up to
+ * its trimmed end, cut into name and value (lines that are not headers, the blank end, add no header). The
+ * capture's members are read once into locals: the text written in between could alias them. */
 size_t lg_capture_header(char *ptr, size_t size, size_t nmemb, void *userdata)
 {
     lg_capture *c = userdata;
     size_t len = size * nmemb;
-    bool status_line = is_status_line(ptr, len);
-    if (status_line) {
-        c->n_lines = c->n_hdrs = c->text_len = 0;
-        c->event_stream = false;
-        read_status(c, ptr, len);
-    }
+    if (is_status_line(ptr, len))
+        return status_line(c, ptr, len);
     if (__builtin_expect(c->n_lines >= c->cap_lines || c->n_hdrs >= c->cap_hdrs ||
                              c->text_len + 2 * len + 2 > c->text_cap, 0) &&
         !make_room(c, len)) {
         c->oom = 1;
         return 0;
     }
-    char *line = text_put(c, ptr, len);
+    char *text = c->text;
+    size_t at = c->text_len;
+    char *line = text + at;
+    memcpy(line, ptr, len);
+    line[len] = '\0';
+    at += len + 1;
     c->lines[c->n_lines++] = line;
-    if (!status_line)
-        split_header(c, line, len);
+    const char *colon = memchr(ptr, ':', len);
+    if (colon && colon != ptr) {
+        const char *v = colon + 1, *end = ptr + len;
+        while (v < end && (*v == ' ' || *v == '\t'))
+            v++;
+        if (end - v >= 2 && end[-1] == '\n' && end[-2] == '\r')
+            end -= 2; /* the usual end; whatever else is trimmed below */
+        while (end > v && (unsigned char)end[-1] <= ' ' &&
+               (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' ' || end[-1] == '\t'))
+            end--;
+        size_t nlen = (size_t)(colon - ptr), keep = (size_t)(end - ptr);
+        char *copy = text + at;
+        memcpy(copy, ptr, keep);
+        copy[keep] = '\0';
+        copy[nlen] = '\0';
+        at += keep + 1;
+        lg_header *h = &c->hdrs[c->n_hdrs++];
+        h->name = copy;
+        h->value = copy + (v - ptr);
+        if (nlen == 12 && (copy[0] | 0x20) == 'c' && !strcasecmp(copy, "content-type"))
+            c->event_stream = end - v >= 17 && lg_is_event_stream(h->value); /* 17: "text/event-stream" */
+    }
+    c->text_len = at;
     return len;
 }
 
