@@ -15,6 +15,7 @@ void lg_capture_reset(lg_capture *c)
     c->status = 0;
     c->status_plain = false;
     c->oom = 0;
+    c->any_line = false;
 }
 
 void lg_capture_free(lg_capture *c)
@@ -161,7 +162,10 @@ static __attribute__((noinline)) size_t status_line(lg_capture *c, const char *p
 {
     c->n_lines = c->n_hdrs = c->text_len = 0;
     c->event_stream = false;
+    c->any_line = true;
     read_status(c, p, len);
+    if (c->skip_lines)
+        return len;
     if ((c->n_lines >= c->cap_lines || c->n_hdrs >= c->cap_hdrs || len + 1 > c->text_cap) && !make_room(c, len)) {
         c->oom = 1;
         return 0;
@@ -170,7 +174,7 @@ static __attribute__((noinline)) size_t status_line(lg_capture *c, const char *p
     return len;
 }
 
-/* Each other line is kept as it came and, when it is a header ("Name: value\r\n"), copied once more up to
+/* Each other line is kept as it came (unless skip_lines) and, when it is a header ("Name: value\r\n"), copied once more up to
  * its trimmed end, cut into name and value (lines that are not headers, the blank end, add no header). The
  * capture's members are read once into locals: the text written in between could alias them. */
 size_t lg_capture_header(char *ptr, size_t size, size_t nmemb, void *userdata)
@@ -185,13 +189,16 @@ size_t lg_capture_header(char *ptr, size_t size, size_t nmemb, void *userdata)
         c->oom = 1;
         return 0;
     }
+    c->any_line = true;
     char *text = c->text;
     size_t at = c->text_len;
-    char *line = text + at;
-    memcpy(line, ptr, len);
-    line[len] = '\0';
-    at += len + 1;
-    c->lines[c->n_lines++] = line;
+    if (!c->skip_lines) {
+        char *line = text + at;
+        memcpy(line, ptr, len);
+        line[len] = '\0';
+        at += len + 1;
+        c->lines[c->n_lines++] = line;
+    }
     const char *colon = memchr(ptr, ':', len);
     if (colon && colon != ptr) {
         const char *v = colon + 1, *end = ptr + len;

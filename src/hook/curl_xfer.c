@@ -176,7 +176,7 @@ static lg_transport_failure transport_error(CURLcode rc)
 static int count_send(void *clientp, char *primary_ip, char *local_ip, int primary_port, int local_port)
 {
     lg_curl_xfer *x = clientp;
-    if (x->sends++ > 0 && x->cap.n_lines == 0) {
+    if (x->sends++ > 0 && !x->cap.any_line) {
         x->resend_refused = true;
         return CURL_PREREQFUNC_ABORT;
     }
@@ -284,6 +284,7 @@ bool lg_xfer_open(lg_curl_xfer *x, CURL *h, lg_curl_rec *r, const lg_runtime *rt
         .header_ctx = r,
     };
     r->info_override = false;
+    x->cap.skip_lines = !lg_curl_takes_headers(r); /* raw lines go nowhere else (lg_curl_deliver_headers) */
     if (fresh) {
         install_capture(x);
         x->gen = r->gen;
