@@ -96,6 +96,9 @@ int lg_xfer_result(lg_curl_xfer *x, CURLcode rc, lg_response_view *resp);
  * False: deliver resp as it is. */
 bool lg_xfer_follow(lg_curl_xfer *x, const lg_runtime *rt, const lg_attempt *at, const lg_response_view *resp);
 
+/* False when lg_xfer_follow would be false by resp's status alone (no 301-303, 307, 308): a check inline. */
+static inline bool lg_xfer_may_follow(const lg_response_view *resp) { return resp->status >= 301 && resp->status <= 308; }
+
 /* Makes the request body ready to be sent again; false when it cannot be rewound. */
 bool lg_xfer_rewind(lg_curl_xfer *x);
 
