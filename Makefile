@@ -96,6 +96,8 @@ $(B)/tests/test_h1_target: $(B)/san/src/hook/h1_target.o
 $(B)/tests/test_h1_target: EXTRA_OBJ = $(B)/san/src/hook/h1_target.o
 $(B)/tests/test_capture: $(B)/san/src/hook/curl_capture.o
 $(B)/tests/test_capture: EXTRA_OBJ = $(B)/san/src/hook/curl_capture.o
+$(B)/tests/test_auth_key: $(B)/san/src/hook/auth_key.o
+$(B)/tests/test_auth_key: EXTRA_OBJ = $(B)/san/src/hook/auth_key.o
 
 # tests/clients/epoll_client.c: OpenSSL over a socket BIO
 CLIENT_LIBS := -lssl -lcrypto

@@ -18,8 +18,8 @@ TREE=$SCRATCH/tree
 # replacement, each on its own line ("{NL}" stands for a newline).
 MUTATIONS=$(cat <<'EOF'
 stale-resend|src/hook/curl_xfer.c|test_curl_cli
-    if (x->sends++ > 0 && x->cap.n_lines == 0) {
-    if (x->sends++ > 99 && x->cap.n_lines == 0) {
+    if (x->sends++ > 0 && !x->cap.any_line) {
+    if (x->sends++ > 99 && !x->cap.any_line) {
 sticky|src/store/slots.c|test_curl_cli
     size_t pref = preferred < n ? preferred : cur < n ? cur : 0;
     size_t pref = preferred < n ? preferred : cur < n ? 0 : 0;
@@ -101,6 +101,18 @@ kept-shape-leaks|src/hook/curl_xfer.c|test_handle_reuse
 kept-shape-stale|src/hook/curl_xfer.c|test_handle_reuse
     bool fresh = !x->installed || x->gen != r->gen || x->headers_print != print || !x->base_url;
     bool fresh = !x->installed || !x->base_url;
+capture-status-plain|src/hook/curl_capture.c|test_capture
+(unsigned)(d[2] - '0') < 10 && (unsigned)(d[3] - '0') >= 10;
+(unsigned)(d[2] - '0') < 10;
+capture-stream-gate|src/hook/curl_capture.c|test_capture
+c->event_stream = end - v >= 17 && lg_is_event_stream(h->value);
+c->event_stream = end - v > 17 && lg_is_event_stream(h->value);
+capture-lines-skipped|src/hook/curl_xfer.c|test_handle_reuse test_curl_cli
+    x->cap.skip_lines = !lg_curl_takes_headers(r);
+    x->cap.skip_lines = true;
+auth-name-words|src/hook/auth_key.c|test_auth_key
+(load8(s + 5) | lower) == load8("rization");
+(load8(s + 4) | lower) == load8("orizatio");
 EOF
 )
 

@@ -1,4 +1,5 @@
 /* API key headers of an HTTP request (see auth_key.h). */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,29 @@
 #include "hook/auth_key.h"
 
 static const char *const key_headers[] = {"x-api-key", "x-goog-api-key", "api-key"};
+
+static inline uint64_t load8(const char *p)
+{
+    uint64_t w;
+    memcpy(&w, p, sizeof w);
+    return w;
+}
+
+/* True when the 13 bytes at s spell "authorization" in any case (ASCII letters: a byte with 0x20 set is
+ * the lowercase letter exactly when it is that letter in either case). Two overlapping word loads. */
+static inline bool is_authorization(const char *s)
+{
+    const uint64_t lower = 0x2020202020202020u;
+    return (load8(s) | lower) == load8("authoriz") && (load8(s + 5) | lower) == load8("rization");
+}
+
+/* True when v begins with "bearer " (its letters in any case); stops at the first byte that differs, so
+ * never reads past the end of a shorter string. */
+static inline bool is_bearer(const char *v)
+{
+    return (v[0] | 0x20) == 'b' && (v[1] | 0x20) == 'e' && (v[2] | 0x20) == 'a' && (v[3] | 0x20) == 'r' &&
+           (v[4] | 0x20) == 'e' && (v[5] | 0x20) == 'r' && v[6] == ' ';
+}
 
 const char *lg_auth_value(const char *line)
 {
@@ -17,8 +41,8 @@ const char *lg_auth_value(const char *line)
     const char *v = colon + 1;
     while (*v == ' ' || *v == '\t')
         v++;
-    if (nlen == 13 && !strncasecmp(line, "authorization", 13)) {
-        if (strncasecmp(v, "bearer ", 7) != 0)
+    if (nlen == 13 && is_authorization(line)) {
+        if (!is_bearer(v))
             return NULL;
         v += 7;
         while (*v == ' ')

@@ -13,7 +13,9 @@ void lg_capture_reset(lg_capture *c)
     c->event_stream = false;
     c->body_len = 0;
     c->status = 0;
+    c->status_plain = false;
     c->oom = 0;
+    c->any_line = false;
 }
 
 void lg_capture_free(lg_capture *c)
@@ -89,7 +91,7 @@ static bool text_room(lg_capture *c, size_t more)
 }
 
 /* Copies len bytes of s to the end of the text, NUL-terminated; the copy (room made beforehand). */
-static char *text_put(lg_capture *c, const char *s, size_t len)
+static inline char *text_put(lg_capture *c, const char *s, size_t len)
 {
     char *p = c->text + c->text_len;
     memcpy(p, s, len);
@@ -111,54 +113,115 @@ static void *one_more(void *p, size_t n, size_t *cap, size_t sz)
     return grown;
 }
 
-/* Adds the header view of "Name: value\r\n" (len bytes at line), trimmed, to the room made for it: one
- * more copy of the line, cut into name and value; lines that are not headers (the blank end) add nothing. */
-static void split_header(lg_capture *c, const char *line, size_t len)
+/* Room for one more line of len bytes: a slot in the lines and in the headers, and its two copies in the
+ * text (the line, then its name and value). Taken only when a buffer must grow; false when out of memory. */
+static __attribute__((cold, noinline)) bool make_room(lg_capture *c, size_t len)
 {
-    const char *colon = memchr(line, ':', len);
-    if (!colon || colon == line)
-        return;
-    const char *v = colon + 1, *end = line + len;
-    while (v < end && (*v == ' ' || *v == '\t'))
-        v++;
-    while (end > v && (end[-1] == '\r' || end[-1] == '\n' || end[-1] == ' ' || end[-1] == '\t'))
-        end--;
-    size_t nlen = (size_t)(colon - line);
-    char *copy = text_put(c, line, (size_t)(end - line));
-    copy[nlen] = '\0';
-    lg_header *h = &c->hdrs[c->n_hdrs++];
-    h->name = copy;
-    h->value = copy + (v - line);
-    if (nlen == 12 && !strcasecmp(h->name, "content-type"))
-        c->event_stream = lg_is_event_stream(h->value);
-}
-
-size_t lg_capture_header(char *ptr, size_t size, size_t nmemb, void *userdata)
-{
-    lg_capture *c = userdata;
-    size_t len = size * nmemb;
-    bool status_line = len >= 5 && (ptr[0] | 0x20) == 'h' && !strncasecmp(ptr, "HTTP/", 5);
-    if (status_line) {
-        c->n_lines = c->n_hdrs = c->text_len = 0;
-        c->event_stream = false;
-        const char *sp = memchr(ptr, ' ', len);
-        c->status = sp ? atoi(sp + 1) : 0;
-    }
-    /* room for the line, and for its name and value after it */
     char **lines = one_more(c->lines, c->n_lines, &c->cap_lines, sizeof *c->lines);
     if (lines)
         c->lines = lines;
     lg_header *hdrs = lines ? one_more(c->hdrs, c->n_hdrs, &c->cap_hdrs, sizeof *c->hdrs) : NULL;
     if (hdrs)
         c->hdrs = hdrs;
-    if (!hdrs || !text_room(c, 2 * len + 2)) {
+    return hdrs && text_room(c, 2 * len + 2);
+}
+
+/* True when the len bytes at p begin a status line ("HTTP/", any case). */
+static inline bool is_status_line(const char *p, size_t len)
+{
+    return len >= 5 && (p[0] | 0x20) == 'h' && (p[1] | 0x20) == 't' && (p[2] | 0x20) == 't' &&
+           (p[3] | 0x20) == 'p' && p[4] == '/';
+}
+
+/* atoi of the n bytes at s (libcurl's line is not NUL-terminated: read from a copy of at most 63 bytes). */
+static __attribute__((cold, noinline)) int atoi_of(const char *s, size_t n)
+{
+    char buf[64];
+    n = n < sizeof buf - 1 ? n : sizeof buf - 1;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    return atoi(buf);
+}
+
+/* Reads the status code of the status line of len bytes at p into c: atoi of what follows its first space
+ * (0 without one); status_plain when it is three digits there and then no digit (read directly). */
+static inline void read_status(lg_capture *c, const char *p, size_t len)
+{
+    const char *sp = memchr(p, ' ', len), *end = p + len;
+    const unsigned char *d = (const unsigned char *)(sp ? sp + 1 : p);
+    c->status_plain = sp && (size_t)(end - sp) > 4 && (unsigned)(d[0] - '0') < 10 && (unsigned)(d[1] - '0') < 10 &&
+                      (unsigned)(d[2] - '0') < 10 && (unsigned)(d[3] - '0') >= 10;
+    if (c->status_plain)
+        c->status = (d[0] - '0') * 100 + (d[1] - '0') * 10 + (d[2] - '0');
+    else
+        c->status = sp ? atoi_of(sp + 1, (size_t)(end - sp - 1)) : 0;
+}
+
+/* A status line (len bytes at p) starts a new block: the lines and headers so far are dropped. */
+static __attribute__((noinline)) size_t status_line(lg_capture *c, const char *p, size_t len)
+{
+    c->n_lines = c->n_hdrs = c->text_len = 0;
+    c->event_stream = false;
+    c->any_line = true;
+    read_status(c, p, len);
+    if (c->skip_lines)
+        return len;
+    if ((c->n_lines >= c->cap_lines || c->n_hdrs >= c->cap_hdrs || len + 1 > c->text_cap) && !make_room(c, len)) {
         c->oom = 1;
         return 0;
     }
-    char *line = text_put(c, ptr, len);
-    c->lines[c->n_lines++] = line;
-    if (!status_line)
-        split_header(c, line, len);
+    c->lines[c->n_lines++] = text_put(c, p, len);
+    return len;
+}
+
+/* Each other line is kept as it came (unless skip_lines) and, when it is a header ("Name: value\r\n"), copied once more up to
+ * its trimmed end, cut into name and value (lines that are not headers, the blank end, add no header). The
+ * capture's members are read once into locals: the text written in between could alias them. */
+size_t lg_capture_header(char *ptr, size_t size, size_t nmemb, void *userdata)
+{
+    lg_capture *c = userdata;
+    size_t len = size * nmemb;
+    if (is_status_line(ptr, len))
+        return status_line(c, ptr, len);
+    if (__builtin_expect(c->n_lines >= c->cap_lines || c->n_hdrs >= c->cap_hdrs ||
+                             c->text_len + 2 * len + 2 > c->text_cap, 0) &&
+        !make_room(c, len)) {
+        c->oom = 1;
+        return 0;
+    }
+    c->any_line = true;
+    char *text = c->text;
+    size_t at = c->text_len;
+    if (!c->skip_lines) {
+        char *line = text + at;
+        memcpy(line, ptr, len);
+        line[len] = '\0';
+        at += len + 1;
+        c->lines[c->n_lines++] = line;
+    }
+    const char *colon = memchr(ptr, ':', len);
+    if (colon && colon != ptr) {
+        const char *v = colon + 1, *end = ptr + len;
+        while (v < end && (*v == ' ' || *v == '\t'))
+            v++;
+        if (end - v >= 2 && end[-1] == '\n' && end[-2] == '\r')
+            end -= 2; /* the usual end; whatever else is trimmed below */
+        while (end > v && (unsigned char)end[-1] <= ' ' &&
+               (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' ' || end[-1] == '\t'))
+            end--;
+        size_t nlen = (size_t)(colon - ptr), keep = (size_t)(end - ptr);
+        char *copy = text + at;
+        memcpy(copy, ptr, keep);
+        copy[keep] = '\0';
+        copy[nlen] = '\0';
+        at += keep + 1;
+        lg_header *h = &c->hdrs[c->n_hdrs++];
+        h->name = copy;
+        h->value = copy + (v - ptr);
+        if (nlen == 12 && (copy[0] | 0x20) == 'c' && !strcasecmp(copy, "content-type"))
+            c->event_stream = end - v >= 17 && lg_is_event_stream(h->value); /* 17: "text/event-stream" */
+    }
+    c->text_len = at;
     return len;
 }
 

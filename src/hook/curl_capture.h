@@ -10,7 +10,8 @@
 typedef struct {
     char *body;
     size_t body_len, body_cap;
-    char **lines;       /* raw header lines of the last header block, each with its CRLF (in text) */
+    char **lines;       /* raw header lines of the last header block, each with its CRLF (in text); none
+                         * when skip_lines */
     size_t n_lines, cap_lines;
     lg_header *hdrs;    /* the block's headers, split as they arrive (names and values in text) */
     size_t n_hdrs, cap_hdrs;
@@ -18,11 +19,15 @@ typedef struct {
     size_t text_len, text_cap;
     bool event_stream;  /* the block's Content-Type names text/event-stream */
     int status;         /* from the block's status line */
+    bool status_plain;  /* it was three digits right after the line's first space (libcurl reads the same) */
     int oom;            /* an allocation failed: the capture is incomplete */
+    bool skip_lines;    /* set by the owner: nobody takes the raw lines (the host takes no headers), so
+                         * they are not kept (n_lines stays 0); the view is the same */
+    bool any_line;      /* a header line (of any block) arrived since the reset */
 } lg_capture;
 
 /* Empties the capture for a new attempt (keeps its buffers: a response no larger than an earlier one
- * allocates nothing). */
+ * allocates nothing; skip_lines stays as the owner set it). */
 void lg_capture_reset(lg_capture *c);
 void lg_capture_free(lg_capture *c);
 /* Frees the body and the header text when larger than keep bytes (emptying what they held): a kept

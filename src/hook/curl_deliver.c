@@ -37,7 +37,7 @@ static void set_error(lg_curl_rec *r, const char *msg)
 
 bool lg_curl_deliver_headers(lg_curl_rec *r, char *const *lines, size_t n)
 {
-    if (!r->header_opt && !r->headerfn && !r->headerdata)
+    if (!lg_curl_takes_headers(r))
         return true; /* nobody takes the headers */
     for (size_t i = 0; i < n; i++)
         if (!deliver_header(r, lines[i])) {

@@ -14,6 +14,9 @@
  * host's curl_easy_perform must return. */
 CURLcode lg_curl_deliver(lg_curl_rec *r, lg_capture *cap, const lg_gate_result *res);
 
+/* True when the host takes the header lines (CURLOPT_HEADER, a header function or header data). */
+static inline bool lg_curl_takes_headers(const lg_curl_rec *r) { return r->header_opt || r->headerfn || r->headerdata; }
+
 /* Header lines to where libcurl sends them (callback, HEADERDATA, body with CURLOPT_HEADER); false when
  * the host refused one. */
 bool lg_curl_deliver_headers(lg_curl_rec *r, char *const *lines, size_t n);

@@ -50,6 +50,11 @@ EXPORT CURLcode curl_easy_getinfo(CURL *h, CURLINFO info, ...)
     va_end(ap);
     if (!real->getinfo)
         return CURLE_FAILED_INIT;
+    lg_curl_rec *r = out && info == CURLINFO_RESPONSE_CODE ? lg_rec_get(h, false) : NULL;
+    if (r && r->prov && r->info_override) { /* ours alone: libcurl's answer would be replaced */
+        *(long *)out = r->info_status;
+        return CURLE_OK;
+    }
     CURLcode rc = real->getinfo(h, info, out);
     if (rc == CURLE_OK && out && overridden(lg_rec_get(h, false), info, out))
         return CURLE_OK;

@@ -10,14 +10,9 @@
 
 static lg_curl_rec *table;
 static pthread_mutex_t table_mu = PTHREAD_MUTEX_INITIALIZER;
-static unsigned removals; /* records freed so far: a thread's last lookup is good while this is unchanged */
 
-/* The calling thread's last lookup: a host calls several hooks per transfer on one handle in a row. */
-static __attribute__((tls_model("initial-exec"))) _Thread_local struct {
-    CURL *h;
-    lg_curl_rec *r;
-    unsigned removals;
-} last;
+unsigned lg_rec_removals;
+__attribute__((tls_model("initial-exec"))) _Thread_local lg_rec_last lg_rec_last_found;
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 
 static void reinit_after_fork(void) { pthread_mutex_init(&table_mu, NULL); }
@@ -47,10 +42,8 @@ static void free_fields(lg_curl_rec *r)
     free(r->info_content_type);
 }
 
-lg_curl_rec *lg_rec_get(CURL *h, bool create)
+lg_curl_rec *lg_rec_find(CURL *h, bool create)
 {
-    if (last.r && last.h == h && last.removals == __atomic_load_n(&removals, __ATOMIC_ACQUIRE))
-        return last.r;
     pthread_once(&fork_once, register_fork);
     lg_curl_rec *r;
     pthread_mutex_lock(&table_mu);
@@ -60,9 +53,9 @@ lg_curl_rec *lg_rec_get(CURL *h, bool create)
         HASH_ADD_PTR(table, handle, r);
     }
     if (r) {
-        last.h = h;
-        last.r = r;
-        last.removals = removals;
+        lg_rec_last_found.h = h;
+        lg_rec_last_found.r = r;
+        lg_rec_last_found.removals = lg_rec_removals;
     }
     pthread_mutex_unlock(&table_mu);
     return r;
@@ -75,7 +68,7 @@ void lg_rec_remove(CURL *h)
     HASH_FIND_PTR(table, &h, r);
     if (r) {
         HASH_DEL(table, r);
-        __atomic_add_fetch(&removals, 1, __ATOMIC_RELEASE);
+        __atomic_add_fetch(&lg_rec_removals, 1, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&table_mu);
     if (r) {

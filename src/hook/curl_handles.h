@@ -44,8 +44,28 @@ typedef struct {
     UT_hash_handle hh;
 } lg_curl_rec;
 
-/* The record of h, created with defaults when create is set (NULL on allocation failure or absent). */
-lg_curl_rec *lg_rec_get(CURL *h, bool create);
+/* The calling thread's last lookup: a host calls several hooks per transfer on one handle in a row. It is
+ * good while no record was freed since (lg_rec_removals, the count of records freed so far). */
+typedef struct {
+    CURL *h;
+    lg_curl_rec *r;
+    unsigned removals;
+} lg_rec_last;
+extern __attribute__((tls_model("initial-exec"))) _Thread_local lg_rec_last lg_rec_last_found;
+extern unsigned lg_rec_removals;
+
+/* lg_rec_get through the table (its lock and hash), remembered as the thread's last lookup when found. */
+lg_curl_rec *lg_rec_find(CURL *h, bool create);
+
+/* The record of h, created with defaults when create is set (NULL on allocation failure or absent). The
+ * thread's last lookup answers again without the table. */
+static inline lg_curl_rec *lg_rec_get(CURL *h, bool create)
+{
+    const lg_rec_last *l = &lg_rec_last_found;
+    if (l->r && l->h == h && l->removals == __atomic_load_n(&lg_rec_removals, __ATOMIC_ACQUIRE))
+        return l->r;
+    return lg_rec_find(h, create);
+}
 /* Forgets h (curl_easy_cleanup). */
 void lg_rec_remove(CURL *h);
 /* Resets h's record to libcurl's defaults (curl_easy_reset). */

@@ -170,7 +170,7 @@ static void complete(lg_mxfer *t, CURLcode rc)
     lg_response_view resp;
     memset(&resp, 0, sizeof resp);
     int ar = lg_xfer_result(t->x, rc, &resp);
-    if (ar == 0 && !resp.delivered && lg_xfer_follow(t->x, lg_runtime_get(), &t->at, &resp)) {
+    if (ar == 0 && !resp.delivered && lg_xfer_may_follow(&resp) && lg_xfer_follow(t->x, lg_runtime_get(), &t->at, &resp)) {
         real_remove(t); /* the next hop of a redirect, within the same attempt */
         if (real_add(t) == CURLM_OK)
             return;

@@ -4,13 +4,9 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-EXPORT CURLMcode curl_multi_add_handle(CURLM *multi, CURL *h)
+/* curl_multi_add_handle of the host's own (not libcurl's inside a perform of ours). */
+static __attribute__((noinline)) CURLMcode add_by_host(const lg_curl_real *real, CURLM *multi, CURL *h)
 {
-    const lg_curl_real *real = lg_curl_real_get();
-    if (!real->m_add)
-        return CURLM_INTERNAL_ERROR;
-    if (lg_curl_depth)
-        return real->m_add(multi, h);
     lg_curl_rec *r = lg_rec_get(h, false);
     if (r && r->multi_xfer)
         return CURLM_ADDED_ALREADY;
@@ -30,13 +26,21 @@ EXPORT CURLMcode curl_multi_add_handle(CURLM *multi, CURL *h)
     return rc;
 }
 
-EXPORT CURLMcode curl_multi_remove_handle(CURLM *multi, CURL *h)
+/* The hooks below are called by libcurl itself, inside a perform, on every transfer of the host: that case
+ * (lg_curl_depth) is a load and a jump to libcurl, the host's own call goes to a function of its own. */
+EXPORT CURLMcode curl_multi_add_handle(CURLM *multi, CURL *h)
 {
     const lg_curl_real *real = lg_curl_real_get();
-    if (!real->m_remove)
+    if (!real->m_add)
         return CURLM_INTERNAL_ERROR;
     if (lg_curl_depth)
-        return real->m_remove(multi, h);
+        return real->m_add(multi, h);
+    return add_by_host(real, multi, h);
+}
+
+/* curl_multi_remove_handle of the host's own. */
+static __attribute__((noinline)) CURLMcode remove_by_host(const lg_curl_real *real, CURLM *multi, CURL *h)
+{
     lg_curl_rec *r = lg_rec_get(h, false);
     lg_mxfer *t = r ? r->multi_xfer : NULL;
     if (t && t->m->multi == multi) {
@@ -52,6 +56,16 @@ EXPORT CURLMcode curl_multi_remove_handle(CURLM *multi, CURL *h)
     CURLMcode rc = real->m_remove(multi, h);
     lg_curl_depth--;
     return rc;
+}
+
+EXPORT CURLMcode curl_multi_remove_handle(CURLM *multi, CURL *h)
+{
+    const lg_curl_real *real = lg_curl_real_get();
+    if (!real->m_remove)
+        return CURLM_INTERNAL_ERROR;
+    if (lg_curl_depth)
+        return real->m_remove(multi, h);
+    return remove_by_host(real, multi, h);
 }
 
 EXPORT CURLMcode curl_multi_cleanup(CURLM *multi)

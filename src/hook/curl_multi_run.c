@@ -23,11 +23,9 @@ static CURLMcode after(lg_multi *m, CURLMcode rc, int n, int *running)
     return rc;
 }
 
-EXPORT CURLMcode curl_multi_perform(CURLM *multi, int *running)
+/* curl_multi_perform of the host's own (libcurl's inside a perform of ours jumps straight to libcurl). */
+static __attribute__((noinline)) CURLMcode perform_by_host(const lg_curl_real *real, CURLM *multi, int *running)
 {
-    const lg_curl_real *real = lg_curl_real_get();
-    if (!real->m_perform)
-        return CURLM_INTERNAL_ERROR;
     lg_multi *m = active(multi);
     if (!m)
         return real->m_perform(multi, running);
@@ -37,6 +35,16 @@ EXPORT CURLMcode curl_multi_perform(CURLM *multi, int *running)
     CURLMcode rc = real->m_perform(multi, &n);
     lg_curl_depth--;
     return after(m, rc, n, running);
+}
+
+EXPORT CURLMcode curl_multi_perform(CURLM *multi, int *running)
+{
+    const lg_curl_real *real = lg_curl_real_get();
+    if (!real->m_perform)
+        return CURLM_INTERNAL_ERROR;
+    if (lg_curl_depth)
+        return real->m_perform(multi, running);
+    return perform_by_host(real, multi, running);
 }
 
 EXPORT CURLMcode curl_multi_socket_action(CURLM *multi, curl_socket_t s, int ev_bitmask, int *running)
@@ -71,14 +79,22 @@ EXPORT CURLMcode curl_multi_socket_all(CURLM *multi, int *running)
     return after(m, rc, n, running);
 }
 
-EXPORT CURLMsg *curl_multi_info_read(CURLM *multi, int *msgs_in_queue)
+/* curl_multi_info_read of the host's own. */
+static __attribute__((noinline)) CURLMsg *info_read_by_host(const lg_curl_real *real, CURLM *multi, int *msgs_in_queue)
 {
-    const lg_curl_real *real = lg_curl_real_get();
-    if (!real->m_info_read)
-        return NULL;
     lg_multi *m = active(multi);
     if (!m)
         return real->m_info_read(multi, msgs_in_queue);
     lg_multi_drain(m);
     return lg_multi_queue_pop(m, msgs_in_queue);
+}
+
+EXPORT CURLMsg *curl_multi_info_read(CURLM *multi, int *msgs_in_queue)
+{
+    const lg_curl_real *real = lg_curl_real_get();
+    if (!real->m_info_read)
+        return NULL;
+    if (lg_curl_depth)
+        return real->m_info_read(multi, msgs_in_queue);
+    return info_read_by_host(real, multi, msgs_in_queue);
 }

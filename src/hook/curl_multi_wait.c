@@ -44,15 +44,25 @@ EXPORT CURLMcode curl_multi_wait(CURLM *multi, struct curl_waitfd *extra, unsign
     return capped_poll(multi, extra, n, timeout_ms, due, numfds, real->m_wait);
 }
 
+/* curl_multi_poll of the host's own (libcurl's inside a perform of ours jumps straight to libcurl). */
+static __attribute__((noinline)) CURLMcode poll_by_host(const lg_curl_real *real, CURLM *multi,
+                                                        struct curl_waitfd *extra, unsigned int n, int timeout_ms,
+                                                        int *numfds)
+{
+    long due;
+    if (timeout_ms < 0 || !waiting(multi, &due))
+        return real->m_poll(multi, extra, n, timeout_ms, numfds);
+    return capped_poll(multi, extra, n, timeout_ms, due, numfds, real->m_poll);
+}
+
 EXPORT CURLMcode curl_multi_poll(CURLM *multi, struct curl_waitfd *extra, unsigned int n, int timeout_ms, int *numfds)
 {
     const lg_curl_real *real = lg_curl_real_get();
     if (!real->m_poll)
         return CURLM_INTERNAL_ERROR;
-    long due;
-    if (timeout_ms < 0 || !waiting(multi, &due))
+    if (lg_curl_depth)
         return real->m_poll(multi, extra, n, timeout_ms, numfds);
-    return capped_poll(multi, extra, n, timeout_ms, due, numfds, real->m_poll);
+    return poll_by_host(real, multi, extra, n, timeout_ms, numfds);
 }
 
 EXPORT CURLMcode curl_multi_timeout(CURLM *multi, long *timeout_ms)

@@ -15,7 +15,7 @@ static int attempt(void *ctx, const lg_attempt *at, lg_response_view *resp)
         return LG_ATTEMPT_FATAL;
     }
     int rc = lg_xfer_result(x, x->real->perform(x->h), resp);
-    while (rc == 0 && !resp->delivered && lg_xfer_follow(x, lg_runtime_get(), at, resp))
+    while (rc == 0 && !resp->delivered && lg_xfer_may_follow(resp) && lg_xfer_follow(x, lg_runtime_get(), at, resp))
         rc = lg_xfer_result(x, x->real->perform(x->h), resp);
     return rc;
 }

@@ -33,8 +33,19 @@ typedef struct {
  * > 0 goes straight to libcurl. */
 extern __attribute__((tls_model("initial-exec"))) _Thread_local int lg_curl_depth;
 
+extern lg_curl_real lg_curl_real_table; /* filled once by lg_curl_real_resolve */
+extern int lg_curl_real_ready;          /* set (release) once the table is filled */
+
+/* Fills the table once (pthread_once) and returns it. */
+const lg_curl_real *lg_curl_real_resolve(void);
+
 /* The real functions, resolved once with dlsym(RTLD_NEXT), falling back to an RTLD_NOLOAD handle of
- * libcurl. Members may be NULL when unresolvable: callers must check. Never NULL itself. */
-const lg_curl_real *lg_curl_real_get(void);
+ * libcurl. Members may be NULL when unresolvable: callers must check. Never NULL itself. After the first
+ * call, one load (every hook calls it, most of them while no exchange runs). */
+static inline const lg_curl_real *lg_curl_real_get(void)
+{
+    return __builtin_expect(__atomic_load_n(&lg_curl_real_ready, __ATOMIC_ACQUIRE), 1) ? &lg_curl_real_table
+                                                                                        : lg_curl_real_resolve();
+}
 
 #endif

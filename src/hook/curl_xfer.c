@@ -176,7 +176,7 @@ static lg_transport_failure transport_error(CURLcode rc)
 static int count_send(void *clientp, char *primary_ip, char *local_ip, int primary_port, int local_port)
 {
     lg_curl_xfer *x = clientp;
-    if (x->sends++ > 0 && x->cap.n_lines == 0) {
+    if (x->sends++ > 0 && !x->cap.any_line) {
         x->resend_refused = true;
         return CURL_PREREQFUNC_ABORT;
     }
@@ -267,6 +267,7 @@ bool lg_xfer_open(lg_curl_xfer *x, CURL *h, lg_curl_rec *r, const lg_runtime *rt
         x->has_pin = lg_curl_find_pin(r, x->pin, sizeof x->pin);
     }
     bool has_key = lg_curl_find_key(r, x->host_key, sizeof x->host_key);
+    x->host_key_used = has_key ? strlen(x->host_key) + 1 : sizeof x->host_key;
     *req = (lg_gate_request){
         .cfg = rt->cfg,
         .prov = r->prov,
@@ -283,6 +284,7 @@ bool lg_xfer_open(lg_curl_xfer *x, CURL *h, lg_curl_rec *r, const lg_runtime *rt
         .header_ctx = r,
     };
     r->info_override = false;
+    x->cap.skip_lines = !lg_curl_takes_headers(r); /* raw lines go nowhere else (lg_curl_deliver_headers) */
     if (fresh) {
         install_capture(x);
         x->gen = r->gen;
@@ -304,7 +306,11 @@ void lg_xfer_unshape(lg_curl_rec *r)
         restore_host(r->kept);
 }
 
-void lg_xfer_forget_key(lg_curl_xfer *x) { explicit_bzero(x->host_key, sizeof x->host_key); }
+void lg_xfer_forget_key(lg_curl_xfer *x)
+{
+    explicit_bzero(x->host_key, x->host_key_used);
+    x->host_key_used = 0;
+}
 
 /* Sets up the translation of the attempt's response for the host (a stream translator for a relayed
  * stream); false when out of memory. */
@@ -367,8 +373,11 @@ int lg_xfer_result(lg_curl_xfer *x, CURLcode rc, lg_response_view *resp)
         return 0;
     }
     if (x->last_rc == CURLE_OK || x->relay.stopped_on_error) {
+        /* libcurl's response code is the last status line's three digits, which the capture read: asked
+         * only when the capture has no such line */
         long code = 0;
-        if (x->real->getinfo(x->h, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK && code > 0)
+        if (!x->cap.status_plain &&
+            x->real->getinfo(x->h, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK && code > 0)
             resp->status = (int)code;
         return 0;
     }

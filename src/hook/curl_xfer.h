@@ -50,6 +50,7 @@ typedef struct lg_curl_xfer {
     int sends;                       /* requests libcurl began to send in this attempt (CURLOPT_PREREQFUNCTION) */
     bool resend_refused;             /* libcurl wanted to send this attempt a second time: refused */
     char host_key[LG_XFER_KEY_MAX];  /* the host's key, only until lg_xfer_forget_key */
+    size_t host_key_used;            /* bytes of host_key written since it was last wiped (at most) */
 } lg_curl_xfer;
 
 /* Sets x, the kept transfer of handle h (record r, lg_xfer_kept), up for a gated exchange and fills *req
@@ -94,6 +95,9 @@ int lg_xfer_result(lg_curl_xfer *x, CURLcode rc, lg_response_view *resp);
  * keeps credentials from other hosts). The front end performs again and reads the result as before.
  * False: deliver resp as it is. */
 bool lg_xfer_follow(lg_curl_xfer *x, const lg_runtime *rt, const lg_attempt *at, const lg_response_view *resp);
+
+/* False when lg_xfer_follow would be false by resp's status alone (no 301-303, 307, 308): a check inline. */
+static inline bool lg_xfer_may_follow(const lg_response_view *resp) { return resp->status >= 301 && resp->status <= 308; }
 
 /* Makes the request body ready to be sent again; false when it cannot be rewound. */
 bool lg_xfer_rewind(lg_curl_xfer *x);

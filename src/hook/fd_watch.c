@@ -11,7 +11,7 @@
 #define LIST_MAX 1024 /* watched descriptors epoll_wait can answer for at once */
 
 static lg_h1_conn *_Atomic watched[FD_MAX];
-static atomic_int n_watched;
+atomic_int lg_fd_n_watched;
 static int list[LIST_MAX]; /* the watched descriptors, compact, under list_lock */
 static size_t n_list;
 static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -40,7 +40,7 @@ void lg_fd_watch(int fd, lg_h1_conn *c)
     setup_fork();
     if (atomic_exchange(&watched[fd], c))
         return;
-    atomic_fetch_add(&n_watched, 1);
+    atomic_fetch_add(&lg_fd_n_watched, 1);
     pthread_mutex_lock(&list_lock);
     if (n_list < LIST_MAX)
         list[n_list++] = fd;
@@ -54,7 +54,7 @@ void lg_fd_unwatch(int fd, const lg_h1_conn *c)
     lg_h1_conn *cur = atomic_load_explicit(&watched[fd], memory_order_relaxed);
     if (!cur || (c && cur != c) || !atomic_compare_exchange_strong(&watched[fd], &cur, NULL))
         return;
-    atomic_fetch_sub(&n_watched, 1);
+    atomic_fetch_sub(&lg_fd_n_watched, 1);
     pthread_mutex_lock(&list_lock);
     for (size_t i = 0; i < n_list; i++)
         if (list[i] == fd) {
@@ -69,7 +69,6 @@ lg_h1_conn *lg_fd_watched(int fd)
     return (unsigned)fd < FD_MAX ? atomic_load_explicit(&watched[fd], memory_order_relaxed) : NULL;
 }
 
-bool lg_fd_watch_any(void) { return atomic_load_explicit(&n_watched, memory_order_relaxed) > 0; }
 
 size_t lg_fd_watch_list(int *fds, size_t max)
 {

@@ -6,6 +6,7 @@
 #ifndef LLMGATE_HOOK_FD_WATCH_H
 #define LLMGATE_HOOK_FD_WATCH_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/epoll.h>
@@ -18,8 +19,10 @@ void lg_fd_watch(int fd, lg_h1_conn *c);
 void lg_fd_unwatch(int fd, const lg_h1_conn *c);
 /* The connection fd is watched for, or NULL. */
 lg_h1_conn *lg_fd_watched(int fd);
-/* True when any descriptor is watched: the readiness hooks' fast path. */
-bool lg_fd_watch_any(void);
+extern atomic_int lg_fd_n_watched; /* how many descriptors are watched */
+
+/* True when any descriptor is watched: the readiness hooks' fast path (one load, inline). */
+static inline bool lg_fd_watch_any(void) { return atomic_load_explicit(&lg_fd_n_watched, memory_order_relaxed) > 0; }
 /* Copies up to max watched descriptors into fds; returns how many. */
 size_t lg_fd_watch_list(int *fds, size_t max);
 

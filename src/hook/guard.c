@@ -2,7 +2,7 @@
 #include "hook/curl_real.h"
 #include "hook/guard.h"
 
-static _Thread_local int depth;
+static __attribute__((tls_model("initial-exec"))) _Thread_local int depth;
 
 void lg_guard_enter(void) { depth++; }
 void lg_guard_leave(void) { depth--; }

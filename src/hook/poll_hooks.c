@@ -131,10 +131,18 @@ static int poll_gated(struct pollfd *fds, nfds_t n, int timeout_ms, const sigset
 
 static bool gated(void) { return lg_fd_watch_any() && !lg_guard_active(); }
 
+/* poll while some descriptor is watched. */
+static __attribute__((noinline)) int poll_watching(struct pollfd *fds, nfds_t n, int timeout_ms)
+{
+    int r = !lg_guard_active() ? poll_gated(fds, n, timeout_ms, NULL) : -2;
+    return r != -2 ? r : lg_sock_real_get()->poll(fds, n, timeout_ms);
+}
+
 EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout_ms)
 {
-    int r = gated() ? poll_gated(fds, n, timeout_ms, NULL) : -2;
-    return r != -2 ? r : lg_sock_real_get()->poll(fds, n, timeout_ms);
+    if (!lg_fd_watch_any()) /* libcurl's own waits of every host: a load and a jump */
+        return lg_sock_real_get()->poll(fds, n, timeout_ms);
+    return poll_watching(fds, n, timeout_ms);
 }
 
 EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts, const sigset_t *mask)

@@ -79,7 +79,8 @@ bool lg_relay_feed(lg_relay *x, const char *p, size_t len)
         return false;
     if (x->phase == LG_RELAY_UNDECIDED) {
         x->phase = first_phase(x->cap);
-        x->hold_started_ms = lg_mono_ms();
+        if (x->phase == LG_RELAY_HOLD)
+            x->hold_started_ms = lg_mono_ms();
     }
     switch (x->phase) {
     case LG_RELAY_HOLD:

@@ -18,16 +18,16 @@
 #include "hook/sock_real.h"
 
 #define EXPORT __attribute__((visibility("default")))
-#define FD_MAX 65536
+#define FD_MAX LG_SOCK_FD_MAX
 
-typedef struct {
+typedef struct lg_sock_entry {
     int fd;
     struct sockaddr_storage peer;
     socklen_t peer_len;
     lg_h1_conn *h1;
 } sock_conn;
 
-static sock_conn *table[FD_MAX];
+sock_conn *lg_sock_table[FD_MAX];
 
 static bool io_send(void *io, const void *p, size_t n) { return lg_h1_fd_send(((sock_conn *)io)->fd, p, n); }
 static ssize_t io_recv(void *io, void *p, size_t n) { return lg_h1_fd_recv(((sock_conn *)io)->fd, p, n); }
@@ -60,19 +60,19 @@ static int io_fd(void *io) { return ((sock_conn *)io)->fd; }
 
 static const lg_h1_io sock_io = {.send = io_send, .recv = io_recv, .reopen = io_reopen, .fd = io_fd};
 
-lg_h1_conn *lg_sock_conn(int fd)
+lg_h1_conn *lg_sock_conn_held(int fd)
 {
-    if ((unsigned)fd >= FD_MAX || !table[fd] || lg_guard_active() || lg_h1_released(table[fd]->h1))
+    if (lg_guard_active() || lg_h1_released(lg_sock_table[fd]->h1))
         return NULL;
-    return table[fd]->h1;
+    return lg_sock_table[fd]->h1;
 }
 
 static void forget(int fd)
 {
-    if ((unsigned)fd >= FD_MAX || !table[fd])
+    if ((unsigned)fd >= FD_MAX || !lg_sock_table[fd])
         return;
-    sock_conn *s = table[fd];
-    table[fd] = NULL;
+    sock_conn *s = lg_sock_table[fd];
+    lg_sock_table[fd] = NULL;
     lg_h1_free(s->h1);
     free(s);
 }
@@ -98,7 +98,7 @@ static void follow(int fd, const lg_provider *prov, const struct sockaddr *addr,
         free(s);
         return;
     }
-    table[fd] = s;
+    lg_sock_table[fd] = s;
 }
 
 EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
@@ -123,7 +123,7 @@ EXPORT int close(int fd)
 {
     if ((unsigned)fd < FD_MAX) {
         int saved = errno;
-        if (table[fd])
+        if (lg_sock_table[fd])
             forget(fd);
         lg_fd_unwatch(fd, NULL);
         lg_fd_epoll_ctl(-1, EPOLL_CTL_DEL, fd, NULL);

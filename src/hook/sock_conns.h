@@ -4,10 +4,23 @@
 #ifndef LLMGATE_HOOK_SOCK_CONNS_H
 #define LLMGATE_HOOK_SOCK_CONNS_H
 
+#include <stdbool.h>
+
 #include "hook/h1_conn.h"
 
+#define LG_SOCK_FD_MAX 65536
+
+struct lg_sock_entry;
+extern struct lg_sock_entry *lg_sock_table[LG_SOCK_FD_MAX]; /* by descriptor: NULL when not ours */
+
+/* True when the table holds fd (one load, inline): only then may lg_sock_conn find a connection. */
+static inline bool lg_sock_held(int fd) { return (unsigned)fd < LG_SOCK_FD_MAX && lg_sock_table[fd]; }
+
+/* lg_sock_conn of a descriptor the table holds. */
+lg_h1_conn *lg_sock_conn_held(int fd);
+
 /* The connection on fd that llmgate still follows, or NULL (not ours, released, or inside a guarded
- * section on this thread). */
-lg_h1_conn *lg_sock_conn(int fd);
+ * section on this thread). Any other descriptor costs one load, inline. */
+static inline lg_h1_conn *lg_sock_conn(int fd) { return lg_sock_held(fd) ? lg_sock_conn_held(fd) : NULL; }
 
 #endif

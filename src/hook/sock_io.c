@@ -74,16 +74,28 @@ static ssize_t read_vec(lg_h1_conn *c, const struct iovec *iov, int cnt, bool pe
     return r;
 }
 
+/* The data-path hooks of every descriptor of every host: one not in the socket table, while nothing is
+ * watched, costs a load or two and a jump to libc (the rest is in functions of their own). */
+static __attribute__((noinline)) ssize_t write_held(int fd, const void *p, size_t n)
+{
+    lg_h1_conn *c = lg_sock_conn_held(fd);
+    return c ? host_write(fd, c, p, n) : lg_sock_real_get()->write(fd, p, n);
+}
+
 EXPORT ssize_t write(int fd, const void *p, size_t n)
 {
-    lg_h1_conn *c = lg_sock_conn(fd);
-    return c ? host_write(fd, c, p, n) : lg_sock_real_get()->write(fd, p, n);
+    return lg_sock_held(fd) ? write_held(fd, p, n) : lg_sock_real_get()->write(fd, p, n);
+}
+
+static __attribute__((noinline)) ssize_t send_held(int fd, const void *p, size_t n, int flags)
+{
+    lg_h1_conn *c = lg_sock_conn_held(fd);
+    return c ? host_write(fd, c, p, n) : lg_sock_real_get()->send(fd, p, n, flags);
 }
 
 EXPORT ssize_t send(int fd, const void *p, size_t n, int flags)
 {
-    lg_h1_conn *c = lg_sock_conn(fd);
-    return c ? host_write(fd, c, p, n) : lg_sock_real_get()->send(fd, p, n, flags);
+    return lg_sock_held(fd) ? send_held(fd, p, n, flags) : lg_sock_real_get()->send(fd, p, n, flags);
 }
 
 EXPORT ssize_t sendto(int fd, const void *p, size_t n, int flags, const struct sockaddr *to, socklen_t tolen)
@@ -117,18 +129,32 @@ static ssize_t unfollowed_vec(int fd, const struct iovec *iov, int cnt)
     return i < cnt ? unfollowed(fd, iov[i].iov_base, iov[i].iov_len) : LG_H1_PASS;
 }
 
-EXPORT ssize_t read(int fd, void *p, size_t n)
+static __attribute__((noinline)) ssize_t read_ours(int fd, void *p, size_t n)
 {
     lg_h1_conn *c = lg_sock_conn(fd);
     ssize_t r = c ? lg_h1_read(c, p, n, false) : unfollowed(fd, p, n);
     return r != LG_H1_PASS ? r : lg_sock_real_get()->read(fd, p, n);
 }
 
-EXPORT ssize_t recv(int fd, void *p, size_t n, int flags)
+EXPORT ssize_t read(int fd, void *p, size_t n)
+{
+    if (!lg_sock_held(fd) && !lg_fd_watch_any())
+        return lg_sock_real_get()->read(fd, p, n);
+    return read_ours(fd, p, n);
+}
+
+static __attribute__((noinline)) ssize_t recv_ours(int fd, void *p, size_t n, int flags)
 {
     lg_h1_conn *c = lg_sock_conn(fd);
     ssize_t r = c ? lg_h1_read(c, p, n, flags & MSG_PEEK) : flags & MSG_PEEK ? LG_H1_PASS : unfollowed(fd, p, n);
     return r != LG_H1_PASS ? r : lg_sock_real_get()->recv(fd, p, n, flags);
+}
+
+EXPORT ssize_t recv(int fd, void *p, size_t n, int flags)
+{
+    if (!lg_sock_held(fd) && !lg_fd_watch_any())
+        return lg_sock_real_get()->recv(fd, p, n, flags);
+    return recv_ours(fd, p, n, flags);
 }
 
 EXPORT ssize_t recvfrom(int fd, void *p, size_t n, int flags, struct sockaddr *from, socklen_t *fromlen)

@@ -35,6 +35,17 @@ typedef struct {
     int (*epoll_pwait2)(int, struct epoll_event *, int, const struct timespec *, const sigset_t *);
 } lg_sock_real;
 
-const lg_sock_real *lg_sock_real_get(void);
+extern lg_sock_real lg_sock_real_table; /* filled once by lg_sock_real_resolve */
+extern int lg_sock_real_ready;          /* set (release) once the table is filled */
+
+/* Fills the table once (pthread_once) and returns it. */
+const lg_sock_real *lg_sock_real_resolve(void);
+
+/* The table; after the first call, one load (every socket hook of every host calls it). */
+static inline const lg_sock_real *lg_sock_real_get(void)
+{
+    return __builtin_expect(__atomic_load_n(&lg_sock_real_ready, __ATOMIC_ACQUIRE), 1) ? &lg_sock_real_table
+                                                                                        : lg_sock_real_resolve();
+}
 
 #endif

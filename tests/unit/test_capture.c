@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "hook/curl_capture.h"
 
@@ -119,6 +120,142 @@ static void large_buffers_are_not_kept(void **state)
     lg_capture_free(&c);
 }
 
+/* The capture's reading of one header block as it was before it was made cheaper (strncasecmp for the
+ * status line, atoi after its first space, a byte loop trimming the value, strcasecmp for the content
+ * type): the reference the capture is compared with. */
+typedef struct {
+    int status;
+    bool stream;
+    size_t n;
+    char name[64][128], value[64][128];
+} ref_block;
+
+static void ref_line(ref_block *b, const char *line, size_t len)
+{
+    if (len >= 5 && !strncasecmp(line, "HTTP/", 5)) {
+        char tmp[256];
+        memcpy(tmp, line, len);
+        tmp[len] = '\0';
+        const char *sp = memchr(tmp, ' ', len);
+        b->status = sp ? atoi(sp + 1) : 0;
+        b->n = 0;
+        b->stream = false;
+        return;
+    }
+    const char *colon = memchr(line, ':', len);
+    if (!colon || colon == line)
+        return;
+    const char *v = colon + 1, *end = line + len;
+    while (v < end && (*v == ' ' || *v == '\t'))
+        v++;
+    while (end > v && (end[-1] == '\r' || end[-1] == '\n' || end[-1] == ' ' || end[-1] == '\t'))
+        end--;
+    size_t nlen = (size_t)(colon - line), vlen = (size_t)(end - v);
+    memcpy(b->name[b->n], line, nlen);
+    b->name[b->n][nlen] = '\0';
+    memcpy(b->value[b->n], v, vlen);
+    b->value[b->n][vlen] = '\0';
+    if (nlen == 12 && !strcasecmp(b->name[b->n], "content-type"))
+        b->stream = lg_is_event_stream(b->value[b->n]);
+    b->n++;
+}
+
+static unsigned rnd(unsigned *seed)
+{
+    *seed = *seed * 1103515245u + 12345u;
+    return (*seed >> 8) & 0xffffff;
+}
+
+/* Generated and mutated header blocks, fed to the capture and to the reference: the same status, headers
+ * (names and trimmed values), event-stream flag and raw lines; where the capture says the status was
+ * three plain digits, they are what follows the first space. A capture that keeps no raw lines
+ * (skip_lines) gives the same view. */
+static void differs_in_nothing_from_the_old_reading(void **state)
+{
+    (void)state;
+    static const char *const bases[] = {
+        "HTTP/1.1 200 OK\r\n", "http/1.1 429 Too Many\r\n", "HTTP/2 200 \r\n", "HTTP/1.1  503\r\n",
+        "HTTP/1.1 +200 x\r\n", "HTTP/1.1 2000 x\r\n", "HTTP/1.1 20\r\n", "HTTP/1.1\r\n", "HTTP/1.0 404",
+        "HTTPS/1 200\r\n", "HTTP/1.1 099 x\r\n", "HtTp/3 301 Moved\r\n",
+        "Content-Type: text/event-stream\r\n", "content-TYPE:\ttext/event-stream; charset=utf-8 \r\n",
+        "Content-Type: application/json\r\n", "Content-Typf: text/event-stream\r\n", "Retry-After: 7\r\n",
+        "x-ratelimit-remaining-tokens:   99 \t\r\n", "X-Empty:\r\n", "X-Spaces:    \r\n", ": no name\r\n",
+        "no colon at all\r\n", "\r\n", "\n", "A:b", "Trailing: lf only\n", "Odd: cr\r\r\n", "Tab:\tv\t\r\n",
+    };
+    static const char alphabet[] = " \t\r\n:/aZ09-HTtp+";
+    size_t nb = sizeof bases / sizeof *bases;
+    unsigned seed = 12345;
+    for (int round = 0; round < 3000; round++) {
+        lg_capture c = {0}, skip = {.skip_lines = true}; /* skip: the same lines, the raw ones not kept */
+        ref_block *ref = calloc(1, sizeof *ref);
+        assert_non_null(ref);
+        char raw[40][160];
+        size_t raw_len[40], n_raw = 0;
+        int lines = 1 + (int)(rnd(&seed) % 12);
+        for (int i = 0; i < lines; i++) {
+            const char *base = bases[i == 0 ? rnd(&seed) % 12 : rnd(&seed) % nb];
+            size_t len = strlen(base);
+            char line[160];
+            memcpy(line, base, len);
+            for (int m = (int)(rnd(&seed) % 3); m > 0 && len > 0; m--) /* a byte changed, added or cut */
+                switch (rnd(&seed) % 3) {
+                case 0: line[rnd(&seed) % len] = alphabet[rnd(&seed) % (sizeof alphabet - 1)]; break;
+                case 1:
+                    if (len < sizeof line - 1)
+                        line[len++] = alphabet[rnd(&seed) % (sizeof alphabet - 1)];
+                    break;
+                default: len--;
+                }
+            char *copy = malloc(len ? len : 1); /* as libcurl hands it: not NUL-terminated */
+            assert_non_null(copy);
+            memcpy(copy, line, len);
+            assert_int_equal(lg_capture_header(copy, 1, len, &c), len);
+            assert_int_equal(lg_capture_header(copy, 1, len, &skip), len);
+            free(copy);
+            ref_line(ref, line, len);
+            bool status_line = len >= 5 && !strncasecmp(line, "HTTP/", 5);
+            if (status_line)
+                n_raw = 0;
+            memcpy(raw[n_raw], line, len);
+            raw_len[n_raw++] = len;
+            if (status_line && c.status_plain) {
+                const char *sp = memchr(line, ' ', len);
+                assert_non_null(sp);
+                assert_true(sp + 4 < line + len);
+                assert_int_equal(c.status, (sp[1] - '0') * 100 + (sp[2] - '0') * 10 + (sp[3] - '0'));
+            }
+        }
+        lg_response_view v;
+        lg_capture_view(&c, &v);
+        assert_int_equal(v.status, ref->status);
+        assert_int_equal(v.stream, ref->stream);
+        assert_int_equal(v.n_headers, ref->n);
+        for (size_t i = 0; i < ref->n; i++) {
+            assert_string_equal(v.headers[i].name, ref->name[i]);
+            assert_string_equal(v.headers[i].value, ref->value[i]);
+        }
+        lg_response_view sv;
+        lg_capture_view(&skip, &sv);
+        assert_int_equal(sv.status, v.status);
+        assert_int_equal(sv.stream, v.stream);
+        assert_int_equal(sv.n_headers, v.n_headers);
+        for (size_t i = 0; i < v.n_headers; i++) {
+            assert_string_equal(sv.headers[i].name, v.headers[i].name);
+            assert_string_equal(sv.headers[i].value, v.headers[i].value);
+        }
+        assert_int_equal(skip.n_lines, 0);
+        assert_true(skip.any_line && c.any_line);
+        lg_capture_free(&skip);
+        assert_int_equal(c.n_lines, n_raw);
+        for (size_t i = 0; i < n_raw; i++) {
+            assert_int_equal(strlen(c.lines[i]), raw_len[i]);
+            assert_memory_equal(c.lines[i], raw[i], raw_len[i]);
+        }
+        lg_capture_free(&c);
+        free(ref);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -126,6 +263,7 @@ int main(void)
         cmocka_unit_test(a_second_block_replaces_the_first),
         cmocka_unit_test(many_lines_move_the_text_safely),
         cmocka_unit_test(large_buffers_are_not_kept),
+        cmocka_unit_test(differs_in_nothing_from_the_old_reading),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
