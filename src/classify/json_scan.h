@@ -1,26 +1,181 @@
 /* Skimming JSON text without parsing it: where a string or a value ends, shared by the lazy success
- * reader (src/classify/lazy.c), the token estimate and the model rewrite (src/gate). The string helpers
- * are inline: they run once per string on every request. */
+ * reader (src/classify/lazy.c), the token estimate and the model rewrite (src/gate). They run on every
+ * request, so they are inline and read the text 16 bytes at a time: a block classifier marks the bytes
+ * that matter (quotes, backslashes, brackets) as bits, and the helpers walk the bits. The classifier is
+ * SSE2 on x86-64 and a portable byte loop elsewhere (or with LG_JSON_PORTABLE defined); both give the same
+ * marks, and it is the only code that has two versions. */
 #ifndef LLMGATE_CLASSIFY_JSON_SCAN_H
 #define LLMGATE_CLASSIFY_JSON_SCAN_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
-/* End (exclusive) of the string starting at s[i] == '"' (i < n); 0 when unterminated. A quote found by
- * memchr ends the string when an even run of backslashes precedes it (each pair is an escaped one). */
-static inline size_t lg_json_string_end(const char *s, size_t n, size_t i)
+#if defined(__SSE2__) && !defined(LG_JSON_PORTABLE)
+#include <emmintrin.h>
+#define LG_JSON_SSE2 1
+#endif
+
+#define LG_JSON_BLOCK 16
+
+/* The per-byte helpers below are inlined wherever they are used (GCC and clang would otherwise keep
+ * some of them as calls, which costs more than the scan itself on short strings). */
+#define LG_JSON_INLINE static inline __attribute__((always_inline))
+
+/* The bytes of one block that matter to the skimmers: bit k stands for byte k. */
+typedef struct {
+    uint32_t quote;  /* '"' */
+    uint32_t bslash; /* '\\' */
+    uint32_t open;   /* '{' or '[' */
+    uint32_t close;  /* '}' or ']' */
+    uint32_t u;      /* 'u' (a "usage" key starts with one) */
+} lg_json_marks;
+
+/* The marks of the len (at most 16) bytes at p: the portable classifier. */
+static inline lg_json_marks lg_json_marks_bytes(const char *p, size_t len)
 {
-    const char *open = s + i + 1, *end = s + n, *q;
-    for (const char *p = open; (q = memchr(p, '"', (size_t)(end - p))) != NULL; p = q + 1) {
-        const char *b = q;
-        while (b > open && b[-1] == '\\')
-            b--;
-        if ((q - b) % 2 == 0)
-            return (size_t)(q - s) + 1;
+    lg_json_marks m = {0, 0, 0, 0, 0};
+    for (size_t k = 0; k < len; k++) {
+        uint32_t bit = 1u << k;
+        switch (p[k]) {
+        case '"': m.quote |= bit; break;
+        case '\\': m.bslash |= bit; break;
+        case '{': case '[': m.open |= bit; break;
+        case '}': case ']': m.close |= bit; break;
+        case 'u': m.u |= bit; break;
+        default: break;
+        }
+    }
+    return m;
+}
+
+/* The marks of the 16 bytes at p (all readable). */
+LG_JSON_INLINE lg_json_marks lg_json_marks16(const char *p)
+{
+#ifdef LG_JSON_SSE2
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i folded = _mm_or_si128(v, _mm_set1_epi8(0x20)); /* '[' and '{' meet, so do ']' and '}' */
+    lg_json_marks m = {
+        (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('"'))),
+        (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+        (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(folded, _mm_set1_epi8('{'))),
+        (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(folded, _mm_set1_epi8('}'))),
+        (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('u'))),
+    };
+    return m;
+#else
+    return lg_json_marks_bytes(p, LG_JSON_BLOCK);
+#endif
+}
+
+/* The marks of s[i .. min(i + 16, n)) (i < n); bits past n are clear. Near the end of a text of 16 bytes
+ * or more, the last 16 bytes are classified and shifted, so nothing past n is read. */
+LG_JSON_INLINE lg_json_marks lg_json_marks_at(const char *s, size_t n, size_t i)
+{
+    if (n - i >= LG_JSON_BLOCK)
+        return lg_json_marks16(s + i);
+    if (n < LG_JSON_BLOCK)
+        return lg_json_marks_bytes(s + i, n - i);
+    lg_json_marks m = lg_json_marks16(s + n - LG_JSON_BLOCK);
+    unsigned shift = (unsigned)(i - (n - LG_JSON_BLOCK));
+    m.quote >>= shift, m.bslash >>= shift, m.open >>= shift, m.close >>= shift, m.u >>= shift;
+    return m;
+}
+
+/* The bytes of a block escaped by a backslash: each one right after an odd run of backslashes. *carry is
+ * 1 when the block's first byte is escaped by the previous block's last backslash (0 for the first block
+ * of a string), and is set for the next block. Runs are told apart by adding their first bit: the carry
+ * lands on the byte after the run, whose parity against the run's start says whether the run is odd. */
+LG_JSON_INLINE uint32_t lg_json_escaped(uint32_t bslash, uint32_t *carry)
+{
+    uint32_t in = *carry;
+    if (!bslash) {
+        *carry = 0;
+        return in;
+    }
+    const uint32_t even = 0x55555555u, odd = 0xAAAAAAAAu;
+    uint32_t b = bslash & ~in; /* an escaped backslash escapes nothing */
+    uint32_t starts = b & ~(b << 1);
+    uint32_t after_even = (b + (starts & even)) & ~b, after_odd = (b + (starts & odd)) & ~b;
+    uint32_t escaped = (after_even & odd) | (after_odd & even) | in;
+    *carry = escaped >> LG_JSON_BLOCK & 1u;
+    return escaped & ((1u << LG_JSON_BLOCK) - 1);
+}
+
+/* End (exclusive) of the string whose text starts at at, block by block; 0 when unterminated. */
+static inline size_t lg_json_string_rest(const char *s, size_t n, size_t at)
+{
+    uint32_t carry = 0;
+    for (; at < n; at += LG_JSON_BLOCK) {
+        lg_json_marks m = lg_json_marks_at(s, n, at);
+        uint32_t quote = m.quote & ~lg_json_escaped(m.bslash, &carry);
+        if (quote)
+            return at + (size_t)__builtin_ctz(quote) + 1;
     }
     return 0;
+}
+
+/* The end of a string found in marks m of the block at at (bits from at on): when a quote is there with
+ * no backslash before it, the index just after that quote, else 0. */
+LG_JSON_INLINE size_t lg_json_quote_in(uint32_t quote, uint32_t bslash, size_t at)
+{
+    return quote && !(bslash & (quote ^ (quote - 1))) ? at + (size_t)__builtin_ctz(quote) + 1 : 0;
+}
+
+/* End (exclusive) of the string starting at s[i] == '"' (i < n); 0 when unterminated. The first quote
+ * not escaped by a backslash ends it. A string of up to 15 bytes without backslashes costs one block. */
+LG_JSON_INLINE size_t lg_json_string_end(const char *s, size_t n, size_t i)
+{
+    size_t at = i + 1;
+    if (n - at >= LG_JSON_BLOCK) {
+        lg_json_marks m = lg_json_marks16(s + at);
+        size_t end = lg_json_quote_in(m.quote, m.bslash, at);
+        if (end)
+            return end;
+        if (!m.quote && !m.bslash)
+            at += LG_JSON_BLOCK;
+    }
+    return lg_json_string_rest(s, n, at);
+}
+
+/* End (exclusive) of the object or array starting at s[i], counting brackets outside strings (of either
+ * kind: the text is skimmed, not checked); 0 when the text ends first. Iterative: no recursion on deep
+ * nesting. One block is classified at a time; a string that ends in it is skipped without another. */
+LG_JSON_INLINE size_t lg_json_value_end(const char *s, size_t n, size_t i)
+{
+    size_t depth = 0, base = i;
+    lg_json_marks m = lg_json_marks_at(s, n, i);
+    for (;;) {
+        uint32_t bits = (m.quote | m.open | m.close) >> (i - base);
+        if (!bits) {
+            i = base + LG_JSON_BLOCK;
+        } else {
+            i += (size_t)__builtin_ctz(bits);
+            char ch = s[i];
+            if (ch == '"') {
+                size_t off = i + 1 - base, end = 0;
+                if (off < LG_JSON_BLOCK)
+                    end = lg_json_quote_in(m.quote >> off, m.bslash >> off, i + 1);
+                i = end ? end : lg_json_string_end(s, n, i);
+                if (!i)
+                    return 0;
+            } else if (ch == '{' || ch == '[') {
+                depth++;
+                i++;
+            } else if (depth == 0 || --depth == 0) {
+                return i + 1;
+            } else {
+                i++;
+            }
+        }
+        if (i - base >= LG_JSON_BLOCK) {
+            if (i >= n)
+                return 0;
+            base = i;
+            m = lg_json_marks_at(s, n, i);
+        }
+    }
 }
 
 /* True at a character that ends a number or literal (a NUL too: such text is malformed). */
@@ -31,9 +186,5 @@ static inline bool lg_json_scalar_stop(char ch)
     default: return false;
     }
 }
-
-/* End (exclusive) of the object or array starting at s[i], counting brackets outside strings; 0 when the
- * text ends first. */
-size_t lg_json_value_end(const char *s, size_t n, size_t i);
 
 #endif

@@ -12,16 +12,32 @@
 
 typedef bool (*member_fn)(const char *key, size_t key_len, const char *v, size_t v_len, void *ctx);
 
-static size_t skip_ws(const char *s, size_t n, size_t i)
+static inline size_t skip_ws(const char *s, size_t n, size_t i)
 {
     while (i < n && (unsigned char)s[i] <= ' ' && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n'))
         i++;
     return i;
 }
 
+/* The index after ch at s[i] or after the whitespace that follows i; 0 when ch is not there. Compact
+ * JSON has ch right at i. */
+LG_JSON_INLINE size_t after(const char *s, size_t n, size_t i, char ch)
+{
+    if (i < n && s[i] == ch)
+        return i + 1;
+    i = skip_ws(s, n, i);
+    return i < n && s[i] == ch ? i + 1 : 0;
+}
+
+/* skip_ws where compact JSON has no whitespace. */
+LG_JSON_INLINE size_t next_token(const char *s, size_t n, size_t i)
+{
+    return i < n && (unsigned char)s[i] > ' ' ? i : skip_ws(s, n, i);
+}
+
 /* End (exclusive) of the value starting at s[i]; 0 when malformed or truncated. A number or literal ends
  * at the first character lg_json_scalar_stop names. */
-static size_t value_end(const char *s, size_t n, size_t i)
+LG_JSON_INLINE size_t value_end(const char *s, size_t n, size_t i)
 {
     if (i >= n)
         return 0;
@@ -36,27 +52,28 @@ static size_t value_end(const char *s, size_t n, size_t i)
 }
 
 /* Calls fn for each member of the object at s[i] == '{' with the raw key (quotes stripped, escapes kept)
- * and the raw value. Returns false when the object is malformed or truncated, or when fn returns false. */
-static bool each_member(const char *s, size_t n, size_t i, member_fn fn, void *ctx)
+ * and the raw value. Returns false when the object is malformed or truncated, or when fn returns false.
+ * Inlined into each caller, with its fn. */
+LG_JSON_INLINE bool each_member(const char *s, size_t n, size_t i, member_fn fn, void *ctx)
 {
-    i = skip_ws(s, n, i + 1);
+    i = next_token(s, n, i + 1);
     if (i < n && s[i] == '}')
         return true;
     while (i < n && s[i] == '"') {
         size_t key_end = lg_json_string_end(s, n, i);
-        size_t j = key_end ? skip_ws(s, n, key_end) : n;
-        if (j >= n || s[j] != ':')
+        size_t j = key_end ? after(s, n, key_end, ':') : 0;
+        if (!j)
             return false;
-        j = skip_ws(s, n, j + 1);
+        j = next_token(s, n, j);
         size_t v_end = value_end(s, n, j);
         if (!v_end || !fn(s + i + 1, key_end - i - 2, s + j, v_end - j, ctx))
             return false;
-        i = skip_ws(s, n, v_end);
+        i = next_token(s, n, v_end);
         if (i < n && s[i] == '}')
             return true;
         if (i >= n || s[i] != ',')
             return false;
-        i = skip_ws(s, n, i + 1);
+        i = next_token(s, n, i + 1);
     }
     return false;
 }
@@ -96,16 +113,16 @@ static bool on_count(const char *k, size_t kl, const char *v, size_t vl, void *c
     return true;
 }
 
-/* True when the text holds a quote followed by usage (any quote, escaped ones too): each 'u' that memchr
- * finds is checked, as 'u' is rarer than quotes in JSON. */
+/* True when the text holds a quote followed by usage (any quote, escaped ones too): each 'u' the block
+ * classifier marks is checked, as 'u' is rarer than quotes in JSON. */
 static bool mentions_usage(const char *v, size_t n)
 {
-    if (n < 6)
-        return false;
-    const char *last = v + n - 5; /* the last place a "usage" can start */
-    for (const char *u = v + 1; u <= last && (u = memchr(u, 'u', (size_t)(last - u) + 1)) != NULL; u++)
-        if (u[-1] == '"' && !memcmp(u, "usage", 5))
-            return true;
+    for (size_t i = 1; i + 5 <= n; i += LG_JSON_BLOCK)
+        for (uint32_t u = lg_json_marks_at(v, n, i).u; u; u &= u - 1) {
+            size_t at = i + (size_t)__builtin_ctz(u);
+            if (at + 5 <= n && v[at - 1] == '"' && !memcmp(v + at, "usage", 5))
+                return true;
+        }
     return false;
 }
 
