@@ -83,7 +83,8 @@ LG_JSON_INLINE lg_json_marks lg_json_marks_at(const char *s, size_t n, size_t i)
     return m;
 }
 
-/* The bytes of a block escaped by a backslash: each one right after an odd run of backslashes. *carry is
+/* The bytes of a block escaped by a backslash: each one right after an odd run of backslashes (what is
+ * marked at a backslash is left unspecified: only quotes are asked about). *carry is
  * 1 when the block's first byte is escaped by the previous block's last backslash (0 for the first block
  * of a string), and is set for the next block. Runs are told apart by adding their first bit: the carry
  * lands on the byte after the run, whose parity against the run's start says whether the run is odd. */
