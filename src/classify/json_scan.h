@@ -140,25 +140,54 @@ LG_JSON_INLINE size_t lg_json_string_end(const char *s, size_t n, size_t i)
     return lg_json_string_rest(s, n, at);
 }
 
+/* Bit k set when an odd number of the bits 0..k of x are: the bytes from an opening quote up to its
+ * closing one, when x marks the quotes of a block. */
+LG_JSON_INLINE uint32_t lg_json_prefix_xor(uint32_t x)
+{
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    return x;
+}
+
 /* End (exclusive) of the object or array starting at s[i], counting brackets outside strings (of either
  * kind: the text is skimmed, not checked); 0 when the text ends first. Iterative: no recursion on deep
- * nesting. One block is classified at a time; a string that ends in it is skipped without another. */
+ * nesting. A block without backslashes is read whole: its quotes tell which bytes are inside strings,
+ * and only the brackets outside them are counted. A block with a backslash is read a token at a time
+ * (a backslash outside a string is no escape). */
 LG_JSON_INLINE size_t lg_json_value_end(const char *s, size_t n, size_t i)
 {
-    size_t depth = 0, base = i;
-    lg_json_marks m = lg_json_marks_at(s, n, i);
-    for (;;) {
-        uint32_t bits = (m.quote | m.open | m.close) >> (i - base);
-        if (!bits) {
-            i = base + LG_JSON_BLOCK;
+    size_t depth = 0;
+    uint32_t in_string = 0; /* all ones while a string goes on from the previous block */
+    while (i < n) {
+        lg_json_marks m = lg_json_marks_at(s, n, i);
+        if (!m.bslash) {
+            uint32_t inside = lg_json_prefix_xor(m.quote) ^ in_string;
+            uint32_t open = m.open & ~inside;
+            for (uint32_t b = open | (m.close & ~inside); b; b &= b - 1) {
+                if (open & b & -b)
+                    depth++;
+                else if (depth == 0 || --depth == 0)
+                    return i + (size_t)__builtin_ctz(b) + 1;
+            }
+            in_string = (uint32_t)0 - (inside >> (LG_JSON_BLOCK - 1) & 1u);
+            i += LG_JSON_BLOCK;
+        } else if (in_string) { /* the string ends after a backslash run the previous block did not see */
+            i = lg_json_string_rest(s, n, i);
+            if (!i)
+                return 0;
+            in_string = 0;
         } else {
+            uint32_t bits = m.quote | m.open | m.close;
+            if (!bits) {
+                i += LG_JSON_BLOCK;
+                continue;
+            }
             i += (size_t)__builtin_ctz(bits);
             char ch = s[i];
             if (ch == '"') {
-                size_t off = i + 1 - base, end = 0;
-                if (off < LG_JSON_BLOCK)
-                    end = lg_json_quote_in(m.quote >> off, m.bslash >> off, i + 1);
-                i = end ? end : lg_json_string_end(s, n, i);
+                i = lg_json_string_end(s, n, i);
                 if (!i)
                     return 0;
             } else if (ch == '{' || ch == '[') {
@@ -170,13 +199,8 @@ LG_JSON_INLINE size_t lg_json_value_end(const char *s, size_t n, size_t i)
                 i++;
             }
         }
-        if (i - base >= LG_JSON_BLOCK) {
-            if (i >= n)
-                return 0;
-            base = i;
-            m = lg_json_marks_at(s, n, i);
-        }
     }
+    return 0;
 }
 
 /* True at a character that ends a number or literal (a NUL too: such text is malformed). */
