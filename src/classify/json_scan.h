@@ -203,13 +203,13 @@ LG_JSON_INLINE size_t lg_json_value_end(const char *s, size_t n, size_t i)
     return 0;
 }
 
-/* True at a character that ends a number or literal (a NUL too: such text is malformed). */
-static inline bool lg_json_scalar_stop(char ch)
+/* True at a character that ends a number or literal (a NUL too: such text is malformed): one of , } ]
+ * space \t \r \n \0. Below 64 a bit of a mask says; above, only ] and } (which | 0x20 turns into }). */
+LG_JSON_INLINE bool lg_json_scalar_stop(char ch)
 {
-    switch (ch) {
-    case ',': case '}': case ']': case ' ': case '\t': case '\r': case '\n': case '\0': return true;
-    default: return false;
-    }
+    const uint64_t low = 1ull << ',' | 1ull << ' ' | 1ull << '\t' | 1ull << '\r' | 1ull << '\n' | 1ull << 0;
+    unsigned char c = (unsigned char)ch;
+    return c < 64 ? (low >> c) & 1u : (c | 0x20) == '}';
 }
 
 #endif
