@@ -357,6 +357,33 @@ static void run_generated(family *f)
                 }
 }
 
+/* Usage objects whose numbers and literals hold quotes and brackets (where the member reader and the
+ * bracket counter disagree on where the object ends), followed by members that matter (an error, another
+ * usage, nested usage), under both usage keys. */
+static void run_usage_literals(family *f)
+{
+    static const char *const literals[] = {
+        "t{}", "t{", "1{", "n\"}\"", "f[\"", "t[", "t\"", "7\"", "\"s\"", "tru{\"a\":[1]}", "x{\"y\":\"}\"}", "0[]", "-{", "1",
+    };
+    static const char *const keys[] = {"usage", "usageMetadata"};
+    static const char *const tails[] = {
+        "", ",\"error\":{}", ",\"model\":\"m\"", ",\"choices\":[{\"usage\":1}]", "}", ",\"usage\":{\"prompt_tokens\":9}",
+        ",\"usageMetadata\":{\"promptTokenCount\":2,\"candidatesTokenCount\":3}", "]}", ",\"type\":\"error\"",
+    };
+    char body[512];
+    for (size_t l = 0; l < sizeof literals / sizeof literals[0]; l++)
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+            for (size_t t = 0; t < sizeof tails / sizeof tails[0]; t++)
+                for (int before = 0; before < 2; before++) {
+                    size_t n = (size_t)snprintf(
+                        body, sizeof body,
+                        "{\"id\":\"x\",\"%s\":{\"prompt_tokens\":1,\"promptTokenCount\":4,%s\"x\":%s,"
+                        "\"completion_tokens\":5,\"candidatesTokenCount\":6}%s}",
+                        keys[k], before ? "\"y\":[\"{\"],\"z\":{\"q\":\"[\"}," : "", literals[l], tails[t]);
+                    run_all(f, "generated", "usage-literals", body, n, false);
+                }
+}
+
 static const char *fixture_root(void)
 {
     static const char *const candidates[] = {"tests/fixtures", "../tests/fixtures", "../../tests/fixtures"};
@@ -439,12 +466,13 @@ static void skimmers_agree_with_the_recorded_results(void **state)
         if (i < n_seeds) {
             run_seed(&seeds[i], fam);
         } else {
-            fam[0] = (family){0, FNV_START};
+            fam[0] = fam[1] = (family){0, FNV_START};
             run_generated(&fam[0]);
-            n_fam = 1;
+            run_usage_literals(&fam[1]);
+            n_fam = 2;
         }
         for (size_t k = 0; k < n_fam; k++) {
-            const char *fname = i < n_seeds ? family_names[k] : "escapes";
+            const char *fname = i < n_seeds ? family_names[k] : k ? "usage-literals" : "escapes";
             if (out) {
                 fprintf(out, "%s %llx %s %zu %llx\n", name, (unsigned long long)seed_hash, fname, fam[k].count,
                         (unsigned long long)fam[k].hash);
