@@ -21,6 +21,9 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* dialects.h and limiter.h each name a type lg_window; this test uses neither */
 #define lg_window lg_cls_window
@@ -93,24 +96,24 @@ static void add_json(const char *file, const char *part, const cJSON *v)
     free(pretty);
 }
 
-static char *read_file(const char *path, size_t *len)
+/* The whole of a file, NUL-terminated (its length in *len), or NULL. */
+static char *slurp(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    char *buf = fd >= 0 && !fstat(fd, &st) ? malloc((size_t)st.st_size + 1) : NULL;
+    size_t got = 0;
+    ssize_t r = 1;
+    while (buf && got < (size_t)st.st_size && (r = read(fd, buf + got, (size_t)st.st_size - got)) > 0)
+        got += (size_t)r;
+    if (fd >= 0)
+        close(fd);
+    if (!buf || (r <= 0 && got < (size_t)st.st_size)) {
         free(buf);
-        buf = NULL;
+        return NULL;
     }
-    fclose(f);
-    if (buf) {
-        buf[n] = '\0';
-        *len = (size_t)n;
-    }
+    buf[got] = '\0';
+    *len = got;
     return buf;
 }
 
@@ -141,7 +144,7 @@ static void add_folder(const char *root, const char *sub)
         size_t len;
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
         snprintf(file, sizeof file, "%s/%s", sub, names[i]);
-        char *text = read_file(path, &len);
+        char *text = slurp(path, &len);
         if (text) {
             add_seed(file, "file", text, len);
             cJSON *doc = cJSON_ParseWithLength(text, len);
@@ -384,17 +387,14 @@ static void run_usage_literals(family *f)
                 }
 }
 
+/* tests/fixtures, seen from the repository (where tests/run.sh runs) or from a folder below it. */
 static const char *fixture_root(void)
 {
-    static const char *const candidates[] = {"tests/fixtures", "../tests/fixtures", "../../tests/fixtures"};
-    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
-        DIR *d = opendir(candidates[i]);
-        if (d) {
-            closedir(d);
-            return candidates[i];
-        }
-    }
-    return candidates[0];
+    static const char *const roots[] = {"tests/fixtures", "../tests/fixtures", "../../tests/fixtures"};
+    size_t k = 0;
+    while (k + 1 < sizeof roots / sizeof roots[0] && access(roots[k], R_OK))
+        k++;
+    return roots[k];
 }
 
 static const char *const family_names[] = {"whole", "cut", "insert", "substitute", "delete", "nest"};
