@@ -2,8 +2,9 @@
  * reader (src/classify/lazy.c), the token estimate and the model rewrite (src/gate). They run on every
  * request, so they are inline and read the text 16 bytes at a time: a block classifier marks the bytes
  * that matter (quotes, backslashes, brackets) as bits, and the helpers walk the bits. The classifier is
- * SSE2 on x86-64 and a portable byte loop elsewhere (or with LG_JSON_PORTABLE defined); both give the same
- * marks, and it is the only code that has two versions. */
+ * SSE2 on x86-64 and, elsewhere (or with LG_JSON_PORTABLE defined), two 64-bit words compared a byte
+ * lane at a time; both give the marks of the byte loop lg_json_marks_bytes, and it is the only code with
+ * more than one version. */
 #ifndef LLMGATE_CLASSIFY_JSON_SCAN_H
 #define LLMGATE_CLASSIFY_JSON_SCAN_H
 
@@ -32,7 +33,8 @@ typedef struct {
     uint32_t u;      /* 'u' (a "usage" key starts with one) */
 } lg_json_marks;
 
-/* The marks of the len (at most 16) bytes at p: the portable classifier. */
+/* The marks of the len (at most 16) bytes at p, a byte at a time: for the last bytes of a text shorter
+ * than a block, and the reference the block classifiers are tested against. */
 static inline lg_json_marks lg_json_marks_bytes(const char *p, size_t len)
 {
     lg_json_marks m = {0, 0, 0, 0, 0};
@@ -50,7 +52,41 @@ static inline lg_json_marks lg_json_marks_bytes(const char *p, size_t len)
     return m;
 }
 
-/* The marks of the 16 bytes at p (all readable). */
+#ifndef LG_JSON_SSE2
+/* 0x80 in each byte of x that equals c, 0 in the others (exact: no borrow crosses a byte). */
+LG_JSON_INLINE uint64_t lg_json_eq8(uint64_t x, unsigned char c)
+{
+    const uint64_t low7 = 0x7f7f7f7f7f7f7f7full;
+    uint64_t y = x ^ (0x0101010101010101ull * c);
+    return ~(((y & low7) + low7) | y | low7);
+}
+
+/* The 0x80 bits of m as 8 bits, byte k to bit k: the multiplication moves byte k's bit to bit 56 + k,
+ * and no two of its partial products meet. */
+LG_JSON_INLINE uint32_t lg_json_bits8(uint64_t m)
+{
+    return (uint32_t)(((m >> 7) * 0x0102040810204080ull) >> 56);
+}
+
+/* The marks of the 8 bytes at p, a word at a time. */
+LG_JSON_INLINE lg_json_marks lg_json_marks8(const char *p)
+{
+    uint64_t x;
+    memcpy(&x, p, sizeof x);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    x = __builtin_bswap64(x); /* byte k of the text in bits 8k..8k+7 */
+#endif
+    uint64_t folded = x | 0x2020202020202020ull; /* '[' and '{' meet, so do ']' and '}' */
+    lg_json_marks m = {
+        lg_json_bits8(lg_json_eq8(x, '"')),      lg_json_bits8(lg_json_eq8(x, '\\')),
+        lg_json_bits8(lg_json_eq8(folded, '{')), lg_json_bits8(lg_json_eq8(folded, '}')),
+        lg_json_bits8(lg_json_eq8(x, 'u')),
+    };
+    return m;
+}
+#endif
+
+/* The marks of the 16 bytes at p (all readable): SSE2 compares, or two words of the portable kind. */
 LG_JSON_INLINE lg_json_marks lg_json_marks16(const char *p)
 {
 #ifdef LG_JSON_SSE2
@@ -65,7 +101,10 @@ LG_JSON_INLINE lg_json_marks lg_json_marks16(const char *p)
     };
     return m;
 #else
-    return lg_json_marks_bytes(p, LG_JSON_BLOCK);
+    lg_json_marks a = lg_json_marks8(p), b = lg_json_marks8(p + 8);
+    lg_json_marks m = {a.quote | b.quote << 8, a.bslash | b.bslash << 8, a.open | b.open << 8,
+                       a.close | b.close << 8, a.u | b.u << 8};
+    return m;
 #endif
 }
 

@@ -517,7 +517,7 @@ static void classifier_matches_the_byte_loop(void **state)
 #ifdef LG_JSON_SSE2
                   "SSE2"
 #else
-                  "portable byte loop"
+                  "portable, 64-bit words"
 #endif
     );
     for (int round = 0; round < 20000; round++) {
