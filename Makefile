@@ -99,6 +99,18 @@ $(B)/tests/test_capture: EXTRA_OBJ = $(B)/san/src/hook/curl_capture.o
 $(B)/tests/test_auth_key: $(B)/san/src/hook/auth_key.o
 $(B)/tests/test_auth_key: EXTRA_OBJ = $(B)/san/src/hook/auth_key.o
 
+# test_json_scan_portable: the JSON skimmers built with their portable block classifier (LG_JSON_PORTABLE)
+# instead of SSE2, linked in place of the usual objects, through the same differential test.
+PORTABLE_SRC := src/classify/json.c src/classify/lazy.c src/gate/estimate.c src/gate/body_model.c
+PORTABLE_OBJ := $(PORTABLE_SRC:%.c=$(B)/portable/%.o)
+$(B)/portable/%.o: %.c $(wildcard include/llmgate/*.h) | $(B)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -DLG_JSON_PORTABLE -MMD -MP -c $< -o $@
+$(B)/tests/test_json_scan_portable: tests/unit/test_json_scan_portable.c tests/unit/test_json_scan.c $(PORTABLE_OBJ) $(SAN_CORE_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $< $(PORTABLE_OBJ) $(filter-out $(PORTABLE_SRC:%.c=$(B)/san/%.o),$(SAN_CORE_OBJ)) \
+		-lcmocka $(CORE_LIBS)
+
 # tests/clients/epoll_client.c: OpenSSL over a socket BIO
 CLIENT_LIBS := -lssl -lcrypto
 $(B)/clients/asan_%: tests/clients/%.c

@@ -44,34 +44,6 @@ bool lg_json_int(const cJSON *o, const char *key, int64_t *out)
     return true;
 }
 
-/* Iterative: no recursion on deep nesting. */
-size_t lg_json_value_end(const char *s, size_t n, size_t i)
-{
-    size_t depth = 0;
-    for (; i < n; i++) {
-        switch (s[i]) {
-        case '"':
-            i = lg_json_string_end(s, n, i);
-            if (!i)
-                return 0;
-            i--;
-            break;
-        case '{':
-        case '[':
-            depth++;
-            break;
-        case '}':
-        case ']':
-            if (depth == 0 || --depth == 0)
-                return i + 1;
-            break;
-        default:
-            break;
-        }
-    }
-    return 0;
-}
-
 void lg_json_each_element(const char *s, size_t len, bool (*fn)(const cJSON *el, void *ctx), void *ctx)
 {
     size_t i = 0;

@@ -10,18 +10,36 @@
 /* Longest count accepted, in digits (the full parse accepts up to 10^15 too). */
 #define COUNT_DIGITS_MAX 15
 
-typedef bool (*member_fn)(const char *key, size_t key_len, const char *v, size_t v_len, void *ctx);
+/* Reads the value, starting at s[j], of the member whose raw key is key[0..key_len): returns the end
+ * (exclusive) of the value, or 0 to stop. */
+typedef size_t (*member_fn)(const char *key, size_t key_len, const char *s, size_t n, size_t j, void *ctx);
 
-static size_t skip_ws(const char *s, size_t n, size_t i)
+static inline size_t skip_ws(const char *s, size_t n, size_t i)
 {
     while (i < n && (unsigned char)s[i] <= ' ' && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n'))
         i++;
     return i;
 }
 
+/* The index after ch at s[i] or after the whitespace that follows i; 0 when ch is not there. Compact
+ * JSON has ch right at i. */
+LG_JSON_INLINE size_t after(const char *s, size_t n, size_t i, char ch)
+{
+    if (i < n && s[i] == ch)
+        return i + 1;
+    i = skip_ws(s, n, i);
+    return i < n && s[i] == ch ? i + 1 : 0;
+}
+
+/* skip_ws where compact JSON has no whitespace. */
+LG_JSON_INLINE size_t next_token(const char *s, size_t n, size_t i)
+{
+    return i < n && (unsigned char)s[i] > ' ' ? i : skip_ws(s, n, i);
+}
+
 /* End (exclusive) of the value starting at s[i]; 0 when malformed or truncated. A number or literal ends
  * at the first character lg_json_scalar_stop names. */
-static size_t value_end(const char *s, size_t n, size_t i)
+LG_JSON_INLINE size_t value_end(const char *s, size_t n, size_t i)
 {
     if (i >= n)
         return 0;
@@ -36,27 +54,32 @@ static size_t value_end(const char *s, size_t n, size_t i)
 }
 
 /* Calls fn for each member of the object at s[i] == '{' with the raw key (quotes stripped, escapes kept)
- * and the raw value. Returns false when the object is malformed or truncated, or when fn returns false. */
-static bool each_member(const char *s, size_t n, size_t i, member_fn fn, void *ctx)
+ * and where its value starts; sets *end to the end of the object. Returns false when the object is
+ * malformed or truncated, or when fn returns 0. Inlined into each caller, with its fn. */
+LG_JSON_INLINE bool each_member(const char *s, size_t n, size_t i, member_fn fn, void *ctx, size_t *end)
 {
-    i = skip_ws(s, n, i + 1);
-    if (i < n && s[i] == '}')
+    i = next_token(s, n, i + 1);
+    if (i < n && s[i] == '}') {
+        *end = i + 1;
         return true;
+    }
     while (i < n && s[i] == '"') {
         size_t key_end = lg_json_string_end(s, n, i);
-        size_t j = key_end ? skip_ws(s, n, key_end) : n;
-        if (j >= n || s[j] != ':')
+        size_t j = key_end ? after(s, n, key_end, ':') : 0;
+        if (!j)
             return false;
-        j = skip_ws(s, n, j + 1);
-        size_t v_end = value_end(s, n, j);
-        if (!v_end || !fn(s + i + 1, key_end - i - 2, s + j, v_end - j, ctx))
+        j = next_token(s, n, j);
+        size_t v_end = fn(s + i + 1, key_end - i - 2, s, n, j, ctx);
+        if (!v_end)
             return false;
-        i = skip_ws(s, n, v_end);
-        if (i < n && s[i] == '}')
+        i = next_token(s, n, v_end);
+        if (i < n && s[i] == '}') {
+            *end = i + 1;
             return true;
+        }
         if (i >= n || s[i] != ',')
             return false;
-        i = skip_ws(s, n, i + 1);
+        i = next_token(s, n, i + 1);
     }
     return false;
 }
@@ -85,82 +108,141 @@ static bool int_value(const char *v, size_t n, int64_t *out)
     return true;
 }
 
+/* The counts of one usage object, and whether each of its numbers and literals is free of quotes and
+ * opening brackets (then the object ends where lg_json_value_end says: see on_top). */
+typedef struct {
+    lg_usage_fields f;
+    bool clean;
+} counts;
+
 /* Records a count; a number this reader does not take ("1e3", "12.5") goes to the full parse. */
-static bool on_count(const char *k, size_t kl, const char *v, size_t vl, void *ctx)
+static size_t on_count(const char *k, size_t kl, const char *s, size_t n, size_t j, void *ctx)
 {
+    counts *c = ctx;
+    size_t end = value_end(s, n, j);
+    if (!end)
+        return 0;
+    const char *v = s + j;
+    size_t vl = end - j;
     int64_t x;
     if (int_value(v, vl, &x))
-        lg_usage_field(ctx, k, kl, x);
+        lg_usage_field(&c->f, k, kl, x);
     else if (v[0] == '-' || (v[0] >= '0' && v[0] <= '9'))
-        return false;
-    return true;
+        return 0;
+    if (v[0] != '"' && v[0] != '{' && v[0] != '[')
+        for (size_t i = 1; i < vl; i++)
+            c->clean &= v[i] != '"' && v[i] != '{' && v[i] != '[';
+    return end;
 }
 
-/* True when the text holds a quote followed by usage (any quote, escaped ones too): each 'u' that memchr
- * finds is checked, as 'u' is rarer than quotes in JSON. */
+/* The counts of the usage object at s[i] == '{' (i < n), bounded by n; *end is set to its end. */
+static bool read_counts(const char *s, size_t n, size_t i, counts *c, size_t *end)
+{
+    memset(c, 0, sizeof *c);
+    c->clean = true;
+    return each_member(s, n, i, on_count, c, end);
+}
+
+/* True when the text holds a quote followed by usage (any quote, escaped ones too): each 'u' the block
+ * classifier marks is checked, as 'u' is rarer than quotes in JSON. */
 static bool mentions_usage(const char *v, size_t n)
 {
-    if (n < 6)
-        return false;
-    const char *last = v + n - 5; /* the last place a "usage" can start */
-    for (const char *u = v + 1; u <= last && (u = memchr(u, 'u', (size_t)(last - u) + 1)) != NULL; u++)
-        if (u[-1] == '"' && !memcmp(u, "usage", 5))
-            return true;
+    for (size_t i = 1; i + 5 <= n; i += LG_JSON_BLOCK)
+        for (uint32_t u = lg_json_marks_at(v, n, i).u; u; u &= u - 1) {
+            size_t at = i + (size_t)__builtin_ctz(u);
+            if (at + 5 <= n && v[at - 1] == '"' && !memcmp(v + at, "usage", 5))
+                return true;
+        }
     return false;
 }
 
+/* A top-level usage or usageMetadata object: the last one found, and its counts when they were read while
+ * walking the top level. */
 typedef struct {
-    const char *usage, *meta; /* raw top-level usage / usageMetadata objects */
-    size_t usage_len, meta_len;
+    const char *v; /* NULL when there is none */
+    size_t len;
+    bool read;
+    counts c;
+} usage_object;
+
+typedef struct {
+    usage_object usage, meta;
 } top_level;
 
-/* Stops (false) at anything a scanner could read as an error, and at nested objects that mention usage. */
-static bool on_top(const char *k, size_t kl, const char *v, size_t vl, void *ctx)
+/* The usage object at s[j] == '{': its counts are read on the way when its members are well formed and
+ * its numbers and literals hold no quote or opening bracket, since the object then ends where
+ * lg_json_value_end says (the text between its tokens is whitespace, strings and containers end the same
+ * way for both readers). Otherwise it is skipped by its brackets and read afterwards within those bounds,
+ * as before. Returns the end of the object, or 0. */
+static size_t take_usage(usage_object *u, const char *s, size_t n, size_t j)
+{
+    size_t end;
+    u->v = s + j;
+    u->read = read_counts(s, n, j, &u->c, &end) && u->c.clean;
+    if (!u->read)
+        end = lg_json_value_end(s, n, j);
+    u->len = end - j;
+    return end;
+}
+
+/* Stops (0) at anything a scanner could read as an error, and at nested objects that mention usage. */
+static size_t on_top(const char *k, size_t kl, const char *s, size_t n, size_t j, void *ctx)
 {
     top_level *t = ctx;
+    if (j >= n)
+        return 0;
+    const char *v = s + j;
     bool object = v[0] == '{';
+    if (object && KEY_IS(k, kl, "usage"))
+        return take_usage(&t->usage, s, n, j);
+    if (object && KEY_IS(k, kl, "usageMetadata"))
+        return take_usage(&t->meta, s, n, j);
+    size_t end = value_end(s, n, j), vl = end - j;
+    if (!end)
+        return 0;
     switch (kl) {
     case 4:  /* code, type */
-    case 5:  /* error, usage */
+    case 5:  /* error */
     case 6:  /* errors, object */
     case 10: /* error_code */
         if (KEY_IS(k, kl, "error") || KEY_IS(k, kl, "errors") || KEY_IS(k, kl, "error_code") ||
             KEY_IS(k, kl, "code") ||
             ((KEY_IS(k, kl, "type") || KEY_IS(k, kl, "object")) && vl == 7 && !memcmp(v, "\"error\"", 7)))
-            return false;
-        if (object && KEY_IS(k, kl, "usage")) {
-            t->usage = v, t->usage_len = vl;
-            return true;
-        }
-        break;
-    case 13:
-        if (object && KEY_IS(k, kl, "usageMetadata")) {
-            t->meta = v, t->meta_len = vl;
-            return true;
-        }
+            return 0;
         break;
     default:
         break;
     }
-    return !((object || v[0] == '[') && mentions_usage(v, vl));
+    return (object || v[0] == '[') && mentions_usage(v, vl) ? 0 : end;
+}
+
+/* The counts of a usage object: those read on the way, or read now within its bounds. */
+static bool counts_of(const usage_object *u, counts *c)
+{
+    if (u->read) {
+        *c = u->c;
+        return true;
+    }
+    size_t end;
+    return read_counts(u->v, u->len, 0, c, &end);
 }
 
 bool lg_lazy_success(lg_cls *c, const char *s, size_t n)
 {
-    size_t i = skip_ws(s, n, 0);
-    top_level t = {NULL, NULL, 0, 0};
-    if (i >= n || s[i] != '{' || !each_member(s, n, i, on_top, &t))
+    size_t i = skip_ws(s, n, 0), end;
+    top_level t;
+    t.usage.v = t.meta.v = NULL;
+    if (i >= n || s[i] != '{' || !each_member(s, n, i, on_top, &t, &end))
         return false;
-    lg_usage_fields f;
-    memset(&f, 0, sizeof f);
-    if (t.meta) {
-        if (!each_member(t.meta, t.meta_len, 0, on_count, &f))
+    counts f;
+    if (t.meta.v) {
+        if (!counts_of(&t.meta, &f))
             return false;
-        lg_google_usage_apply(c, &f);
-    } else if (t.usage) {
-        if (!each_member(t.usage, t.usage_len, 0, on_count, &f))
+        lg_google_usage_apply(c, &f.f);
+    } else if (t.usage.v) {
+        if (!counts_of(&t.usage, &f))
             return false;
-        lg_usage_apply(c, &f);
+        lg_usage_apply(c, &f.f);
     }
     return true;
 }

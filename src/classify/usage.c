@@ -8,25 +8,35 @@
 
 #include "classify/dialects.h"
 
-#define FIELD(name) {name, sizeof name - 1}
-static const struct {
-    const char *name;
-    size_t len;
-} fields[LG_UF_COUNT] = {
-    FIELD("prompt_tokens"),           FIELD("completion_tokens"),       FIELD("input_tokens"),
-    FIELD("cache_creation_input_tokens"), FIELD("cache_read_input_tokens"), FIELD("output_tokens"),
-    FIELD("promptTokenCount"),        FIELD("candidatesTokenCount"),    FIELD("toolUsePromptTokenCount"),
-    FIELD("thoughtsTokenCount"),
-};
+/* Key comparison, length first (name is a literal: sizeof gives its length). */
+#define KEY_IS(k, n, name) ((n) == sizeof name - 1 && !memcmp(k, name, sizeof name - 1))
+
+/* The LG_UF_ field a usage key names, or -1 (by length, then by name). */
+static int field_of(const char *k, size_t n)
+{
+    switch (n) {
+    case 12: return KEY_IS(k, n, "input_tokens") ? LG_UF_INPUT : -1;
+    case 13: return KEY_IS(k, n, "prompt_tokens") ? LG_UF_PROMPT : KEY_IS(k, n, "output_tokens") ? LG_UF_OUTPUT : -1;
+    case 16: return KEY_IS(k, n, "promptTokenCount") ? LG_UF_G_PROMPT : -1;
+    case 17: return KEY_IS(k, n, "completion_tokens") ? LG_UF_COMPLETION : -1;
+    case 18: return KEY_IS(k, n, "thoughtsTokenCount") ? LG_UF_G_THOUGHTS : -1;
+    case 20: return KEY_IS(k, n, "candidatesTokenCount") ? LG_UF_G_CANDIDATES : -1;
+    case 23:
+        return KEY_IS(k, n, "cache_read_input_tokens")   ? LG_UF_CACHE_READ
+               : KEY_IS(k, n, "toolUsePromptTokenCount") ? LG_UF_G_TOOL
+                                                         : -1;
+    case 27: return KEY_IS(k, n, "cache_creation_input_tokens") ? LG_UF_CACHE_WRITE : -1;
+    default: return -1;
+    }
+}
 
 void lg_usage_field(lg_usage_fields *f, const char *key, size_t key_len, int64_t v)
 {
-    for (int i = 0; i < LG_UF_COUNT; i++)
-        if (fields[i].len == key_len && fields[i].name[0] == key[0] && !memcmp(fields[i].name, key, key_len)) {
-            f->v[i] = v;
-            f->has |= 1u << i;
-            return;
-        }
+    int i = field_of(key, key_len);
+    if (i >= 0) {
+        f->v[i] = v;
+        f->has |= 1u << i;
+    }
 }
 
 static bool count(const lg_usage_fields *f, int i, int64_t *v)

@@ -6,7 +6,7 @@
 #include "classify/json_scan.h"
 #include "gate/body_model.h"
 
-static size_t skip_ws(const char *s, size_t n, size_t i)
+static inline size_t skip_ws(const char *s, size_t n, size_t i)
 {
     while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n'))
         i++;
@@ -16,7 +16,7 @@ static size_t skip_ws(const char *s, size_t n, size_t i)
 /* The index just after the JSON value starting at s[i] (string, number, literal, object or array), or 0.
  * A number or literal ends at a comma, a closing bracket or whitespace (or at the end of the text); a
  * quote or an opening bracket inside one starts a string or a container that ends it. */
-static size_t value_end(const char *s, size_t n, size_t i)
+LG_JSON_INLINE size_t value_end(const char *s, size_t n, size_t i)
 {
     size_t j = i;
     while (j < n && s[j] != '"' && s[j] != '{' && s[j] != '[' && s[j] != '}' && s[j] != ']' && s[j] != ',' &&
