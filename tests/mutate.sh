@@ -101,6 +101,9 @@ kept-shape-leaks|src/hook/curl_xfer.c|test_handle_reuse
 kept-shape-stale|src/hook/curl_xfer.c|test_handle_reuse
     bool fresh = !x->installed || x->gen != r->gen || x->headers_print != print || !x->base_url;
     bool fresh = !x->installed || !x->base_url;
+kept-key-spot|src/hook/curl_auth.c|test_handle_reuse
+    if (l && l->data && !strncmp(l->data, spot->prefix, spot->off)) {
+    if (l && l->data) {
 capture-status-plain|src/hook/curl_capture.c|test_capture
 (unsigned)(d[2] - '0') < 10 && (unsigned)(d[3] - '0') >= 10;
 (unsigned)(d[2] - '0') < 10;

@@ -9,26 +9,57 @@
 #include "hook/curl_auth.h"
 #include "llmgate/url.h"
 
-bool lg_curl_find_key(const lg_curl_rec *r, char *buf, size_t size)
+/* Copies the key at v into buf up to whitespace or the line's end; its length + 1, 0 when it does not fit.
+ * One pass that stops at the first byte <= ' ' it must (the key's usual bytes take one compare). */
+static inline size_t copy_key(const char *v, char *buf, size_t size)
 {
+    size_t n = 0;
+    for (;; n++) {
+        unsigned char c = (unsigned char)v[n];
+        if (c <= ' ' && (c == '\0' || c == ' ' || c == '\t' || c == '\r' || c == '\n'))
+            break;
+        if (n + 1 >= size)
+            return 0;
+        buf[n] = (char)c;
+    }
+    buf[n] = '\0';
+    return n + 1;
+}
+
+size_t lg_curl_find_key(const lg_curl_rec *r, char *buf, size_t size, lg_key_spot *spot)
+{
+    spot->node = NULL;
     for (const struct curl_slist *l = r->headers; l; l = l->next) {
         const char *v = l->data ? lg_auth_value(l->data) : NULL;
         if (v && *v) {
-            size_t len = lg_auth_key_len(v);
-            if (len >= size)
-                return false;
-            memcpy(buf, v, len);
-            buf[len] = '\0';
-            return true;
+            size_t off = (size_t)(v - l->data);
+            if (off < sizeof spot->prefix) {
+                spot->node = l;
+                spot->off = off;
+                memcpy(spot->prefix, l->data, off);
+                spot->prefix[off] = '\0';
+            }
+            return copy_key(v, buf, size);
         }
     }
     if (r->url && lg_url_query_get(r->url, "key", buf, size))
-        return true;
+        return strlen(buf) + 1;
     if (r->xoauth2 && strlen(r->xoauth2) < size) {
         strcpy(buf, r->xoauth2);
-        return true;
+        return strlen(buf) + 1;
     }
-    return false;
+    return 0;
+}
+
+size_t lg_curl_key_again(const lg_curl_rec *r, char *buf, size_t size, lg_key_spot *spot)
+{
+    const struct curl_slist *l = spot->node;
+    if (l && l->data && !strncmp(l->data, spot->prefix, spot->off)) {
+        char c = l->data[spot->off];
+        if (c != ' ' && c != '\t' && c != '\0') /* lg_auth_value would find its value where it did */
+            return copy_key(l->data + spot->off, buf, size);
+    }
+    return lg_curl_find_key(r, buf, size, spot);
 }
 
 /* Appends a node holding a copy of data; false on allocation failure. */

@@ -8,9 +8,22 @@
 #include "hook/curl_handles.h"
 #include "llmgate/preset.h"
 
+/* Where the host's header list held its key at the last lg_curl_find_key: the line and the key's offset
+ * in it, with the bytes before it (the name and scheme) as they were. node NULL: in no header. */
+typedef struct {
+    const struct curl_slist *node;
+    size_t off;
+    char prefix[64];
+} lg_key_spot;
+
 /* Copies the key the host sent into buf: from an Authorization: Bearer, x-api-key, x-goog-api-key or
- * api-key header, a ?key= query parameter, or CURLOPT_XOAUTH2_BEARER. False when there is none. */
-bool lg_curl_find_key(const lg_curl_rec *r, char *buf, size_t size);
+ * api-key header, a ?key= query parameter, or CURLOPT_XOAUTH2_BEARER; fills *spot. Returns the key's length
+ * + 1 (the bytes written), 0 when there is none (or it does not fit; buf is then written at most size). */
+size_t lg_curl_find_key(const lg_curl_rec *r, char *buf, size_t size, lg_key_spot *spot);
+/* lg_curl_find_key for a request whose header list has the same nodes and strings as when *spot was filled
+ * (lg_curl_rec.gen and the list's fingerprint unchanged): the key is copied again from where it was, after
+ * checking that its line still begins as it did (a host may rewrite a key in place); else found afresh. */
+size_t lg_curl_key_again(const lg_curl_rec *r, char *buf, size_t size, lg_key_spot *spot);
 
 /* Copies the value of the request's X-Llmgate-Pin header into buf; false when there is none. */
 bool lg_curl_find_pin(const lg_curl_rec *r, char *buf, size_t size);

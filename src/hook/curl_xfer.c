@@ -266,8 +266,10 @@ bool lg_xfer_open(lg_curl_xfer *x, CURL *h, lg_curl_rec *r, const lg_runtime *rt
         explicit_bzero(probe, sizeof probe);
         x->has_pin = lg_curl_find_pin(r, x->pin, sizeof x->pin);
     }
-    bool has_key = lg_curl_find_key(r, x->host_key, sizeof x->host_key);
-    x->host_key_used = has_key ? strlen(x->host_key) + 1 : sizeof x->host_key;
+    size_t key_bytes = fresh ? lg_curl_find_key(r, x->host_key, sizeof x->host_key, &x->key_spot)
+                             : lg_curl_key_again(r, x->host_key, sizeof x->host_key, &x->key_spot);
+    bool has_key = key_bytes > 0;
+    x->host_key_used = has_key ? key_bytes : sizeof x->host_key;
     *req = (lg_gate_request){
         .cfg = rt->cfg,
         .prov = r->prov,

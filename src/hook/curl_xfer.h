@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "hook/attempt_tr.h"
+#include "hook/curl_auth.h"
 #include "hook/curl_capture.h"
 #include "hook/curl_handles.h"
 #include "hook/curl_stream.h"
@@ -51,6 +52,7 @@ typedef struct lg_curl_xfer {
     bool resend_refused;             /* libcurl wanted to send this attempt a second time: refused */
     char host_key[LG_XFER_KEY_MAX];  /* the host's key, only until lg_xfer_forget_key */
     size_t host_key_used;            /* bytes of host_key written since it was last wiped (at most) */
+    lg_key_spot key_spot;            /* where the host's list held its key (for the same gen and print) */
 } lg_curl_xfer;
 
 /* Sets x, the kept transfer of handle h (record r, lg_xfer_kept), up for a gated exchange and fills *req

@@ -135,4 +135,20 @@ out=$(KEY_ONE=sk-reuse-one KEY_TWO=sk-reuse-two LLMGATE_CONFIG="$LG_TMP/config.j
 check_eq "the C host's three performs answered" "200 200 200" "$(echo $out)"
 check_eq "the header appended to the host's list went from the second request on" "- yes yes" \
     "$(curl -s "$MOCK_URL/__requests" | lg_json "' '.join(r['headers'].get('x-appended', '-') for r in j)")"
+
+# A C host without accounts of ours (its own key goes out) that changes its key between performs of one
+# handle: rewritten in place in the same string of the same list, the line rewritten in place to another
+# auth header (whose value holds the first key where the old key began: the mock sees the whole value),
+# then a new list with another key. The limiter counts each key for itself: the first key
+# is rate-limited for a minute (its second perform refused without waiting), each new key goes out.
+curl -s -X POST "$MOCK_URL/__reset" >/dev/null
+cat >"$LG_TMP/own.json" <<'JSON'
+{"providers": {"openai": {}}, "retry": {"max_rate_limit_wait_seconds": 0}}
+JSON
+out=$(LLMGATE_CONFIG="$LG_TMP/own.json" LD_PRELOAD="$LG_LIB" "$LG_BUILD/clients/key_change_client" \
+    http://api.openai.com/v1/chat/completions "api.openai.com:80:127.0.0.1:$MOCK_PORT")
+check_eq "the host saw its limited key refused, then each new key answered" "429 429 200 200 200" "$(echo $out)"
+check_eq "the mock got each new key as the host had it at that perform" \
+    "sk-reuse-limited,sk-reuse-inplace,sk-reuse-t sk-reuse-limited,sk-change-newlist" \
+    "$(curl -s "$MOCK_URL/__requests" | lg_json "','.join(r['key'] or '(none)' for r in j)")"
 lg_done
