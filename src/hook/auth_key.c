@@ -55,8 +55,6 @@ const char *lg_auth_value(const char *line)
     return NULL;
 }
 
-size_t lg_auth_key_len(const char *v) { return strcspn(v, " \t\r\n"); }
-
 char *lg_auth_line_with_key(const char *line, const char *value_start, const char *key)
 {
     size_t head = (size_t)(value_start - line);

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "llmgate/preset.h"
 
@@ -13,7 +14,7 @@
  * for Authorization); else NULL. */
 const char *lg_auth_value(const char *line);
 /* Length of the key at v (up to whitespace or the line end). */
-size_t lg_auth_key_len(const char *v);
+static inline size_t lg_auth_key_len(const char *v) { return strcspn(v, " \t\r\n"); }
 /* "Name: <scheme >key" built from the auth line's own name and scheme (value_start from lg_auth_value);
  * anything after the old key is dropped. Caller frees; NULL on allocation failure. */
 char *lg_auth_line_with_key(const char *line, const char *value_start, const char *key);

@@ -9,19 +9,13 @@
 #include "hook/curl_auth.h"
 #include "llmgate/url.h"
 
-/* Copies the key at v into buf up to whitespace or the line's end; its length + 1, 0 when it does not fit.
- * One pass that stops at the first byte <= ' ' it must (the key's usual bytes take one compare). */
+/* Copies the key at v into buf (lg_auth_key_len's bytes); its length + 1, 0 when it does not fit. */
 static inline size_t copy_key(const char *v, char *buf, size_t size)
 {
-    size_t n = 0;
-    for (;; n++) {
-        unsigned char c = (unsigned char)v[n];
-        if (c <= ' ' && (c == '\0' || c == ' ' || c == '\t' || c == '\r' || c == '\n'))
-            break;
-        if (n + 1 >= size)
-            return 0;
-        buf[n] = (char)c;
-    }
+    size_t n = lg_auth_key_len(v);
+    if (n >= size)
+        return 0;
+    memcpy(buf, v, n);
     buf[n] = '\0';
     return n + 1;
 }

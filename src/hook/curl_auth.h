@@ -18,7 +18,7 @@ typedef struct {
 
 /* Copies the key the host sent into buf: from an Authorization: Bearer, x-api-key, x-goog-api-key or
  * api-key header, a ?key= query parameter, or CURLOPT_XOAUTH2_BEARER; fills *spot. Returns the key's length
- * + 1 (the bytes written), 0 when there is none (or it does not fit; buf is then written at most size). */
+ * + 1 (the bytes written), 0 when there is none or it does not fit. */
 size_t lg_curl_find_key(const lg_curl_rec *r, char *buf, size_t size, lg_key_spot *spot);
 /* lg_curl_find_key for a request whose header list has the same nodes and strings as when *spot was filled
  * (lg_curl_rec.gen and the list's fingerprint unchanged): the key is copied again from where it was, after

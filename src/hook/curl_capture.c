@@ -1,7 +1,7 @@
 /* Capture of one attempt's response (see curl_capture.h). */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "hook/curl_capture.h"
 
@@ -126,6 +126,21 @@ static __attribute__((cold, noinline)) bool make_room(lg_capture *c, size_t len)
     return hdrs && text_room(c, 2 * len + 2);
 }
 
+static inline uint64_t load8(const char *p)
+{
+    uint64_t w;
+    memcpy(&w, p, sizeof w);
+    return w;
+}
+
+/* True when the 12 bytes at s spell "content-type" in any case: two overlapping word loads, 0x20 or-ed
+ * into the letters only (a letter with 0x20 set is the lowercase one exactly when it is that letter). */
+static inline bool is_content_type(const char *s)
+{
+    const char *head = "       \0", *tail = "   \0    "; /* spaces (0x20) over the letters of each word */
+    return (load8(s) | load8(head)) == load8("content-") && (load8(s + 4) | load8(tail)) == load8("ent-type");
+}
+
 /* True when the len bytes at p begin a status line ("HTTP/", any case). */
 static inline bool is_status_line(const char *p, size_t len)
 {
@@ -218,7 +233,7 @@ size_t lg_capture_header(char *ptr, size_t size, size_t nmemb, void *userdata)
         lg_header *h = &c->hdrs[c->n_hdrs++];
         h->name = copy;
         h->value = copy + (v - ptr);
-        if (nlen == 12 && (copy[0] | 0x20) == 'c' && !strcasecmp(copy, "content-type"))
+        if (nlen == 12 && is_content_type(copy))
             c->event_stream = end - v >= 17 && lg_is_event_stream(h->value); /* 17: "text/event-stream" */
     }
     c->text_len = at;
