@@ -76,14 +76,18 @@ static void shape_body(lg_curl_xfer *x, const lg_attempt *at)
 }
 
 /* Sets url on the handle unless it is what we set last (libcurl copies it: only our copy is kept, to
- * compare). */
+ * compare; base_url set last is known without comparing). */
 static void put_url(lg_curl_xfer *x, const char *url)
 {
-    if (x->set_url && !strcmp(x->set_url, url))
+    bool base = url == x->base_url;
+    if (base && x->url_is_base)
         return;
-    x->real->setopt(x->h, CURLOPT_URL, url);
-    free(x->set_url);
-    x->set_url = strdup(url); /* NULL: set again next time */
+    if (!x->set_url || strcmp(x->set_url, url)) {
+        x->real->setopt(x->h, CURLOPT_URL, url);
+        free(x->set_url);
+        x->set_url = strdup(url); /* NULL: set again next time */
+    }
+    x->url_is_base = base && x->set_url;
 }
 
 /* Sets list (ours, or the host's when list is NULL and own is false) as the handle's header list; our
@@ -199,6 +203,7 @@ static void install_capture(lg_curl_xfer *x)
     real->setopt(x->h, CURLOPT_FAILONERROR, 0L);
     free(x->set_url);
     x->set_url = NULL;
+    x->url_is_base = false;
     x->hdrs_reusable = false;
     x->set_follow = -1;
     x->installed = true;
@@ -233,6 +238,7 @@ static void restore_host(lg_curl_xfer *x)
     x->hdrs_reusable = false;
     free(x->set_url);
     x->set_url = NULL;
+    x->url_is_base = false;
     x->installed = false;
 }
 
@@ -258,6 +264,7 @@ bool lg_xfer_open(lg_curl_xfer *x, CURL *h, lg_curl_rec *r, const lg_runtime *rt
     x->prov = r->prov;
     if (fresh) { /* the host changed what we read or set: read it again, install everything */
         free(x->base_url);
+        x->url_is_base = false;
         x->base_url = r->prov->upstream ? lg_url_rebase(r->prov->upstream, r->url) : strdup(r->url);
         if (!x->base_url)
             return false;

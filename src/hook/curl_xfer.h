@@ -32,6 +32,7 @@ typedef struct lg_curl_xfer {
     char *base_url;                  /* the host's URL with the provider's upstream applied */
     bool key_in_query;
     char *set_url;                   /* a copy of the URL we set on the handle (NULL: unknown or the host's) */
+    bool url_is_base;                /* set_url is base_url, set as it is now */
     struct curl_slist *attempt_hdrs; /* ours, while set on the handle */
     bool hdrs_reusable;              /* the handle's header list (ours: hdrs_own) was made for ... */
     bool hdrs_own;
