@@ -1,27 +1,20 @@
 /* API key headers of an HTTP request (see auth_key.h). */
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "hook/auth_key.h"
+#include "hook/word.h"
 
 static const char *const key_headers[] = {"x-api-key", "x-goog-api-key", "api-key"};
-
-static inline uint64_t load8(const char *p)
-{
-    uint64_t w;
-    memcpy(&w, p, sizeof w);
-    return w;
-}
 
 /* True when the 13 bytes at s spell "authorization" in any case (ASCII letters: a byte with 0x20 set is
  * the lowercase letter exactly when it is that letter in either case). Two overlapping word loads. */
 static inline bool is_authorization(const char *s)
 {
     const uint64_t lower = 0x2020202020202020u;
-    return (load8(s) | lower) == load8("authoriz") && (load8(s + 5) | lower) == load8("rization");
+    return (lg_load8(s) | lower) == lg_load8("authoriz") && (lg_load8(s + 5) | lower) == lg_load8("rization");
 }
 
 /* True when v begins with "bearer " (its letters in any case); stops at the first byte that differs, so

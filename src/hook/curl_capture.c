@@ -1,9 +1,9 @@
 /* Capture of one attempt's response (see curl_capture.h). */
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hook/curl_capture.h"
+#include "hook/word.h"
 
 void lg_capture_reset(lg_capture *c)
 {
@@ -126,19 +126,12 @@ static __attribute__((cold, noinline)) bool make_room(lg_capture *c, size_t len)
     return hdrs && text_room(c, 2 * len + 2);
 }
 
-static inline uint64_t load8(const char *p)
-{
-    uint64_t w;
-    memcpy(&w, p, sizeof w);
-    return w;
-}
-
 /* True when the 12 bytes at s spell "content-type" in any case: two overlapping word loads, 0x20 or-ed
  * into the letters only (a letter with 0x20 set is the lowercase one exactly when it is that letter). */
 static inline bool is_content_type(const char *s)
 {
     const char *head = "       \0", *tail = "   \0    "; /* spaces (0x20) over the letters of each word */
-    return (load8(s) | load8(head)) == load8("content-") && (load8(s + 4) | load8(tail)) == load8("ent-type");
+    return (lg_load8(s) | lg_load8(head)) == lg_load8("content-") && (lg_load8(s + 4) | lg_load8(tail)) == lg_load8("ent-type");
 }
 
 /* True when the len bytes at p begin a status line ("HTTP/", any case). */
