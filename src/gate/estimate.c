@@ -21,6 +21,8 @@ typedef struct {
     int64_t text;
     int64_t out[OUT_N]; /* -1 = absent */
     int64_t choices;    /* n / candidateCount, -1 = absent */
+    bool odd;           /* a number or literal so far held a quote or an opening bracket */
+    bool span_seen;     /* the first top-level "model" key was met (e->model_span says what it holds) */
     lg_estimate *e;
 } scanner;
 
@@ -83,8 +85,8 @@ static void count_text(scanner *s, size_t len)
 static bool scalar_at(scanner *s, int64_t *num)
 {
     const char *q = s->p;
-    while (q < s->end && !lg_json_scalar_stop(*q))
-        q++;
+    for (; q < s->end && !lg_json_scalar_stop(*q); q++)
+        s->odd |= *q == '"' || (*q | 0x20) == '{'; /* lg_body_model_span would end it there */
     if (q == s->p)
         return false;
     *num = -1;
@@ -142,7 +144,25 @@ static place child_place(place pl, const char *k, size_t n)
     return AT_OTHER;
 }
 
-static bool value(scanner *s, int depth, place pl, const char *k, size_t kn, bool schema);
+static bool object(scanner *s, int depth, place pl, bool schema);
+static bool array(scanner *s, int depth, const char *k, size_t kn, bool schema);
+static inline bool value(scanner *s, int depth, place pl, const char *k, size_t kn, bool schema);
+
+/* At the value of the first top-level "model" member: what lg_body_model_span says of it. Everything read
+ * before was well formed (this scan checks it), so that reader, which skips values less strictly, ends
+ * each where this scan did, unless a number or literal held a quote or an opening bracket: it reads a
+ * string or a container from there. */
+static void model_span(scanner *s)
+{
+    s->span_seen = true;
+    s->e->model_span = s->odd ? -1 : 0;
+    size_t at = (size_t)(s->p - s->base), end;
+    if (!s->odd && s->p < s->end && *s->p == '"' && (end = lg_json_string_end(s->base, (size_t)(s->end - s->base), at))) {
+        s->e->model_span = 1;
+        s->e->span_start = at + 1;
+        s->e->span_end = end - 1;
+    }
+}
 
 /* An object at s->p whose members sit at place pl. */
 static bool object(scanner *s, int depth, place pl, bool schema)
@@ -165,6 +185,8 @@ static bool object(scanner *s, int depth, place pl, bool schema)
         if (s->p >= s->end || *s->p++ != ':')
             return false;
         skip_ws(s);
+        if (pl == AT_TOP && !s->span_seen && KEY_IS(k, kn, "model"))
+            model_span(s);
         bool sub_schema = schema || schema_key(k, kn);
         if (!value(s, depth + 1, pl, k, kn, sub_schema))
             return false;
@@ -181,36 +203,35 @@ static bool object(scanner *s, int depth, place pl, bool schema)
     }
 }
 
-/* One value at s->p, found under key k (the member's key, or the enclosing array's) at place pl. */
-static bool value(scanner *s, int depth, place pl, const char *k, size_t kn, bool schema)
+/* An array at s->p, its elements found under key k. */
+static bool array(scanner *s, int depth, const char *k, size_t kn, bool schema)
 {
-    if (depth > MAX_DEPTH || s->p >= s->end)
-        return false;
-    if (*s->p == '{')
-        return object(s, depth, child_place(pl, k, kn), schema);
-    if (*s->p == '[') {
+    s->p++;
+    skip_ws(s);
+    if (s->p < s->end && *s->p == ']') {
         s->p++;
+        return true;
+    }
+    for (;;) {
         skip_ws(s);
+        if (!value(s, depth + 1, AT_OTHER, k, kn, schema))
+            return false;
+        skip_ws(s);
+        if (s->p < s->end && *s->p == ',') {
+            s->p++;
+            continue;
+        }
         if (s->p < s->end && *s->p == ']') {
             s->p++;
             return true;
         }
-        for (;;) {
-            skip_ws(s);
-            if (!value(s, depth + 1, AT_OTHER, k, kn, schema))
-                return false;
-            skip_ws(s);
-            if (s->p < s->end && *s->p == ',') {
-                s->p++;
-                continue;
-            }
-            if (s->p < s->end && *s->p == ']') {
-                s->p++;
-                return true;
-            }
-            return false;
-        }
+        return false;
     }
+}
+
+/* A string, number or literal at s->p (s->p < s->end), found under key k at place pl. */
+LG_JSON_INLINE bool leaf(scanner *s, place pl, const char *k, size_t kn, bool schema)
+{
     if (*s->p == '"') {
         const char *v;
         size_t n;
@@ -237,11 +258,28 @@ static bool value(scanner *s, int depth, place pl, const char *k, size_t kn, boo
     return true;
 }
 
+/* One value at s->p, found under key k (the member's key, or the enclosing array's) at place pl: a string,
+ * number or literal read here, a container by a call (the only recursion). */
+LG_JSON_INLINE bool value(scanner *s, int depth, place pl, const char *k, size_t kn, bool schema)
+{
+    if (depth > MAX_DEPTH || s->p >= s->end)
+        return false;
+    if (*s->p == '{')
+        return object(s, depth, child_place(pl, k, kn), schema);
+    if (*s->p == '[')
+        return array(s, depth, k, kn, schema);
+    return leaf(s, pl, k, kn, schema);
+}
+
 void lg_estimate_scan(lg_dialect d, const char *body, size_t len, lg_estimate *out)
 {
     if (!body)
         len = 0;
     memset(out, 0, sizeof *out);
+    out->body = body;
+    out->body_len = len;
+    out->dialect = d;
+    out->model_span = -1;
     out->envelope = (int64_t)((len + 3) / 4);
     out->text = out->envelope;
     out->output = -1;
@@ -255,6 +293,8 @@ void lg_estimate_scan(lg_dialect d, const char *body, size_t len, lg_estimate *o
         out->model[0] = '\0';
         return;
     }
+    if (!s.span_seen && !s.odd) /* a well-formed object without a top-level model */
+        out->model_span = 0;
     out->text = s.text;
     for (int f = 0; f < OUT_N && out->output < 0; f++)
         out->output = s.out[f];

@@ -197,6 +197,7 @@ typedef struct {
 
 static FILE *dump;
 static size_t lazy_taken, lazy_usage, estimate_output, model_found, elements_seen;
+static size_t span_known, span_differs; /* the estimate's model span told, and told otherwise than the reader */
 
 static bool count_element(const cJSON *el, void *ctx)
 {
@@ -230,6 +231,14 @@ static void run_all(family *f, const char *name, const char *fam, const char *te
     ok = lg_body_model_span(s, n, &a, &b);
     r += (size_t)snprintf(rec + r, sizeof rec - r, " M%d %zu %zu", ok, a, b);
     model_found += ok;
+    if (e.model_span >= 0) { /* the estimate's pass answers for lg_body_model_span: the same answer */
+        span_known++;
+        if (e.model_span != ok || (ok && (e.span_start != a || e.span_end != b))) {
+            if (span_differs++ < 10)
+                print_message("# model span %d [%zu, %zu) where the reader says %d [%zu, %zu): %.*s\n", e.model_span,
+                              e.span_start, e.span_end, ok, a, b, (int)(n < 200 ? n : 200), s);
+        }
+    }
     int elements = 0;
     lg_json_each_element(s, n, count_element, &elements);
     r += (size_t)snprintf(rec + r, sizeof rec - r, " A%d", elements);
@@ -498,9 +507,13 @@ static void skimmers_agree_with_the_recorded_results(void **state)
         return;
     }
     print_message("# %zu families compared, %zu skipped (fixtures changed since the recording); lazy path took "
-                  "%zu inputs (%zu with usage), %zu estimates with an output limit, %zu models, %zu arrays\n",
-                  compared, skipped, lazy_taken, lazy_usage, estimate_output, model_found, elements_seen);
+                  "%zu inputs (%zu with usage), %zu estimates with an output limit, %zu models, %zu arrays; the "
+                  "estimate told the model span of %zu inputs, %zu otherwise than the reader\n",
+                  compared, skipped, lazy_taken, lazy_usage, estimate_output, model_found, elements_seen, span_known,
+                  span_differs);
     assert_int_equal(differ, 0);
+    assert_int_equal(span_differs, 0);
+    assert_true(span_known > 10000);
     assert_true(compared >= n_golden * 9 / 10); /* the recording still covers most of the corpus */
     assert_true(lazy_usage > 1000 && estimate_output > 1000 && model_found > 1000 && elements_seen > 100);
 }
