@@ -139,6 +139,28 @@ LG_JSON_INLINE lg_json_marks lg_json_marks_at(const char *s, size_t n, size_t i)
     return m;
 }
 
+/* The index of the first 'u' in s[i..n), or a value >= n when there is none: SSE2 blocks, or the portable
+ * build's first 'u' of each 8-byte word. */
+LG_JSON_INLINE size_t lg_json_next_u(const char *s, size_t n, size_t i)
+{
+#ifdef LG_JSON_SSE2
+    for (; i < n; i += LG_JSON_BLOCK) {
+        uint32_t u = lg_json_marks_at(s, n, i).u;
+        if (u)
+            return i + (size_t)__builtin_ctz(u);
+    }
+#else
+    for (; i + 8 <= n; i += 8) {
+        uint64_t hit = lg_json_first8(lg_json_word(s + i), 'u');
+        if (hit)
+            return i + ((size_t)__builtin_ctzll(hit) >> 3);
+    }
+    while (i < n && s[i] != 'u')
+        i++;
+#endif
+    return i;
+}
+
 /* The bytes of a block escaped by a backslash: each one right after an odd run of backslashes (what is
  * marked at a backslash is left unspecified: only quotes are asked about). *carry is
  * 1 when the block's first byte is escaped by the previous block's last backslash (0 for the first block

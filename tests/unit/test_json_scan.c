@@ -518,7 +518,7 @@ static void skimmers_agree_with_the_recorded_results(void **state)
     assert_true(lazy_usage > 1000 && estimate_output > 1000 && model_found > 1000 && elements_seen > 100);
 }
 
-/* The block classifier marks what the byte loop marks: on random blocks over an alphabet rich in the
+/* The block classifier marks what the byte loop marks (and the next 'u' is where a byte loop finds it): on random blocks over an alphabet rich in the
  * bytes it looks for (and their neighbours under | 0x20, and bytes with the high bit set), and near the
  * end of texts of every length, where the last 16 bytes are classified and shifted. */
 static void classifier_matches_the_byte_loop(void **state)
@@ -542,6 +542,10 @@ static void classifier_matches_the_byte_loop(void **state)
         a = lg_json_marks_at(text, n, i);
         b = lg_json_marks_bytes(text + i, len);
         assert_memory_equal(&a, &b, sizeof a);
+        size_t u = i, got = lg_json_next_u(text, n, i); /* the next 'u', as a byte loop finds it */
+        while (u < n && text[u] != 'u')
+            u++;
+        assert_int_equal(got < n ? got : n, u);
     }
 }
 
