@@ -135,10 +135,11 @@ static size_t on_count(const char *k, size_t kl, const char *s, size_t n, size_t
     return end;
 }
 
-/* The counts of the usage object at s[i] == '{' (i < n), bounded by n; *end is set to its end. */
+/* The counts of the usage object at s[i] == '{' (i < n), bounded by n; *end is set to its end. Only
+ * has is cleared: a count is read only when its bit says it was set. */
 static bool read_counts(const char *s, size_t n, size_t i, counts *c, size_t *end)
 {
-    memset(c, 0, sizeof *c);
+    c->f.has = 0;
     c->clean = true;
     return each_member(s, n, i, on_count, c, end);
 }
