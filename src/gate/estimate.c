@@ -50,11 +50,16 @@ static bool envelope_key(const char *k, size_t n)
     }
 }
 
-/* Keys whose whole subtree (keys included) is serialized into the prompt. */
-static bool schema_key(const char *k, size_t n)
+/* Keys whose whole subtree (keys included) is serialized into the prompt (by length, then by name). */
+static inline bool schema_key(const char *k, size_t n)
 {
-    return KEY_IS(k, n, "tools") || KEY_IS(k, n, "functions") || KEY_IS(k, n, "function_declarations") ||
-           KEY_IS(k, n, "functionDeclarations");
+    switch (n) {
+    case 5: return KEY_IS(k, n, "tools");
+    case 9: return KEY_IS(k, n, "functions");
+    case 20: return KEY_IS(k, n, "functionDeclarations");
+    case 21: return KEY_IS(k, n, "function_declarations");
+    default: return false;
+    }
 }
 
 static inline void skip_ws(scanner *s)
@@ -62,6 +67,19 @@ static inline void skip_ws(scanner *s)
     while (s->p < s->end && (unsigned char)*s->p <= ' ' &&
            (*s->p == ' ' || *s->p == '\t' || *s->p == '\r' || *s->p == '\n'))
         s->p++;
+}
+
+/* Steps over ch at s->p, or after the whitespace there (compact JSON has ch right at s->p): false, with
+ * the whitespace skipped, when ch is not there. */
+LG_JSON_INLINE bool take(scanner *s, char ch)
+{
+    if (s->p >= s->end || *s->p != ch) {
+        skip_ws(s);
+        if (s->p >= s->end || *s->p != ch)
+            return false;
+    }
+    s->p++;
+    return true;
 }
 
 /* A string at s->p (the opening quote); sets *start and *len to its raw bytes. False when unterminated. */
@@ -181,8 +199,7 @@ static bool object(scanner *s, int depth, place pl, bool schema)
             return false;
         if (schema)
             count_text(s, kn);
-        skip_ws(s);
-        if (s->p >= s->end || *s->p++ != ':')
+        if (!take(s, ':'))
             return false;
         skip_ws(s);
         if (pl == AT_TOP && !s->span_seen && KEY_IS(k, kn, "model"))
@@ -190,16 +207,9 @@ static bool object(scanner *s, int depth, place pl, bool schema)
         bool sub_schema = schema || schema_key(k, kn);
         if (!value(s, depth + 1, pl, k, kn, sub_schema))
             return false;
-        skip_ws(s);
-        if (s->p < s->end && *s->p == ',') {
-            s->p++;
+        if (take(s, ','))
             continue;
-        }
-        if (s->p < s->end && *s->p == '}') {
-            s->p++;
-            return true;
-        }
-        return false;
+        return take(s, '}');
     }
 }
 
@@ -216,16 +226,9 @@ static bool array(scanner *s, int depth, const char *k, size_t kn, bool schema)
         skip_ws(s);
         if (!value(s, depth + 1, AT_OTHER, k, kn, schema))
             return false;
-        skip_ws(s);
-        if (s->p < s->end && *s->p == ',') {
-            s->p++;
+        if (take(s, ','))
             continue;
-        }
-        if (s->p < s->end && *s->p == ']') {
-            s->p++;
-            return true;
-        }
-        return false;
+        return take(s, ']');
     }
 }
 
