@@ -5,8 +5,8 @@
  * SSE2 on x86-64 and, elsewhere (or with LG_JSON_PORTABLE defined), two 64-bit words compared a byte
  * lane at a time; both give the marks of the byte loop lg_json_marks_bytes. Gathering a word's lanes into
  * bits costs more than SSE2's movemask, so the portable build ends strings and values by finding the first
- * quote, backslash or bracket of each 8-byte word instead (lg_json_first8); these two helpers and the
- * classifier are the only code with two versions. */
+ * quote, backslash or bracket of each 8-byte word instead (lg_json_first8), and finds a 'u' the same way;
+ * these three helpers and the classifier are the only code with two versions. */
 #ifndef LLMGATE_CLASSIFY_JSON_SCAN_H
 #define LLMGATE_CLASSIFY_JSON_SCAN_H
 

@@ -1,6 +1,7 @@
 /* Token estimates at admission (see limiter.h): one recursive-descent scan of the request body, counting
- * the text the provider tokenizes and reading the output limit, the number of choices and the model,
- * without building a tree or allocating. */
+ * the text the provider tokenizes and reading the output limit, the number of choices and the model (and
+ * what lg_body_model_span says of it, so that the exchange scans the body once), without building a tree
+ * or allocating. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -5,7 +5,8 @@
  * and NULs, deleted bytes, shifted alignment, deep nesting, generated strings whose backslash runs cross
  * 16-byte boundaries) go through every skimmer, and the results are compared with the results the
  * byte-at-a-time implementation these replaced gave on the same inputs (json_scan.golden: one digest per
- * seed and family of variants, recorded from that implementation at commit 9740627).
+ * seed and family of variants, recorded from that implementation at commit 9740627). Where the estimate
+ * tells what lg_body_model_span would say of the model (lg_estimate.model_span), it must say the same.
  *
  * LG_JSON_SCAN_GOLDEN=path writes the digests of this build instead; LG_JSON_SCAN_DUMP=path writes every
  * input's results, to diff two builds when a digest differs. The same test is built with the portable
