@@ -122,6 +122,14 @@ typedef struct {
     int64_t output;   /* the requested output limit, times the number of choices (n, candidateCount);
                          -1 when the request names none */
     char model[LG_MODEL_MAX]; /* the body's "model" ("" when absent or too long) */
+    /* The body's first top-level "model" member as lg_body_model_span (src/gate/body_model.h) reads it, so
+     * that one pass gives both: 1 when it is a string (its raw bytes [span_start, span_end)), 0 when
+     * lg_body_model_span finds none, -1 when this scan cannot tell (call lg_body_model_span). */
+    int model_span;
+    size_t span_start, span_end;
+    const char *body; /* the body scanned, and how (lg_accounts_init takes an estimate the exchange made of */
+    size_t body_len;  /* the same body earlier, and clears body when it does) */
+    lg_dialect dialect;
 } lg_estimate;
 
 /* Scans a request body once, without building a tree. text: 3 + for every string the provider tokenizes

@@ -3,8 +3,10 @@
  * request, so they are inline and read the text 16 bytes at a time: a block classifier marks the bytes
  * that matter (quotes, backslashes, brackets) as bits, and the helpers walk the bits. The classifier is
  * SSE2 on x86-64 and, elsewhere (or with LG_JSON_PORTABLE defined), two 64-bit words compared a byte
- * lane at a time; both give the marks of the byte loop lg_json_marks_bytes, and it is the only code with
- * more than one version. */
+ * lane at a time; both give the marks of the byte loop lg_json_marks_bytes. Gathering a word's lanes into
+ * bits costs more than SSE2's movemask, so the portable build ends strings and values by finding the first
+ * quote, backslash or bracket of each 8-byte word instead (lg_json_first8), and finds a 'u' the same way;
+ * these three helpers and the classifier are the only code with two versions. */
 #ifndef LLMGATE_CLASSIFY_JSON_SCAN_H
 #define LLMGATE_CLASSIFY_JSON_SCAN_H
 
@@ -68,14 +70,29 @@ LG_JSON_INLINE uint32_t lg_json_bits8(uint64_t m)
     return (uint32_t)(((m >> 7) * 0x0102040810204080ull) >> 56);
 }
 
-/* The marks of the 8 bytes at p, a word at a time. */
-LG_JSON_INLINE lg_json_marks lg_json_marks8(const char *p)
+/* The 8 bytes at p as a word, byte k of the text in bits 8k..8k+7. */
+LG_JSON_INLINE uint64_t lg_json_word(const char *p)
 {
     uint64_t x;
     memcpy(&x, p, sizeof x);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    x = __builtin_bswap64(x); /* byte k of the text in bits 8k..8k+7 */
+    x = __builtin_bswap64(x);
 #endif
+    return x;
+}
+
+/* 0x80 in the first byte of x that equals c, and maybe in bytes after it (a borrow runs only upward
+ * from a byte that equals c); 0 when none does. Cheaper than lg_json_eq8 where only the first counts. */
+LG_JSON_INLINE uint64_t lg_json_first8(uint64_t x, unsigned char c)
+{
+    uint64_t y = x ^ (0x0101010101010101ull * c);
+    return (y - 0x0101010101010101ull) & ~y & 0x8080808080808080ull;
+}
+
+/* The marks of the 8 bytes at p, a word at a time. */
+LG_JSON_INLINE lg_json_marks lg_json_marks8(const char *p)
+{
+    uint64_t x = lg_json_word(p);
     uint64_t folded = x | 0x2020202020202020ull; /* '[' and '{' meet, so do ']' and '}' */
     lg_json_marks m = {
         lg_json_bits8(lg_json_eq8(x, '"')),      lg_json_bits8(lg_json_eq8(x, '\\')),
@@ -122,6 +139,28 @@ LG_JSON_INLINE lg_json_marks lg_json_marks_at(const char *s, size_t n, size_t i)
     return m;
 }
 
+/* The index of the first 'u' in s[i..n), or a value >= n when there is none: SSE2 blocks, or the portable
+ * build's first 'u' of each 8-byte word. */
+LG_JSON_INLINE size_t lg_json_next_u(const char *s, size_t n, size_t i)
+{
+#ifdef LG_JSON_SSE2
+    for (; i < n; i += LG_JSON_BLOCK) {
+        uint32_t u = lg_json_marks_at(s, n, i).u;
+        if (u)
+            return i + (size_t)__builtin_ctz(u);
+    }
+#else
+    for (; i + 8 <= n; i += 8) {
+        uint64_t hit = lg_json_first8(lg_json_word(s + i), 'u');
+        if (hit)
+            return i + ((size_t)__builtin_ctzll(hit) >> 3);
+    }
+    while (i < n && s[i] != 'u')
+        i++;
+#endif
+    return i;
+}
+
 /* The bytes of a block escaped by a backslash: each one right after an odd run of backslashes (what is
  * marked at a backslash is left unspecified: only quotes are asked about). *carry is
  * 1 when the block's first byte is escaped by the previous block's last backslash (0 for the first block
@@ -164,10 +203,31 @@ LG_JSON_INLINE size_t lg_json_quote_in(uint32_t quote, uint32_t bslash, size_t a
 }
 
 /* End (exclusive) of the string starting at s[i] == '"' (i < n); 0 when unterminated. The first quote
- * not escaped by a backslash ends it. A string of up to 15 bytes without backslashes costs one block. */
+ * not escaped by a backslash ends it. A string of up to 15 bytes without backslashes costs one block
+ * (SSE2); the portable build reads it 8 bytes at a time instead, by the word's first quote or backslash
+ * (lg_json_first8: no masks to gather), a backslash skipping the byte it escapes. */
 LG_JSON_INLINE size_t lg_json_string_end(const char *s, size_t n, size_t i)
 {
     size_t at = i + 1;
+#ifndef LG_JSON_SSE2
+    while (at + 8 <= n) {
+        uint64_t x = lg_json_word(s + at), hit = lg_json_first8(x, '"') | lg_json_first8(x, '\\');
+        if (!hit) {
+            at += 8;
+            continue;
+        }
+        at += (size_t)__builtin_ctzll(hit) >> 3;
+        if (s[at] == '"')
+            return at + 1;
+        at += 2; /* a backslash and the byte it escapes */
+    }
+    for (; at < n; at++) {
+        if (s[at] == '"')
+            return at + 1;
+        at += s[at] == '\\';
+    }
+    return 0;
+#else
     if (n - at >= LG_JSON_BLOCK) {
         lg_json_marks m = lg_json_marks16(s + at);
         size_t end = lg_json_quote_in(m.quote, m.bslash, at);
@@ -177,6 +237,7 @@ LG_JSON_INLINE size_t lg_json_string_end(const char *s, size_t n, size_t i)
             at += LG_JSON_BLOCK;
     }
     return lg_json_string_rest(s, n, at);
+#endif
 }
 
 /* Bit k set when an odd number of the bits 0..k of x are: the bytes from an opening quote up to its
@@ -190,6 +251,42 @@ LG_JSON_INLINE uint32_t lg_json_prefix_xor(uint32_t x)
     return x;
 }
 
+#ifndef LG_JSON_SSE2
+/* End (exclusive) of the object or array starting at s[i], counting brackets outside strings (of either
+ * kind: the text is skimmed, not checked); 0 when the text ends first. Iterative: no recursion on deep
+ * nesting. The portable build reads it a token at a time, finding the next quote or bracket 8 bytes at a
+ * time by lg_json_first8 (fewer steps than the block masks of the SSE2 reading below, which gathering
+ * the portable masks would make dearer). */
+LG_JSON_INLINE size_t lg_json_value_end(const char *s, size_t n, size_t i)
+{
+    size_t depth = 0;
+    while (i < n) {
+        if (i + 8 <= n) {
+            uint64_t x = lg_json_word(s + i), folded = x | 0x2020202020202020ull; /* [ to {, ] to } */
+            uint64_t hit = lg_json_first8(x, '"') | lg_json_first8(folded, '{') | lg_json_first8(folded, '}');
+            if (!hit) {
+                i += 8;
+                continue;
+            }
+            i += (size_t)__builtin_ctzll(hit) >> 3;
+        }
+        unsigned char ch = (unsigned char)s[i];
+        if (ch == '"') {
+            i = lg_json_string_end(s, n, i);
+            if (!i)
+                return 0;
+        } else if ((ch | 0x20) == '{') {
+            depth++;
+            i++;
+        } else if ((ch | 0x20) == '}' && (depth == 0 || --depth == 0)) {
+            return i + 1;
+        } else {
+            i++;
+        }
+    }
+    return 0;
+}
+#else
 /* End (exclusive) of the object or array starting at s[i], counting brackets outside strings (of either
  * kind: the text is skimmed, not checked); 0 when the text ends first. Iterative: no recursion on deep
  * nesting. A block without backslashes is read whole: its quotes tell which bytes are inside strings,
@@ -241,6 +338,7 @@ LG_JSON_INLINE size_t lg_json_value_end(const char *s, size_t n, size_t i)
     }
     return 0;
 }
+#endif
 
 /* True at a character that ends a number or literal (a NUL too: such text is malformed): one of , } ]
  * space \t \r \n \0. Below 64 a bit of a mask says; above, only ] and } (which | 0x20 turns into }). */

@@ -135,24 +135,22 @@ static size_t on_count(const char *k, size_t kl, const char *s, size_t n, size_t
     return end;
 }
 
-/* The counts of the usage object at s[i] == '{' (i < n), bounded by n; *end is set to its end. */
+/* The counts of the usage object at s[i] == '{' (i < n), bounded by n; *end is set to its end. Only
+ * has is cleared: a count is read only when its bit says it was set. */
 static bool read_counts(const char *s, size_t n, size_t i, counts *c, size_t *end)
 {
-    memset(c, 0, sizeof *c);
+    c->f.has = 0;
     c->clean = true;
     return each_member(s, n, i, on_count, c, end);
 }
 
-/* True when the text holds a quote followed by usage (any quote, escaped ones too): each 'u' the block
- * classifier marks is checked, as 'u' is rarer than quotes in JSON. */
+/* True when the text holds a quote followed by usage (any quote, escaped ones too): each 'u' is checked,
+ * as 'u' is rarer than quotes in JSON. */
 static bool mentions_usage(const char *v, size_t n)
 {
-    for (size_t i = 1; i + 5 <= n; i += LG_JSON_BLOCK)
-        for (uint32_t u = lg_json_marks_at(v, n, i).u; u; u &= u - 1) {
-            size_t at = i + (size_t)__builtin_ctz(u);
-            if (at + 5 <= n && v[at - 1] == '"' && !memcmp(v + at, "usage", 5))
-                return true;
-        }
+    for (size_t at = lg_json_next_u(v, n, 1); at + 5 <= n; at = lg_json_next_u(v, n, at + 1))
+        if (v[at - 1] == '"' && !memcmp(v + at, "usage", 5))
+            return true;
     return false;
 }
 

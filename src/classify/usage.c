@@ -39,10 +39,14 @@ void lg_usage_field(lg_usage_fields *f, const char *key, size_t key_len, int64_t
     }
 }
 
+/* The count of field i when present and not negative (only present fields are read: see read_counts in
+ * lazy.c, which clears has alone). */
 static bool count(const lg_usage_fields *f, int i, int64_t *v)
 {
+    if (!(f->has & (1u << i)))
+        return false;
     *v = f->v[i];
-    return (f->has & (1u << i)) && *v >= 0;
+    return *v >= 0;
 }
 
 void lg_usage_apply(lg_cls *c, const lg_usage_fields *f)

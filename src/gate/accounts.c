@@ -94,7 +94,10 @@ bool lg_accounts_init(lg_accounts *a, const lg_gate_request *req)
     }
     a->jitter = request_jitter();
     const lg_provider *p = req->prov;
-    lg_estimate_scan(p->dialect, req->body, req->body ? req->body_len : 0, &a->est);
+    size_t len = req->body ? req->body_len : 0;
+    if (!a->est.body || a->est.body != req->body || a->est.body_len != len || a->est.dialect != p->dialect)
+        lg_estimate_scan(p->dialect, req->body, len, &a->est); /* else made of this body by lg_exchange_read_body */
+    a->est.body = NULL; /* taken: a later exchange scans its own body */
     a->tokens = lg_charge_admit(p->dialect, &a->est, NULL);
     const char *model = a->est.model;
     a->limits.window_ms = p->limits.window_ms > 0 ? p->limits.window_ms : 60000;

@@ -1,6 +1,7 @@
 /* Token estimates at admission (see limiter.h): one recursive-descent scan of the request body, counting
- * the text the provider tokenizes and reading the output limit, the number of choices and the model,
- * without building a tree or allocating. */
+ * the text the provider tokenizes and reading the output limit, the number of choices and the model (and
+ * what lg_body_model_span says of it, so that the exchange scans the body once), without building a tree
+ * or allocating. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,8 @@ typedef struct {
     int64_t text;
     int64_t out[OUT_N]; /* -1 = absent */
     int64_t choices;    /* n / candidateCount, -1 = absent */
+    bool odd;           /* a number or literal so far held a quote or an opening bracket */
+    bool span_seen;     /* the first top-level "model" key was met (e->model_span says what it holds) */
     lg_estimate *e;
 } scanner;
 
@@ -48,11 +51,16 @@ static bool envelope_key(const char *k, size_t n)
     }
 }
 
-/* Keys whose whole subtree (keys included) is serialized into the prompt. */
-static bool schema_key(const char *k, size_t n)
+/* Keys whose whole subtree (keys included) is serialized into the prompt (by length, then by name). */
+static inline bool schema_key(const char *k, size_t n)
 {
-    return KEY_IS(k, n, "tools") || KEY_IS(k, n, "functions") || KEY_IS(k, n, "function_declarations") ||
-           KEY_IS(k, n, "functionDeclarations");
+    switch (n) {
+    case 5: return KEY_IS(k, n, "tools");
+    case 9: return KEY_IS(k, n, "functions");
+    case 20: return KEY_IS(k, n, "functionDeclarations");
+    case 21: return KEY_IS(k, n, "function_declarations");
+    default: return false;
+    }
 }
 
 static inline void skip_ws(scanner *s)
@@ -60,6 +68,19 @@ static inline void skip_ws(scanner *s)
     while (s->p < s->end && (unsigned char)*s->p <= ' ' &&
            (*s->p == ' ' || *s->p == '\t' || *s->p == '\r' || *s->p == '\n'))
         s->p++;
+}
+
+/* Steps over ch at s->p, or after the whitespace there (compact JSON has ch right at s->p): false, with
+ * the whitespace skipped, when ch is not there. */
+LG_JSON_INLINE bool take(scanner *s, char ch)
+{
+    if (s->p >= s->end || *s->p != ch) {
+        skip_ws(s);
+        if (s->p >= s->end || *s->p != ch)
+            return false;
+    }
+    s->p++;
+    return true;
 }
 
 /* A string at s->p (the opening quote); sets *start and *len to its raw bytes. False when unterminated. */
@@ -83,8 +104,8 @@ static void count_text(scanner *s, size_t len)
 static bool scalar_at(scanner *s, int64_t *num)
 {
     const char *q = s->p;
-    while (q < s->end && !lg_json_scalar_stop(*q))
-        q++;
+    for (; q < s->end && !lg_json_scalar_stop(*q); q++)
+        s->odd |= *q == '"' || (*q | 0x20) == '{'; /* lg_body_model_span would end it there */
     if (q == s->p)
         return false;
     *num = -1;
@@ -142,7 +163,25 @@ static place child_place(place pl, const char *k, size_t n)
     return AT_OTHER;
 }
 
-static bool value(scanner *s, int depth, place pl, const char *k, size_t kn, bool schema);
+static bool object(scanner *s, int depth, place pl, bool schema);
+static bool array(scanner *s, int depth, const char *k, size_t kn, bool schema);
+static inline bool value(scanner *s, int depth, place pl, const char *k, size_t kn, bool schema);
+
+/* At the value of the first top-level "model" member: what lg_body_model_span says of it. Everything read
+ * before was well formed (this scan checks it), so that reader, which skips values less strictly, ends
+ * each where this scan did, unless a number or literal held a quote or an opening bracket: it reads a
+ * string or a container from there. */
+static void model_span(scanner *s)
+{
+    s->span_seen = true;
+    s->e->model_span = s->odd ? -1 : 0;
+    size_t at = (size_t)(s->p - s->base), end;
+    if (!s->odd && s->p < s->end && *s->p == '"' && (end = lg_json_string_end(s->base, (size_t)(s->end - s->base), at))) {
+        s->e->model_span = 1;
+        s->e->span_start = at + 1;
+        s->e->span_end = end - 1;
+    }
+}
 
 /* An object at s->p whose members sit at place pl. */
 static bool object(scanner *s, int depth, place pl, bool schema)
@@ -161,56 +200,42 @@ static bool object(scanner *s, int depth, place pl, bool schema)
             return false;
         if (schema)
             count_text(s, kn);
-        skip_ws(s);
-        if (s->p >= s->end || *s->p++ != ':')
+        if (!take(s, ':'))
             return false;
         skip_ws(s);
+        if (pl == AT_TOP && !s->span_seen && KEY_IS(k, kn, "model"))
+            model_span(s);
         bool sub_schema = schema || schema_key(k, kn);
         if (!value(s, depth + 1, pl, k, kn, sub_schema))
             return false;
-        skip_ws(s);
-        if (s->p < s->end && *s->p == ',') {
-            s->p++;
+        if (take(s, ','))
             continue;
-        }
-        if (s->p < s->end && *s->p == '}') {
-            s->p++;
-            return true;
-        }
-        return false;
+        return take(s, '}');
     }
 }
 
-/* One value at s->p, found under key k (the member's key, or the enclosing array's) at place pl. */
-static bool value(scanner *s, int depth, place pl, const char *k, size_t kn, bool schema)
+/* An array at s->p, its elements found under key k. */
+static bool array(scanner *s, int depth, const char *k, size_t kn, bool schema)
 {
-    if (depth > MAX_DEPTH || s->p >= s->end)
-        return false;
-    if (*s->p == '{')
-        return object(s, depth, child_place(pl, k, kn), schema);
-    if (*s->p == '[') {
+    s->p++;
+    skip_ws(s);
+    if (s->p < s->end && *s->p == ']') {
         s->p++;
-        skip_ws(s);
-        if (s->p < s->end && *s->p == ']') {
-            s->p++;
-            return true;
-        }
-        for (;;) {
-            skip_ws(s);
-            if (!value(s, depth + 1, AT_OTHER, k, kn, schema))
-                return false;
-            skip_ws(s);
-            if (s->p < s->end && *s->p == ',') {
-                s->p++;
-                continue;
-            }
-            if (s->p < s->end && *s->p == ']') {
-                s->p++;
-                return true;
-            }
-            return false;
-        }
+        return true;
     }
+    for (;;) {
+        skip_ws(s);
+        if (!value(s, depth + 1, AT_OTHER, k, kn, schema))
+            return false;
+        if (take(s, ','))
+            continue;
+        return take(s, ']');
+    }
+}
+
+/* A string, number or literal at s->p (s->p < s->end), found under key k at place pl. */
+LG_JSON_INLINE bool leaf(scanner *s, place pl, const char *k, size_t kn, bool schema)
+{
     if (*s->p == '"') {
         const char *v;
         size_t n;
@@ -237,11 +262,28 @@ static bool value(scanner *s, int depth, place pl, const char *k, size_t kn, boo
     return true;
 }
 
+/* One value at s->p, found under key k (the member's key, or the enclosing array's) at place pl: a string,
+ * number or literal read here, a container by a call (the only recursion). */
+LG_JSON_INLINE bool value(scanner *s, int depth, place pl, const char *k, size_t kn, bool schema)
+{
+    if (depth > MAX_DEPTH || s->p >= s->end)
+        return false;
+    if (*s->p == '{')
+        return object(s, depth, child_place(pl, k, kn), schema);
+    if (*s->p == '[')
+        return array(s, depth, k, kn, schema);
+    return leaf(s, pl, k, kn, schema);
+}
+
 void lg_estimate_scan(lg_dialect d, const char *body, size_t len, lg_estimate *out)
 {
     if (!body)
         len = 0;
     memset(out, 0, sizeof *out);
+    out->body = body;
+    out->body_len = len;
+    out->dialect = d;
+    out->model_span = -1;
     out->envelope = (int64_t)((len + 3) / 4);
     out->text = out->envelope;
     out->output = -1;
@@ -255,6 +297,8 @@ void lg_estimate_scan(lg_dialect d, const char *body, size_t len, lg_estimate *o
         out->model[0] = '\0';
         return;
     }
+    if (!s.span_seen && !s.odd) /* a well-formed object without a top-level model */
+        out->model_span = 0;
     out->text = s.text;
     for (int f = 0; f < OUT_N && out->output < 0; f++)
         out->output = s.out[f];

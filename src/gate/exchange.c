@@ -368,6 +368,7 @@ lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_st
     else if (!(x = calloc(1, sizeof *x)))
         return NULL;
     x->model[0] = x->url_model[0] = x->pool[0] = '\0';
+    x->a.est.body = NULL; /* no estimate made of this request's body yet (lg_exchange_read_body) */
     clear_result(&x->res);
     x->req = *req;
     x->req.pin = NULL;

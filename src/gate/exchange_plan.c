@@ -137,7 +137,12 @@ void lg_exchange_read_body(lg_exchange *x, const lg_gate_request *req)
     size_t a, b;
     if (!req->body)
         return;
-    if (lg_body_model_span(req->body, req->body_len, &a, &b) && b - a < sizeof x->model) {
+    /* One scan for the model and the estimate lg_accounts_init then takes (x->a.est names the body) */
+    lg_estimate *e = &x->a.est;
+    lg_estimate_scan(req->prov->dialect, req->body, req->body_len, e);
+    bool has = e->model_span < 0 ? lg_body_model_span(req->body, req->body_len, &a, &b)
+                                 : (a = e->span_start, b = e->span_end, e->model_span > 0);
+    if (has && b - a < sizeof x->model) {
         memcpy(x->model, req->body + a, b - a);
         x->model[b - a] = '\0';
     }
@@ -153,6 +158,7 @@ void lg_exchange_read_body(lg_exchange *x, const lg_gate_request *req)
         memcpy(x->body, req->body, req->body_len);
         x->body[req->body_len] = '\0';
         x->body_len = req->body_len;
+        e->body = x->body; /* the same bytes: the estimate holds for the copy sent in the host's place */
     }
 }
 

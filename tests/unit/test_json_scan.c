@@ -5,7 +5,8 @@
  * and NULs, deleted bytes, shifted alignment, deep nesting, generated strings whose backslash runs cross
  * 16-byte boundaries) go through every skimmer, and the results are compared with the results the
  * byte-at-a-time implementation these replaced gave on the same inputs (json_scan.golden: one digest per
- * seed and family of variants, recorded from that implementation at commit 9740627).
+ * seed and family of variants, recorded from that implementation at commit 9740627). Where the estimate
+ * tells what lg_body_model_span would say of the model (lg_estimate.model_span), it must say the same.
  *
  * LG_JSON_SCAN_GOLDEN=path writes the digests of this build instead; LG_JSON_SCAN_DUMP=path writes every
  * input's results, to diff two builds when a digest differs. The same test is built with the portable
@@ -197,6 +198,7 @@ typedef struct {
 
 static FILE *dump;
 static size_t lazy_taken, lazy_usage, estimate_output, model_found, elements_seen;
+static size_t span_known, span_differs; /* the estimate's model span told, and told otherwise than the reader */
 
 static bool count_element(const cJSON *el, void *ctx)
 {
@@ -230,6 +232,14 @@ static void run_all(family *f, const char *name, const char *fam, const char *te
     ok = lg_body_model_span(s, n, &a, &b);
     r += (size_t)snprintf(rec + r, sizeof rec - r, " M%d %zu %zu", ok, a, b);
     model_found += ok;
+    if (e.model_span >= 0) { /* the estimate's pass answers for lg_body_model_span: the same answer */
+        span_known++;
+        if (e.model_span != ok || (ok && (e.span_start != a || e.span_end != b))) {
+            if (span_differs++ < 10)
+                print_message("# model span %d [%zu, %zu) where the reader says %d [%zu, %zu): %.*s\n", e.model_span,
+                              e.span_start, e.span_end, ok, a, b, (int)(n < 200 ? n : 200), s);
+        }
+    }
     int elements = 0;
     lg_json_each_element(s, n, count_element, &elements);
     r += (size_t)snprintf(rec + r, sizeof rec - r, " A%d", elements);
@@ -498,14 +508,18 @@ static void skimmers_agree_with_the_recorded_results(void **state)
         return;
     }
     print_message("# %zu families compared, %zu skipped (fixtures changed since the recording); lazy path took "
-                  "%zu inputs (%zu with usage), %zu estimates with an output limit, %zu models, %zu arrays\n",
-                  compared, skipped, lazy_taken, lazy_usage, estimate_output, model_found, elements_seen);
+                  "%zu inputs (%zu with usage), %zu estimates with an output limit, %zu models, %zu arrays; the "
+                  "estimate told the model span of %zu inputs, %zu otherwise than the reader\n",
+                  compared, skipped, lazy_taken, lazy_usage, estimate_output, model_found, elements_seen, span_known,
+                  span_differs);
     assert_int_equal(differ, 0);
+    assert_int_equal(span_differs, 0);
+    assert_true(span_known > 10000);
     assert_true(compared >= n_golden * 9 / 10); /* the recording still covers most of the corpus */
     assert_true(lazy_usage > 1000 && estimate_output > 1000 && model_found > 1000 && elements_seen > 100);
 }
 
-/* The block classifier marks what the byte loop marks: on random blocks over an alphabet rich in the
+/* The block classifier marks what the byte loop marks (and the next 'u' is where a byte loop finds it): on random blocks over an alphabet rich in the
  * bytes it looks for (and their neighbours under | 0x20, and bytes with the high bit set), and near the
  * end of texts of every length, where the last 16 bytes are classified and shifted. */
 static void classifier_matches_the_byte_loop(void **state)
@@ -529,6 +543,10 @@ static void classifier_matches_the_byte_loop(void **state)
         a = lg_json_marks_at(text, n, i);
         b = lg_json_marks_bytes(text + i, len);
         assert_memory_equal(&a, &b, sizeof a);
+        size_t u = i, got = lg_json_next_u(text, n, i); /* the next 'u', as a byte loop finds it */
+        while (u < n && text[u] != 'u')
+            u++;
+        assert_int_equal(got < n ? got : n, u);
     }
 }
 
