@@ -113,6 +113,15 @@ capture-lines-skipped|src/hook/curl_xfer.c|test_handle_reuse test_curl_cli
 auth-name-words|src/hook/auth_key.c|test_auth_key
 (load8(s + 5) | lower) == load8("rization");
 (load8(s + 4) | lower) == load8("orizatio");
+memo-generation-unchecked|src/gate/accounts.c|test_engine_memo
+    a->memo_kept = gen && l->generation == gen && l->prov == req->prov && l->n == a->n &&
+    a->memo_kept = gen && l->prov == req->prov && l->n == a->n &&
+memo-digests-unchecked|src/gate/accounts.c|test_engine_memo
+                   a->n <= LG_STORE_MEMO_ACCOUNTS && !memcmp(l->digests, a->digests, a->n * LG_DIGEST_HEX);
+                   a->n <= LG_STORE_MEMO_ACCOUNTS;
+memo-epoch-unchecked|src/store/shm.c|test_store
+    if (h->map != m || h->n != n || h->epoch != closed_stores())
+    if (h->map != m || h->n != n)
 EOF
 )
 

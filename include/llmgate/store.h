@@ -55,6 +55,8 @@ typedef struct {
 #define LG_STORE_MEMO_ACCOUNTS 4
 typedef struct {
     const void *map;  /* the mapping the indices are valid in */
+    uint64_t epoch;   /* shm stores closed in the process before it was made (a closed store's address may
+                         come back as another's mapping) */
     size_t n;         /* the scope's n */
     uint32_t provider, accounts[LG_STORE_MEMO_ACCOUNTS];
 } lg_store_memo;
