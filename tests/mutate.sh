@@ -122,6 +122,9 @@ memo-digests-unchecked|src/gate/accounts.c|test_engine_memo
 memo-epoch-unchecked|src/store/shm.c|test_store
     if (h->map != m || h->n != n || h->epoch != closed_stores())
     if (h->map != m || h->n != n)
+ratelimit-last-wins|src/gate/learn.c|test_learn
+            if (!v[f][k])
+            if (1)
 EOF
 )
 

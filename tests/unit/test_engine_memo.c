@@ -170,9 +170,10 @@ static void memo_follows_config_and_key(void **state)
     assert_true(exchange_once(&a, &req, T0 + 1)); /* the same accounts: recalled */
     assert_int_equal(immediate_on(f, "a", ""), 2);
 
-    /* Another config where this one was: its provider, generation and accounts in the same memory. */
+    /* Another config where this one was: its provider, generation and accounts in the same memory (the same
+     * key, another account name: only the generation tells). */
     lg_errors errs = {0};
-    const char *json2 = "{\"providers\": {\"openai\": {\"accounts\": [{\"name\": \"b\", \"key\": \"sk-unit-b-456\"}]}}}";
+    const char *json2 = "{\"providers\": {\"openai\": {\"accounts\": [{\"name\": \"b\", \"key\": \"sk-unit-a-123\"}]}}}";
     lg_config *cfg2 = lg_config_parse(json2, strlen(json2), "test", false, &errs);
     assert_non_null(cfg2);
     lg_provider *prov = (lg_provider *)req.prov, saved = *prov;
