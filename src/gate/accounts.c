@@ -60,13 +60,22 @@ static __attribute__((tls_model("initial-exec"))) __thread struct {
     lg_store_memo memo;
 } last_memo;
 
+/* True when the n digests of a and b are the same bytes (fixed-size compares the compiler inlines). */
+static bool same_digests(const char (*a)[LG_DIGEST_HEX], const char (*b)[LG_DIGEST_HEX], size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (memcmp(a[i], b[i], LG_DIGEST_HEX) != 0)
+            return false;
+    return true;
+}
+
 /* Starts a's memo from the thread's last one when that was made for the same accounts, else empty. */
 static void recall_memo(lg_accounts *a, const lg_gate_request *req)
 {
     __typeof__(last_memo) *l = &last_memo; /* one look-up of the thread's copy */
     uint64_t gen = req->cfg ? req->cfg->generation : 0;
     a->memo_kept = gen && l->generation == gen && l->prov == req->prov && l->n == a->n &&
-                   a->n <= LG_STORE_MEMO_ACCOUNTS && !memcmp(l->digests, a->digests, a->n * LG_DIGEST_HEX);
+                   a->n <= LG_STORE_MEMO_ACCOUNTS && same_digests(l->digests, a->digests, a->n);
     if (a->memo_kept)
         a->memo = l->memo;
     else
