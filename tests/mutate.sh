@@ -117,8 +117,8 @@ memo-generation-unchecked|src/gate/accounts.c|test_engine_memo
     a->memo_kept = gen && l->generation == gen && l->prov == req->prov && l->n == a->n &&
     a->memo_kept = gen && l->prov == req->prov && l->n == a->n &&
 memo-digests-unchecked|src/gate/accounts.c|test_engine_memo
-                   a->n <= LG_STORE_MEMO_ACCOUNTS && same_digests(l->digests, a->digests, a->n);
-                   a->n <= LG_STORE_MEMO_ACCOUNTS;
+        if (memcmp(a[i], b[i], LG_DIGEST_HEX) != 0)
+        if (0 && memcmp(a[i], b[i], LG_DIGEST_HEX) != 0)
 memo-epoch-unchecked|src/store/shm.c|test_store
     if (h->map != m || h->n != n || h->epoch != closed_stores())
     if (h->map != m || h->n != n)
@@ -128,7 +128,7 @@ ratelimit-last-wins|src/gate/learn.c|test_learn
 pin-separator-lost|src/gate/exchange_plan.c|test_resilience
     x->sep_known = true;
     x->sep_known = true, x->sep = NULL;
-slots-all-usable-wide|src/store/slots.c|test_curl_cli test_admission
+slots-all-usable-wide|src/store/slots.c|test_engine_memo
     while (!all && !usable[pref])
     while (0 && !usable[pref])
 EOF

@@ -246,8 +246,13 @@ bool lg_slots_record(const lg_slots *sl, const lg_store_scope *sc, lg_store_tick
 void lg_slots_count(const lg_slots *sl, const lg_store_scope *sc, lg_store_ticket *t, size_t idx,
                     lg_account_event ev, size_t to);
 void lg_slots_provider(const lg_slots *sl, const lg_store_scope *sc, lg_prov_op *op);
-/* Copies the accounts' states into snap. */
-void lg_slots_snapshot(const lg_slots *sl, size_t n, lg_account_state *snap);
+/* Copies the accounts' states into snap (may be NULL: nothing). Inline: every store step ends with it. */
+static inline void lg_slots_snapshot(const lg_slots *sl, size_t n, lg_account_state *snap)
+{
+    if (snap)
+        for (size_t i = 0; i < n; i++)
+            snap[i] = sl->accounts[i]->state;
+}
 
 /* ---- Long cooldowns ---- */
 

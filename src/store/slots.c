@@ -234,10 +234,3 @@ void lg_slots_provider(const lg_slots *sl, const lg_store_scope *sc, lg_prov_op 
     case LG_PROV_ATTEMPT: note_attempt(p, sc, op->first, op->note, op->now_ms); break;
     }
 }
-
-void lg_slots_snapshot(const lg_slots *sl, size_t n, lg_account_state *snap)
-{
-    if (snap)
-        for (size_t i = 0; i < n; i++)
-            snap[i] = sl->accounts[i]->state;
-}
