@@ -506,8 +506,9 @@ find_entries(lg_store_layout *m, const char *provider, const lg_account_ref *ref
 }
 
 /* The lock of the shm store st taken and the entries found (see lg_shm_enter), for a valid request. */
-static lg_provider_slot *enter(lg_store *st, const char *provider, const lg_account_ref *refs, size_t n,
-                               lg_store_memo *memo, lg_account_slot **slots, lg_store_layout **held)
+static inline __attribute__((always_inline)) lg_provider_slot *
+enter(lg_store *st, const char *provider, const lg_account_ref *refs, size_t n, lg_store_memo *memo,
+      lg_account_slot **slots, lg_store_layout **held)
 {
     lg_store_layout *m;
     if (!lock(shm(st), &m))
