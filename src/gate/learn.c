@@ -91,10 +91,10 @@ static int kind_of(const char *s)
     return -1;
 }
 
-/* Where the header called name (any case; its first letter x or a) goes in v: *family and *kind; false
- * when it is not one read. */
-static bool slot_of(const char *name, char first, int *family, int *kind)
+/* Where the header called name (any case) goes in v: *family and *kind; false when it is not one read. */
+static bool slot_of(const char *name, int *family, int *kind)
 {
+    char first = (char)(*name | 0x20); /* x or a for X, x, A and a only */
     const char *s;
     if (first == 'x' && (s = past(name + 1, "-ratelimit-"))) { /* x-ratelimit-KIND-{requests,tokens} */
         static const char *const kinds[KINDS] = {"limit-", "remaining-", "reset-"};
@@ -130,11 +130,9 @@ bool lg_ratelimit_parse(const lg_header *h, size_t n, int64_t now_ms, lg_ratelim
      * carry none of these headers), the first of each name kept. */
     rl_values v;
     bool seen = false;
-    for (size_t i = 0; i < (h ? n : 0); i++) {
-        const char *name = h[i].name;
-        char first = name ? (char)(*name | 0x20) : '\0'; /* x or a for X, x, A and a only */
+    for (size_t i = 0; h && i < n; i++) {
         int f, k;
-        if ((first == 'x' || first == 'a') && slot_of(name, first, &f, &k)) {
+        if (h[i].name && slot_of(h[i].name, &f, &k)) {
             if (!seen)
                 memset(v, 0, sizeof v);
             seen = true;
