@@ -128,6 +128,8 @@ typedef struct {
     lg_route *routes;        /* "routes", in config order (the first that matches applies), or NULL */
     size_t n_routes;
     char *source;            /* path the config came from, or "(defaults)" */
+    uint64_t generation;     /* distinct for every config made in the process (never 0): tells another config
+                              * parsed where a freed one was from it (memos kept across exchanges) */
 } lg_config;
 
 /* A growing list of problem lines, each "ORIGIN: json.path: problem" (at most 100, then one line saying

@@ -55,6 +55,8 @@ typedef struct {
 #define LG_STORE_MEMO_ACCOUNTS 4
 typedef struct {
     const void *map;  /* the mapping the indices are valid in */
+    uint64_t epoch;   /* shm stores closed in the process before it was made (a closed store's address may
+                         come back as another's mapping) */
     size_t n;         /* the scope's n */
     uint32_t provider, accounts[LG_STORE_MEMO_ACCOUNTS];
 } lg_store_memo;
@@ -244,8 +246,13 @@ bool lg_slots_record(const lg_slots *sl, const lg_store_scope *sc, lg_store_tick
 void lg_slots_count(const lg_slots *sl, const lg_store_scope *sc, lg_store_ticket *t, size_t idx,
                     lg_account_event ev, size_t to);
 void lg_slots_provider(const lg_slots *sl, const lg_store_scope *sc, lg_prov_op *op);
-/* Copies the accounts' states into snap. */
-void lg_slots_snapshot(const lg_slots *sl, size_t n, lg_account_state *snap);
+/* Copies the accounts' states into snap (may be NULL: nothing). Inline: every store step ends with it. */
+static inline void lg_slots_snapshot(const lg_slots *sl, size_t n, lg_account_state *snap)
+{
+    if (snap)
+        for (size_t i = 0; i < n; i++)
+            snap[i] = sl->accounts[i]->state;
+}
 
 /* ---- Long cooldowns ---- */
 

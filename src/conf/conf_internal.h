@@ -104,7 +104,8 @@ void conf_parse_models(conf_ctx *cx, const cJSON *obj, const char *path, lg_prov
  * order their first account appears. */
 void conf_order_pools(lg_provider *p);
 
-/* Fills the policy parts of c (retry, backoff, breaker, store, log) with their defaults. */
+/* Fills the policy parts of c (retry, backoff, breaker, store, log) with their defaults and gives c its
+ * generation (every new config calls this first). */
 void conf_policy_defaults(lg_config *c);
 /* Frees one provider's contents (hosts, upstream, accounts with their keys wiped, fallback, models). */
 void conf_provider_free(lg_provider *p);

@@ -7,6 +7,8 @@
 
 void conf_policy_defaults(lg_config *c)
 {
+    static uint64_t made; /* configs made so far */
+    c->generation = __atomic_add_fetch(&made, 1, __ATOMIC_RELAXED);
     static const int64_t quota_steps[] = {60000, 300000, 1800000, 7200000};
     c->retry = (lg_retry_conf){
         .switch_on_first_rate_limit = true,

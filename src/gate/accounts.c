@@ -48,6 +48,56 @@ static uint32_t model_hash(const char *model)
     return h;
 }
 
+/* The store's memo of this thread's last exchange (where the store found its accounts' entries), with what
+ * it was made for: the config (its generation: one parsed where a freed one was has another), the
+ * provider, and the accounts' digests (the host's own key may change). Entries never change names, so the
+ * next exchange of the same accounts finds them at once without comparing names. */
+static __attribute__((tls_model("initial-exec"))) __thread struct {
+    uint64_t generation; /* 0: none */
+    const lg_provider *prov;
+    size_t n;
+    char digests[LG_STORE_MEMO_ACCOUNTS][LG_DIGEST_HEX];
+    lg_store_memo memo;
+} last_memo;
+
+/* True when the n digests of a and b are the same bytes (fixed-size compares the compiler inlines). */
+static bool same_digests(const char (*a)[LG_DIGEST_HEX], const char (*b)[LG_DIGEST_HEX], size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (memcmp(a[i], b[i], LG_DIGEST_HEX) != 0)
+            return false;
+    return true;
+}
+
+/* Starts a's memo from the thread's last one when that was made for the same accounts, else empty. */
+static void recall_memo(lg_accounts *a, const lg_gate_request *req)
+{
+    __typeof__(last_memo) *l = &last_memo; /* one look-up of the thread's copy */
+    uint64_t gen = req->cfg ? req->cfg->generation : 0;
+    a->memo_kept = gen && l->generation == gen && l->prov == req->prov && l->n == a->n &&
+                   a->n <= LG_STORE_MEMO_ACCOUNTS && same_digests(l->digests, a->digests, a->n);
+    if (a->memo_kept)
+        a->memo = l->memo;
+    else
+        memset(&a->memo, 0, sizeof a->memo);
+}
+
+/* Keeps a's memo, made (or made again: the store moved) during the exchange, for the thread's next one. */
+static void remember_memo(const lg_accounts *a)
+{
+    __typeof__(last_memo) *l = &last_memo;
+    if (a->memo_kept && a->memo.map == l->memo.map && a->memo.epoch == l->memo.epoch)
+        return; /* the one recalled, still valid */
+    uint64_t gen = a->req && a->req->cfg ? a->req->cfg->generation : 0;
+    if (!a->memo.map || !gen || a->n > LG_STORE_MEMO_ACCOUNTS)
+        return;
+    l->generation = gen;
+    l->prov = a->req->prov;
+    l->n = a->n;
+    memcpy(l->digests, a->digests, a->n * LG_DIGEST_HEX);
+    l->memo = a->memo;
+}
+
 /* A fraction in [0, 1) that differs between requests and processes (xorshift, seeded per thread). */
 static double request_jitter(void)
 {
@@ -69,7 +119,7 @@ bool lg_accounts_init(lg_accounts *a, const lg_gate_request *req)
     a->pool = NULL;
     memset(&a->ticket, 0, sizeof a->ticket);
     a->noticed = a->budget_noted = false;
-    memset(&a->memo, 0, sizeof a->memo);
+    a->memo_kept = true; /* nothing for free to remember until recall_memo */
     a->req = req;
     a->n = req->prov->n_accounts;
     bool in = a->n <= LG_ACCOUNTS_INLINE;
@@ -92,6 +142,7 @@ bool lg_accounts_init(lg_accounts *a, const lg_gate_request *req)
         a->refs[i].name = acct->name;
         a->refs[i].digest = a->digests[i];
     }
+    recall_memo(a, req);
     a->jitter = request_jitter();
     const lg_provider *p = req->prov;
     size_t len = req->body ? req->body_len : 0;
@@ -129,6 +180,7 @@ bool lg_accounts_init(lg_accounts *a, const lg_gate_request *req)
 
 void lg_accounts_free(lg_accounts *a)
 {
+    remember_memo(a);
     if (a->refs != a->refs_in)
         free(a->refs);
     if (a->digests != a->digests_in)

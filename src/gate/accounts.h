@@ -27,6 +27,7 @@ typedef struct {
     bool noticed;                /* this request already printed its long-wait notice */
     bool budget_noted;           /* the request counted toward the provider's retry budget (its first record) */
     lg_store_memo memo;          /* where the store found the accounts (scope.memo) */
+    bool memo_kept;              /* memo is the thread's last exchange's (remember_memo: nothing to save) */
     /* From here on, members that init and local use fill before reading them (not cleared per request). */
     lg_estimate est;             /* what the body says about its cost */
     lg_store_scope scope;        /* what the store needs of the exchange (its pool: see pool) */

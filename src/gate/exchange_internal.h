@@ -32,6 +32,8 @@ struct lg_exchange {
     bool translated;     /* chain[chain_i] speaks another dialect: send_body is translated, tr says how */
     bool url_stream, url_sse; /* a Gemini host's call streams, as SSE (alt=sse) */
     bool pinned;              /* a pin chose the provider or pool: routes do not apply */
+    bool sep_known;           /* read_body looked for the pin separator in model: sep says where */
+    char *sep;                /* the separator in model, or NULL (read while sep_known) */
     int sent;            /* attempts sent over all providers (a later one is a resend) */
     bool bare;           /* no account state could be set up: one attempt with the host's credentials */
     bool first;          /* the first admission is still pending (its failure is a local refusal) */

@@ -89,7 +89,7 @@ static char *find_sep(char *model, const char *sep)
 void lg_exchange_apply_pin(lg_exchange *x, const lg_gate_request *req)
 {
     const char *sep = req->cfg->retry.pin_separator;
-    char *cut = sep[0] ? find_sep(x->model, sep) : NULL;
+    char *cut = !sep[0] ? NULL : x->sep_known ? x->sep : find_sep(x->model, sep); /* read_body's, once */
     const char *name = req->pin ? req->pin : cut ? cut + strlen(sep) : NULL;
     if (!name || !*name)
         return;
@@ -152,7 +152,9 @@ void lg_exchange_read_body(lg_exchange *x, const lg_gate_request *req)
     bool maps = false;
     for (size_t i = 0; i < x->n_chain; i++)
         maps |= x->chain[i]->n_models > 0;
-    bool pinned = x->model[0] && find_sep(x->model, req->cfg->retry.pin_separator) != NULL;
+    x->sep = x->model[0] ? find_sep(x->model, req->cfg->retry.pin_separator) : NULL;
+    x->sep_known = true;
+    bool pinned = x->sep != NULL;
     if ((x->n_chain > 1 || (x->model[0] && maps) || pinned || req->cfg->n_routes) && req->body_len <= BODY_COPY_MAX &&
         (x->body = malloc(req->body_len + 1))) {
         memcpy(x->body, req->body, req->body_len);

@@ -1,15 +1,19 @@
 /* The provider's own rate-limit headers (see limiter.h): limits, what remains, and when room comes back. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "llmgate/duration.h"
 #include "llmgate/limiter.h"
 
-/* A non-negative integer header value, or -1. */
-static int64_t count_of(const lg_header *h, size_t n, const char *name)
+/* The header families read: index [family][kind]. */
+enum { OPENAI_REQUESTS, OPENAI_TOKENS, ANTHROPIC_REQUESTS, ANTHROPIC_TOKENS, ANTHROPIC_INPUT, ANTHROPIC_OUTPUT,
+       FAMILIES };
+enum { LIMIT, REMAINING, RESET, KINDS };
+typedef const char *rl_values[FAMILIES][KINDS]; /* each header's value (the first of its name), or NULL */
+
+/* A non-negative integer header value (v may be NULL: absent), or -1. */
+static int64_t count_of(const char *v)
 {
-    const char *v = lg_header_get(h, n, name);
     if (!v || *v < '0' || *v > '9')
         return -1;
     char *end;
@@ -20,10 +24,9 @@ static int64_t count_of(const lg_header *h, size_t n, const char *name)
 }
 
 /* A reset value relative to now: a Go duration ("6m0s", "1.5s", "20ms"), plain seconds, or an RFC 3339
- * time; -1 when absent or malformed. */
-static int64_t reset_of(const lg_header *h, size_t n, const char *name, int64_t now_ms)
+ * time; -1 when absent (NULL) or malformed. */
+static int64_t reset_of(const char *v, int64_t now_ms)
 {
-    const char *v = lg_header_get(h, n, name);
     if (!v)
         return -1;
     size_t len = strlen(v);
@@ -35,30 +38,25 @@ static int64_t reset_of(const lg_header *h, size_t n, const char *name, int64_t 
     return -1;
 }
 
-/* One dimension from the headers named by fmt ("x-ratelimit-%s-requests" style with %s = limit,
- * remaining, reset). True when any of the three was present. */
-static bool read_dim(const lg_header *h, size_t n, const char *fmt, int64_t now_ms, int64_t *limit,
-                     int64_t *remaining, int64_t *reset)
+/* One family's limit, remaining count and reset. True when any of the three was present. */
+static bool read_dim(const char *const v[KINDS], int64_t now_ms, int64_t *limit, int64_t *remaining,
+                     int64_t *reset)
 {
-    char name[96];
-    snprintf(name, sizeof name, fmt, "limit");
-    *limit = count_of(h, n, name);
-    snprintf(name, sizeof name, fmt, "remaining");
-    *remaining = count_of(h, n, name);
-    snprintf(name, sizeof name, fmt, "reset");
-    *reset = reset_of(h, n, name, now_ms);
+    *limit = count_of(v[LIMIT]);
+    *remaining = count_of(v[REMAINING]);
+    *reset = reset_of(v[RESET], now_ms);
     return *limit >= 0 || *remaining >= 0 || *reset >= 0;
 }
 
 /* Anthropic's tokens: the combined "tokens" family, else input + output summed (a figure is known only
  * when both halves are), the reset being the later of the two. */
-static bool anthropic_tokens(const lg_header *h, size_t n, int64_t now_ms, int64_t *l, int64_t *r, int64_t *t)
+static bool anthropic_tokens(rl_values v, int64_t now_ms, int64_t *l, int64_t *r, int64_t *t)
 {
-    if (read_dim(h, n, "anthropic-ratelimit-tokens-%s", now_ms, l, r, t))
+    if (read_dim(v[ANTHROPIC_TOKENS], now_ms, l, r, t))
         return true;
     int64_t li, ri, ti, lo, ro, to;
-    bool in = read_dim(h, n, "anthropic-ratelimit-input-tokens-%s", now_ms, &li, &ri, &ti);
-    bool out = read_dim(h, n, "anthropic-ratelimit-output-tokens-%s", now_ms, &lo, &ro, &to);
+    bool in = read_dim(v[ANTHROPIC_INPUT], now_ms, &li, &ri, &ti);
+    bool out = read_dim(v[ANTHROPIC_OUTPUT], now_ms, &lo, &ro, &to);
     if (in && out) {
         *l = li >= 0 && lo >= 0 ? li + lo : -1;
         *r = ri >= 0 && ro >= 0 ? ri + ro : -1;
@@ -71,27 +69,54 @@ static bool anthropic_tokens(const lg_header *h, size_t n, int64_t now_ms, int64
     return in || out;
 }
 
-/* True when s starts with prefix (lower-case ASCII) in any case: a plain loop, which stops at the first
- * letter that differs (where most header names do) without strncasecmp's set-up. */
-static bool starts_with_ci(const char *s, const char *prefix)
+/* s past word (lower-case ASCII) when s starts with it in any case, else NULL: a plain loop, which stops at
+ * the first letter that differs (where most header names do) without strncasecmp's set-up. */
+static const char *past(const char *s, const char *word)
 {
-    for (; *prefix; s++, prefix++)
-        if ((*s >= 'A' && *s <= 'Z' ? *s + ('a' - 'A') : *s) != *prefix)
-            return false;
-    return true;
+    for (; *word; s++, word++)
+        if ((*s >= 'A' && *s <= 'Z' ? *s + ('a' - 'A') : *s) != *word)
+            return NULL;
+    return s;
 }
 
-/* True when some header name starts with "x-ratelimit-" or "anthropic-ratelimit-" (any case): most
- * responses carry none, and one pass over the names tells, each compared with the prefix its first letter
- * may begin. */
-static bool any_ratelimit_header(const lg_header *h, size_t n)
+/* The kind ("limit", "remaining", "reset") that s is, up to its end; -1 when none. */
+static int kind_of(const char *s)
 {
-    for (size_t i = 0; i < n; i++) {
-        const char *s = h[i].name;
-        char first = s ? (char)(*s | 0x20) : '\0'; /* x or a for X, x, A and a only */
-        const char *prefix = first == 'x' ? "x-ratelimit-" : first == 'a' ? "anthropic-ratelimit-" : NULL;
-        if (prefix && starts_with_ci(s + 1, prefix + 1))
-            return true;
+    static const char *const words[KINDS] = {"limit", "remaining", "reset"};
+    for (int k = 0; k < KINDS; k++) {
+        const char *e = past(s, words[k]);
+        if (e && !*e)
+            return k;
+    }
+    return -1;
+}
+
+/* Where the header called name (any case) goes in v: *family and *kind; false when it is not one read. */
+static bool slot_of(const char *name, int *family, int *kind)
+{
+    char first = (char)(*name | 0x20); /* x or a for X, x, A and a only */
+    const char *s;
+    if (first == 'x' && (s = past(name + 1, "-ratelimit-"))) { /* x-ratelimit-KIND-{requests,tokens} */
+        static const char *const kinds[KINDS] = {"limit-", "remaining-", "reset-"};
+        for (int k = 0; k < KINDS; k++) {
+            const char *d = past(s, kinds[k]), *e;
+            if (!d)
+                continue;
+            if ((e = past(d, "requests")) && !*e)
+                return *family = OPENAI_REQUESTS, *kind = k, true;
+            if ((e = past(d, "tokens")) && !*e)
+                return *family = OPENAI_TOKENS, *kind = k, true;
+            return false;
+        }
+        return false;
+    }
+    if (first == 'a' && (s = past(name + 1, "nthropic-ratelimit-"))) { /* ...-{requests,tokens,...}-KIND */
+        static const char *const dims[] = {"requests-", "tokens-", "input-tokens-", "output-tokens-"};
+        for (int f = 0; f < 4; f++) {
+            const char *d = past(s, dims[f]);
+            if (d && (*kind = kind_of(d)) >= 0)
+                return *family = ANTHROPIC_REQUESTS + f, true;
+        }
     }
     return false;
 }
@@ -101,17 +126,29 @@ bool lg_ratelimit_parse(const lg_header *h, size_t n, int64_t now_ms, lg_ratelim
     for (int d = 0; d < 2; d++)
         out->limit[d] = out->remaining[d] = out->reset_ms[d] = -1;
     out->exact = false;
-    if (!any_ratelimit_header(h, n))
+    /* One pass over the names, each compared with the prefix its first letter may begin (most responses
+     * carry none of these headers), the first of each name kept. */
+    rl_values v;
+    bool seen = false;
+    for (size_t i = 0; h && i < n; i++) {
+        int f, k;
+        if (h[i].name && slot_of(h[i].name, &f, &k)) {
+            if (!seen)
+                memset(v, 0, sizeof v);
+            seen = true;
+            if (!v[f][k])
+                v[f][k] = h[i].value ? h[i].value : "";
+        }
+    }
+    if (!seen)
         return false;
     bool any = false;
-    static const char *const openai[2] = {"x-ratelimit-%s-requests", "x-ratelimit-%s-tokens"};
     for (int d = 0; d < 2; d++)
-        any |= read_dim(h, n, openai[d], now_ms, &out->limit[d], &out->remaining[d], &out->reset_ms[d]);
+        any |= read_dim(v[OPENAI_REQUESTS + d], now_ms, &out->limit[d], &out->remaining[d], &out->reset_ms[d]);
     if (any)
         return out->exact = true;
-    any = read_dim(h, n, "anthropic-ratelimit-requests-%s", now_ms, &out->limit[0], &out->remaining[0],
-                   &out->reset_ms[0]);
-    any |= anthropic_tokens(h, n, now_ms, &out->limit[1], &out->remaining[1], &out->reset_ms[1]);
+    any = read_dim(v[ANTHROPIC_REQUESTS], now_ms, &out->limit[0], &out->remaining[0], &out->reset_ms[0]);
+    any |= anthropic_tokens(v, now_ms, &out->limit[1], &out->remaining[1], &out->reset_ms[1]);
     return any;
 }
 

@@ -39,6 +39,11 @@ typedef struct {
 static shm_store *shm(lg_store *s) { return (shm_store *)s; }
 static lg_store_layout *map_of(shm_store *s) { return __atomic_load_n(&s->map, __ATOMIC_ACQUIRE); }
 
+/* Shm stores closed so far in this process: a memo made before a close is not trusted after it (another
+ * store may be mapped where the closed one was). */
+static uint64_t closed;
+static inline uint64_t closed_stores(void) { return __atomic_load_n(&closed, __ATOMIC_RELAXED); }
+
 /* Copies s (NULL = "") into dst, NUL-padded, truncated to at most cap - 1 bytes without splitting a
  * UTF-8 sequence. */
 static void copy_name(char *dst, const char *s, size_t cap)
@@ -225,6 +230,7 @@ void lg_shm_close(lg_store *st)
 {
     shm_store *s = shm(st);
     int saved = errno;
+    __atomic_add_fetch(&closed, 1, __ATOMIC_RELAXED); /* before the address can be mapped again */
     munmap(s->map, sizeof *s->map);
     free(s);
     errno = saved;
@@ -434,7 +440,7 @@ static bool holds(const char *held, const char *name) { return !strcmp(held, nam
 static lg_store_provider_entry *memo_entries(const lg_store_memo *h, lg_store_layout *m, size_t n,
                                              lg_account_slot **slots)
 {
-    if (h->map != m || h->n != n)
+    if (h->map != m || h->n != n || h->epoch != closed_stores())
         return NULL;
     for (size_t i = 0; i < n; i++)
         slots[i] = &m->accounts[h->accounts[i]].slot;
@@ -470,7 +476,7 @@ __attribute__((noinline)) static lg_store_provider_entry *find_by_name(lg_store_
     if (!p) {
         if (!(p = provider_entry(m, provider)))
             return NULL;
-        lg_store_memo found = {.map = m, .n = n, .provider = (uint32_t)(p - m->providers)};
+        lg_store_memo found = {.map = m, .epoch = closed_stores(), .n = n, .provider = (uint32_t)(p - m->providers)};
         for (size_t i = 0; i < n; i++) {
             lg_store_account_entry *e = lg_layout_account(m, provider, &refs[i]);
             if (!e)
@@ -500,8 +506,9 @@ find_entries(lg_store_layout *m, const char *provider, const lg_account_ref *ref
 }
 
 /* The lock of the shm store st taken and the entries found (see lg_shm_enter), for a valid request. */
-static lg_provider_slot *enter(lg_store *st, const char *provider, const lg_account_ref *refs, size_t n,
-                               lg_store_memo *memo, lg_account_slot **slots, lg_store_layout **held)
+static inline __attribute__((always_inline)) lg_provider_slot *
+enter(lg_store *st, const char *provider, const lg_account_ref *refs, size_t n, lg_store_memo *memo,
+      lg_account_slot **slots, lg_store_layout **held)
 {
     lg_store_layout *m;
     if (!lock(shm(st), &m))

@@ -42,6 +42,36 @@ static void note_attempt(lg_provider_slot *p, const lg_store_scope *sc, bool fir
         lg_breaker_record(&p->breaker, sc->breaker, note == LG_BREAKER_NOTE_FAILURE, now_ms);
 }
 
+/* lg_slots_count on a ticket already owned by sl (inline in the admission, which counts there). */
+static inline __attribute__((always_inline)) void count(const lg_slots *sl, const lg_store_scope *sc,
+                                                        lg_store_ticket *t, size_t idx, lg_account_event ev,
+                                                        size_t to)
+{
+    if (ev == LG_EV_FELL_BACK) {
+        sl->prov->fell_back++;
+        return;
+    }
+    if (idx >= sc->n)
+        return;
+    lg_account_counters *k = &sl->accounts[idx]->counters;
+    switch (ev) {
+    case LG_EV_IMMEDIATE: k->immediate++; break;
+    case LG_EV_WAITED: k->waited++; break;
+    case LG_EV_RETRY: k->retries++; break;
+    case LG_EV_GIVEN_UP: k->given_up++; break;
+    case LG_EV_SENT:
+        k->requests++;
+        t->held = false;
+        break;
+    case LG_EV_SWITCH:
+        k->switches++;
+        if (to < sc->n)
+            sl->prov->current = (uint32_t)to;
+        break;
+    case LG_EV_FELL_BACK: break;
+    }
+}
+
 lg_admission lg_slots_admit(const lg_slots *sl, const lg_store_scope *sc, lg_store_ticket *t, size_t preferred,
                             int64_t now_ms, int64_t deadline_ms, const lg_admit_opts *opts)
 {
@@ -70,9 +100,7 @@ lg_admission lg_slots_admit(const lg_slots *sl, const lg_store_scope *sc, lg_sto
         all = !lg_policy_pool_filter(sc->accounts, states, n, sc->pool, sc->retry && sc->retry->pool_fallback,
                                      now_ms, usable); /* a pool without accounts: config checks prevent it */
     }
-    for (size_t i = 0; all && i < n; i++)
-        usable[i] = true;
-    while (!usable[pref])
+    while (!all && !usable[pref])
         pref = (pref + 1) % n;
     int64_t tokens = lg_charge_admit_as(sc->dialect, sc->est, sc->model_hash, &slots[pref]->window);
     t->tokens = tokens; /* what a reservation made now holds (none is held at this point) */
@@ -80,7 +108,7 @@ lg_admission lg_slots_admit(const lg_slots *sl, const lg_store_scope *sc, lg_sto
     int64_t best_at = 0, best_retry = 0;
     for (size_t k = 0; k < n; k++) {
         size_t i = (pref + k) % n;
-        if (!usable[i])
+        if (!all && !usable[i])
             continue;
         lg_window_limits lim = limits_for(sc, &slots[i]->window);
         int64_t retry;
@@ -106,7 +134,7 @@ lg_admission lg_slots_admit(const lg_slots *sl, const lg_store_scope *sc, lg_sto
         if (best_at <= now_ms) {
             lg_policy_claim_probe(&slots[best]->state, now_ms);
             if (opts && opts->count)
-                lg_slots_count(sl, sc, t, best, opts->ev, 0);
+                count(sl, sc, t, best, opts->ev, 0);
         }
     }
     if (lg_policy_hand_over(&slots[pref]->state, &slots[best]->state, now_ms))
@@ -183,29 +211,7 @@ void lg_slots_count(const lg_slots *sl, const lg_store_scope *sc, lg_store_ticke
                     lg_account_event ev, size_t to)
 {
     own(sl, t);
-    if (ev == LG_EV_FELL_BACK) {
-        sl->prov->fell_back++;
-        return;
-    }
-    if (idx >= sc->n)
-        return;
-    lg_account_counters *k = &sl->accounts[idx]->counters;
-    switch (ev) {
-    case LG_EV_IMMEDIATE: k->immediate++; break;
-    case LG_EV_WAITED: k->waited++; break;
-    case LG_EV_RETRY: k->retries++; break;
-    case LG_EV_GIVEN_UP: k->given_up++; break;
-    case LG_EV_SENT:
-        k->requests++;
-        t->held = false;
-        break;
-    case LG_EV_SWITCH:
-        k->switches++;
-        if (to < sc->n)
-            sl->prov->current = (uint32_t)to;
-        break;
-    case LG_EV_FELL_BACK: break;
-    }
+    count(sl, sc, t, idx, ev, to);
 }
 
 void lg_slots_provider(const lg_slots *sl, const lg_store_scope *sc, lg_prov_op *op)
@@ -227,11 +233,4 @@ void lg_slots_provider(const lg_slots *sl, const lg_store_scope *sc, lg_prov_op 
         break;
     case LG_PROV_ATTEMPT: note_attempt(p, sc, op->first, op->note, op->now_ms); break;
     }
-}
-
-void lg_slots_snapshot(const lg_slots *sl, size_t n, lg_account_state *snap)
-{
-    if (snap)
-        for (size_t i = 0; i < n; i++)
-            snap[i] = sl->accounts[i]->state;
 }

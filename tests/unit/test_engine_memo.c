@@ -122,12 +122,94 @@ static void one_account_skips_the_pool_filter(void **state)
     assert_int_equal(admitted_with_pools(2, "z"), 0); /* no account of the pool: all usable */
 }
 
+/* Requests counted as admitted at once on the account with this name and digest ("": any digest). */
+struct seen {
+    const char *name, *digest;
+    uint64_t immediate;
+};
+static void seen_cb(const char *provider, const char *account, const char *digest, const lg_account_slot *slot,
+                    void *ctx)
+{
+    struct seen *q = ctx;
+    if (!strcmp(account, q->name) && (!q->digest[0] || !strcmp(digest, q->digest)))
+        q->immediate += slot->counters.immediate;
+}
+static uint64_t immediate_on(fixture *f, const char *name, const char *digest)
+{
+    struct seen q = {.name = name, .digest = digest};
+    assert_int_equal(lg_store_visit(f->store, seen_cb, &q), 0);
+    return q.immediate;
+}
+
+/* One exchange of req, counted as admitted at once; whether it started from the thread's last memo. */
+static bool exchange_once(lg_accounts *a, const lg_gate_request *req, int64_t now)
+{
+    assert_true(lg_accounts_init(a, req));
+    bool recalled = a->memo.map != NULL;
+    lg_admit_opts opts = {.count = true, .ev = LG_EV_IMMEDIATE};
+    assert_true(lg_accounts_admit(a, LG_PREFER_CURRENT, now, now + 1000, &opts).reserved);
+    lg_accounts_release(a);
+    lg_accounts_free(a);
+    return recalled;
+}
+
+/* The store's memo of the thread's last exchange serves the next one of the same config, provider and
+ * keys; not another config in the same memory (a config freed and another parsed where it was: another
+ * generation), nor the same keyless account under another host key (another digest). */
+static void memo_follows_config_and_key(void **state)
+{
+    fixture *f = *state;
+    fixture_config(f, "{\"providers\": {\"openai\": {\"accounts\": [{\"name\": \"a\", \"key\": \"sk-unit-a-123\"}]}, "
+                      "\"anthropic\": {\"accounts\": [{\"name\": \"h\", \"key\": \"host\"}]}}}");
+    assert_non_null(fixture_store(f));
+    char body[256];
+    lg_gate_request req = request_of(f, "gpt-4o", body, sizeof body);
+    lg_accounts a;
+    memset(&a, 0, sizeof a);
+    exchange_once(&a, &req, T0);
+    assert_true(exchange_once(&a, &req, T0 + 1)); /* the same accounts: recalled */
+    assert_int_equal(immediate_on(f, "a", ""), 2);
+
+    /* Another config where this one was: its provider, generation and accounts in the same memory (the same
+     * key, another account name: only the generation tells). */
+    lg_errors errs = {0};
+    const char *json2 = "{\"providers\": {\"openai\": {\"accounts\": [{\"name\": \"b\", \"key\": \"sk-unit-a-123\"}]}}}";
+    lg_config *cfg2 = lg_config_parse(json2, strlen(json2), "test", false, &errs);
+    assert_non_null(cfg2);
+    lg_provider *prov = (lg_provider *)req.prov, saved = *prov;
+    uint64_t generation = f->cfg->generation;
+    assert_true(cfg2->generation != generation);
+    *prov = cfg2->providers[0];
+    f->cfg->generation = cfg2->generation;
+    assert_false(exchange_once(&a, &req, T0 + 2));
+    assert_int_equal(immediate_on(f, "b", ""), 1);
+    assert_int_equal(immediate_on(f, "a", ""), 2);
+    *prov = saved;
+    f->cfg->generation = generation;
+    lg_config_free(cfg2);
+
+    /* A keyless account: the host's key decides its entry. */
+    lg_gate_request host = req;
+    host.prov = fixture_provider(f, "anthropic");
+    char d1[LG_DIGEST_HEX], d2[LG_DIGEST_HEX];
+    lg_key_digest("sk-host-one", d1);
+    lg_key_digest("sk-host-two", d2);
+    host.host_key = "sk-host-one";
+    exchange_once(&a, &host, T0 + 3);
+    assert_true(exchange_once(&a, &host, T0 + 4));
+    host.host_key = "sk-host-two";
+    assert_false(exchange_once(&a, &host, T0 + 5));
+    assert_int_equal(immediate_on(f, "h", d1), 2);
+    assert_int_equal(immediate_on(f, "h", d2), 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(model_hash_follows_the_request, setup, fixture_teardown),
         cmocka_unit_test(unset_model_hash_is_hashed),
         cmocka_unit_test(one_account_skips_the_pool_filter),
+        cmocka_unit_test_setup_teardown(memo_follows_config_and_key, setup, fixture_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,10 +4,14 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
+#include "llmgate/duration.h"
+#include "llmgate/http.h"
 #include "llmgate/limiter.h"
 
 #define NOW INT64_C(1711483200000) /* 2024-03-26T20:00:00Z */
@@ -197,6 +201,128 @@ static void rounded_counts_teach_nothing(void **state)
     assert_int_equal(respond(&w, NOW + 20, "97", "9000"), -1);
 }
 
+/* The reading lg_ratelimit_parse replaced (each name formatted, then looked up with lg_header_get), kept
+ * here as the reference of the differential test below. */
+static int64_t ref_count(const lg_header *h, size_t n, const char *name)
+{
+    const char *v = lg_header_get(h, n, name);
+    if (!v || *v < '0' || *v > '9')
+        return -1;
+    char *end;
+    long long x = strtoll(v, &end, 10);
+    while (*end == ' ')
+        end++;
+    return *end == '\0' && x >= 0 ? (int64_t)x : -1;
+}
+static int64_t ref_reset(const lg_header *h, size_t n, const char *name, int64_t now_ms)
+{
+    const char *v = lg_header_get(h, n, name);
+    if (!v)
+        return -1;
+    size_t len = strlen(v);
+    int64_t ms;
+    if (lg_parse_go_duration(v, len, &ms) || lg_parse_delta_seconds(v, len, &ms))
+        return ms;
+    if (lg_parse_rfc3339(v, len, &ms))
+        return ms > now_ms ? ms - now_ms : 0;
+    return -1;
+}
+static bool ref_dim(const lg_header *h, size_t n, const char *fmt, int64_t now_ms, int64_t *l, int64_t *r,
+                    int64_t *t)
+{
+    char name[96];
+    snprintf(name, sizeof name, fmt, "limit");
+    *l = ref_count(h, n, name);
+    snprintf(name, sizeof name, fmt, "remaining");
+    *r = ref_count(h, n, name);
+    snprintf(name, sizeof name, fmt, "reset");
+    *t = ref_reset(h, n, name, now_ms);
+    return *l >= 0 || *r >= 0 || *t >= 0;
+}
+static bool ref_parse(const lg_header *h, size_t n, int64_t now_ms, lg_ratelimit_info *out)
+{
+    for (int d = 0; d < 2; d++)
+        out->limit[d] = out->remaining[d] = out->reset_ms[d] = -1;
+    out->exact = false;
+    bool any = false;
+    static const char *const openai[2] = {"x-ratelimit-%s-requests", "x-ratelimit-%s-tokens"};
+    for (int d = 0; d < 2; d++)
+        any |= ref_dim(h, n, openai[d], now_ms, &out->limit[d], &out->remaining[d], &out->reset_ms[d]);
+    if (any)
+        return out->exact = true;
+    any = ref_dim(h, n, "anthropic-ratelimit-requests-%s", now_ms, &out->limit[0], &out->remaining[0],
+                  &out->reset_ms[0]);
+    int64_t *l = &out->limit[1], *r = &out->remaining[1], *t = &out->reset_ms[1];
+    if (ref_dim(h, n, "anthropic-ratelimit-tokens-%s", now_ms, l, r, t))
+        return true;
+    int64_t li, ri, ti, lo, ro, to;
+    bool in = ref_dim(h, n, "anthropic-ratelimit-input-tokens-%s", now_ms, &li, &ri, &ti);
+    bool o = ref_dim(h, n, "anthropic-ratelimit-output-tokens-%s", now_ms, &lo, &ro, &to);
+    if (in && o) {
+        *l = li >= 0 && lo >= 0 ? li + lo : -1;
+        *r = ri >= 0 && ro >= 0 ? ri + ro : -1;
+        *t = ti > to ? ti : to;
+    } else if (in) {
+        *l = li, *r = ri, *t = ti;
+    } else if (o) {
+        *l = lo, *r = ro, *t = to;
+    }
+    return any || in || o;
+}
+
+/* The one-pass reading gives what the reference gives on 60 000 generated header sets: every name read
+ * (in mixed case), names that begin or end like them, other names, NULL names and values, repeated names
+ * (the first counts), and values of every kind, well formed or not. */
+static void one_pass_matches_the_lookups(void **state)
+{
+    (void)state;
+    static const char *const families[] = {"x-ratelimit-%s-requests", "x-ratelimit-%s-tokens",
+                                           "anthropic-ratelimit-requests-%s", "anthropic-ratelimit-tokens-%s",
+                                           "anthropic-ratelimit-input-tokens-%s",
+                                           "anthropic-ratelimit-output-tokens-%s"};
+    static const char *const kinds[] = {"limit", "remaining", "reset", "limits", "remain", "", "rese"};
+    static const char *const others[] = {"x-ratelimit", "x-ratelimit-", "anthropic-ratelimit-", "x-request-id",
+                                         "anthropic-version", "content-type", "X", "a", "", "x-ratelimit-limit",
+                                         "x-ratelimit-limit-requestsx", "x-ratelimit-limit-request",
+                                         "anthropic-ratelimit-tokens-", "anthropic-ratelimit-input-limit",
+                                         "xx-ratelimit-limit-tokens", "ax-ratelimit-reset-tokens"};
+    static const char *const values[] = {"0", "5000", "4999", " 7", "7 ", "-1", "", "12ms", "6m0s", "1.5s", "20",
+                                         "1.234s", "2024-03-26T20:00:01.5Z", "2024-03-26T19:00:00Z", "abc",
+                                         "9999999999", "3x", NULL};
+    srand(12345);
+    char names[8][96];
+    for (int round = 0; round < 60000; round++) {
+        lg_header h[8];
+        size_t n = (size_t)(rand() % 9);
+        for (size_t i = 0; i < n; i++) {
+            int pick = rand() % 4;
+            if (pick == 0) {
+                snprintf(names[i], sizeof names[i], "%s", others[rand() % (int)(sizeof others / sizeof *others)]);
+            } else {
+                const char *kind = kinds[rand() % (pick == 1 ? 7 : 3)];
+                snprintf(names[i], sizeof names[i], families[rand() % 6], kind);
+            }
+            for (char *c = names[i]; *c; c++)
+                if (rand() % 3 == 0 && *c >= 'a' && *c <= 'z')
+                    *c = (char)(*c - 'a' + 'A');
+            h[i].name = rand() % 40 == 0 ? NULL : names[i];
+            h[i].value = values[rand() % (int)(sizeof values / sizeof *values)];
+        }
+        lg_ratelimit_info got, want;
+        memset(&got, 0x5a, sizeof got);
+        memset(&want, 0x5a, sizeof want);
+        bool g = lg_ratelimit_parse(h, n, NOW, &got), w = ref_parse(h, n, NOW, &want);
+        if (g != w || got.exact != want.exact)
+            fail_msg("round %d: %d/%d exact %d/%d", round, g, w, got.exact, want.exact);
+        for (int d = 0; d < 2; d++)
+            if (got.limit[d] != want.limit[d] || got.remaining[d] != want.remaining[d] ||
+                got.reset_ms[d] != want.reset_ms[d])
+                fail_msg("round %d dim %d: %lld %lld %lld, want %lld %lld %lld", round, d, (long long)got.limit[d],
+                         (long long)got.remaining[d], (long long)got.reset_ms[d], (long long)want.limit[d],
+                         (long long)want.remaining[d], (long long)want.reset_ms[d]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -210,6 +336,7 @@ int main(void)
         cmocka_unit_test(learned_into_the_window),
         cmocka_unit_test(charge_learned_from_consecutive_remaining_counts),
         cmocka_unit_test(rounded_counts_teach_nothing),
+        cmocka_unit_test(one_pass_matches_the_lookups),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -252,6 +252,30 @@ static void scope_memo_finds_the_same_entries(void **state)
     lg_store_close(s);
 }
 
+/* A memo made before a store was closed is not trusted in a store opened after (mapped, most often, where
+ * the closed one was): the entries are found by name in the new file and the memo made again. */
+static void memo_not_trusted_after_a_close(void **state)
+{
+    fixture *f = *state;
+    lg_store *s = open_ok(f->path);
+    lg_account_ref refs[2] = {{"a", "1111111111111111"}, {"b", "2222222222222222"}};
+    lg_store_memo memo = {0};
+    lg_store_scope sc = {.provider = "p", .refs = refs, .n = 2, .memo = &memo};
+    struct bump x = {.add = 1}, y = {.add = 10};
+    assert_int_equal(lg_shm_with_scope(s, &sc, bump_cb, &x), 0);
+    lg_store_memo made = memo;
+    lg_store_close(s);
+    char other[320];
+    snprintf(other, sizeof other, "%s.other", f->path);
+    s = open_ok(other);
+    assert_int_equal(lg_shm_with_scope(s, &sc, bump_cb, &y), 0);
+    assert_int_equal(lookup(s, "p", "a", "1111111111111111").slot.counters.requests, 10);
+    assert_int_equal(lookup(s, "p", "b", "2222222222222222").slot.counters.requests, 10);
+    assert_true(memo.epoch != made.epoch); /* made again */
+    lg_store_close(s);
+    unlink(other);
+}
+
 static void long_names_truncated_safely(void **state)
 {
     fixture *f = *state;
@@ -758,6 +782,7 @@ int main(void)
         T(slots_found_by_provider_name_and_digest),
         T(providers_are_isolated),
         T(scope_memo_finds_the_same_entries),
+        T(memo_not_trusted_after_a_close),
         T(long_names_truncated_safely),
         T(corrupt_file_rebuilt),
         T(wrong_version_or_mode_rebuilt),
