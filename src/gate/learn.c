@@ -48,6 +48,15 @@ static bool read_dim(const char *const v[KINDS], int64_t now_ms, int64_t *limit,
     return *limit >= 0 || *remaining >= 0 || *reset >= 0;
 }
 
+/* a + b for two counts (-1: unknown): unknown when either is, INT64_MAX when the sum would not fit (a
+ * header may say 9223372036854775807). */
+static int64_t count_sum(int64_t a, int64_t b)
+{
+    if (a < 0 || b < 0)
+        return -1;
+    return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
 /* Anthropic's tokens: the combined "tokens" family, else input + output summed (a figure is known only
  * when both halves are), the reset being the later of the two. */
 static bool anthropic_tokens(rl_values v, int64_t now_ms, int64_t *l, int64_t *r, int64_t *t)
@@ -58,8 +67,8 @@ static bool anthropic_tokens(rl_values v, int64_t now_ms, int64_t *l, int64_t *r
     bool in = read_dim(v[ANTHROPIC_INPUT], now_ms, &li, &ri, &ti);
     bool out = read_dim(v[ANTHROPIC_OUTPUT], now_ms, &lo, &ro, &to);
     if (in && out) {
-        *l = li >= 0 && lo >= 0 ? li + lo : -1;
-        *r = ri >= 0 && ro >= 0 ? ri + ro : -1;
+        *l = count_sum(li, lo);
+        *r = count_sum(ri, ro);
         *t = ti > to ? ti : to;
     } else if (in) {
         *l = li, *r = ri, *t = ti;

@@ -90,6 +90,23 @@ static void anthropic_input_and_output_tokens_summed(void **state)
     assert_int_equal(in.limit[LG_DIM_REQUESTS], -1);
 }
 
+/* Halves as large as a header may say: the sum saturates (no signed overflow: the sanitizer build aborts on
+ * one). */
+static void anthropic_sum_saturates(void **state)
+{
+    (void)state;
+    lg_header h[] = {
+        {"anthropic-ratelimit-input-tokens-limit", "9223372036854775807"},
+        {"anthropic-ratelimit-input-tokens-remaining", "9223372036854775000"},
+        {"anthropic-ratelimit-output-tokens-limit", "8000"},
+        {"anthropic-ratelimit-output-tokens-remaining", "808"},
+    };
+    lg_ratelimit_info in;
+    assert_true(lg_ratelimit_parse(h, sizeof h / sizeof h[0], NOW, &in));
+    assert_true(in.limit[LG_DIM_TOKENS] == INT64_MAX);
+    assert_true(in.remaining[LG_DIM_TOKENS] == INT64_MAX);
+}
+
 static void past_reset_is_zero_and_garbage_ignored(void **state)
 {
     (void)state;
@@ -330,6 +347,7 @@ int main(void)
         cmocka_unit_test(openai_fractional_and_seconds_resets),
         cmocka_unit_test(anthropic_headers),
         cmocka_unit_test(anthropic_input_and_output_tokens_summed),
+        cmocka_unit_test(anthropic_sum_saturates),
         cmocka_unit_test(past_reset_is_zero_and_garbage_ignored),
         cmocka_unit_test(headers_found_in_any_case_among_look_alikes),
         cmocka_unit_test(nothing_to_learn),
