@@ -317,9 +317,13 @@ static bool apply_routes(lg_exchange *x, const lg_gate_request *req, lg_step *st
     const lg_config *cfg = req->cfg;
     if (!cfg->n_routes || x->pinned || req->prov->dialect == LG_DIALECT_NONE)
         return false;
-    lg_estimate e;
-    lg_estimate_scan(req->prov->dialect, req->body ? req->body : "", req->body ? req->body_len : 0, &e);
-    lg_route_input in = {.model = x->model, .prompt_tokens = e.text, .program = req->program ? req->program : "",
+    lg_estimate own; /* the body's estimate lg_exchange_read_body made, else one of its own */
+    const lg_estimate *e = &x->a.est;
+    if (!e->body || e->dialect != req->prov->dialect) {
+        lg_estimate_scan(req->prov->dialect, req->body ? req->body : "", req->body ? req->body_len : 0, &own);
+        e = &own;
+    }
+    lg_route_input in = {.model = x->model, .prompt_tokens = e->text, .program = req->program ? req->program : "",
                          .has_header = req->has_header, .ctx = req->header_ctx};
     int i = lg_route_find(cfg, &in);
     if (i < 0)
