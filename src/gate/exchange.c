@@ -11,7 +11,6 @@
 #include "llmgate/engine.h"
 #include "llmgate/limiter.h"
 #include "llmgate/log.h"
-#include "llmgate/route.h"
 #include "llmgate/translate.h"
 
 #define NOTICE_AFTER_MS 3000     /* a wait this long gets a notice on stderr */
@@ -310,44 +309,6 @@ __attribute__((cold)) static void refuse_locally(lg_exchange *x, int status, con
     step_done(step, res);
 }
 
-/* The routing rule the request takes (routes configured, the request not pinned): the model it is sent as,
- * the provider it goes to alone, or a local refusal (then true: *step is DONE). */
-static bool apply_routes(lg_exchange *x, const lg_gate_request *req, lg_step *step)
-{
-    const lg_config *cfg = req->cfg;
-    if (!cfg->n_routes || x->pinned || req->prov->dialect == LG_DIALECT_NONE)
-        return false;
-    lg_estimate own; /* the body's estimate lg_exchange_read_body made, else one of its own */
-    const lg_estimate *e = &x->a.est;
-    if (!e->body || e->dialect != req->prov->dialect) {
-        lg_estimate_scan(req->prov->dialect, req->body ? req->body : "", req->body ? req->body_len : 0, &own);
-        e = &own;
-    }
-    lg_route_input in = {.model = x->model, .prompt_tokens = e->text, .program = req->program ? req->program : "",
-                         .has_header = req->has_header, .ctx = req->header_ctx};
-    int i = lg_route_find(cfg, &in);
-    if (i < 0)
-        return false;
-    const lg_route *r = &cfg->routes[i];
-    char what[512];
-    lg_route_describe(r, what, sizeof what);
-    lg_log(LG_LOG_INFO, "[Route] %s: routes[%d] (%s)", req->prov->name, i, what);
-    if (r->refuse) {
-        char msg[LG_MESSAGE_MAX];
-        snprintf(msg, sizeof msg, "llmgate: refused by routes[%d]: %s", i, r->refuse);
-        refuse_locally(x, 403, msg, step);
-        return true;
-    }
-    if (r->set_model && (x->body || !req->body)) /* without a copy of the body, nothing to rewrite */
-        snprintf(x->model, sizeof x->model, "%s", r->set_model);
-    const lg_provider *to = r->to ? lg_config_provider(cfg, r->to) : NULL;
-    if (to && to != x->chain[0] && x->body && lg_exchange_own_keys(to)) {
-        x->chain[0] = to;
-        x->n_chain = 1;
-    }
-    return false;
-}
-
 /* Resets r to no result yet (no hint): every member cleared but the message's bytes past its first. */
 static void clear_result(lg_gate_result *r)
 {
@@ -386,8 +347,10 @@ lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_st
     }
     if (req->prov->dialect != LG_DIALECT_NONE)
         lg_exchange_apply_pin(x, req);
-    if (req->reroutes && apply_routes(x, req, step)) {
+    char refusal[LG_MESSAGE_MAX];
+    if (req->reroutes && lg_exchange_apply_routes(x, req, refusal)) {
         x->bare = true; /* no account state was set up */
+        refuse_locally(x, 403, refusal, step);
         return x;
     }
     if (!x->body) { /* nothing to rewrite or fall back with: the host's body as it is */

@@ -76,4 +76,8 @@ void lg_exchange_build_chain(lg_exchange *x, const lg_gate_request *req);
  * may need it. */
 void lg_exchange_read_body(lg_exchange *x, const lg_gate_request *req);
 
+/* The routing rule the request takes (routes configured, the request not pinned), after read_body: the
+ * model it is sent as and the provider it goes to alone, or a local refusal (true, its message in refusal). */
+bool lg_exchange_apply_routes(lg_exchange *x, const lg_gate_request *req, char refusal[LG_MESSAGE_MAX]);
+
 #endif

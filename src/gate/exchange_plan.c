@@ -1,5 +1,6 @@
 /* How a request's way is planned before the engine admits it (see exchange_internal.h): its chain of
- * providers, its pins, and the body each provider is sent (a model mapped, a pin stripped, a translation). */
+ * providers, its pins, its routing rule, and the body each provider is sent (a model mapped, a pin
+ * stripped, a translation). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 #include "gate/body_model.h"
 #include "gate/exchange_internal.h"
 #include "llmgate/log.h"
+#include "llmgate/route.h"
 
 /* The body for provider p (malloc'd into *body, NULL: the host's as it is) and, when p speaks another
  * dialect than the host, the translation (into *tr and path). False when the request cannot go to p: a
@@ -164,3 +166,36 @@ void lg_exchange_read_body(lg_exchange *x, const lg_gate_request *req)
     }
 }
 
+bool lg_exchange_apply_routes(lg_exchange *x, const lg_gate_request *req, char refusal[LG_MESSAGE_MAX])
+{
+    const lg_config *cfg = req->cfg;
+    if (!cfg->n_routes || x->pinned || req->prov->dialect == LG_DIALECT_NONE)
+        return false;
+    lg_estimate own; /* the body's estimate lg_exchange_read_body made, else one of its own */
+    const lg_estimate *e = &x->a.est;
+    if (!e->body || e->dialect != req->prov->dialect) {
+        lg_estimate_scan(req->prov->dialect, req->body ? req->body : "", req->body ? req->body_len : 0, &own);
+        e = &own;
+    }
+    lg_route_input in = {.model = x->model, .prompt_tokens = e->text, .program = req->program ? req->program : "",
+                         .has_header = req->has_header, .ctx = req->header_ctx};
+    int i = lg_route_find(cfg, &in);
+    if (i < 0)
+        return false;
+    const lg_route *r = &cfg->routes[i];
+    char what[512];
+    lg_route_describe(r, what, sizeof what);
+    lg_log(LG_LOG_INFO, "[Route] %s: routes[%d] (%s)", req->prov->name, i, what);
+    if (r->refuse) {
+        snprintf(refusal, LG_MESSAGE_MAX, "llmgate: refused by routes[%d]: %s", i, r->refuse);
+        return true;
+    }
+    if (r->set_model && (x->body || !req->body)) /* without a copy of the body, nothing to rewrite */
+        snprintf(x->model, sizeof x->model, "%s", r->set_model);
+    const lg_provider *to = r->to ? lg_config_provider(cfg, r->to) : NULL;
+    if (to && to != x->chain[0] && x->body && lg_exchange_own_keys(to)) {
+        x->chain[0] = to;
+        x->n_chain = 1;
+    }
+    return false;
+}
