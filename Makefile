@@ -46,6 +46,8 @@ DEPS_PKGS += python3-pycurl php-cli php-curl git nghttp2-server
 DEPS_PKGS += redis-server libhiredis-dev
 # asyncio hosts of the event-loop tests (aiohttp)
 DEPS_PKGS += python3-aiohttp
+# make bench's footprint figures (callgrind: instructions and code lines per request)
+DEPS_PKGS += valgrind
 
 # The version is the one of the newest debian/changelog entry (one place to change it).
 VERSION := $(shell head -n1 debian/changelog | tr '()' '  ' | awk '{print $$2}' | cut -d- -f1)

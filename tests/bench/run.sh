@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # make bench (tests/bench/run.sh [overhead]): the interposer's overhead, as ratios measured in one run against a baseline without the
 # preload. The same libcurl client (one reused handle, N sequential requests to the mock provider on
-# loopback) runs alternately with and without libllmgate.so, for a provider host (through the gate) and
-# for a non-provider host (pass-through); the ratio of the medians is reported.
+# loopback) runs with and without libllmgate.so back to back, many short rounds, for a provider host
+# (through the gate) and for a non-provider host (pass-through); tests/bench/paired.py reports the median
+# of the rounds' ratios with its confidence interval against the goal (1.03 and 1.01), then
+# tests/bench/footprint.sh the instructions and code lines per request (deterministic, with valgrind).
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 source tests/lib.sh
-N=${BENCH_REQUESTS:-4000}
-ROUNDS=${BENCH_ROUNDS:-12}
+N=${BENCH_REQUESTS:-1000}
+ROUNDS=${BENCH_ROUNDS:-60}
 cat >"$LG_TMP/scenario.json" <<JSON
 {"keys": {"sk-stream": {"sequence": [{"fixture": "$LG_ROOT/tests/fixtures/streams/openai_multibyte.json", "chunk": 200, "chunk_delay_ms": 2}], "repeat": true}}}
 JSON
@@ -30,13 +32,11 @@ run_one() {
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 
-minimum() { sort -n | head -1; }
-
-# bench NAME URL CONNECT_TO: alternating runs (the order swapped every round: the second of two runs in a
-# row is favoured on this machine); medians of wall and CPU time per side, and their ratios, then the
-# ratios of the minimums (the runs least disturbed by the machine's other work).
+# bench NAME URL CONNECT_TO GOAL: ROUNDS rounds of one run without and one with the preload, back to back
+# (the order swapped every round: the second of two runs in a row is favoured on this machine); the
+# rounds' paired ratios, their median and 95 % interval, and whether the wall ratio meets GOAL.
 bench() {
-    local bw=() bc=() pw=() pc=() i b p
+    local i b p
     run_one no "$2" "$3" >/dev/null; run_one yes "$2" "$3" >/dev/null   # warm-up
     for i in $(seq 1 "$ROUNDS"); do
         if [ $((i % 2)) = 1 ]; then
@@ -44,21 +44,15 @@ bench() {
         else
             p=$(run_one yes "$2" "$3"); b=$(run_one no "$2" "$3")
         fi
-        [ -n "$b" ] && [ -n "$p" ] || { echo "$1: a run failed"; return 1; }
-        bw+=("${b% *}"); bc+=("${b#* }"); pw+=("${p% *}"); pc+=("${p#* }")
-    done
-    awk -v n="$1" -v r="$N" -v bw="$(printf '%s\n' "${bw[@]}" | median)" -v pw="$(printf '%s\n' "${pw[@]}" | median)" \
-        -v bc="$(printf '%s\n' "${bc[@]}" | median)" -v pc="$(printf '%s\n' "${pc[@]}" | median)" \
-        -v mbw="$(printf '%s\n' "${bw[@]}" | minimum)" -v mpw="$(printf '%s\n' "${pw[@]}" | minimum)" \
-        -v mbc="$(printf '%s\n' "${bc[@]}" | minimum)" -v mpc="$(printf '%s\n' "${pc[@]}" | minimum)" 'BEGIN {
-        printf "%-18s wall %6.1f -> %6.1f us/req (ratio %.3f)   client cpu %5.1f -> %5.1f us/req (ratio %.3f, +%.1f us)\n",
-               n, bw / r, pw / r, pw / bw, bc / r, pc / r, pc / bc, (pc - bc) / r
-        printf "%-18s minimums: wall ratio %.3f, client cpu ratio %.3f (+%.1f us)\n", "", mpw / mbw, mpc / mbc, (mpc - mbc) / r }'
+        [ -n "$b" ] && [ -n "$p" ] || { echo "$1: a run failed" >&2; return 1; }
+        echo "$i base $b"; echo "$i gated $p"
+    done | /usr/bin/python3 tests/bench/paired.py "$1" "$N" "$4"
 }
 
-echo "interposer overhead: $N requests x $ROUNDS rounds per side, medians"
-bench "provider host" "http://api.openai.com/v1/chat/completions" "api.openai.com:80:127.0.0.1:$MOCK_PORT"
-bench "non-provider host" "http://bench.example.invalid/v1/chat/completions" "bench.example.invalid:80:127.0.0.1:$MOCK_PORT"
+echo "interposer overhead: $ROUNDS rounds of $N requests per side, medians of the paired ratios"
+bench "provider host" "http://api.openai.com/v1/chat/completions" "api.openai.com:80:127.0.0.1:$MOCK_PORT" 1.03
+bench "non-provider host" "http://bench.example.invalid/v1/chat/completions" "bench.example.invalid:80:127.0.0.1:$MOCK_PORT" 1.01
+bash tests/bench/footprint.sh
 
 # ttfb: time to the first body byte of a healthy stream whose events arrive every 2 ms, with and without
 # the preload (llmgate holds the start of a stream until its first complete event with content).
