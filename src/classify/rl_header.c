@@ -31,22 +31,15 @@
 #define WORDS_MAX 8
 #define WORD_LEN 16
 
-/* s past word (lower-case ASCII) when s starts with it in any case, else NULL; stops at the first letter
- * that differs. */
-static const char *past(const char *s, const char *word)
+/* s past lit (n lower-case letters and '-') when s begins with it in any case, else NULL: one compare a
+ * letter, unrolled (lit is a constant), stopping at the first that differs (the NUL at the latest). */
+static inline __attribute__((always_inline)) const char *past(const char *s, const char *lit, size_t n)
 {
-    for (; *word; s++, word++)
-        if ((*s >= 'A' && *s <= 'Z' ? *s + ('a' - 'A') : *s) != *word)
+#pragma GCC unroll 24
+    for (size_t i = 0; i < n; i++)
+        if (lit[i] == '-' ? s[i] != '-' : (s[i] | 0x20) != lit[i])
             return NULL;
-    return s;
-}
-
-/* Whether name can be one of the limiter's exact families: it begins x-ratelimit- or anthropic-ratelimit-. */
-static bool exact_prefix(const char *name)
-{
-    char first = (char)(*name | 0x20); /* x or a for X, x, A and a only */
-    return (first == 'x' && past(name + 1, "-ratelimit-")) ||
-           (first == 'a' && past(name + 1, "nthropic-ratelimit-"));
+    return s + n;
 }
 
 static bool is_sep(char c)
@@ -67,32 +60,12 @@ static bool rate_word(const char *p)
     }
 }
 
-/* Whether the n letters at w are lit. */
+/* Whether the n letters at w are lit (a constant: the compare is inline). */
 #define IS(w, n, lit) ((n) == sizeof lit - 1 && !memcmp((w), lit, sizeof lit - 1))
 
-static lg_rlh_kind kind_of(const char *w, size_t n)
+/* The window a span such as "5h" or "7d" names; LG_WIN_NONE for any other word. */
+static lg_window span_of(const char *w, size_t n)
 {
-    return IS(w, n, "limit")       ? LG_RLH_LIMIT
-           : IS(w, n, "remaining") ? LG_RLH_REMAINING
-           : IS(w, n, "reset")     ? LG_RLH_RESET
-           : IS(w, n, "status")    ? LG_RLH_STATUS
-                                   : LG_RLH_NO_KIND;
-}
-
-/* A window word: "minute", "min", "day", or a span such as "5h" or "7d". */
-static lg_window window_of(const char *w, size_t n)
-{
-    static const struct {
-        const char *w;
-        size_t n;
-        lg_window win;
-    } names[] = {{"second", 6, LG_WIN_SECOND}, {"sec", 3, LG_WIN_SECOND},    {"minute", 6, LG_WIN_MINUTE},
-                 {"min", 3, LG_WIN_MINUTE},    {"hour", 4, LG_WIN_HOUR},      {"hourly", 6, LG_WIN_HOUR},
-                 {"day", 3, LG_WIN_DAY},       {"daily", 5, LG_WIN_DAY},      {"week", 4, LG_WIN_WEEK},
-                 {"weekly", 6, LG_WIN_WEEK},   {"month", 5, LG_WIN_MONTH},    {"monthly", 7, LG_WIN_MONTH}};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (n == names[i].n && !memcmp(w, names[i].w, n))
-            return names[i].win;
     size_t d = 0;
     while (d < n && w[d] >= '0' && w[d] <= '9')
         d++;
@@ -112,16 +85,77 @@ static lg_window window_of(const char *w, size_t n)
     return LG_WIN_NONE;
 }
 
+/* What a word after the prefix says (each word says at most one kind, dimension or window). */
+typedef struct {
+    lg_rlh_kind kind; /* limit, remaining, reset, status */
+    int dim;          /* LG_DIM_REQUESTS for requests / request / req, LG_DIM_TOKENS for tokens / token */
+    int io;           /* 1: "input", 2: "output" */
+    lg_window window; /* second … monthly, or a span */
+    int exact;        /* the word is 1: "requests", 2: "tokens", 3: "input", 4: "output" (the exact families') */
+} word_sense;
+
+static word_sense sense_of(const char *w, size_t n)
+{
+    word_sense s = {LG_RLH_NO_KIND, LG_DIM_NONE, 0, LG_WIN_NONE, 0};
+    switch (n) { /* the words by length: each word is compared with those of its length only */
+    case 3:
+        s.dim = IS(w, n, "req") ? LG_DIM_REQUESTS : LG_DIM_NONE;
+        s.window = IS(w, n, "sec")   ? LG_WIN_SECOND
+                   : IS(w, n, "min") ? LG_WIN_MINUTE
+                   : IS(w, n, "day") ? LG_WIN_DAY
+                                     : LG_WIN_NONE;
+        break;
+    case 4:
+        s.window = IS(w, n, "hour") ? LG_WIN_HOUR : IS(w, n, "week") ? LG_WIN_WEEK : LG_WIN_NONE;
+        break;
+    case 5:
+        s.kind = IS(w, n, "limit") ? LG_RLH_LIMIT : IS(w, n, "reset") ? LG_RLH_RESET : LG_RLH_NO_KIND;
+        s.dim = IS(w, n, "token") ? LG_DIM_TOKENS : LG_DIM_NONE;
+        s.io = IS(w, n, "input");
+        s.exact = s.io ? 3 : 0;
+        s.window = IS(w, n, "daily") ? LG_WIN_DAY : IS(w, n, "month") ? LG_WIN_MONTH : LG_WIN_NONE;
+        break;
+    case 6:
+        s.kind = IS(w, n, "status") ? LG_RLH_STATUS : LG_RLH_NO_KIND;
+        s.dim = IS(w, n, "tokens") ? LG_DIM_TOKENS : LG_DIM_NONE;
+        s.io = IS(w, n, "output") ? 2 : 0;
+        s.exact = s.dim ? 2 : s.io ? 4 : 0;
+        s.window = IS(w, n, "second")   ? LG_WIN_SECOND
+                   : IS(w, n, "minute") ? LG_WIN_MINUTE
+                   : IS(w, n, "hourly") ? LG_WIN_HOUR
+                   : IS(w, n, "weekly") ? LG_WIN_WEEK
+                                        : LG_WIN_NONE;
+        break;
+    case 7:
+        s.dim = IS(w, n, "request") ? LG_DIM_REQUESTS : LG_DIM_NONE;
+        s.window = IS(w, n, "monthly") ? LG_WIN_MONTH : LG_WIN_NONE;
+        break;
+    case 8:
+        s.dim = IS(w, n, "requests") ? LG_DIM_REQUESTS : LG_DIM_NONE;
+        s.exact = s.dim ? 1 : 0;
+        break;
+    case 9:
+        s.kind = IS(w, n, "remaining") ? LG_RLH_REMAINING : LG_RLH_NO_KIND;
+        break;
+    }
+    if (*w >= '0' && *w <= '9')
+        s.window = span_of(w, n);
+    return s;
+}
+
 /* The reading of one name, word by word. */
 typedef struct {
-    size_t n;          /* words so far */
-    size_t from;       /* index of the first word after "ratelimit" / "rate" "limit"; 0: not met yet */
-    size_t one_word;   /* index of that "ratelimit" word + 1 when it was one word */
-    size_t kind_at;    /* index of the kind word */
-    size_t klen;       /* letters in out->key */
-    bool after_rate;   /* the previous word was "rate" (before the prefix's end) */
-    int io;            /* the previous word (after the prefix) was 1: "input", 2: "output" */
-    int first;         /* the first word: 1 "x", 2 "anthropic", else 0 */
+    size_t n;        /* words so far */
+    size_t from;     /* index of the first word after "ratelimit" / "rate" "limit"; 0: not met yet */
+    size_t one_word; /* index of that "ratelimit" word + 1 when it was one word */
+    size_t kind_at;  /* index of the kind word */
+    size_t klen;     /* letters in out->key (written only when want_key) */
+    bool want_key;   /* the key is wanted (not only an exact family) */
+    size_t key_words; /* words in the key */
+    int key_exact[2]; /* word_sense.exact of its first two words */
+    bool after_rate; /* the previous word was "rate" (before the prefix's end) */
+    int io;          /* the previous word (after the prefix) was 1: "input", 2: "output" */
+    int first;       /* the first word: 1 "x", 2 "anthropic", else 0 */
 } reading;
 
 /* Takes the word w of n letters; false when the name is none after all (its key too long). */
@@ -138,26 +172,35 @@ static bool word(reading *r, const char *w, size_t n, lg_rlh_name *out)
         r->after_rate = IS(w, n, "rate");
         return true;
     }
-    if (IS(w, n, "requests") || IS(w, n, "request") || IS(w, n, "req"))
-        out->dim = LG_DIM_REQUESTS;
-    else if (IS(w, n, "tokens") || IS(w, n, "token"))
+    word_sense s = sense_of(w, n);
+    if (s.dim == LG_DIM_TOKENS) /* the last dimension word counts; tokens after input or output are those */
         out->dim = r->io == 1 ? LG_DIM_INPUT_TOKENS : r->io == 2 ? LG_DIM_OUTPUT_TOKENS : LG_DIM_TOKENS;
-    r->io = IS(w, n, "input") ? 1 : IS(w, n, "output") ? 2 : 0;
-    lg_rlh_kind k = out->kind == LG_RLH_NO_KIND ? kind_of(w, n) : LG_RLH_NO_KIND;
-    if (k != LG_RLH_NO_KIND) {
-        out->kind = k;
+    else if (s.dim != LG_DIM_NONE)
+        out->dim = s.dim;
+    r->io = s.io;
+    if (s.kind != LG_RLH_NO_KIND && out->kind == LG_RLH_NO_KIND) {
+        out->kind = s.kind;
         r->kind_at = i;
         return true;
     }
-    lg_window win = window_of(w, n);
-    if (win != LG_WIN_NONE)
-        out->window = win;
+    if (s.window != LG_WIN_NONE)
+        out->window = s.window;
     if (r->klen + n + 2 > sizeof out->key)
         return false;
+    if (r->key_words < 2)
+        r->key_exact[r->key_words] = s.exact;
+    r->key_words++;
+    if (!r->want_key) {
+        r->klen += n + (r->klen != 0);
+        return true;
+    }
+    char *k = out->key + r->klen;
     if (r->klen)
-        out->key[r->klen++] = '-';
-    memcpy(out->key + r->klen, w, n);
-    out->key[r->klen += n] = '\0';
+        *k++ = '-';
+    for (size_t j = 0; j < n; j++)
+        k[j] = w[j];
+    k[n] = '\0';
+    r->klen = (size_t)(k + n - out->key);
     return true;
 }
 
@@ -167,46 +210,63 @@ static lg_rlh_exact exact_of(const reading *r, bool plain, const lg_rlh_name *ou
 {
     if (!plain || r->one_word != 2 || out->kind == LG_RLH_STATUS)
         return LG_RLH_INEXACT;
-    const char *k = out->key;
+    int k0 = r->key_exact[0], k1 = r->key_exact[1];
+    bool one = r->key_words == 1 && (k0 == 1 || k0 == 2); /* requests or tokens */
     if (r->first == 1 && r->kind_at == 2)
-        return !strcmp(k, "requests") ? LG_RLH_OPENAI_REQUESTS
-               : !strcmp(k, "tokens") ? LG_RLH_OPENAI_TOKENS
-                                      : LG_RLH_INEXACT;
-    if (r->first == 2 && r->kind_at == r->n - 1)
-        return !strcmp(k, "requests")        ? LG_RLH_ANTHROPIC_REQUESTS
-               : !strcmp(k, "tokens")        ? LG_RLH_ANTHROPIC_TOKENS
-               : !strcmp(k, "input-tokens")  ? LG_RLH_ANTHROPIC_INPUT
-               : !strcmp(k, "output-tokens") ? LG_RLH_ANTHROPIC_OUTPUT
-                                             : LG_RLH_INEXACT;
+        return one ? (lg_rlh_exact)(LG_RLH_OPENAI_REQUESTS + k0 - 1) : LG_RLH_INEXACT;
+    if (r->first == 2 && r->kind_at == r->n - 1) {
+        if (one)
+            return (lg_rlh_exact)(LG_RLH_ANTHROPIC_REQUESTS + k0 - 1);
+        if (r->key_words == 2 && (k0 == 3 || k0 == 4) && k1 == 2) /* input or output, then tokens */
+            return k0 == 3 ? LG_RLH_ANTHROPIC_INPUT : LG_RLH_ANTHROPIC_OUTPUT;
+    }
     return LG_RLH_INEXACT;
 }
 
 bool lg_rlh_name_of(const char *name, bool exact_only, lg_rlh_name *out)
 {
-    if (!name || !(exact_only ? exact_prefix(name) : rate_word(name)))
+    reading r = {0};
+    const char *p = name;
+    if (!name)
         return false;
+    if (exact_only) {
+        /* x-ratelimit- or anthropic-ratelimit-: the reading of those two words, done */
+        if (!lg_rlh_may_be_exact(name) ||
+            !(p = (*name | 0x20) == 'x' ? past(name + 1, "-ratelimit-", 11) : past(name + 1, "nthropic-ratelimit-", 19)))
+            return false;
+        r.n = r.from = r.one_word = 2;
+        r.first = (*name | 0x20) == 'x' ? 1 : 2;
+    } else if (!rate_word(name)) {
+        return false;
+    }
+    r.want_key = !exact_only;
     out->kind = LG_RLH_NO_KIND;
     out->dim = LG_DIM_NONE;
     out->window = LG_WIN_NONE;
     out->key[0] = '\0';
-    reading r = {0};
     bool plain = true; /* words joined by single '-', none before the first or after the last */
     char w[WORD_LEN];
-    size_t len = 0;
-    for (const char *p = name;; p++) {
-        char c = *p;
-        if (c && !is_sep(c)) {
-            if (len + 1 >= WORD_LEN)
-                return false;
-            w[len++] = (char)(c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c);
-            continue;
+    for (;;) {
+        const char *ws = p, *lw = p; /* the word, and its letters lower-cased */
+        while ((unsigned char)*p > '_') /* lower-case letters (never a separator): the usual word, read in place */
+            p++;
+        if (*p && !is_sep(*p)) { /* an upper-case letter, a digit or a sign: the word is copied lower-cased */
+            while (*p && !is_sep(*p))
+                p++;
+            for (size_t j = 0; j < (size_t)(p - ws) && j < WORD_LEN; j++)
+                w[j] = (char)(ws[j] >= 'A' && ws[j] <= 'Z' ? ws[j] + ('a' - 'A') : ws[j]);
+            lw = w;
         }
+        size_t len = (size_t)(p - ws);
+        char c = *p;
+        if (len >= WORD_LEN)
+            return false;
         plain = plain && len && (!c || c == '-');
-        if (len && (!word(&r, w, len, out) || (r.n == WORDS_MAX && c)))
+        if (len && (!word(&r, lw, len, out) || (r.n == WORDS_MAX && c)))
             return false;
         if (!c)
             break;
-        len = 0;
+        p++;
     }
     if (!r.from || out->kind == LG_RLH_NO_KIND)
         return false;

@@ -31,13 +31,22 @@ typedef struct {
     lg_rlh_exact exact;   /* LG_RLH_INEXACT unless the name is one of the limiter's exact families */
     int dim;              /* an lg_dim of classify/dialects.h (LG_DIM_NONE: the name names none) */
     int window;           /* an lg_window of classify/dialects.h (LG_WIN_NONE: the name names none) */
-    char key[LG_RLH_KEY]; /* the words after the prefix but the kind, joined by '-': "tokens-minute", "" */
+    char key[LG_RLH_KEY]; /* the words after the prefix but the kind, joined by '-': "tokens-minute", "";
+                           * left empty by a reading with exact_only (the family names it) */
 } lg_rlh_name;
 
 /* Recognises the rate-limit header called name (NULL: none) into *out; false when it is not one. With
  * exact_only, only the limiter's exact families are wanted: any other name is rejected by its first
  * letters, which is all the work an ordinary header costs on every response. */
 bool lg_rlh_name_of(const char *name, bool exact_only, lg_rlh_name *out);
+
+/* Whether name may be one of the limiter's exact families: its first letter is x or a (any case). The test
+ * every header name meets on every response, inline; lg_rlh_name_of(name, true, ...) decides. */
+static inline bool lg_rlh_may_be_exact(const char *name)
+{
+    char c = (char)(*name | 0x20);
+    return c == 'x' || c == 'a';
+}
 
 /* A count value: a decimal integer, optionally signed and preceded by blanks, followed by nothing but
  * spaces; false when v is not one. */

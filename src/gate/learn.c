@@ -86,7 +86,7 @@ bool lg_ratelimit_parse(const lg_header *h, size_t n, int64_t now_ms, lg_ratelim
     bool seen = false;
     for (size_t i = 0; h && i < n; i++) {
         lg_rlh_name nm;
-        if (lg_rlh_name_of(h[i].name, true, &nm)) {
+        if (h[i].name && lg_rlh_may_be_exact(h[i].name) && lg_rlh_name_of(h[i].name, true, &nm)) {
             if (!seen)
                 memset(v, 0, sizeof v);
             seen = true;
