@@ -223,11 +223,13 @@ static lg_rlh_exact exact_of(const reading *r, bool plain, const lg_rlh_name *ou
     return LG_RLH_INEXACT;
 }
 
-/* Reads the name from p on, the words before p having been read into r; see lg_rlh_name_of. Out of line:
- * the names rejected by their first letters cost no more than that test. */
-static __attribute__((noinline)) bool read_name(const char *p, reading r, bool exact_only, lg_rlh_name *out)
+/* Reads the name from p on; see lg_rlh_name_of. With exact_only, the name's first two words (x or
+ * anthropic: first 1 or 2, then ratelimit) end just before p. Out of line: the names rejected by their first
+ * letters cost no more than that test. */
+static __attribute__((noinline)) bool read_name(const char *p, int first, bool exact_only, lg_rlh_name *out)
 {
-    r.want_key = !exact_only;
+    size_t done = exact_only ? 2 : 0;
+    reading r = {.n = done, .from = done, .one_word = done, .first = first, .want_key = !exact_only};
     out->kind = LG_RLH_NO_KIND;
     out->dim = LG_DIM_NONE;
     out->window = LG_WIN_NONE;
@@ -267,13 +269,13 @@ bool lg_rlh_name_of(const char *name, bool exact_only, lg_rlh_name *out)
     if (!name)
         return false;
     if (!exact_only)
-        return rate_word(name) && read_name(name, (reading){0}, false, out);
+        return rate_word(name) && read_name(name, 0, false, out);
     /* x-ratelimit- or anthropic-ratelimit-: the reading of those two words, done */
     bool x = (*name | 0x20) == 'x';
     const char *p = !lg_rlh_may_be_exact(name) ? NULL
                     : x                        ? past(name + 1, "-ratelimit-", 11)
                                                : past(name + 1, "nthropic-ratelimit-", 19);
-    return p && read_name(p, (reading){.n = 2, .from = 2, .one_word = 2, .first = x ? 1 : 2}, true, out);
+    return p && read_name(p, x ? 1 : 2, true, out);
 }
 
 bool lg_rlh_count(const char *v, int64_t *out)
