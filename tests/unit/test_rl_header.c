@@ -256,7 +256,8 @@ static void families_match_the_old_reading(void **state)
                 len += (size_t)snprintf(s + len, sizeof names[i] - len, "%s", seps[rand() % 7]);
             for (size_t k = 0; k < nw && len < sizeof names[i] - 40; k++) {
                 /* mostly a prefix, ratelimit and family words, so that many names are read */
-                const char *w = k == 1 && rand() % 2 ? "ratelimit" : vocab[rand() % (int)(sizeof vocab / sizeof *vocab)];
+                int pick = rand() % (int)(sizeof vocab / sizeof *vocab);
+                const char *w = k == 1 && rand() % 2 ? "ratelimit" : vocab[pick];
                 len += (size_t)snprintf(s + len, sizeof names[i] - len, "%s%s", k ? seps[rand() % 7] : "", w);
             }
             if (rand() % 8 == 0)
@@ -355,9 +356,10 @@ static void other_spellings_are_not_exact(void **state)
         assert_string_equal(nm.key, cases[i].key);
         assert_int_equal(nm.window, cases[i].window);
     }
-    static const char *const none[] = {"content-type", "x-request-id", "x-ratelimit", "ratelimit", "x-rate-limit",
-                                       "x-ratelimits-remaining", "x-ratelimit-tokens", "x-ratelimit-abcdefghijklmnop-reset",
-                                       "a-b-c-d-e-f-ratelimit-reset-", "", "rate", "r", "ra", "rat"};
+    static const char *const none[] = {"content-type", "x-request-id", "x-ratelimit", "ratelimit",
+                                       "x-rate-limit", "x-ratelimits-remaining", "x-ratelimit-tokens",
+                                       "x-ratelimit-abcdefghijklmnop-reset", "a-b-c-d-e-f-ratelimit-reset-", "",
+                                       "rate", "r", "ra", "rat"};
     for (size_t i = 0; i < sizeof none / sizeof *none; i++) {
         lg_rlh_name nm;
         assert_false(lg_rlh_name_of(none[i], false, &nm));
