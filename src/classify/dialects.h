@@ -176,12 +176,14 @@ typedef struct {
 /* Fills out[] with the families of r's headers that carry a value (families reporting -1 are left out);
  * returns how many. */
 size_t lg_rl_families(const lg_response_view *r, lg_rl_family *out, size_t cap);
-/* What the exhausted families say: QUOTA for an hour or longer window, RATE for a second or minute. */
-lg_sig lg_rl_window_signal(const lg_response_view *r);
+/* What the exhausted families of f[0..n) say: QUOTA for an hour or longer window, RATE for a second or
+ * minute. */
+lg_sig lg_rl_window_signal(const lg_rl_family *f, size_t n);
 
 /* Reset headers of the exhausted dimension (src/classify/header_hint.c); see classify.c for precedence. */
 bool lg_header_retry_after(const lg_response_view *r, int64_t *ms, int64_t *at_ms);
-bool lg_header_reset(const lg_response_view *r, lg_dim named, bool need_exhausted, int64_t *ms, int64_t *at_ms);
+bool lg_header_reset(const lg_rl_family *f, size_t n, lg_dim named, bool need_exhausted, int64_t *ms,
+                     int64_t *at_ms);
 
 /* Dialect scanners (src/providers). Each returns true when the document is an error it recognises.
  * http_error tells whether the HTTP status is already an error (some shapes, such as a bare

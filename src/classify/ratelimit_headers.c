@@ -88,10 +88,8 @@ size_t lg_rl_families(const lg_response_view *r, lg_rl_family *out, size_t cap)
     return m;
 }
 
-lg_sig lg_rl_window_signal(const lg_response_view *r)
+lg_sig lg_rl_window_signal(const lg_rl_family *f, size_t n)
 {
-    lg_rl_family f[LG_RL_FAMILIES_MAX];
-    size_t n = lg_rl_families(r, f, LG_RL_FAMILIES_MAX);
     lg_sig s = LG_SIG_NONE;
     for (size_t i = 0; i < n; i++) {
         if (!f[i].exhausted || f[i].window == LG_WIN_NONE)
