@@ -10,8 +10,9 @@
  * "request" / "req" and "tokens" / "token" (after "input" or "output": input or output tokens; the last such
  * word counts) name the dimension, and second…monthly or a span such as "5h" / "7d" the window (the last
  * counts). A key of more than LG_RLH_KEY - 2 letters makes the name none. A name with no word beginning
- * "rate" is rejected by one look at each word's first letters; with exact_only (the limiter's families,
- * read on every response), by its first letters alone.
+ * "rate" is rejected by one pass that compares only each word's first letters; with exact_only (the
+ * limiter's families, read on every response), by its first letter (lg_rlh_may_be_exact, inline) or the
+ * compare with x-ratelimit- / anthropic-ratelimit-, which stops at the first letter that differs.
  *
  * Counts. lg_rlh_count is strtoll's reading: blanks and a sign may lead, spaces may follow, nothing else.
  * The classifier takes every such value (-1: the provider reports no limit for the family); the limiter
@@ -145,17 +146,17 @@ static word_sense sense_of(const char *w, size_t n)
 
 /* The reading of one name, word by word. */
 typedef struct {
-    size_t n;        /* words so far */
-    size_t from;     /* index of the first word after "ratelimit" / "rate" "limit"; 0: not met yet */
-    size_t one_word; /* index of that "ratelimit" word + 1 when it was one word */
-    size_t kind_at;  /* index of the kind word */
-    size_t klen;     /* letters in out->key (written only when want_key) */
-    bool want_key;   /* the key is wanted (not only an exact family) */
+    size_t n;         /* words so far */
+    size_t from;      /* index of the first word after "ratelimit" / "rate" "limit"; 0: not met yet */
+    size_t one_word;  /* index of that "ratelimit" word + 1 when it was one word */
+    size_t kind_at;   /* index of the kind word */
+    size_t klen;      /* letters in the key (written into out->key only when want_key) */
+    bool want_key;    /* the key is wanted (not only an exact family) */
     size_t key_words; /* words in the key */
     int key_exact[2]; /* word_sense.exact of its first two words */
-    bool after_rate; /* the previous word was "rate" (before the prefix's end) */
-    int io;          /* the previous word (after the prefix) was 1: "input", 2: "output" */
-    int first;       /* the first word: 1 "x", 2 "anthropic", else 0 */
+    bool after_rate;  /* the previous word was "rate" (before the prefix's end) */
+    int io;           /* the previous word (after the prefix) was 1: "input", 2: "output" */
+    int first;        /* the first word: 1 "x", 2 "anthropic", else 0 */
 } reading;
 
 /* Takes the word w of n letters; false when the name is none after all (its key too long). */
