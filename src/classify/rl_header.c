@@ -11,8 +11,8 @@
  * word counts) name the dimension, and second…monthly or a span such as "5h" / "7d" the window (the last
  * counts). A key of more than LG_RLH_KEY - 2 letters makes the name none. A name with no word beginning
  * "rate" is rejected by one pass that compares only each word's first letters; with exact_only (the
- * limiter's families, read on every response), by its first letter (lg_rlh_may_be_exact, inline) or the
- * compare with x-ratelimit- / anthropic-ratelimit-, which stops at the first letter that differs.
+ * limiter's families, read on every response), by its first four letters (lg_rlh_may_be_exact, inline) or
+ * the compare with x-ratelimit- / anthropic-ratelimit-, which stops at the first letter that differs.
  *
  * Counts. lg_rlh_count is strtoll's reading: blanks and a sign may lead, spaces may follow, nothing else.
  * The classifier takes every such value (-1: the provider reports no limit for the family); the limiter

@@ -37,15 +37,18 @@ typedef struct {
 
 /* Recognises the rate-limit header called name (NULL: none) into *out; false when it is not one. With
  * exact_only, only the limiter's exact families are wanted: any other name is rejected by its first
- * letters, which is all the work an ordinary header costs on every response. */
+ * letters (see lg_rlh_may_be_exact), which is all the work an ordinary header costs on every response. */
 bool lg_rlh_name_of(const char *name, bool exact_only, lg_rlh_name *out);
 
-/* Whether name may be one of the limiter's exact families: its first letter is x or a (any case). The test
- * every header name meets on every response, inline; lg_rlh_name_of(name, true, ...) decides. */
+/* Whether name may be one of the limiter's exact families: it begins "x-ra" or "anth" (any case; the
+ * compare stops at the first letter that differs, the NUL at the latest). The test every header name meets
+ * on every response, inline; lg_rlh_name_of(name, true, ...) decides. */
 static inline bool lg_rlh_may_be_exact(const char *name)
 {
-    char c = (char)(*name | 0x20);
-    return c == 'x' || c == 'a';
+    char c = (char)(name[0] | 0x20);
+    return c == 'x'   ? name[1] == '-' && (name[2] | 0x20) == 'r' && (name[3] | 0x20) == 'a'
+           : c == 'a' ? (name[1] | 0x20) == 'n' && (name[2] | 0x20) == 't' && (name[3] | 0x20) == 'h'
+                      : false;
 }
 
 /* A count value: a decimal integer, optionally signed and preceded by blanks, followed by nothing but
