@@ -159,16 +159,17 @@ void lg_usage_object(lg_cls *c, const cJSON *usage);
 /* Finds usage anywhere a provider puts it in one document and records it. */
 void lg_usage_scan(lg_cls *c, const cJSON *doc);
 
-/* Rate-limit header families (src/classify/ratelimit_headers.c, names read by rl_header.c): every header whose name contains
- * "ratelimit" or "rate-limit" / "rate_limit", grouped by what follows (dimension and window), e.g.
+/* Rate-limit header families (src/classify/ratelimit_headers.c; names and values read by rl_header.c): every
+ * header whose name contains "ratelimit" or "rate-limit" / "rate_limit", grouped by what follows (dimension
+ * and window), e.g.
  * x-ratelimit-{limit,remaining,reset}-tokens-minute, anthropic-ratelimit-input-tokens-{remaining,reset},
  * x-ratelimit-minute-{limit,remaining,reset}, x-ratelimit-remaining-req-minute. */
 typedef enum { LG_WIN_NONE = 0, LG_WIN_SECOND, LG_WIN_MINUTE, LG_WIN_HOUR, LG_WIN_DAY, LG_WIN_WEEK, LG_WIN_MONTH } lg_window;
 typedef struct {
     char key[LG_RLH_KEY]; /* the name without prefix and kind word: "tokens-minute", "input-tokens", "" */
-    lg_dim dim;        /* LG_DIM_NONE when the name names none */
-    lg_window window;  /* LG_WIN_NONE when the name names none */
-    bool exhausted;    /* remaining is 0, or the status is "rejected" */
+    lg_dim dim;           /* LG_DIM_NONE when the name names none */
+    lg_window window;     /* LG_WIN_NONE when the name names none */
+    bool exhausted;       /* remaining is 0, or the status is "rejected" */
     bool has_reset;
     int64_t reset_ms, reset_at_ms; /* one is set when has_reset */
 } lg_rl_family;
