@@ -129,8 +129,14 @@ memo-epoch-unchecked|src/store/shm.c|test_store
     if (h->map != m || h->n != n || h->epoch != closed_stores())
     if (h->map != m || h->n != n)
 ratelimit-last-wins|src/gate/learn.c|test_learn
-            if (!v[f][k])
+            if (!*slot)
             if (1)
+ratelimit-exact-any-separator|src/classify/rl_header.c|test_learn test_rl_header
+        plain = plain && len && (!c || c == '-');
+        plain = plain && len;
+ratelimit-io-swapped|src/classify/rl_header.c|test_rl_header
+        out->dim = r->io == 1 ? LG_DIM_INPUT_TOKENS : r->io == 2 ? LG_DIM_OUTPUT_TOKENS : LG_DIM_TOKENS;
+        out->dim = r->io == 2 ? LG_DIM_INPUT_TOKENS : r->io == 1 ? LG_DIM_OUTPUT_TOKENS : LG_DIM_TOKENS;
 pin-separator-lost|src/gate/exchange_plan.c|test_resilience
     x->sep_known = true;
     x->sep_known = true, x->sep = NULL;

@@ -246,14 +246,15 @@ static void set_state(lg_outcome *out, lg_sig s, int st)
     }
 }
 
-/* Picks the wait hint by precedence; an absolute time becomes relative to Date when there is one. A time
- * already past, or a hint beyond LG_HINT_ABSURD_MS, is no hint. */
-static void set_hint(lg_outcome *out, const lg_response_view *r, const lg_cls *c, lg_sig s)
+/* Picks the wait hint by precedence (fam[0..nfam): r's rate-limit header families); an absolute time becomes
+ * relative to Date when there is one. A time already past, or a hint beyond LG_HINT_ABSURD_MS, is no hint. */
+static void set_hint(lg_outcome *out, const lg_response_view *r, const lg_cls *c, lg_sig s, const lg_rl_family *fam,
+                     size_t nfam)
 {
     int64_t ms = LG_NO_HINT, at = LG_NO_HINT;
     bool limit = s == LG_SIG_RATE || s == LG_SIG_LIMIT || s == LG_SIG_QUOTA;
     lg_dim dim = c->dim != LG_DIM_NONE ? c->dim : c->text_dim;
-    if (!lg_header_retry_after(r, &ms, &at) && !(limit && lg_header_reset(r, dim, s == LG_SIG_QUOTA, &ms, &at))) {
+    if (!lg_header_retry_after(r, &ms, &at) && !(limit && lg_header_reset(fam, nfam, dim, s == LG_SIG_QUOTA, &ms, &at))) {
         const int64_t rel[] = {c->retry_info_ms, c->quota_delay_ms, LG_NO_HINT, c->prose_ms, LG_NO_HINT};
         const int64_t abs[] = {LG_NO_HINT, LG_NO_HINT, c->reset_at_ms, LG_NO_HINT, c->prose_at_ms};
         ms = at = LG_NO_HINT;
@@ -300,9 +301,12 @@ void lg_classify(lg_dialect d, const lg_response_view *r, lg_outcome *out)
     lg_cls_init(&c, d);
     bool http_error = r->status < 200 || r->status > 299;
     bool stream = scan_body(&c, r, http_error);
+    lg_rl_family fam[LG_RL_FAMILIES_MAX]; /* an error's rate-limit header families, read once for both uses */
+    size_t nfam = 0;
     if (http_error || c.error) {
         header_code(&c, r);
-        lg_cls_evidence(&c, LG_EV_HEADER, lg_rl_window_signal(r));
+        nfam = lg_rl_families(r, fam, LG_RL_FAMILIES_MAX);
+        lg_cls_evidence(&c, LG_EV_HEADER, lg_rl_window_signal(fam, nfam));
     }
     if (!http_error && !c.error) {
         out->state = LG_STATE_SUCCESS;
@@ -317,7 +321,7 @@ void lg_classify(lg_dialect d, const lg_response_view *r, lg_outcome *out)
         /* A request that alone exceeds a per-minute window: never retried, but the reason is that window. */
         if (c.never_fit && (st == 413 || st == 429) && c.window_named)
             out->reason = LG_REASON_RATE_LIMIT_EXCEEDED;
-        set_hint(out, r, &c, s);
+        set_hint(out, r, &c, s, fam, nfam);
         memcpy(out->message, c.message, sizeof out->message);
     }
     errno = saved_errno;

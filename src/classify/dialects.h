@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "classify/json_scan.h"
+#include "classify/rl_header.h"
 #include "llmgate/classify.h"
 
 /* What a piece of evidence says about the response. */
@@ -158,16 +159,17 @@ void lg_usage_object(lg_cls *c, const cJSON *usage);
 /* Finds usage anywhere a provider puts it in one document and records it. */
 void lg_usage_scan(lg_cls *c, const cJSON *doc);
 
-/* Rate-limit header families (src/classify/ratelimit_headers.c): every header whose name contains
- * "ratelimit" or "rate-limit" / "rate_limit", grouped by what follows (dimension and window), e.g.
+/* Rate-limit header families (src/classify/ratelimit_headers.c; names and values read by rl_header.c): every
+ * header whose name contains "ratelimit" or "rate-limit" / "rate_limit", grouped by what follows (dimension
+ * and window), e.g.
  * x-ratelimit-{limit,remaining,reset}-tokens-minute, anthropic-ratelimit-input-tokens-{remaining,reset},
  * x-ratelimit-minute-{limit,remaining,reset}, x-ratelimit-remaining-req-minute. */
 typedef enum { LG_WIN_NONE = 0, LG_WIN_SECOND, LG_WIN_MINUTE, LG_WIN_HOUR, LG_WIN_DAY, LG_WIN_WEEK, LG_WIN_MONTH } lg_window;
 typedef struct {
-    char key[48];      /* the name without prefix and kind word: "tokens-minute", "input-tokens", "" */
-    lg_dim dim;        /* LG_DIM_NONE when the name names none */
-    lg_window window;  /* LG_WIN_NONE when the name names none */
-    bool exhausted;    /* remaining is 0, or the status is "rejected" */
+    char key[LG_RLH_KEY]; /* the name without prefix and kind word: "tokens-minute", "input-tokens", "" */
+    lg_dim dim;           /* LG_DIM_NONE when the name names none */
+    lg_window window;     /* LG_WIN_NONE when the name names none */
+    bool exhausted;       /* remaining is 0, or the status is "rejected" */
     bool has_reset;
     int64_t reset_ms, reset_at_ms; /* one is set when has_reset */
 } lg_rl_family;
@@ -175,12 +177,14 @@ typedef struct {
 /* Fills out[] with the families of r's headers that carry a value (families reporting -1 are left out);
  * returns how many. */
 size_t lg_rl_families(const lg_response_view *r, lg_rl_family *out, size_t cap);
-/* What the exhausted families say: QUOTA for an hour or longer window, RATE for a second or minute. */
-lg_sig lg_rl_window_signal(const lg_response_view *r);
+/* What the exhausted families of f[0..n) say: QUOTA for an hour or longer window, RATE for a second or
+ * minute. */
+lg_sig lg_rl_window_signal(const lg_rl_family *f, size_t n);
 
 /* Reset headers of the exhausted dimension (src/classify/header_hint.c); see classify.c for precedence. */
 bool lg_header_retry_after(const lg_response_view *r, int64_t *ms, int64_t *at_ms);
-bool lg_header_reset(const lg_response_view *r, lg_dim named, bool need_exhausted, int64_t *ms, int64_t *at_ms);
+bool lg_header_reset(const lg_rl_family *f, size_t n, lg_dim named, bool need_exhausted, int64_t *ms,
+                     int64_t *at_ms);
 
 /* Dialect scanners (src/providers). Each returns true when the document is an error it recognises.
  * http_error tells whether the HTTP status is already an error (some shapes, such as a bare

@@ -53,10 +53,9 @@ static const lg_rl_family *of_dim(const lg_rl_family *f, size_t n, lg_dim d)
     return any;
 }
 
-bool lg_header_reset(const lg_response_view *r, lg_dim named, bool need_exhausted, int64_t *ms, int64_t *at_ms)
+bool lg_header_reset(const lg_rl_family *f, size_t n, lg_dim named, bool need_exhausted, int64_t *ms,
+                     int64_t *at_ms)
 {
-    lg_rl_family f[LG_RL_FAMILIES_MAX];
-    size_t n = lg_rl_families(r, f, LG_RL_FAMILIES_MAX);
     const lg_rl_family *best = NULL;
     if (!need_exhausted && named != LG_DIM_NONE) {
         /* The named dimension, falling back to the combined token bucket for input/output tokens. */

@@ -1,41 +1,37 @@
-/* The provider's own rate-limit headers (see limiter.h): limits, what remains, and when room comes back. */
-#include <stdlib.h>
+/* The provider's own rate-limit headers (see limiter.h): limits, what remains, and when room comes back. Names
+ * and values are read by the one reading of rate-limit headers (src/classify/rl_header.c), which the classifier
+ * shares. */
 #include <string.h>
 
-#include "llmgate/duration.h"
+#include "classify/rl_header.h"
 #include "llmgate/limiter.h"
 
-/* The header families read: index [family][kind]. */
-enum { OPENAI_REQUESTS, OPENAI_TOKENS, ANTHROPIC_REQUESTS, ANTHROPIC_TOKENS, ANTHROPIC_INPUT, ANTHROPIC_OUTPUT,
-       FAMILIES };
+/* The header values read: index [family][kind], the family an lg_rlh_exact (its name: rl_header.h). */
 enum { LIMIT, REMAINING, RESET, KINDS };
-typedef const char *rl_values[FAMILIES][KINDS]; /* each header's value (the first of its name), or NULL */
+typedef const char *rl_values[LG_RLH_EXACT_END][KINDS]; /* each header's value (the first of its name), or NULL */
 
-/* A non-negative integer header value (v may be NULL: absent), or -1. */
+/* A count (v may be NULL: absent) as the limiter takes it (see rl_header.c): non-negative and starting with a
+ * digit, else -1. */
 static int64_t count_of(const char *v)
 {
-    if (!v || *v < '0' || *v > '9')
-        return -1;
-    char *end;
-    long long x = strtoll(v, &end, 10);
-    while (*end == ' ')
-        end++;
-    return *end == '\0' && x >= 0 ? (int64_t)x : -1;
+    int64_t x;
+    return v && *v >= '0' && *v <= '9' && lg_rlh_count(v, &x) && x >= 0 ? x : -1;
 }
 
 /* A reset value relative to now: a Go duration ("6m0s", "1.5s", "20ms"), plain seconds, or an RFC 3339
- * time; -1 when absent (NULL) or malformed. */
+ * time; -1 when absent (NULL), malformed or an HTTP date. */
 static int64_t reset_of(const char *v, int64_t now_ms)
 {
-    if (!v)
+    int64_t x;
+    switch (v ? lg_rlh_reset(v, &x) : LG_RLH_BAD) {
+    case LG_RLH_DURATION:
+    case LG_RLH_SECONDS:
+        return x;
+    case LG_RLH_RFC3339:
+        return x > now_ms ? x - now_ms : 0;
+    default:
         return -1;
-    size_t len = strlen(v);
-    int64_t ms;
-    if (lg_parse_go_duration(v, len, &ms) || lg_parse_delta_seconds(v, len, &ms))
-        return ms;
-    if (lg_parse_rfc3339(v, len, &ms))
-        return ms > now_ms ? ms - now_ms : 0;
-    return -1;
+    }
 }
 
 /* One family's limit, remaining count and reset. True when any of the three was present. */
@@ -61,11 +57,11 @@ static int64_t count_sum(int64_t a, int64_t b)
  * when both halves are), the reset being the later of the two. */
 static bool anthropic_tokens(rl_values v, int64_t now_ms, int64_t *l, int64_t *r, int64_t *t)
 {
-    if (read_dim(v[ANTHROPIC_TOKENS], now_ms, l, r, t))
+    if (read_dim(v[LG_RLH_ANTHROPIC_TOKENS], now_ms, l, r, t))
         return true;
     int64_t li, ri, ti, lo, ro, to;
-    bool in = read_dim(v[ANTHROPIC_INPUT], now_ms, &li, &ri, &ti);
-    bool out = read_dim(v[ANTHROPIC_OUTPUT], now_ms, &lo, &ro, &to);
+    bool in = read_dim(v[LG_RLH_ANTHROPIC_INPUT], now_ms, &li, &ri, &ti);
+    bool out = read_dim(v[LG_RLH_ANTHROPIC_OUTPUT], now_ms, &lo, &ro, &to);
     if (in && out) {
         *l = count_sum(li, lo);
         *r = count_sum(ri, ro);
@@ -78,85 +74,35 @@ static bool anthropic_tokens(rl_values v, int64_t now_ms, int64_t *l, int64_t *r
     return in || out;
 }
 
-/* s past word (lower-case ASCII) when s starts with it in any case, else NULL: a plain loop, which stops at
- * the first letter that differs (where most header names do) without strncasecmp's set-up. */
-static const char *past(const char *s, const char *word)
-{
-    for (; *word; s++, word++)
-        if ((*s >= 'A' && *s <= 'Z' ? *s + ('a' - 'A') : *s) != *word)
-            return NULL;
-    return s;
-}
-
-/* The kind ("limit", "remaining", "reset") that s is, up to its end; -1 when none. */
-static int kind_of(const char *s)
-{
-    static const char *const words[KINDS] = {"limit", "remaining", "reset"};
-    for (int k = 0; k < KINDS; k++) {
-        const char *e = past(s, words[k]);
-        if (e && !*e)
-            return k;
-    }
-    return -1;
-}
-
-/* Where the header called name (any case) goes in v: *family and *kind; false when it is not one read. */
-static bool slot_of(const char *name, int *family, int *kind)
-{
-    char first = (char)(*name | 0x20); /* x or a for X, x, A and a only */
-    const char *s;
-    if (first == 'x' && (s = past(name + 1, "-ratelimit-"))) { /* x-ratelimit-KIND-{requests,tokens} */
-        static const char *const kinds[KINDS] = {"limit-", "remaining-", "reset-"};
-        for (int k = 0; k < KINDS; k++) {
-            const char *d = past(s, kinds[k]), *e;
-            if (!d)
-                continue;
-            if ((e = past(d, "requests")) && !*e)
-                return *family = OPENAI_REQUESTS, *kind = k, true;
-            if ((e = past(d, "tokens")) && !*e)
-                return *family = OPENAI_TOKENS, *kind = k, true;
-            return false;
-        }
-        return false;
-    }
-    if (first == 'a' && (s = past(name + 1, "nthropic-ratelimit-"))) { /* ...-{requests,tokens,...}-KIND */
-        static const char *const dims[] = {"requests-", "tokens-", "input-tokens-", "output-tokens-"};
-        for (int f = 0; f < 4; f++) {
-            const char *d = past(s, dims[f]);
-            if (d && (*kind = kind_of(d)) >= 0)
-                return *family = ANTHROPIC_REQUESTS + f, true;
-        }
-    }
-    return false;
-}
-
 bool lg_ratelimit_parse(const lg_header *h, size_t n, int64_t now_ms, lg_ratelimit_info *out)
 {
     for (int d = 0; d < 2; d++)
         out->limit[d] = out->remaining[d] = out->reset_ms[d] = -1;
     out->exact = false;
-    /* One pass over the names, each compared with the prefix its first letter may begin (most responses
-     * carry none of these headers), the first of each name kept. */
+    /* One pass over the names, each recognised by the one reading of rate-limit names, which rejects all but
+     * the exact families by their first letters (most responses carry none of these headers); the first of
+     * each name kept. */
     rl_values v;
     bool seen = false;
     for (size_t i = 0; h && i < n; i++) {
-        int f, k;
-        if (h[i].name && slot_of(h[i].name, &f, &k)) {
+        lg_rlh_name nm;
+        if (h[i].name && lg_rlh_may_be_exact(h[i].name) && lg_rlh_name_of(h[i].name, true, &nm)) {
             if (!seen)
                 memset(v, 0, sizeof v);
             seen = true;
-            if (!v[f][k])
-                v[f][k] = h[i].value ? h[i].value : "";
+            const char **slot = &v[nm.exact][nm.kind - LG_RLH_LIMIT];
+            if (!*slot)
+                *slot = h[i].value ? h[i].value : "";
         }
     }
     if (!seen)
         return false;
     bool any = false;
     for (int d = 0; d < 2; d++)
-        any |= read_dim(v[OPENAI_REQUESTS + d], now_ms, &out->limit[d], &out->remaining[d], &out->reset_ms[d]);
+        any |= read_dim(v[LG_RLH_OPENAI_REQUESTS + d], now_ms, &out->limit[d], &out->remaining[d], &out->reset_ms[d]);
     if (any)
         return out->exact = true;
-    any = read_dim(v[ANTHROPIC_REQUESTS], now_ms, &out->limit[0], &out->remaining[0], &out->reset_ms[0]);
+    any = read_dim(v[LG_RLH_ANTHROPIC_REQUESTS], now_ms, &out->limit[0], &out->remaining[0], &out->reset_ms[0]);
     any |= anthropic_tokens(v, now_ms, &out->limit[1], &out->remaining[1], &out->reset_ms[1]);
     return any;
 }

@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "classify/rl_header.h"
 #include "llmgate/duration.h"
 #include "llmgate/http.h"
 #include "llmgate/limiter.h"
@@ -340,6 +341,43 @@ static void one_pass_matches_the_lookups(void **state)
     }
 }
 
+/* Spellings both readers of the one name reading must agree on: the classifier's (rl_header.c, read in
+ * full) takes every name below; the limiter learns only from its exact families, as the reference reading
+ * above does: never from other separators, doubled or trailing ones, the kind elsewhere, a window, or
+ * "rate-limit". */
+static void classifier_spellings_teach_nothing(void **state)
+{
+    (void)state;
+    static const char *const names[] = {
+        "x-ratelimit-remaining_requests", "x-ratelimit-remaining requests", "x-ratelimit-remaining--requests",
+        "x-ratelimit--remaining-requests", "x-ratelimit-remaining-requests-", "x-ratelimit-requests-remaining",
+        "x-ratelimit-remaining-requests-minute", "x-rate-limit-remaining-requests", "x_ratelimit_remaining_requests",
+        "X-RateLimit-Remaining", "anthropic-ratelimit-remaining-requests", "anthropic-ratelimit-requests_remaining",
+        "anthropic-ratelimit-input_tokens-remaining", "anthropic-ratelimit-input-tokens-remaining-",
+        "anthropic-ratelimit-unified-status", "ratelimit-remaining-requests"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        lg_header h[] = {{names[i], "7"}};
+        lg_ratelimit_info got, want;
+        lg_rlh_name nm;
+        assert_true(lg_rlh_name_of(names[i], false, &nm));
+        assert_false(ref_parse(h, 1, NOW, &want));
+        if (lg_ratelimit_parse(h, 1, NOW, &got))
+            fail_msg("%s: learned from", names[i]);
+    }
+    static const char *const exact[] = {"x-ratelimit-remaining-requests", "X-RATELIMIT-REMAINING-REQUESTS",
+                                        "anthropic-ratelimit-requests-remaining",
+                                        "Anthropic-Ratelimit-Requests-Remaining"};
+    for (size_t i = 0; i < sizeof exact / sizeof *exact; i++) {
+        lg_header h[] = {{exact[i], "7"}};
+        lg_ratelimit_info got;
+        lg_rlh_name nm;
+        assert_true(lg_rlh_name_of(exact[i], false, &nm));
+        assert_string_equal(nm.key, "requests");
+        assert_true(lg_ratelimit_parse(h, 1, NOW, &got));
+        assert_int_equal(got.remaining[LG_DIM_REQUESTS], 7);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -355,6 +393,7 @@ int main(void)
         cmocka_unit_test(charge_learned_from_consecutive_remaining_counts),
         cmocka_unit_test(rounded_counts_teach_nothing),
         cmocka_unit_test(one_pass_matches_the_lookups),
+        cmocka_unit_test(classifier_spellings_teach_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
