@@ -36,8 +36,9 @@ typedef struct {
 } lg_json_marks;
 
 /* The marks of the len (at most 16) bytes at p, a byte at a time: for the last bytes of a text shorter
- * than a block, and the reference the block classifiers are tested against. */
-static inline lg_json_marks lg_json_marks_bytes(const char *p, size_t len)
+ * than a block (out of line and cold: texts that short are rare), and the reference the block classifiers
+ * are tested against. */
+static __attribute__((cold, noinline, unused)) lg_json_marks lg_json_marks_bytes(const char *p, size_t len)
 {
     lg_json_marks m = {0, 0, 0, 0, 0};
     for (size_t k = 0; k < len; k++) {

@@ -14,7 +14,9 @@
  * (exclusive) of the value, or 0 to stop. */
 typedef size_t (*member_fn)(const char *key, size_t key_len, const char *s, size_t n, size_t j, void *ctx);
 
-static inline size_t skip_ws(const char *s, size_t n, size_t i)
+/* The index of the first byte at or after i that is not whitespace (out of line: compact JSON has none;
+ * next_token checks a byte first). */
+static __attribute__((noinline)) size_t skip_ws(const char *s, size_t n, size_t i)
 {
     while (i < n && (unsigned char)s[i] <= ' ' && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n'))
         i++;

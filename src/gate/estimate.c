@@ -63,11 +63,19 @@ static inline bool schema_key(const char *k, size_t n)
     }
 }
 
-static inline void skip_ws(scanner *s)
+/* Steps over the whitespace at s->p (out of line: compact JSON has none, and it is inlined nowhere). */
+static __attribute__((noinline)) void skip_ws_run(scanner *s)
 {
     while (s->p < s->end && (unsigned char)*s->p <= ' ' &&
            (*s->p == ' ' || *s->p == '\t' || *s->p == '\r' || *s->p == '\n'))
         s->p++;
+}
+
+/* Steps over the whitespace at s->p: a byte's check here, the run in skip_ws_run. */
+static inline void skip_ws(scanner *s)
+{
+    if (__builtin_expect(s->p < s->end && (unsigned char)*s->p <= ' ', 0))
+        skip_ws_run(s);
 }
 
 /* Steps over ch at s->p, or after the whitespace there (compact JSON has ch right at s->p): false, with
