@@ -169,6 +169,13 @@ typedef struct {
     usage_object usage, meta;
 } top_level;
 
+/* The end of the usage object at s[j] == '{' by its brackets, when its counts could not be read on the way
+ * (cold: a usage object of plain counts is read on the way). */
+__attribute__((cold, noinline)) static size_t usage_end(const char *s, size_t n, size_t j)
+{
+    return lg_json_value_end(s, n, j);
+}
+
 /* The usage object at s[j] == '{': its counts are read on the way when its members are well formed and
  * its numbers and literals hold no quote or opening bracket, since the object then ends where
  * lg_json_value_end says (the text between its tokens is whitespace, strings and containers end the same
@@ -180,7 +187,7 @@ static size_t take_usage(usage_object *u, const char *s, size_t n, size_t j)
     u->v = s + j;
     u->read = read_counts(s, n, j, &u->c, &end) && u->c.clean;
     if (!u->read)
-        end = lg_json_value_end(s, n, j);
+        end = usage_end(s, n, j);
     u->len = end - j;
     return end;
 }

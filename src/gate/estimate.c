@@ -108,6 +108,17 @@ static void count_text(scanner *s, size_t len)
     s->text += (int64_t)((len + 3) / 4) + 1;
 }
 
+/* The value of the number p[0..len) (len < 24) read by strtod when it is whole and within 0..10^12, else
+ * -1. Cold and out of line: limits and counts are plain integers (scalar_at reads those itself). */
+__attribute__((cold, noinline)) static int64_t decimal_value(const char *p, size_t len)
+{
+    char buf[24], *stop;
+    memcpy(buf, p, len);
+    buf[len] = '\0';
+    double v = strtod(buf, &stop);
+    return *stop == '\0' && v >= 0 && v <= 1e12 ? (int64_t)v : -1;
+}
+
 /* A number or literal: its extent; the non-negative integer value for *num (-1 otherwise). */
 static bool scalar_at(scanner *s, int64_t *num)
 {
@@ -124,12 +135,7 @@ static bool scalar_at(scanner *s, int64_t *num)
     if (digits && digits == len) { /* a plain integer below 10^13: strtod would read the same, exactly */
         *num = whole <= 1000000000000 ? whole : -1;
     } else if (*s->p >= '0' && *s->p <= '9' && q - s->p < 24) {
-        char buf[24], *stop;
-        memcpy(buf, s->p, (size_t)(q - s->p));
-        buf[q - s->p] = '\0';
-        double v = strtod(buf, &stop);
-        if (*stop == '\0' && v >= 0 && v <= 1e12)
-            *num = (int64_t)v;
+        *num = decimal_value(s->p, len);
     }
     s->p = q;
     return true;

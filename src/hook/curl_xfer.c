@@ -14,8 +14,8 @@
 #include "llmgate/url.h"
 
 /* The URL of an attempt on provider p, another than the request's own: the host's path and query on p's
- * upstream, else on p's first host over https. Caller frees. */
-static char *url_on(const lg_provider *p, const char *url)
+ * upstream, else on p's first host over https. Caller frees. Cold: only fallbacks take it. */
+__attribute__((cold)) static char *url_on(const lg_provider *p, const char *url)
 {
     if (p->upstream)
         return lg_url_rebase(p->upstream, url);
@@ -28,8 +28,8 @@ static char *url_on(const lg_provider *p, const char *url)
 }
 
 /* The URL of an attempt translated for provider p: p's upstream (or first host over https) and the
- * target's path. Caller frees. */
-static char *url_translated(const lg_provider *p, const char *path)
+ * target's path. Caller frees. Cold: only translated fallbacks take it. */
+__attribute__((cold)) static char *url_translated(const lg_provider *p, const char *path)
 {
     char *out = NULL;
     if (p->upstream) {
@@ -43,8 +43,8 @@ static char *url_translated(const lg_provider *p, const char *path)
 
 /* Our header list for an attempt translated for provider p: the host's headers without its auth and pin,
  * key in p's auth style, the target's extra header, and a JSON content type when the host named none
- * (curl -d would send a form's). NULL when out of memory. */
-static struct curl_slist *headers_translated(const lg_curl_xfer *x, const lg_provider *p, const char *key,
+ * (curl -d would send a form's). NULL when out of memory. Cold, as url_translated. */
+__attribute__((cold)) static struct curl_slist *headers_translated(const lg_curl_xfer *x, const lg_provider *p, const char *key,
                                              const lg_translation *tr)
 {
     struct curl_slist *l = lg_slist_with_key(x->rec->headers, key, p->auth, false, true);
@@ -117,7 +117,7 @@ static bool shape_request(lg_curl_xfer *x, const lg_attempt *at)
     const char *key = at->key;
     const lg_provider *prov = at->prov ? at->prov : x->prov;
     bool other = prov != x->prov;
-    if (at->tr && !key)
+    if (LG_UNLIKELY(at->tr && !key))
         return false; /* a translated request goes with a key of the target's own, never the host's */
     char *other_base = at->tr ? url_translated(prov, at->tr->path) : other ? url_on(prov, x->rec->url) : NULL;
     const char *url = other ? other_base : x->base_url;
