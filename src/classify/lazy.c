@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "classify/dialects.h"
+#include "llmgate/config.h"
 
 /* Longest count accepted, in digits (the full parse accepts up to 10^15 too). */
 #define COUNT_DIGITS_MAX 15
@@ -27,7 +28,7 @@ static __attribute__((noinline)) size_t skip_ws(const char *s, size_t n, size_t 
  * JSON has ch right at i. */
 LG_JSON_INLINE size_t after(const char *s, size_t n, size_t i, char ch)
 {
-    if (i < n && s[i] == ch)
+    if (LG_LIKELY(i < n && s[i] == ch))
         return i + 1;
     i = skip_ws(s, n, i);
     return i < n && s[i] == ch ? i + 1 : 0;
@@ -36,7 +37,7 @@ LG_JSON_INLINE size_t after(const char *s, size_t n, size_t i, char ch)
 /* skip_ws where compact JSON has no whitespace. */
 LG_JSON_INLINE size_t next_token(const char *s, size_t n, size_t i)
 {
-    return i < n && (unsigned char)s[i] > ' ' ? i : skip_ws(s, n, i);
+    return LG_LIKELY(i < n && (unsigned char)s[i] > ' ') ? i : skip_ws(s, n, i);
 }
 
 /* End (exclusive) of the value starting at s[i]; 0 when malformed or truncated. A number or literal ends
@@ -226,7 +227,7 @@ static size_t on_top(const char *k, size_t kl, const char *s, size_t n, size_t j
 /* The counts of a usage object: those read on the way, or read now within its bounds. */
 static bool counts_of(const usage_object *u, counts *c)
 {
-    if (u->read) {
+    if (LG_LIKELY(u->read)) {
         *c = u->c;
         return true;
     }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "classify/json_scan.h"
+#include "llmgate/config.h"
 #include "llmgate/limiter.h"
 
 #define MAX_DEPTH 32
@@ -82,7 +83,7 @@ static inline void skip_ws(scanner *s)
  * the whitespace skipped, when ch is not there. */
 LG_JSON_INLINE bool take(scanner *s, char ch)
 {
-    if (s->p >= s->end || *s->p != ch) {
+    if (LG_UNLIKELY(s->p >= s->end || *s->p != ch)) {
         skip_ws(s);
         if (s->p >= s->end || *s->p != ch)
             return false;
@@ -141,8 +142,9 @@ static bool scalar_at(scanner *s, int64_t *num)
     return true;
 }
 
-/* The output field (OUT_*) a number under key k at place pl fills, or -1; *choices for n / candidateCount. */
-static int output_field(place pl, const char *k, size_t n, bool *choices)
+/* The output field (OUT_*) a number under key k at place pl fills, or -1; *choices for n / candidateCount.
+ * Out of line: one copy for object and array, called once per number. */
+static __attribute__((noinline)) int output_field(place pl, const char *k, size_t n, bool *choices)
 {
     *choices = false;
     switch (pl) {
@@ -163,8 +165,8 @@ static int output_field(place pl, const char *k, size_t n, bool *choices)
     }
 }
 
-/* The place of the members of an object found under key k at place pl. */
-static place child_place(place pl, const char *k, size_t n)
+/* The place of the members of an object found under key k at place pl (out of line: once per object). */
+static __attribute__((noinline)) place child_place(place pl, const char *k, size_t n)
 {
     if (pl == AT_TOP && KEY_IS(k, n, "generationConfig"))
         return AT_GENCONF;

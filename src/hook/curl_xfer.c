@@ -64,11 +64,11 @@ __attribute__((cold)) static struct curl_slist *headers_translated(const lg_curl
 static void shape_body(lg_curl_xfer *x, const lg_attempt *at)
 {
     const lg_curl_rec *r = x->rec;
-    if (at->body) {
+    if (LG_UNLIKELY(at->body)) {
         x->real->setopt(x->h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)at->body_len);
         x->real->setopt(x->h, CURLOPT_POSTFIELDS, at->body);
         x->body_replaced = true;
-    } else if (x->body_replaced) {
+    } else if (LG_UNLIKELY(x->body_replaced)) {
         x->real->setopt(x->h, CURLOPT_POSTFIELDSIZE_LARGE, r->postsize);
         x->real->setopt(x->h, CURLOPT_POSTFIELDS, r->postfields);
         x->body_replaced = false;
@@ -121,10 +121,10 @@ static bool shape_request(lg_curl_xfer *x, const lg_attempt *at)
         return false; /* a translated request goes with a key of the target's own, never the host's */
     char *other_base = at->tr ? url_translated(prov, at->tr->path) : other ? url_on(prov, x->rec->url) : NULL;
     const char *url = other ? other_base : x->base_url;
-    char *keyed = url && key && x->key_in_query && !at->tr ? lg_url_query_set(url, "key", key) : NULL;
-    if (keyed)
+    char *keyed = LG_UNLIKELY(url && key && x->key_in_query && !at->tr) ? lg_url_query_set(url, "key", key) : NULL;
+    if (LG_UNLIKELY(keyed))
         url = keyed;
-    else if (key && x->key_in_query && !at->tr)
+    else if (LG_UNLIKELY(key && x->key_in_query && !at->tr))
         url = NULL;
     bool key_elsewhere = (x->key_in_query || x->rec->xoauth2) && !at->tr;
     bool own_list = (key && (x->rec->headers || !key_elsewhere)) || x->has_pin || at->tr;
@@ -144,7 +144,7 @@ static bool shape_request(lg_curl_xfer *x, const lg_attempt *at)
             x->hdrs_key = key;
             x->hdrs_prov = prov;
         }
-        if (key && x->rec->xoauth2)
+        if (LG_UNLIKELY(key && x->rec->xoauth2))
             x->real->setopt(x->h, CURLOPT_XOAUTH2_BEARER, key);
         put_follow(x, key ? 0L : x->rec->followlocation); /* a key of ours never follows a redirect to another host */
         shape_body(x, at);
