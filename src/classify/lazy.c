@@ -224,15 +224,14 @@ static size_t on_top(const char *k, size_t kl, const char *s, size_t n, size_t j
     return (object || v[0] == '[') && mentions_usage(v, vl) ? 0 : end;
 }
 
-/* The counts of a usage object: those read on the way, or read now within its bounds. */
-static bool counts_of(const usage_object *u, counts *c)
+/* The counts of a usage object: those read on the way, or read now into *scratch within its bounds; NULL
+ * when they cannot be read. */
+static const counts *counts_of(const usage_object *u, counts *scratch)
 {
-    if (LG_LIKELY(u->read)) {
-        *c = u->c;
-        return true;
-    }
+    if (LG_LIKELY(u->read))
+        return &u->c;
     size_t end;
-    return read_counts(u->v, u->len, 0, c, &end);
+    return read_counts(u->v, u->len, 0, scratch, &end) ? scratch : NULL;
 }
 
 bool lg_lazy_success(lg_cls *c, const char *s, size_t n)
@@ -242,15 +241,16 @@ bool lg_lazy_success(lg_cls *c, const char *s, size_t n)
     t.usage.v = t.meta.v = NULL;
     if (i >= n || s[i] != '{' || !each_member(s, n, i, on_top, &t, &end))
         return false;
-    counts f;
-    if (t.meta.v) {
-        if (!counts_of(&t.meta, &f))
-            return false;
-        lg_google_usage_apply(c, &f.f);
-    } else if (t.usage.v) {
-        if (!counts_of(&t.usage, &f))
-            return false;
-        lg_usage_apply(c, &f.f);
-    }
+    const usage_object *u = t.meta.v ? &t.meta : t.usage.v ? &t.usage : NULL; /* usageMetadata first */
+    if (!u)
+        return true;
+    counts scratch;
+    const counts *f = counts_of(u, &scratch);
+    if (!f)
+        return false;
+    if (u == &t.meta)
+        lg_google_usage_apply(c, &f->f);
+    else
+        lg_usage_apply(c, &f->f);
     return true;
 }

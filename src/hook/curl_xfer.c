@@ -385,7 +385,7 @@ int lg_xfer_result(lg_curl_xfer *x, CURLcode rc, lg_response_view *resp)
         /* libcurl's response code is the last status line's three digits, which the capture read: asked
          * only when the capture has no such line */
         long code = 0;
-        if (!x->cap.status_plain &&
+        if (LG_UNLIKELY(!x->cap.status_plain) &&
             x->real->getinfo(x->h, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK && code > 0)
             resp->status = (int)code;
         return 0;
