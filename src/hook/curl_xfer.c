@@ -82,7 +82,7 @@ static void put_url(lg_curl_xfer *x, const char *url)
     bool base = url == x->base_url;
     if (base && x->url_is_base)
         return;
-    if (!x->set_url || strcmp(x->set_url, url)) {
+    if (LG_UNLIKELY(!x->set_url || strcmp(x->set_url, url))) { /* a kept handle has it already */
         x->real->setopt(x->h, CURLOPT_URL, url);
         free(x->set_url);
         x->set_url = strdup(url); /* NULL: set again next time */
@@ -156,8 +156,9 @@ static bool shape_request(lg_curl_xfer *x, const lg_attempt *at)
     return ok;
 }
 
-/* Classifies a libcurl error: worth a bounded retry, or to be shown to the host at once. */
-static lg_transport_failure transport_error(CURLcode rc)
+/* Classifies a libcurl error: worth a bounded retry, or to be shown to the host at once (cold: a
+ * transfer that fails). */
+__attribute__((cold)) static lg_transport_failure transport_error(CURLcode rc)
 {
     switch (rc) {
     case CURLE_GOT_NOTHING:
@@ -180,7 +181,7 @@ static lg_transport_failure transport_error(CURLcode rc)
 static int count_send(void *clientp, char *primary_ip, char *local_ip, int primary_port, int local_port)
 {
     lg_curl_xfer *x = clientp;
-    if (x->sends++ > 0 && !x->cap.any_line) {
+    if (LG_UNLIKELY(x->sends++ > 0 && !x->cap.any_line)) {
         x->resend_refused = true;
         return CURL_PREREQFUNC_ABORT;
     }
@@ -355,8 +356,8 @@ bool lg_xfer_prepare(lg_curl_xfer *x, const lg_attempt *at)
     return false;
 }
 
-/* libcurl's own message for the error the host sees instead of a refused second send. */
-static void report_got_nothing(lg_curl_xfer *x)
+/* libcurl's own message for the error the host sees instead of a refused second send (cold). */
+__attribute__((cold)) static void report_got_nothing(lg_curl_xfer *x)
 {
     x->last_rc = CURLE_GOT_NOTHING;
     if (x->rec->errorbuffer && x->real->strerror)
