@@ -61,7 +61,14 @@ $(B)/obj/%.o: %.c $(wildcard include/llmgate/*.h) | $(B)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(B)/obj/src/cli/version.o: CFLAGS += -DLG_VERSION='"$(VERSION)"'
+
 $(B)/obj/src/cli/version.o: debian/changelog
+
+# Each function of the library starts a 64-byte code line: a provider request runs ~100 of them once, cold
+# in the instruction cache, and a function's first bytes then share no line with a neighbour's unused code
+# (callgrind: 493 -> 455 lines touched per request, the same instructions; 4 % more text). A function
+# shorter than the padding it would need is not aligned (-flimit-function-alignment): 5 lines fewer.
+$(CORE_OBJ) $(HOOK_OBJ): CFLAGS += -falign-functions=64 -flimit-function-alignment
 
 $(B)/san/%.o: %.c $(wildcard include/llmgate/*.h) | $(B)
 	@mkdir -p $(dir $@)

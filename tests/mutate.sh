@@ -18,8 +18,8 @@ TREE=$SCRATCH/tree
 # replacement, each on its own line ("{NL}" stands for a newline).
 MUTATIONS=$(cat <<'EOF'
 stale-resend|src/hook/curl_xfer.c|test_curl_cli
-    if (x->sends++ > 0 && !x->cap.any_line) {
-    if (x->sends++ > 99 && !x->cap.any_line) {
+    if (LG_UNLIKELY(x->sends++ > 0 && !x->cap.any_line)) {
+    if (LG_UNLIKELY(x->sends++ > 99 && !x->cap.any_line)) {
 sticky|src/store/slots.c|test_curl_cli
     size_t pref = preferred < n ? preferred : cur < n ? cur : 0;
     size_t pref = preferred < n ? preferred : cur < n ? 0 : 0;

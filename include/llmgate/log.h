@@ -7,12 +7,14 @@
 
 /* Reads LLMGATE_DEBUG / LLMGATE_LOG and the config's log settings. Safe to call again after fork. */
 void lg_log_init(const lg_config *cfg);
-void lg_log(lg_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Cold: a call marks its path as rare, so GCC moves it out of the hot code (a request that succeeds logs
+ * nothing). */
+void lg_log(lg_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3), cold));
 /* One notice line on stderr even when logging is off ("llmgate: ..."): at most one per request (nothing
  * when *once, the request's own flag, is already set; set when the line is printed) and, within the
  * process, at most once per min_interval_ms for the same key string. */
 void lg_notice(bool *once, const char *key, int64_t min_interval_ms, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5), cold));
 
 /* Re-initialises the log's process-local lock in a child after fork. */
 void lg_log_after_fork(void);

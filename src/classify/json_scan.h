@@ -36,8 +36,9 @@ typedef struct {
 } lg_json_marks;
 
 /* The marks of the len (at most 16) bytes at p, a byte at a time: for the last bytes of a text shorter
- * than a block, and the reference the block classifiers are tested against. */
-static inline lg_json_marks lg_json_marks_bytes(const char *p, size_t len)
+ * than a block (out of line and cold: texts that short are rare), and the reference the block classifiers
+ * are tested against. */
+static __attribute__((cold, noinline, unused)) lg_json_marks lg_json_marks_bytes(const char *p, size_t len)
 {
     lg_json_marks m = {0, 0, 0, 0, 0};
     for (size_t k = 0; k < len; k++) {
@@ -129,7 +130,7 @@ LG_JSON_INLINE lg_json_marks lg_json_marks16(const char *p)
  * or more, the last 16 bytes are classified and shifted, so nothing past n is read. */
 LG_JSON_INLINE lg_json_marks lg_json_marks_at(const char *s, size_t n, size_t i)
 {
-    if (n - i >= LG_JSON_BLOCK)
+    if (__builtin_expect(n - i >= LG_JSON_BLOCK, 1))
         return lg_json_marks16(s + i);
     if (n < LG_JSON_BLOCK)
         return lg_json_marks_bytes(s + i, n - i);
@@ -182,8 +183,9 @@ LG_JSON_INLINE uint32_t lg_json_escaped(uint32_t bslash, uint32_t *carry)
     return escaped & ((1u << LG_JSON_BLOCK) - 1);
 }
 
-/* End (exclusive) of the string whose text starts at at, block by block; 0 when unterminated. */
-static inline size_t lg_json_string_rest(const char *s, size_t n, size_t at)
+/* End (exclusive) of the string whose text starts at at, block by block; 0 when unterminated. One copy
+ * per file, called (not inlined): only strings past their first block come here. */
+static __attribute__((noinline, unused)) size_t lg_json_string_rest(const char *s, size_t n, size_t at)
 {
     uint32_t carry = 0;
     for (; at < n; at += LG_JSON_BLOCK) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "classify/dialects.h"
+#include "llmgate/config.h"
 
 /* Longest count accepted, in digits (the full parse accepts up to 10^15 too). */
 #define COUNT_DIGITS_MAX 15
@@ -14,7 +15,9 @@
  * (exclusive) of the value, or 0 to stop. */
 typedef size_t (*member_fn)(const char *key, size_t key_len, const char *s, size_t n, size_t j, void *ctx);
 
-static inline size_t skip_ws(const char *s, size_t n, size_t i)
+/* The index of the first byte at or after i that is not whitespace (out of line: compact JSON has none;
+ * next_token checks a byte first). */
+static __attribute__((noinline)) size_t skip_ws(const char *s, size_t n, size_t i)
 {
     while (i < n && (unsigned char)s[i] <= ' ' && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n'))
         i++;
@@ -25,7 +28,7 @@ static inline size_t skip_ws(const char *s, size_t n, size_t i)
  * JSON has ch right at i. */
 LG_JSON_INLINE size_t after(const char *s, size_t n, size_t i, char ch)
 {
-    if (i < n && s[i] == ch)
+    if (LG_LIKELY(i < n && s[i] == ch))
         return i + 1;
     i = skip_ws(s, n, i);
     return i < n && s[i] == ch ? i + 1 : 0;
@@ -34,7 +37,7 @@ LG_JSON_INLINE size_t after(const char *s, size_t n, size_t i, char ch)
 /* skip_ws where compact JSON has no whitespace. */
 LG_JSON_INLINE size_t next_token(const char *s, size_t n, size_t i)
 {
-    return i < n && (unsigned char)s[i] > ' ' ? i : skip_ws(s, n, i);
+    return LG_LIKELY(i < n && (unsigned char)s[i] > ' ') ? i : skip_ws(s, n, i);
 }
 
 /* End (exclusive) of the value starting at s[i]; 0 when malformed or truncated. A number or literal ends
@@ -167,6 +170,13 @@ typedef struct {
     usage_object usage, meta;
 } top_level;
 
+/* The end of the usage object at s[j] == '{' by its brackets, when its counts could not be read on the way
+ * (cold: a usage object of plain counts is read on the way). */
+__attribute__((cold, noinline)) static size_t usage_end(const char *s, size_t n, size_t j)
+{
+    return lg_json_value_end(s, n, j);
+}
+
 /* The usage object at s[j] == '{': its counts are read on the way when its members are well formed and
  * its numbers and literals hold no quote or opening bracket, since the object then ends where
  * lg_json_value_end says (the text between its tokens is whitespace, strings and containers end the same
@@ -178,7 +188,7 @@ static size_t take_usage(usage_object *u, const char *s, size_t n, size_t j)
     u->v = s + j;
     u->read = read_counts(s, n, j, &u->c, &end) && u->c.clean;
     if (!u->read)
-        end = lg_json_value_end(s, n, j);
+        end = usage_end(s, n, j);
     u->len = end - j;
     return end;
 }
@@ -214,15 +224,14 @@ static size_t on_top(const char *k, size_t kl, const char *s, size_t n, size_t j
     return (object || v[0] == '[') && mentions_usage(v, vl) ? 0 : end;
 }
 
-/* The counts of a usage object: those read on the way, or read now within its bounds. */
-static bool counts_of(const usage_object *u, counts *c)
+/* The counts of a usage object: those read on the way, or read now into *scratch within its bounds; NULL
+ * when they cannot be read. */
+static const counts *counts_of(const usage_object *u, counts *scratch)
 {
-    if (u->read) {
-        *c = u->c;
-        return true;
-    }
+    if (LG_LIKELY(u->read))
+        return &u->c;
     size_t end;
-    return read_counts(u->v, u->len, 0, c, &end);
+    return read_counts(u->v, u->len, 0, scratch, &end) ? scratch : NULL;
 }
 
 bool lg_lazy_success(lg_cls *c, const char *s, size_t n)
@@ -232,15 +241,16 @@ bool lg_lazy_success(lg_cls *c, const char *s, size_t n)
     t.usage.v = t.meta.v = NULL;
     if (i >= n || s[i] != '{' || !each_member(s, n, i, on_top, &t, &end))
         return false;
-    counts f;
-    if (t.meta.v) {
-        if (!counts_of(&t.meta, &f))
-            return false;
-        lg_google_usage_apply(c, &f.f);
-    } else if (t.usage.v) {
-        if (!counts_of(&t.usage, &f))
-            return false;
-        lg_usage_apply(c, &f.f);
-    }
+    const usage_object *u = t.meta.v ? &t.meta : t.usage.v ? &t.usage : NULL; /* usageMetadata first */
+    if (!u)
+        return true;
+    counts scratch;
+    const counts *f = counts_of(u, &scratch);
+    if (!f)
+        return false;
+    if (u == &t.meta)
+        lg_google_usage_apply(c, &f->f);
+    else
+        lg_usage_apply(c, &f->f);
     return true;
 }

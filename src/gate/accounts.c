@@ -7,19 +7,16 @@
 #include "gate/accounts.h"
 #include "llmgate/clock.h"
 
-/* The digest of the host's own key, remembered per thread for the last key seen (a host sends the same
- * key request after request, and hashing it each time costs more than the rest of admission). */
-static void host_key_digest(const char *key, char out[LG_DIGEST_HEX])
+/* The thread's last host key and its digest (see host_key_digest). */
+typedef struct {
+    char key[256];
+    char digest[LG_DIGEST_HEX];
+} last_key;
+
+/* A key other than the last one: its digest into out, remembered in *l when the key fits. Cold: a host
+ * sends the same key request after request. */
+__attribute__((cold, noinline)) static void host_key_digest_new(last_key *l, const char *key, char out[LG_DIGEST_HEX])
 {
-    static __attribute__((tls_model("initial-exec"))) __thread struct {
-        char key[256];
-        char digest[LG_DIGEST_HEX];
-    } last;
-    __typeof__(last) *l = &last; /* one look-up of the thread's copy */
-    if (l->digest[0] && !strcmp(l->key, key)) { /* l->key is shorter than its buffer */
-        memcpy(out, l->digest, LG_DIGEST_HEX);
-        return;
-    }
     lg_key_digest(key, out);
     size_t len = strlen(key);
     if (len < sizeof l->key) {
@@ -28,17 +25,29 @@ static void host_key_digest(const char *key, char out[LG_DIGEST_HEX])
     }
 }
 
-/* lg_model_hash(model), remembered per thread for the last model seen (a host calls one model request
- * after request; comparing the name costs a fraction of hashing it). */
-static uint32_t model_hash(const char *model)
+/* The digest of the host's own key, remembered per thread for the last key seen (a host sends the same
+ * key request after request, and hashing it each time costs more than the rest of admission). */
+static void host_key_digest(const char *key, char out[LG_DIGEST_HEX])
 {
-    static __attribute__((tls_model("initial-exec"))) __thread struct {
-        char model[LG_MODEL_MAX];
-        uint32_t hash;
-    } last;
-    __typeof__(last) *l = &last; /* one look-up of the thread's copy */
-    if (l->hash && !strcmp(l->model, model))
-        return l->hash;
+    static __attribute__((tls_model("initial-exec"))) __thread last_key last;
+    last_key *l = &last; /* one look-up of the thread's copy */
+    if (l->digest[0] && !strcmp(l->key, key)) { /* l->key is shorter than its buffer */
+        memcpy(out, l->digest, LG_DIGEST_HEX);
+        return;
+    }
+    host_key_digest_new(l, key, out);
+}
+
+/* The thread's last model and its hash (see model_hash). */
+typedef struct {
+    char model[LG_MODEL_MAX];
+    uint32_t hash;
+} last_model;
+
+/* A model other than the last one: its hash, remembered in *l when the name fits. Cold: a host calls one
+ * model request after request. */
+__attribute__((cold, noinline)) static uint32_t model_hash_new(last_model *l, const char *model)
+{
     uint32_t h = lg_model_hash(model);
     size_t len = strlen(model);
     if (len < sizeof l->model) {
@@ -46,6 +55,17 @@ static uint32_t model_hash(const char *model)
         l->hash = h;
     }
     return h;
+}
+
+/* lg_model_hash(model), remembered per thread for the last model seen (a host calls one model request
+ * after request; comparing the name costs a fraction of hashing it). */
+static uint32_t model_hash(const char *model)
+{
+    static __attribute__((tls_model("initial-exec"))) __thread last_model last;
+    last_model *l = &last; /* one look-up of the thread's copy */
+    if (l->hash && !strcmp(l->model, model))
+        return l->hash;
+    return model_hash_new(l, model);
 }
 
 /* The store's memo of this thread's last exchange (where the store found its accounts' entries), with what

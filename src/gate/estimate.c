@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "classify/json_scan.h"
+#include "llmgate/config.h"
 #include "llmgate/limiter.h"
 
 #define MAX_DEPTH 32
@@ -63,18 +64,26 @@ static inline bool schema_key(const char *k, size_t n)
     }
 }
 
-static inline void skip_ws(scanner *s)
+/* Steps over the whitespace at s->p (out of line: compact JSON has none, and it is inlined nowhere). */
+static __attribute__((noinline)) void skip_ws_run(scanner *s)
 {
     while (s->p < s->end && (unsigned char)*s->p <= ' ' &&
            (*s->p == ' ' || *s->p == '\t' || *s->p == '\r' || *s->p == '\n'))
         s->p++;
 }
 
+/* Steps over the whitespace at s->p: a byte's check here, the run in skip_ws_run. */
+static inline void skip_ws(scanner *s)
+{
+    if (__builtin_expect(s->p < s->end && (unsigned char)*s->p <= ' ', 0))
+        skip_ws_run(s);
+}
+
 /* Steps over ch at s->p, or after the whitespace there (compact JSON has ch right at s->p): false, with
  * the whitespace skipped, when ch is not there. */
 LG_JSON_INLINE bool take(scanner *s, char ch)
 {
-    if (s->p >= s->end || *s->p != ch) {
+    if (LG_UNLIKELY(s->p >= s->end || *s->p != ch)) {
         skip_ws(s);
         if (s->p >= s->end || *s->p != ch)
             return false;
@@ -100,6 +109,17 @@ static void count_text(scanner *s, size_t len)
     s->text += (int64_t)((len + 3) / 4) + 1;
 }
 
+/* The value of the number p[0..len) (len < 24) read by strtod when it is whole and within 0..10^12, else
+ * -1. Cold and out of line: limits and counts are plain integers (scalar_at reads those itself). */
+__attribute__((cold, noinline)) static int64_t decimal_value(const char *p, size_t len)
+{
+    char buf[24], *stop;
+    memcpy(buf, p, len);
+    buf[len] = '\0';
+    double v = strtod(buf, &stop);
+    return *stop == '\0' && v >= 0 && v <= 1e12 ? (int64_t)v : -1;
+}
+
 /* A number or literal: its extent; the non-negative integer value for *num (-1 otherwise). */
 static bool scalar_at(scanner *s, int64_t *num)
 {
@@ -116,19 +136,15 @@ static bool scalar_at(scanner *s, int64_t *num)
     if (digits && digits == len) { /* a plain integer below 10^13: strtod would read the same, exactly */
         *num = whole <= 1000000000000 ? whole : -1;
     } else if (*s->p >= '0' && *s->p <= '9' && q - s->p < 24) {
-        char buf[24], *stop;
-        memcpy(buf, s->p, (size_t)(q - s->p));
-        buf[q - s->p] = '\0';
-        double v = strtod(buf, &stop);
-        if (*stop == '\0' && v >= 0 && v <= 1e12)
-            *num = (int64_t)v;
+        *num = decimal_value(s->p, len);
     }
     s->p = q;
     return true;
 }
 
-/* The output field (OUT_*) a number under key k at place pl fills, or -1; *choices for n / candidateCount. */
-static int output_field(place pl, const char *k, size_t n, bool *choices)
+/* The output field (OUT_*) a number under key k at place pl fills, or -1; *choices for n / candidateCount.
+ * Out of line: one copy for object and array, called once per number. */
+static __attribute__((noinline)) int output_field(place pl, const char *k, size_t n, bool *choices)
 {
     *choices = false;
     switch (pl) {
@@ -149,8 +165,8 @@ static int output_field(place pl, const char *k, size_t n, bool *choices)
     }
 }
 
-/* The place of the members of an object found under key k at place pl. */
-static place child_place(place pl, const char *k, size_t n)
+/* The place of the members of an object found under key k at place pl (out of line: once per object). */
+static __attribute__((noinline)) place child_place(place pl, const char *k, size_t n)
 {
     if (pl == AT_TOP && KEY_IS(k, n, "generationConfig"))
         return AT_GENCONF;

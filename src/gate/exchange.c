@@ -327,7 +327,7 @@ static lg_exchange *spare;
 lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_step *step)
 {
     lg_exchange *x = __atomic_exchange_n(&spare, NULL, __ATOMIC_ACQUIRE);
-    if (x) /* req is copied below, chain[0] set and no later link read past n_chain; from model on, the rest
+    if (LG_LIKELY(x)) /* req is copied below, chain[0] set and no later link read past n_chain; from model on, the rest
             * is set before it is read */
         memset(&x->n_chain, 0, offsetof(lg_exchange, model) - offsetof(lg_exchange, n_chain));
     else if (!(x = calloc(1, sizeof *x)))
@@ -348,7 +348,7 @@ lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_st
     if (req->prov->dialect != LG_DIALECT_NONE)
         lg_exchange_apply_pin(x, req);
     char refusal[LG_MESSAGE_MAX];
-    if (req->reroutes && lg_exchange_apply_routes(x, req, refusal)) {
+    if (LG_UNLIKELY(req->reroutes && lg_exchange_apply_routes(x, req, refusal))) {
         x->bare = true; /* no account state was set up */
         refuse_locally(x, 403, refusal, step);
         return x;
@@ -359,7 +359,7 @@ lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_st
     }
     x->req.prov = x->chain[0];
     bool ok;
-    if (x->body) {
+    if (LG_UNLIKELY(x->body)) {
         char *body, reason[LG_TR_REASON_MAX], msg[LG_MESSAGE_MAX];
         size_t len;
         bool translated;
@@ -379,7 +379,7 @@ lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_st
         x->preferred = LG_PREFER_CURRENT;
     }
     x->bare = !ok;
-    if (x->bare && x->chain[0] != req->prov) { /* the host's credentials never go to another provider */
+    if (LG_UNLIKELY(x->bare && x->chain[0] != req->prov)) { /* the host's credentials never go to another provider */
         refuse_locally(x, 503, "llmgate: out of memory for routing this request", step);
         return x;
     }

@@ -142,7 +142,7 @@ void lg_exchange_read_body(lg_exchange *x, const lg_gate_request *req)
     /* One scan for the model and the estimate lg_accounts_init then takes (x->a.est names the body) */
     lg_estimate *e = &x->a.est;
     lg_estimate_scan(req->prov->dialect, req->body, req->body_len, e);
-    bool has = e->model_span < 0 ? lg_body_model_span(req->body, req->body_len, &a, &b)
+    bool has = LG_UNLIKELY(e->model_span < 0) ? lg_body_model_span(req->body, req->body_len, &a, &b)
                                  : (a = e->span_start, b = e->span_end, e->model_span > 0);
     if (has && b - a < sizeof x->model) {
         memcpy(x->model, req->body + a, b - a);
@@ -157,8 +157,8 @@ void lg_exchange_read_body(lg_exchange *x, const lg_gate_request *req)
     x->sep = x->model[0] ? find_sep(x->model, req->cfg->retry.pin_separator) : NULL;
     x->sep_known = true;
     bool pinned = x->sep != NULL;
-    if ((x->n_chain > 1 || (x->model[0] && maps) || pinned || req->cfg->n_routes) && req->body_len <= BODY_COPY_MAX &&
-        (x->body = malloc(req->body_len + 1))) {
+    if (LG_UNLIKELY((x->n_chain > 1 || (x->model[0] && maps) || pinned || req->cfg->n_routes) &&
+                    req->body_len <= BODY_COPY_MAX && (x->body = malloc(req->body_len + 1)))) {
         memcpy(x->body, req->body, req->body_len);
         x->body[req->body_len] = '\0';
         x->body_len = req->body_len;

@@ -4,6 +4,7 @@
  * within them, whatever the times inside the buckets were. The cost is at most one bucket of delay. */
 #include <string.h>
 
+#include "llmgate/config.h"
 #include "llmgate/limiter.h"
 
 #define B LG_WINDOW_BUCKETS
@@ -119,7 +120,7 @@ int64_t lg_window_reserve(lg_window *w, const lg_window_limits *l, int64_t token
     b->requests += need[0];
     b->tokens += need[1];
     for (int d = 0; d < 2; d++) {
-        if (w->cap_until_ms[d] > at_ms)
+        if (LG_UNLIKELY(w->cap_until_ms[d] > at_ms)) /* a provider's cap in force: rare */
             w->cap_left[d] = w->cap_left[d] > need[d] ? w->cap_left[d] - need[d] : 0;
         w->limit[d] = l->limit[d];
     }

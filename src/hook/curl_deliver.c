@@ -29,7 +29,8 @@ static bool deliver_header(lg_curl_rec *r, char *line)
     return true;
 }
 
-static void set_error(lg_curl_rec *r, const char *msg)
+/* Puts msg in the host's error buffer, if it set one (cold: a callback refused what we delivered). */
+__attribute__((cold)) static void set_error(lg_curl_rec *r, const char *msg)
 {
     if (r->errorbuffer)
         snprintf(r->errorbuffer, CURL_ERROR_SIZE, "%s", msg);

@@ -10,12 +10,12 @@
 static int attempt(void *ctx, const lg_attempt *at, lg_response_view *resp)
 {
     lg_curl_xfer *x = ctx;
-    if (!lg_xfer_prepare(x, at)) {
+    if (LG_UNLIKELY(!lg_xfer_prepare(x, at))) {
         lg_capture_view(&x->cap, resp);
         return LG_ATTEMPT_FATAL;
     }
     int rc = lg_xfer_result(x, x->real->perform(x->h), resp);
-    while (rc == 0 && !resp->delivered && lg_xfer_may_follow(resp) && lg_xfer_follow(x, lg_runtime_get(), at, resp))
+    while (LG_UNLIKELY(rc == 0 && !resp->delivered && lg_xfer_may_follow(resp)) && lg_xfer_follow(x, lg_runtime_get(), at, resp))
         rc = lg_xfer_result(x, x->real->perform(x->h), resp);
     return rc;
 }

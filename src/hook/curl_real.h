@@ -37,7 +37,7 @@ extern lg_curl_real lg_curl_real_table; /* filled once by lg_curl_real_resolve *
 extern int lg_curl_real_ready;          /* set (release) once the table is filled */
 
 /* Fills the table once (pthread_once) and returns it. */
-const lg_curl_real *lg_curl_real_resolve(void);
+const lg_curl_real *lg_curl_real_resolve(void) __attribute__((cold)); /* cold: once per process */
 
 /* The real functions, resolved once with dlsym(RTLD_NEXT), falling back to an RTLD_NOLOAD handle of
  * libcurl. Members may be NULL when unresolvable: callers must check. Never NULL itself. After the first

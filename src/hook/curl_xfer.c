@@ -14,8 +14,8 @@
 #include "llmgate/url.h"
 
 /* The URL of an attempt on provider p, another than the request's own: the host's path and query on p's
- * upstream, else on p's first host over https. Caller frees. */
-static char *url_on(const lg_provider *p, const char *url)
+ * upstream, else on p's first host over https. Caller frees. Cold: only fallbacks take it. */
+__attribute__((cold)) static char *url_on(const lg_provider *p, const char *url)
 {
     if (p->upstream)
         return lg_url_rebase(p->upstream, url);
@@ -28,8 +28,8 @@ static char *url_on(const lg_provider *p, const char *url)
 }
 
 /* The URL of an attempt translated for provider p: p's upstream (or first host over https) and the
- * target's path. Caller frees. */
-static char *url_translated(const lg_provider *p, const char *path)
+ * target's path. Caller frees. Cold: only translated fallbacks take it. */
+__attribute__((cold)) static char *url_translated(const lg_provider *p, const char *path)
 {
     char *out = NULL;
     if (p->upstream) {
@@ -43,8 +43,8 @@ static char *url_translated(const lg_provider *p, const char *path)
 
 /* Our header list for an attempt translated for provider p: the host's headers without its auth and pin,
  * key in p's auth style, the target's extra header, and a JSON content type when the host named none
- * (curl -d would send a form's). NULL when out of memory. */
-static struct curl_slist *headers_translated(const lg_curl_xfer *x, const lg_provider *p, const char *key,
+ * (curl -d would send a form's). NULL when out of memory. Cold, as url_translated. */
+__attribute__((cold)) static struct curl_slist *headers_translated(const lg_curl_xfer *x, const lg_provider *p, const char *key,
                                              const lg_translation *tr)
 {
     struct curl_slist *l = lg_slist_with_key(x->rec->headers, key, p->auth, false, true);
@@ -64,11 +64,11 @@ static struct curl_slist *headers_translated(const lg_curl_xfer *x, const lg_pro
 static void shape_body(lg_curl_xfer *x, const lg_attempt *at)
 {
     const lg_curl_rec *r = x->rec;
-    if (at->body) {
+    if (LG_UNLIKELY(at->body)) {
         x->real->setopt(x->h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)at->body_len);
         x->real->setopt(x->h, CURLOPT_POSTFIELDS, at->body);
         x->body_replaced = true;
-    } else if (x->body_replaced) {
+    } else if (LG_UNLIKELY(x->body_replaced)) {
         x->real->setopt(x->h, CURLOPT_POSTFIELDSIZE_LARGE, r->postsize);
         x->real->setopt(x->h, CURLOPT_POSTFIELDS, r->postfields);
         x->body_replaced = false;
@@ -82,7 +82,7 @@ static void put_url(lg_curl_xfer *x, const char *url)
     bool base = url == x->base_url;
     if (base && x->url_is_base)
         return;
-    if (!x->set_url || strcmp(x->set_url, url)) {
+    if (LG_UNLIKELY(!x->set_url || strcmp(x->set_url, url))) { /* a kept handle has it already */
         x->real->setopt(x->h, CURLOPT_URL, url);
         free(x->set_url);
         x->set_url = strdup(url); /* NULL: set again next time */
@@ -117,14 +117,14 @@ static bool shape_request(lg_curl_xfer *x, const lg_attempt *at)
     const char *key = at->key;
     const lg_provider *prov = at->prov ? at->prov : x->prov;
     bool other = prov != x->prov;
-    if (at->tr && !key)
+    if (LG_UNLIKELY(at->tr && !key))
         return false; /* a translated request goes with a key of the target's own, never the host's */
     char *other_base = at->tr ? url_translated(prov, at->tr->path) : other ? url_on(prov, x->rec->url) : NULL;
     const char *url = other ? other_base : x->base_url;
-    char *keyed = url && key && x->key_in_query && !at->tr ? lg_url_query_set(url, "key", key) : NULL;
-    if (keyed)
+    char *keyed = LG_UNLIKELY(url && key && x->key_in_query && !at->tr) ? lg_url_query_set(url, "key", key) : NULL;
+    if (LG_UNLIKELY(keyed))
         url = keyed;
-    else if (key && x->key_in_query && !at->tr)
+    else if (LG_UNLIKELY(key && x->key_in_query && !at->tr))
         url = NULL;
     bool key_elsewhere = (x->key_in_query || x->rec->xoauth2) && !at->tr;
     bool own_list = (key && (x->rec->headers || !key_elsewhere)) || x->has_pin || at->tr;
@@ -144,7 +144,7 @@ static bool shape_request(lg_curl_xfer *x, const lg_attempt *at)
             x->hdrs_key = key;
             x->hdrs_prov = prov;
         }
-        if (key && x->rec->xoauth2)
+        if (LG_UNLIKELY(key && x->rec->xoauth2))
             x->real->setopt(x->h, CURLOPT_XOAUTH2_BEARER, key);
         put_follow(x, key ? 0L : x->rec->followlocation); /* a key of ours never follows a redirect to another host */
         shape_body(x, at);
@@ -156,8 +156,9 @@ static bool shape_request(lg_curl_xfer *x, const lg_attempt *at)
     return ok;
 }
 
-/* Classifies a libcurl error: worth a bounded retry, or to be shown to the host at once. */
-static lg_transport_failure transport_error(CURLcode rc)
+/* Classifies a libcurl error: worth a bounded retry, or to be shown to the host at once (cold: a
+ * transfer that fails). */
+__attribute__((cold)) static lg_transport_failure transport_error(CURLcode rc)
 {
     switch (rc) {
     case CURLE_GOT_NOTHING:
@@ -180,7 +181,7 @@ static lg_transport_failure transport_error(CURLcode rc)
 static int count_send(void *clientp, char *primary_ip, char *local_ip, int primary_port, int local_port)
 {
     lg_curl_xfer *x = clientp;
-    if (x->sends++ > 0 && !x->cap.any_line) {
+    if (LG_UNLIKELY(x->sends++ > 0 && !x->cap.any_line)) {
         x->resend_refused = true;
         return CURL_PREREQFUNC_ABORT;
     }
@@ -355,8 +356,8 @@ bool lg_xfer_prepare(lg_curl_xfer *x, const lg_attempt *at)
     return false;
 }
 
-/* libcurl's own message for the error the host sees instead of a refused second send. */
-static void report_got_nothing(lg_curl_xfer *x)
+/* libcurl's own message for the error the host sees instead of a refused second send (cold). */
+__attribute__((cold)) static void report_got_nothing(lg_curl_xfer *x)
 {
     x->last_rc = CURLE_GOT_NOTHING;
     if (x->rec->errorbuffer && x->real->strerror)
@@ -385,7 +386,7 @@ int lg_xfer_result(lg_curl_xfer *x, CURLcode rc, lg_response_view *resp)
         /* libcurl's response code is the last status line's three digits, which the capture read: asked
          * only when the capture has no such line */
         long code = 0;
-        if (!x->cap.status_plain &&
+        if (LG_UNLIKELY(!x->cap.status_plain) &&
             x->real->getinfo(x->h, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK && code > 0)
             resp->status = (int)code;
         return 0;

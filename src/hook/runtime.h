@@ -16,7 +16,7 @@ extern lg_runtime lg_runtime_state; /* set up once by lg_runtime_init */
 extern int lg_runtime_ready;        /* set (release) once it is */
 
 /* Sets the runtime up once (pthread_once) and returns it. */
-const lg_runtime *lg_runtime_init(void);
+const lg_runtime *lg_runtime_init(void) __attribute__((cold)); /* cold: once per process */
 
 /* The runtime, initialised on first use. Never NULL. Preserves errno. After the first call, one load. */
 static inline const lg_runtime *lg_runtime_get(void)

@@ -39,7 +39,7 @@ extern lg_sock_real lg_sock_real_table; /* filled once by lg_sock_real_resolve *
 extern int lg_sock_real_ready;          /* set (release) once the table is filled */
 
 /* Fills the table once (pthread_once) and returns it. */
-const lg_sock_real *lg_sock_real_resolve(void);
+const lg_sock_real *lg_sock_real_resolve(void) __attribute__((cold)); /* cold: once per process */
 
 /* The table; after the first call, one load (every socket hook of every host calls it). */
 static inline const lg_sock_real *lg_sock_real_get(void)
