@@ -78,8 +78,8 @@ pools-ignored|src/gate/policy.c|test_resilience
     if (!pool && pool_fallback) {
     if (0) {
 memo-any-mapping|src/store/shm.c|test_store
-    if (h->map != m || h->n != n)
-    if (h->n != n)
+    if (h->map != m || h->n != n || h->epoch != closed_stores())
+    if (h->n != n || h->epoch != closed_stores())
 model-hash-stale|src/gate/accounts.c|test_engine_memo
                                 .model_hash = model_hash(model),
                                 .model_hash = a->scope.model_hash ? a->scope.model_hash : model_hash(model),
