@@ -24,12 +24,17 @@ run_one() {
     env "${env[@]}" /usr/bin/python3 "$CLIENT" "$N" "$3" | sed -n 's/^failures=0 wall_us=\([0-9]*\) cpu_us=\([0-9]*\)$/\1 \2/p'
 }
 # bench NAME BASE_URL PRELOADED_CONFIG PRELOADED_URL GOAL: ROUNDS rounds of one run without and one with
-# the preload, back to back; the paired ratios against GOAL (0: none).
+# the preload, back to back (the order swapped every round, as in run.sh: the second of two runs in a row
+# is favoured or not); the paired ratios against GOAL (0: none).
 bench() {
     local i b p
     run_one no "" "$2" >/dev/null; run_one yes "$3" "$4" >/dev/null   # warm-up
     for i in $(seq 1 "$ROUNDS"); do
-        b=$(run_one no "" "$2"); p=$(run_one yes "$3" "$4")
+        if [ $((i % 2)) = 1 ]; then
+            b=$(run_one no "" "$2"); p=$(run_one yes "$3" "$4")
+        else
+            p=$(run_one yes "$3" "$4"); b=$(run_one no "" "$2")
+        fi
         [ -n "$b" ] && [ -n "$p" ] || { echo "$1: a run failed" >&2; return 1; }
         echo "$i base $b"; echo "$i gated $p"
     done | /usr/bin/python3 tests/bench/paired.py "$1" "$N" "$5"
