@@ -8,6 +8,7 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 source tests/lib.sh
+source tests/bench/rounds.sh
 N=${BENCH_REQUESTS:-1000}
 ROUNDS=${BENCH_ROUNDS:-60}
 cat >"$LG_TMP/scenario.json" <<JSON
@@ -32,22 +33,8 @@ run_one() {
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 
-# bench NAME URL CONNECT_TO GOAL: ROUNDS rounds of one run without and one with the preload, back to back
-# (the order swapped every round: the second of two runs in a row is favoured on this machine); the
-# rounds' paired ratios, their median and 95 % interval, and whether the wall ratio meets GOAL.
-bench() {
-    local i b p
-    run_one no "$2" "$3" >/dev/null; run_one yes "$2" "$3" >/dev/null   # warm-up
-    for i in $(seq 1 "$ROUNDS"); do
-        if [ $((i % 2)) = 1 ]; then
-            b=$(run_one no "$2" "$3"); p=$(run_one yes "$2" "$3")
-        else
-            p=$(run_one yes "$2" "$3"); b=$(run_one no "$2" "$3")
-        fi
-        [ -n "$b" ] && [ -n "$p" ] || { echo "$1: a run failed" >&2; return 1; }
-        echo "$i base $b"; echo "$i gated $p"
-    done | /usr/bin/python3 tests/bench/paired.py "$1" "$N" "$4"
-}
+# bench NAME URL CONNECT_TO GOAL: the paired rounds of the client without and with the preload.
+bench() { paired_rounds "$1" "$N" "$4" "run_one no '$2' '$3'" "run_one yes '$2' '$3'"; }
 
 echo "interposer overhead: $ROUNDS rounds of $N requests per side, medians of the paired ratios"
 bench "provider host" "http://api.openai.com/v1/chat/completions" "api.openai.com:80:127.0.0.1:$MOCK_PORT" 1.03

@@ -7,6 +7,7 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 source tests/lib.sh
+source tests/bench/rounds.sh
 N=${BENCH_SOCKET_REQUESTS:-500}
 ROUNDS=${BENCH_SOCKET_ROUNDS:-15}
 lg_start_mock --quiet --threads 1
@@ -23,22 +24,9 @@ run_one() {
     [ -n "$2" ] && env+=(LLMGATE_CONFIG="$2")
     env "${env[@]}" /usr/bin/python3 "$CLIENT" "$N" "$3" | sed -n 's/^failures=0 wall_us=\([0-9]*\) cpu_us=\([0-9]*\)$/\1 \2/p'
 }
-# bench NAME BASE_URL PRELOADED_CONFIG PRELOADED_URL GOAL: ROUNDS rounds of one run without and one with
-# the preload, back to back (the order swapped every round, as in run.sh: the second of two runs in a row
-# is favoured or not); the paired ratios against GOAL (0: none).
-bench() {
-    local i b p
-    run_one no "" "$2" >/dev/null; run_one yes "$3" "$4" >/dev/null   # warm-up
-    for i in $(seq 1 "$ROUNDS"); do
-        if [ $((i % 2)) = 1 ]; then
-            b=$(run_one no "" "$2"); p=$(run_one yes "$3" "$4")
-        else
-            p=$(run_one yes "$3" "$4"); b=$(run_one no "" "$2")
-        fi
-        [ -n "$b" ] && [ -n "$p" ] || { echo "$1: a run failed" >&2; return 1; }
-        echo "$i base $b"; echo "$i gated $p"
-    done | /usr/bin/python3 tests/bench/paired.py "$1" "$N" "$5"
-}
+# bench NAME BASE_URL PRELOADED_CONFIG PRELOADED_URL GOAL: the paired rounds of the host without the preload
+# (to BASE_URL) and with it (PRELOADED_CONFIG, to PRELOADED_URL), against GOAL (0: none).
+bench() { paired_rounds "$1" "$N" "$5" "run_one no '' '$2'" "run_one yes '$3' '$4'"; }
 
 echo "socket path (Python http.client, keep-alive): $ROUNDS rounds of $N requests per side"
 bench "socket, provider" "$MOCK_URL/v1/chat/completions" "$LG_TMP/config.json" "http://api.openai.com/v1/chat/completions" 0
