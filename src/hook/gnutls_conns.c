@@ -124,6 +124,8 @@ static bool io_reopen(void *io, const lg_h1_target *to)
               real->credentials_set(s, GNUTLS_CRD_CERTIFICATE, cred) == 0 && real->set_default_priority(s) == 0 &&
               ((to && to->ip) || real->server_name_set(s, GNUTLS_NAME_DNS, name, strlen(name)) == 0);
     if (ok) {
+        /* the host's credentials' callbacks (a verify function) run on s and find the host's pointer there */
+        real->session_set_ptr(s, real->session_get_ptr(c->session));
         real->session_set_verify_cert(s, name, 0);
         real->transport_set_int2(s, fd, fd);
         int rc;

@@ -29,7 +29,8 @@ const lg_gnutls_real *lg_gnutls_real_get(void)
                R(credentials_get, "gnutls_credentials_get") & R(credentials_set, "gnutls_credentials_set") &
                R(set_default_priority, "gnutls_set_default_priority") & R(server_name_set, "gnutls_server_name_set") &
                R(session_set_verify_cert, "gnutls_session_set_verify_cert") &
-               R(transport_set_int2, "gnutls_transport_set_int2") & R(handshake, "gnutls_handshake");
+               R(transport_set_int2, "gnutls_transport_set_int2") & R(handshake, "gnutls_handshake") &
+               R(session_get_ptr, "gnutls_session_get_ptr") & R(session_set_ptr, "gnutls_session_set_ptr");
     real.complete = all;
     if (all)
         atomic_store(&done, true);

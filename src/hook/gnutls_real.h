@@ -23,6 +23,8 @@ typedef struct {
     void (*session_set_verify_cert)(gnutls_session_t, const char *, unsigned);
     void (*transport_set_int2)(gnutls_session_t, int, int);
     int (*handshake)(gnutls_session_t);
+    void *(*session_get_ptr)(gnutls_session_t);
+    void (*session_set_ptr)(gnutls_session_t, void *);
     bool complete;
 } lg_gnutls_real;
 

@@ -212,12 +212,42 @@ static ssize_t io_recv(void *io, void *p, size_t n)
     return err == SSL_ERROR_ZERO_RETURN || err == SSL_ERROR_SSL || err == SSL_ERROR_SYSCALL ? 0 : -1;
 }
 
+/* Application data slots of an SSL copied from the host's to a replacement (OpenSSL offers no count of
+ * them: a host allocates a few, from 0 up). */
+#define APP_SLOTS 64
+
+/* Gives s the host's verification mode and callback and, shallowly, its application data: the host's
+ * callbacks (its SSL_CTX's verify, info or session callbacks, or the verify callback it set on its SSL)
+ * run on s during our handshakes and look their own objects up there (PHP's verify callback dereferences
+ * its stream from SSL_get_ex_data without a check). */
+static void adopt_host_state(SSL *s, SSL *host)
+{
+    const lg_ssl_real *real = lg_ssl_real_get();
+    real->set_verify(s, real->get_verify_mode(host), real->get_verify_callback(host));
+    for (int i = 0; i < APP_SLOTS; i++) {
+        void *v = real->get_ex_data(host, i);
+        if (v)
+            real->set_ex_data(s, i, v);
+    }
+}
+
+/* Frees a replacement SSL, its copies of the host's application data cleared first: a free callback the
+ * host registered for a slot must not free the host's object through our SSL. */
+static void free_repl(SSL *s)
+{
+    const lg_ssl_real *real = lg_ssl_real_get();
+    for (int i = 0; i < APP_SLOTS; i++)
+        if (real->get_ex_data(s, i))
+            real->set_ex_data(s, i, NULL);
+    real->free(s);
+}
+
 static void drop_repl(lg_ssl_conn *c)
 {
     drop_unsent(c);
     if (!c->repl)
         return;
-    lg_ssl_real_get()->free(c->repl);
+    free_repl(c->repl);
     lg_sock_real_get()->close(c->repl_fd);
     c->repl = NULL;
 }
@@ -278,6 +308,8 @@ static bool io_reopen(void *io, const lg_h1_target *to)
     lg_guard_enter();
     ERR_set_mark();
     SSL *s = real->new_(real->get_ssl_ctx(c->ssl));
+    if (s)
+        adopt_host_state(s, c->ssl);
     const char *name = !to ? real->get_servername(c->ssl, TLSEXT_NAMETYPE_host_name) : to->ip ? NULL : to->host;
     bool ok = s && real->set_fd(s, fd) == 1 && real->set1_param(s, real->get0_param(c->ssl)) == 1 &&
               (!to || verify_target(s, c->ssl, to)) &&
@@ -287,7 +319,7 @@ static bool io_reopen(void *io, const lg_h1_target *to)
     ok = ok && (hs == 1 || (nb && (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE)));
     c->want = err == SSL_ERROR_WANT_WRITE ? POLLOUT : POLLIN;
     if (!ok && s)
-        real->free(s);
+        free_repl(s);
     ERR_pop_to_mark();
     lg_guard_leave();
     if (!ok) {

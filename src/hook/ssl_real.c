@@ -29,7 +29,10 @@ const lg_ssl_real *lg_ssl_real_get(void)
                R(new_, "SSL_new") & R(set_fd, "SSL_set_fd") & R(connect, "SSL_connect") &
                R(get_ssl_ctx, "SSL_get_SSL_CTX") & R(ctrl, "SSL_ctrl") & R(get0_param, "SSL_get0_param") &
                R(set1_param, "SSL_set1_param") & R(get0_alpn_selected, "SSL_get0_alpn_selected") &
-               R(get_client_random, "SSL_get_client_random") & R(get_rbio, "SSL_get_rbio");
+               R(get_client_random, "SSL_get_client_random") & R(get_rbio, "SSL_get_rbio") &
+               R(get_ex_data, "SSL_get_ex_data") & R(set_ex_data, "SSL_set_ex_data") &
+               R(get_verify_mode, "SSL_get_verify_mode") & R(get_verify_callback, "SSL_get_verify_callback") &
+               R(set_verify, "SSL_set_verify");
     real.complete = all;
     if (all)
         atomic_store(&done, true);

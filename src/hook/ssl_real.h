@@ -32,6 +32,11 @@ typedef struct {
     void (*get0_alpn_selected)(const SSL *, const unsigned char **, unsigned int *);
     size_t (*get_client_random)(const SSL *, unsigned char *, size_t);
     BIO *(*get_rbio)(const SSL *);
+    void *(*get_ex_data)(const SSL *, int);
+    int (*set_ex_data)(SSL *, int, void *);
+    int (*get_verify_mode)(const SSL *);
+    SSL_verify_cb (*get_verify_callback)(const SSL *);
+    void (*set_verify)(SSL *, int, SSL_verify_cb);
     bool complete; /* every member was found */
 } lg_ssl_real;
 

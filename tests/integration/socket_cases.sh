@@ -122,6 +122,22 @@ for c in raw rawselect http.client urllib requests httpx; do
         [ "$rc" = 0 ] || diag "$(head -c 600 "$LG_TMP/err")"
     done
 done
+# PHP's own stream wrapper (file_get_contents; over https PHP's OpenSSL stream, whose verify callback reads
+# the stream from the SSL's application data and would crash on a new connection of ours without it):
+# rotation over a new connection after a 429 that closes it, and a fallback to the backup's host
+PHPC=$LG_ROOT/tests/clients/php/stream_client.php
+for k1 in sk-dead sk-close; do
+    fresh
+    out=$(K1=$k1 K2=sk-good timeout 60 "$LG_CLI" run --config "$LG_TMP/config.json" -- php "$PHPC" "$URL" 2 2>"$LG_TMP/err")
+    check_eq "$SCHEME PHP stream ($k1 first): exits 0" 0 "$?"
+    check_eq "$SCHEME PHP stream ($k1 first): 2 answers 200 from the live key" 2 "$(grep -c '^200 .*"mock_key":"sk-good"' <<<"$out")"
+    check_match "$SCHEME PHP stream ($k1 first): $k1, then the live key" "^$k1 sk-good sk-good\$" "$(reqkeys)"
+done
+fresh
+out=$(K1=sk-dry KB=sk-backup timeout 60 "$LG_CLI" run --config "$LG_TMP/reroute.json" -- php "$PHPC" "$URL" 1 2>"$LG_TMP/err")
+check_match "$SCHEME PHP stream fallback: 200 from the backup" '^200 .*"mock_key":"sk-backup"' "$out"
+check_eq "$SCHEME PHP stream fallback: the dry key, then the backup's on its host" "sk-dry sk-backup $BACKUP_HOST" \
+    "$(reqlog | lg_json '" ".join([r["key"] for r in j] + [j[-1]["host"]])')"
 # event-loop hosts (asyncio; over https its memory-BIO TLS): 2 requests at once, both served by the backup
 for c in streams aiohttp; do
     fresh
