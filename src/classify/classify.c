@@ -31,6 +31,11 @@ static bool scan_baidu(lg_cls *c, const cJSON *doc, bool http_error)
 {
     return lg_baidu_error(c, doc);
 }
+/* APIs without a dialect of their own that state failure in a status field of a 200 body. */
+static bool scan_status_fields(lg_cls *c, const cJSON *doc, bool http_error)
+{
+    return lg_minimax_error(c, doc) || lg_spark_error(c, doc) || lg_tencent_error(c, doc);
+}
 
 /* The dialect's own scanner first, then the others: providers' compatible endpoints borrow each other's
  * envelopes. The OpenAI scanner goes last because it accepts the loosest shapes. */
@@ -80,7 +85,8 @@ static bool scan_document(lg_cls *c, const cJSON *doc, bool http_error)
     }
     if (!cJSON_IsObject(doc))
         return false;
-    static const scanner all[] = {scan_anthropic, scan_google, scan_baidu, scan_dashscope, scan_openai};
+    static const scanner all[] = {scan_anthropic, scan_google, scan_baidu, scan_status_fields, scan_dashscope,
+                                  scan_openai};
     scanner first = native_scanner(c->dialect);
     bool found = first && first(c, doc, http_error);
     for (size_t i = 0; !found && i < sizeof all / sizeof all[0]; i++)
@@ -90,6 +96,20 @@ static bool scan_document(lg_cls *c, const cJSON *doc, bool http_error)
         lg_scan_nested(c, doc);
     else if (!c->error)
         lg_usage_scan(c, doc);
+    return found;
+}
+
+/* Quoted bodies read inside one another at most this deep. */
+#define EMBEDDED_MAX 3
+
+bool lg_scan_embedded(lg_cls *c, const cJSON *doc)
+{
+    if (c->embedded >= EMBEDDED_MAX)
+        return false;
+    c->embedded++;
+    bool was = c->error, found = scan_document(c, doc, true);
+    c->error = was || found;
+    c->embedded--;
     return found;
 }
 
@@ -204,6 +224,15 @@ static lg_sig status_signal(int st)
     return LG_SIG_REJECT;
 }
 
+/* Whether any evidence names a rate limit (a stream's error event has no 429 to say it). */
+static bool says_limit(const lg_cls *c)
+{
+    for (int ev = 0; ev < LG_EV_COUNT; ev++)
+        if (c->ev[ev] == LG_SIG_RATE || c->ev[ev] == LG_SIG_LIMIT)
+            return true;
+    return false;
+}
+
 /* The deciding signal: the most specific evidence, unless the request can never fit; a family name of
  * "invalid request" does not outweigh a 402, 429 or 5xx status. */
 static lg_sig decide(const lg_cls *c, int st)
@@ -212,7 +241,7 @@ static lg_sig decide(const lg_cls *c, int st)
         return LG_SIG_REJECT;
     for (int ev = 0; ev < LG_EV_COUNT; ev++) {
         lg_sig s = c->ev[ev];
-        if (s == LG_SIG_NONE)
+        if (s == LG_SIG_NONE || (ev == LG_EV_MESSAGE && c->vague_message && c->ev[LG_EV_HEADER] != LG_SIG_NONE))
             continue;
         if (ev == LG_EV_GENERIC && s == LG_SIG_REJECT && (st == 402 || st == 429 || st >= 500))
             break;
@@ -255,8 +284,8 @@ static void set_hint(lg_outcome *out, const lg_response_view *r, const lg_cls *c
     bool limit = s == LG_SIG_RATE || s == LG_SIG_LIMIT || s == LG_SIG_QUOTA;
     lg_dim dim = c->dim != LG_DIM_NONE ? c->dim : c->text_dim;
     if (!lg_header_retry_after(r, &ms, &at) && !(limit && lg_header_reset(fam, nfam, dim, s == LG_SIG_QUOTA, &ms, &at))) {
-        const int64_t rel[] = {c->retry_info_ms, c->quota_delay_ms, LG_NO_HINT, c->prose_ms, LG_NO_HINT};
-        const int64_t abs[] = {LG_NO_HINT, LG_NO_HINT, c->reset_at_ms, LG_NO_HINT, c->prose_at_ms};
+        const int64_t rel[] = {c->retry_info_ms, c->quota_delay_ms, c->body_retry_ms, LG_NO_HINT, c->prose_ms, LG_NO_HINT};
+        const int64_t abs[] = {LG_NO_HINT, LG_NO_HINT, LG_NO_HINT, c->reset_at_ms, LG_NO_HINT, c->prose_at_ms};
         ms = at = LG_NO_HINT;
         for (size_t i = 0; i < sizeof rel / sizeof rel[0] && ms == LG_NO_HINT && at == LG_NO_HINT; i++)
             ms = rel[i], at = abs[i];
@@ -319,7 +348,7 @@ void lg_classify(lg_dialect d, const lg_response_view *r, lg_outcome *out)
         bool inferred = !http_error && !(c.body_status >= 400 && c.body_status <= 599);
         set_state(out, s, inferred ? 500 : st);
         /* A request that alone exceeds a per-minute window: never retried, but the reason is that window. */
-        if (c.never_fit && (st == 413 || st == 429) && c.window_named)
+        if (c.never_fit && c.window_named && (st == 413 || st == 429 || says_limit(&c)))
             out->reason = LG_REASON_RATE_LIMIT_EXCEEDED;
         set_hint(out, r, &c, s, fam, nfam);
         memcpy(out->message, c.message, sizeof out->message);

@@ -140,8 +140,8 @@ lg_sig lg_code_signal(lg_dialect d, const char *code, bool *specific)
     *specific = false;
     if (!code || !*code)
         return LG_SIG_NONE;
-    const lg_code_table *all[] = {native_table(d), &lg_shared_codes, &lg_anthropic_codes, &lg_google_codes,
-                                  &lg_dashscope_codes};
+    const lg_code_table *all[] = {native_table(d),     &lg_shared_codes,    &lg_anthropic_codes,
+                                  &lg_google_codes,    &lg_dashscope_codes, &lg_tencent_codes};
     lg_sig s;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (table_lookup(all[i], code, &s, specific))
@@ -165,4 +165,30 @@ bool lg_cls_code(lg_cls *c, const char *code)
         return false;
     lg_cls_evidence(c, specific ? LG_EV_CODE : LG_EV_GENERIC, s);
     return true;
+}
+
+/* Bailian links its per-minute limits to an anchor of its error-code page ("...error-code#token-limit"). */
+static bool window_anchor(const char *msg)
+{
+    size_t n = msg ? strlen(msg) : 0;
+    return lg_text_find(msg, n, "#token limit") >= 0 || lg_text_find(msg, n, "#request limit") >= 0 ||
+           lg_text_find(msg, n, "#rate limit") >= 0;
+}
+
+bool lg_cls_code_beside(lg_cls *c, const char *code, const char *msg)
+{
+    if (code && entry_matches("insufficient_quota", code) &&
+        (window_anchor(msg) || c->ev[LG_EV_MESSAGE] == LG_SIG_RATE)) {
+        lg_cls_evidence(c, LG_EV_CODE, LG_SIG_RATE);
+        return true;
+    }
+    return lg_cls_code(c, code);
+}
+
+lg_sig lg_num_code_signal(const lg_num_code *t, size_t n, int64_t code)
+{
+    for (size_t i = 0; i < n; i++)
+        if (t[i].code == code)
+            return t[i].sig;
+    return LG_SIG_NONE;
 }

@@ -45,6 +45,8 @@ typedef struct {
     bool error;              /* the body carries an error */
     int body_status;         /* HTTP status stated inside the body (google code, ":HTTP_STATUS/429"), 0 = none */
     lg_sig ev[LG_EV_COUNT];  /* first signal found at each level */
+    bool vague_message;      /* the message level's signal is a rate limit whose text names no window: an
+                              * exhausted header family that names one is more specific */
     bool never_fit;          /* the request can never fit the limit it hit */
     bool window_named;       /* the text names a per-second or per-minute window */
     lg_dim dim;              /* dimension from a structured field (OpenAI type "tokens") */
@@ -53,6 +55,8 @@ typedef struct {
     char message[LG_MESSAGE_MAX];
     int64_t retry_info_ms;   /* google.rpc.RetryInfo.retryDelay */
     int64_t quota_delay_ms;  /* ErrorInfo.metadata.quotaResetDelay */
+    int64_t body_retry_ms;   /* a retry_after member of the error document (seconds, or ms when named so) */
+    int embedded;            /* depth of provider bodies quoted inside messages being read (nested.c) */
     int64_t reset_at_ms;     /* absolute reset time from a structured field (Unix ms) */
     int64_t prose_ms;        /* relative wait in the message text */
     int64_t prose_at_ms;     /* absolute resume time in the message text */
@@ -68,9 +72,16 @@ void lg_cls_evidence(lg_cls *c, lg_evidence ev, lg_sig s);
 /* Looks up a structured code or type name (any provider's vocabulary) and records it at LG_EV_CODE or
  * LG_EV_GENERIC. Returns true when the code was known. */
 bool lg_cls_code(lg_cls *c, const char *code);
+/* lg_cls_code for a code read beside its message msg (NULL: none), after the message was recorded:
+ * insufficient_quota is a per-minute window when the message names one or links a window's anchor
+ * (Bailian, Scaleway), whichever envelope carries them. */
+bool lg_cls_code_beside(lg_cls *c, const char *code, const char *msg);
 /* Analyses error text: signals, never-fit, dimension and wait hints. When as_message is set and no message
  * was kept yet, keeps a truncated, valid UTF-8 copy as the outcome's message. */
 void lg_cls_text(lg_cls *c, const char *text, size_t len, bool as_message);
+/* Records an error stated by a status field: the document is an error, its message msg (NULL: none) is
+ * read, and the signal s its code gives is recorded at level ev. */
+void lg_cls_status_error(lg_cls *c, const char *msg, lg_evidence ev, lg_sig s);
 
 /* Tables of structured codes and type names (src/classify/codes.c and the dialect files). */
 typedef struct {
@@ -86,12 +97,25 @@ extern const lg_code_table lg_shared_codes; /* OpenAI and OpenAI-compatible APIs
 extern const lg_code_table lg_anthropic_codes;
 extern const lg_code_table lg_google_codes;
 extern const lg_code_table lg_dashscope_codes;
+extern const lg_code_table lg_tencent_codes;
+/* Numeric codes of one provider's status field (Baidu error_code, MiniMax base_resp, iFlytek header.code):
+ * consulted only by that provider's scanner, since numbers mean different things elsewhere. */
+typedef struct {
+    int64_t code;
+    lg_sig sig;
+} lg_num_code;
+/* The signal of code in the n entries of t, LG_SIG_NONE when absent. */
+lg_sig lg_num_code_signal(const lg_num_code *t, size_t n, int64_t code);
 /* Signal of a code or type name: the dialect's table first, then the others, then the suffix families.
  * *specific tells LG_EV_CODE from LG_EV_GENERIC. */
 lg_sig lg_code_signal(lg_dialect d, const char *code, bool *specific);
 /* Walks an error document at any depth (nested objects, arrays, JSON documents embedded in message
  * strings) and records every known code and every message text found (src/classify/nested.c). */
 void lg_scan_nested(lg_cls *c, const cJSON *doc);
+/* Reads a provider's whole body found quoted inside another's message as an error document of its own
+ * (every dialect scanner: its RetryInfo, QuotaFailure, codes); false when no scanner took it
+ * (src/classify/classify.c). */
+bool lg_scan_embedded(lg_cls *c, const cJSON *doc);
 
 /* Text matching (src/classify/text.c). Case-insensitive; '-' and '_' in the text match a ' ' in the
  * needle. Returns the offset of the first match, or -1. */
@@ -101,6 +125,7 @@ long lg_text_find_word(const char *text, size_t len, const char *word);
 /* What a text says (src/classify/text.c). */
 typedef struct {
     lg_sig sig;        /* LG_SIG_NONE when it says nothing definite */
+    bool vague;        /* sig is a rate limit the text names no window of ("rate limit", "throttled") */
     bool never_fit;    /* the request alone exceeds the limit */
     bool window_named; /* a per-second or per-minute window is named */
     lg_dim dim;        /* the dimension named first */
@@ -196,5 +221,8 @@ bool lg_google_error(lg_cls *c, const cJSON *doc);
 void lg_google_usage(lg_cls *c, const cJSON *meta);
 bool lg_dashscope_error(lg_cls *c, const cJSON *doc);
 bool lg_baidu_error(lg_cls *c, const cJSON *doc);
+bool lg_minimax_error(lg_cls *c, const cJSON *doc);
+bool lg_spark_error(lg_cls *c, const cJSON *doc);
+bool lg_tencent_error(lg_cls *c, const cJSON *doc);
 
 #endif

@@ -10,7 +10,7 @@ void lg_cls_init(lg_cls *c, lg_dialect d)
 {
     memset(c, 0, sizeof *c);
     c->dialect = d;
-    c->retry_info_ms = c->quota_delay_ms = c->reset_at_ms = LG_NO_HINT;
+    c->retry_info_ms = c->quota_delay_ms = c->body_retry_ms = c->reset_at_ms = LG_NO_HINT;
     c->prose_ms = c->prose_at_ms = LG_NO_HINT;
     c->u_in = c->u_cache_w = c->u_cache_r = c->u_out = -1;
 }
@@ -77,6 +77,8 @@ void lg_cls_text(lg_cls *c, const char *text, size_t len, bool as_message)
         len = (size_t)(nul - text);
     size_t n = len > TEXT_SCAN_MAX ? TEXT_SCAN_MAX : len;
     lg_text_info info = lg_text_signal(text, n);
+    if (c->ev[LG_EV_MESSAGE] == LG_SIG_NONE && info.sig != LG_SIG_NONE)
+        c->vague_message = info.vague;
     lg_cls_evidence(c, LG_EV_MESSAGE, info.sig);
     c->never_fit = c->never_fit || info.never_fit;
     c->window_named = c->window_named || info.window_named;
@@ -91,4 +93,12 @@ void lg_cls_text(lg_cls *c, const char *text, size_t len, bool as_message)
         utf8_copy(c->message, sizeof c->message, text, n);
         c->has_message = true;
     }
+}
+
+void lg_cls_status_error(lg_cls *c, const char *msg, lg_evidence ev, lg_sig s)
+{
+    c->error = true;
+    if (msg)
+        lg_cls_text(c, msg, strlen(msg), true);
+    lg_cls_evidence(c, ev, s);
 }

@@ -40,7 +40,7 @@ static int64_t unit_ms(const char *w, size_t n)
 /* Parses a wait at t[i]: a Go-style duration token, or a number followed by a unit word. */
 static bool wait_at(const char *t, size_t n, size_t i, int64_t *ms)
 {
-    while (i < n && t[i] == ' ')
+    while (i < n && (t[i] == ' ' || t[i] == '~')) /* "resets in ~7s" */
         i++;
     if (i >= n || !is_digit(t[i]))
         return false;
@@ -154,7 +154,8 @@ static bool time_at(const char *t, size_t n, size_t i, int64_t *at_ms)
         c++;
     memcpy(clock, t + p, c);
     clock[c] = '\0';
-    if (sscanf(clock, "%2d:%2d%n", &h, &mi, &used) == 2 && used >= 4) {
+    bool has_clock = sscanf(clock, "%2d:%2d%n", &h, &mi, &used) == 2 && used >= 4;
+    if (has_clock) {
         if (clock[used] == ':' && sscanf(clock + used + 1, "%2d", &sec) != 1)
             sec = 0;
         p += c;
@@ -167,6 +168,9 @@ static bool time_at(const char *t, size_t n, size_t i, int64_t *at_ms)
     if (p < n && (t[p] == '+' || t[p] == '-') && n - p >= 6 && is_digit(t[p + 1]) && t[p + 3] == ':') {
         memcpy(zone, t + p, 6);
         zone[6] = '\0';
+    } else if (has_clock && !(n - p >= 3 && (!strncasecmp(t + p, "UTC", 3) || !strncasecmp(t + p, "GMT", 3))) &&
+               !(p < n && (t[p] == 'Z' || t[p] == 'z'))) {
+        return false; /* a clock time in an unnamed zone (the provider's local time?) names no instant */
     }
     snprintf(buf, sizeof buf, "%.10sT%02d:%02d:%02d%s", t + i, h, mi, sec, zone);
     return lg_parse_rfc3339(buf, strlen(buf), at_ms);

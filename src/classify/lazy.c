@@ -211,11 +211,15 @@ static size_t on_top(const char *k, size_t kl, const char *s, size_t n, size_t j
     switch (kl) {
     case 4:  /* code, type */
     case 5:  /* error */
-    case 6:  /* errors, object */
+    case 6:  /* errors, object, header (Spark) */
+    case 8:  /* Response (Tencent Cloud) */
+    case 9:  /* base_resp (MiniMax) */
     case 10: /* error_code */
         if (KEY_IS(k, kl, "error") || KEY_IS(k, kl, "errors") || KEY_IS(k, kl, "error_code") ||
-            KEY_IS(k, kl, "code") ||
-            ((KEY_IS(k, kl, "type") || KEY_IS(k, kl, "object")) && vl == 7 && !memcmp(v, "\"error\"", 7)))
+            KEY_IS(k, kl, "code") || (object && (KEY_IS(k, kl, "header") || KEY_IS(k, kl, "Response") ||
+                                                 KEY_IS(k, kl, "base_resp"))) ||
+            ((KEY_IS(k, kl, "type") || KEY_IS(k, kl, "object")) && vl == 7 && !memcmp(v, "\"error\"", 7)) ||
+            (KEY_IS(k, kl, "type") && vl == 17 && !memcmp(v, "\"response.failed\"", 17)))
             return 0;
         break;
     default:

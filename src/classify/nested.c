@@ -16,6 +16,23 @@ static const char *const code_keys[] = {"code",      "type",       "reason",    
 static const char *const text_keys[] = {"message", "msg", "error_msg", "errmsg", "raw", "detail", "description",
                                         "error", "error_description"};
 
+static bool key_in(const char *key, const char *const *keys, size_t n);
+
+/* A retry_after member (seconds; milliseconds when its name says ms), as some APIs put in their error
+ * body: the wait in ms, or LG_NO_HINT. */
+static int64_t retry_member(const cJSON *v)
+{
+    static const char *const sec_keys[] = {"retry_after", "retryAfter", "retry_after_seconds", "retryAfterSeconds"};
+    static const char *const ms_keys[] = {"retry_after_ms", "retryAfterMs"};
+    if (!cJSON_IsNumber(v) || !v->string || v->valuedouble < 0 || v->valuedouble > 1e9)
+        return LG_NO_HINT;
+    if (key_in(v->string, ms_keys, sizeof ms_keys / sizeof ms_keys[0]))
+        return (int64_t)(v->valuedouble + 0.999);
+    if (key_in(v->string, sec_keys, sizeof sec_keys / sizeof sec_keys[0]))
+        return (int64_t)(v->valuedouble * 1000 + 0.999);
+    return LG_NO_HINT;
+}
+
 static bool key_in(const char *key, const char *const *keys, size_t n)
 {
     for (size_t i = 0; key && i < n; i++)
@@ -40,7 +57,8 @@ static void text_value(walk_state *w, const char *s, int depth)
     if (i < n && (s[i] == '{' || s[i] == '[')) {
         cJSON *doc = lg_json_parse(s + i, n - i);
         if (doc) {
-            walk(w, doc, depth + 1);
+            if (!lg_scan_embedded(w->c, doc))
+                walk(w, doc, depth + 1);
             cJSON_Delete(doc);
             return;
         }
@@ -62,6 +80,9 @@ static void walk(walk_state *w, const cJSON *v, int depth)
     cJSON_ArrayForEach(child, v)
     {
         const char *s = cJSON_IsString(child) && child->valuestring && *child->valuestring ? child->valuestring : NULL;
+        int64_t wait = retry_member(child);
+        if (wait != LG_NO_HINT && w->c->body_retry_ms == LG_NO_HINT)
+            w->c->body_retry_ms = wait;
         if (s && key_in(child->string, code_keys, sizeof code_keys / sizeof code_keys[0]))
             lg_cls_code(w->c, s);
         else if (s && key_in(child->string, text_keys, sizeof text_keys / sizeof text_keys[0]))

@@ -1,6 +1,7 @@
 /* Rate-limit header families in every spelling providers use (the names and values are read by
  * rl_header.c, which says which spellings and forms): the headers of one family (one key) are gathered into
- * one lg_rl_family, exhausted when its remaining count is 0 or its status "rejected". */
+ * one lg_rl_family, exhausted when its remaining count is 0, its status "rejected", or a type header names
+ * the limit hit (its window then the one the type's words say). */
 #include <string.h>
 
 #include "classify/dialects.h"
@@ -61,8 +62,10 @@ static void add_header(slot *s, size_t *n, size_t cap, const lg_header *h)
     slot *x = find_slot(s, n, cap, nm.key);
     if (!x)
         return;
-    x->f.dim = (lg_dim)nm.dim;
-    x->f.window = (lg_window)nm.window;
+    if (nm.dim != LG_DIM_NONE)
+        x->f.dim = (lg_dim)nm.dim;
+    if (nm.window != LG_WIN_NONE)
+        x->f.window = (lg_window)nm.window;
     int64_t v;
     if ((nm.kind == LG_RLH_LIMIT || nm.kind == LG_RLH_REMAINING) && lg_rlh_count(h->value, &v)) {
         x->unknown = x->unknown || v < 0;
@@ -73,6 +76,14 @@ static void add_header(slot *s, size_t *n, size_t cap, const lg_header *h)
     } else if (nm.kind == LG_RLH_STATUS) {
         x->f.exhausted = x->f.exhausted || !strcmp(h->value, "rejected");
         x->any = true;
+    } else if (nm.kind == LG_RLH_TYPE) {
+        /* the limit hit, by name: its words say the window ("UserByModelByDay", "requests-per-minute") */
+        lg_text_info t = lg_text_signal(h->value, strlen(h->value));
+        lg_window w = t.sig == LG_SIG_QUOTA ? LG_WIN_DAY : t.window_named ? LG_WIN_MINUTE : LG_WIN_NONE;
+        if (w != LG_WIN_NONE) {
+            x->f.window = w;
+            x->f.exhausted = x->any = true;
+        }
     }
 }
 

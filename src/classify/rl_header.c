@@ -6,7 +6,7 @@
  * (OpenRouter, gateways), x-ratelimit-minute-limit (window first). A name is split into words at '-', '_'
  * and ' ' (ASCII lower-cased; a name with a word of 16 letters or more, or with more than 8 words, is none).
  * After the first word "ratelimit" (or the words "rate" "limit"), the first word that is limit, remaining,
- * reset or status is the kind; the other words, joined by '-', are the family key, of which "requests" /
+ * reset, status or type is the kind; the other words, joined by '-', are the family key, of which "requests" /
  * "request" / "req" and "tokens" / "token" (after "input" or "output": input or output tokens; the last such
  * word counts) name the dimension, and second…monthly or a span such as "5h" / "7d" the window (the last
  * counts). A key of more than LG_RLH_KEY - 2 letters makes the name none. A name with no word beginning
@@ -107,6 +107,7 @@ static word_sense sense_of(const char *w, size_t n)
                                      : LG_WIN_NONE;
         break;
     case 4:
+        s.kind = IS(w, n, "type") ? LG_RLH_TYPE : LG_RLH_NO_KIND;
         s.window = IS(w, n, "hour") ? LG_WIN_HOUR : IS(w, n, "week") ? LG_WIN_WEEK : LG_WIN_NONE;
         break;
     case 5:
@@ -209,7 +210,7 @@ static bool word(reading *r, const char *w, size_t n, lg_rlh_name *out)
  * anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-KIND, words joined by single '-'. */
 static lg_rlh_exact exact_of(const reading *r, bool plain, const lg_rlh_name *out)
 {
-    if (!plain || r->one_word != 2 || out->kind == LG_RLH_STATUS)
+    if (!plain || r->one_word != 2 || out->kind == LG_RLH_STATUS || out->kind == LG_RLH_TYPE)
         return LG_RLH_INEXACT;
     int k0 = r->key_exact[0], k1 = r->key_exact[1];
     bool one = r->key_words == 1 && (k0 == 1 || k0 == 2); /* requests or tokens */

@@ -10,7 +10,8 @@
 
 #define LG_RLH_KEY 48
 
-typedef enum { LG_RLH_NO_KIND = 0, LG_RLH_LIMIT, LG_RLH_REMAINING, LG_RLH_RESET, LG_RLH_STATUS } lg_rlh_kind;
+/* LG_RLH_TYPE: a header naming the limit that was hit (x-ratelimit-type: UserByModelByDay). */
+typedef enum { LG_RLH_NO_KIND = 0, LG_RLH_LIMIT, LG_RLH_REMAINING, LG_RLH_RESET, LG_RLH_STATUS, LG_RLH_TYPE } lg_rlh_kind;
 
 /* The families the limiter learns from, each under exactly one name per kind (any case):
  * x-ratelimit-{limit,remaining,reset}-{requests,tokens} and

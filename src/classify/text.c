@@ -2,6 +2,7 @@
  * rate-limit dimension it names. Phrases are matched case-insensitively, with '-' and '_' equal to ' '. */
 #include <stdint.h>
 #include <string.h>
+#include <strings.h>
 
 #include "classify/dialects.h"
 
@@ -78,7 +79,11 @@ static const char *const quota_phrases[] = {
     "monthly", "per week", "weekly", "perhour", "perday", "permonth", "perweek", "account is not active",
     "account has been suspended", "is suspended", "overdue", "arrearage", "in arrears", "payment required",
     "good standing", "free allocated quota", "free tier of the model", "free quota", "resource package",
-    "\xe4\xbd\x99\xe9\xa2\x9d\xe4\xb8\x8d\xe8\xb6\xb3" /* 余额不足 */, "\xe6\xac\xa0\xe8\xb4\xb9" /* 欠费 */,
+    "byhour", "byday", "byweek", "bymonth", "\xe4\xbd\x99\xe9\xa2\x9d\xe4\xb8\x8d\xe8\xb6\xb3" /* 余额不足 */,
+    "\xe6\xac\xa0\xe8\xb4\xb9" /* 欠费 */, "\xe4\xbd\xbf\xe7\x94\xa8\xe4\xb8\x8a\xe9\x99\x90" /* 使用上限 */,
+    "\xe5\xb0\x8f\xe6\x97\xb6" /* 小时 */, "\xe6\xaf\x8f\xe5\xa4\xa9" /* 每天 */,
+    "\xe6\xaf\x8f\xe6\x97\xa5" /* 每日 */, "\xe5\xbd\x93\xe6\x97\xa5" /* 当日 */,
+    "\xe6\xaf\x8f\xe6\x9c\x88" /* 每月 */,
 };
 static const char *const quota_words[] = {"tpd", "rpd", "tph", "rph"};
 
@@ -88,13 +93,19 @@ static const char *const weak_quota_phrases[] = {"exceeded your current quota", 
 
 static const char *const capacity_phrases[] = {
     "overloaded", "over capacity", "capacity exceeded", "no capacity", "at capacity", "insufficient capacity",
-    "currently unable to handle", "high demand", "experiencing high traffic", "too busy", "server is busy",
+    "out of capacity", "capacity temporarily", "currently unable to handle", "high demand",
+    "experiencing high traffic", "too busy", "server is busy", "model busy", "model is busy", "models are busy",
+    "system busy", "system is busy", "service busy", "service is busy",
+    "\xe7\xb9\x81\xe5\xbf\x99" /* 繁忙 */, "\xe8\xae\xbf\xe9\x97\xae\xe9\x87\x8f\xe8\xbf\x87\xe5\xa4\xa7" /* 访问量过大 */,
+    "\xe8\xb4\x9f\xe8\xbd\xbd\xe8\xbf\x87\xe9\xab\x98" /* 负载过高 */,
+    "\xe8\xb4\x9f\xe8\xbd\xbd\xe8\xbe\x83\xe9\xab\x98" /* 负载较高 */,
 };
 
 /* A per-second or per-minute window, or concurrency. */
 static const char *const window_phrases[] = {
-    "per minute", "per min", "per second", "per sec", "perminute", "persecond", "concurren", "/ min",
-    "\xe5\xb9\xb6\xe5\x8f\x91" /* 并发 */,
+    "per minute", "per min", "per second", "per sec", "perminute", "persecond", "byminute", "bysecond",
+    "concurren", "\xe5\xb9\xb6\xe5\x8f\x91" /* 并发 */,
+    "\xe6\xaf\x8f\xe7\xa7\x92" /* 每秒 */, "\xe6\xaf\x8f\xe5\x88\x86\xe9\x92\x9f" /* 每分钟 */,
 };
 static const char *const window_words[] = {"rpm", "tpm", "rps", "tps", "qps", "ipm", "itpm", "otpm"};
 
@@ -112,6 +123,70 @@ static const char *const never_fit_phrases[] = {
 
 /* A quota reset that is an hour or more away ("Your quota will reset after 12h34m16s."). */
 #define LONG_RESET_MS 3600000
+
+static bool is_letter(char ch)
+{
+    return (ch | 0x20) >= 'a' && (ch | 0x20) <= 'z';
+}
+
+/* Milliseconds of the time unit word at t[i] (ending at a byte that is no letter), 0 when none: s, sec,
+ * second(s), m, min, minute(s), h, hr, hour(s), d, day(s), week(s), month(s). */
+static int64_t unit_at(const char *t, size_t n, size_t i)
+{
+    static const struct {
+        const char *w;
+        int64_t ms;
+    } units[] = {{"s", 1000},        {"sec", 1000},     {"second", 1000},     {"seconds", 1000}, {"m", 60000},
+                 {"min", 60000},     {"minute", 60000}, {"minutes", 60000},   {"h", 3600000},    {"hr", 3600000},
+                 {"hour", 3600000},  {"hours", 3600000}, {"d", 86400000},     {"day", 86400000}, {"days", 86400000},
+                 {"week", 604800000}, {"weeks", 604800000}, {"month", 2592000000}, {"months", 2592000000}};
+    size_t e = i;
+    while (e < n && is_letter(t[e]))
+        e++;
+    for (size_t k = 0; k < COUNT(units); k++)
+        if (strlen(units[k].w) == e - i && e > i && !strncasecmp(t + i, units[k].w, e - i))
+            return units[k].ms;
+    return 0;
+}
+
+/* True when the '/' at t[i] belongs to a URL or a path: the word it ends holds ':' or '.' ("https://x.y/"). */
+static bool in_url(const char *t, size_t i)
+{
+    for (size_t k = i; k > 0 && t[k - 1] != ' ' && t[k - 1] != '\n' && t[k - 1] != '('; k--)
+        if (t[k - 1] == ':' || t[k - 1] == '.' || t[k - 1] == '/')
+            return true;
+    return false;
+}
+
+/* The longest window written as a rate: "1000 calls / month", "60/min", "8 per 86400s", "5 per 10 seconds";
+ * 0 when none. */
+static int64_t rate_span(const char *t, size_t n)
+{
+    int64_t best = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t j = i + 1, count = 1;
+        if (t[i] == '/') {
+            if (in_url(t, i))
+                continue;
+            while (j < n && t[j] == ' ')
+                j++;
+            if (j + 3 > n || !is_letter(t[j]) || !is_letter(t[j + 1]) || !is_letter(t[j + 2]))
+                continue; /* a unit of three letters or more after a slash ("/min", "/ month"), not "/d" */
+        } else if (i + 4 <= n && !strncasecmp(t + i, "per ", 4) && (i == 0 || !is_alnum((unsigned char)t[i - 1]))) {
+            for (j = i + 4, count = 0; j < n && t[j] >= '0' && t[j] <= '9' && count < 100000000; j++)
+                count = count * 10 + (size_t)(t[j] - '0');
+            if (j == i + 4)
+                continue; /* "per minute" is a phrase of window_phrases */
+            while (j < n && t[j] == ' ')
+                j++;
+        } else {
+            continue;
+        }
+        int64_t ms = unit_at(t, n, j) * (int64_t)count;
+        best = ms > best ? ms : best;
+    }
+    return best;
+}
 
 /* "limit: 0" (Gemini): a limit of zero, not 0.5 or 05. */
 static bool zero_limit(const char *t, size_t n)
@@ -179,7 +254,7 @@ static lg_dim text_dimension(const char *t, size_t n)
 
 lg_text_info lg_text_signal(const char *t, size_t n)
 {
-    lg_text_info r = {LG_SIG_NONE, false, false, LG_DIM_NONE};
+    lg_text_info r = {LG_SIG_NONE, false, false, false, LG_DIM_NONE};
     if (!t || !n)
         return r;
     int64_t limit, requested, reset;
@@ -187,17 +262,20 @@ lg_text_info lg_text_signal(const char *t, size_t n)
                   (number_after(t, n, "limit", &limit) && number_after(t, n, "requested", &requested) &&
                    requested > limit);
     r.dim = text_dimension(t, n);
+    int64_t span = rate_span(t, n);
     r.window_named = any_phrase(t, n, window_phrases, COUNT(window_phrases)) ||
-                     any_word(t, n, window_words, COUNT(window_words));
-    if (zero_limit(t, n) || any_phrase(t, n, quota_phrases, COUNT(quota_phrases)) ||
+                     any_word(t, n, window_words, COUNT(window_words)) || (span > 0 && span < LONG_RESET_MS);
+    if (zero_limit(t, n) || span >= LONG_RESET_MS || any_phrase(t, n, quota_phrases, COUNT(quota_phrases)) ||
         any_word(t, n, quota_words, COUNT(quota_words)) ||
         (lg_prose_reset_wait(t, n, &reset) && reset >= LONG_RESET_MS))
         r.sig = LG_SIG_QUOTA;
     else if (any_phrase(t, n, capacity_phrases, COUNT(capacity_phrases)))
         r.sig = LG_SIG_CAPACITY;
     /* Scaleway words every rate limit as "INSUFFICIENT QUOTA" (upper case). */
-    else if (r.window_named || memmem(t, n, "INSUFFICIENT QUOTA", 18) || any_phrase(t, n, rate_phrases, COUNT(rate_phrases)))
+    else if (r.window_named || memmem(t, n, "INSUFFICIENT QUOTA", 18))
         r.sig = LG_SIG_RATE;
+    else if (any_phrase(t, n, rate_phrases, COUNT(rate_phrases)))
+        r.sig = LG_SIG_RATE, r.vague = true;
     else if (any_phrase(t, n, weak_quota_phrases, COUNT(weak_quota_phrases)))
         r.sig = LG_SIG_QUOTA;
     return r;

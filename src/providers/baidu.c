@@ -5,13 +5,8 @@
 
 #include "classify/dialects.h"
 
-typedef struct {
-    int64_t code;
-    lg_sig sig;
-} baidu_code;
-
 /* From the Qianfan error-code table and the SDK's APIErrorCode constants. */
-static const baidu_code codes[] = {
+static const lg_num_code codes[] = {
     {1, LG_SIG_SERVER},       /* Unknown error */
     {2, LG_SIG_SERVER},       /* Service temporarily unavailable */
     {3, LG_SIG_REJECT},       /* Unsupported openapi method */
@@ -40,9 +35,9 @@ static const baidu_code codes[] = {
 
 static lg_sig code_signal(int64_t code)
 {
-    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
-        if (codes[i].code == code)
-            return codes[i].sig;
+    lg_sig s = lg_num_code_signal(codes, sizeof codes / sizeof codes[0], code);
+    if (s != LG_SIG_NONE)
+        return s;
     if (code >= 336500 && code <= 336599) /* 336501 RPM, 336502 TPM and their siblings */
         return LG_SIG_RATE;
     return LG_SIG_NONE;
@@ -59,9 +54,6 @@ bool lg_baidu_error(lg_cls *c, const cJSON *doc)
     }
     if (code == 0 || (code >= 200 && code <= 299)) /* {"code": 0 | 200, "msg": "success"} */
         return false;
-    c->error = true;
-    if (msg)
-        lg_cls_text(c, msg, strlen(msg), true);
-    lg_cls_evidence(c, LG_EV_CODE, code_signal(code));
+    lg_cls_status_error(c, msg, LG_EV_CODE, code_signal(code));
     return true;
 }

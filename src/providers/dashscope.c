@@ -23,6 +23,7 @@ static const lg_code_entry codes[] = {
     {"DataInspectionFailed.", LG_SIG_REJECT, true},
     {"data_inspection_failed", LG_SIG_REJECT, true},
     {"limit_requests", LG_SIG_RATE, false},
+    {"LimitRequests", LG_SIG_RATE, false},
     {"ModelUnavailable", LG_SIG_SERVER, false},
     {"ModelServingError", LG_SIG_SERVER, false},
 };
@@ -45,6 +46,6 @@ bool lg_dashscope_error(lg_cls *c, const cJSON *doc)
     if (lg_json_int(doc, "status_code", &st) && st >= 100 && st <= 599 && c->body_status == 0)
         c->body_status = (int)st;
     lg_cls_text(c, msg, strlen(msg), true);
-    lg_cls_code(c, code);
+    lg_cls_code_beside(c, code, msg);
     return true;
 }

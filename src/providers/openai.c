@@ -19,28 +19,16 @@ static int status_code(const char *s)
     return (s[0] - '0') * 100 + (s[1] - '0') * 10 + (s[2] - '0');
 }
 
-/* Bailian compatible mode links its per-minute limits to an anchor of its error-code page. */
-static bool window_anchor(const char *msg)
-{
-    size_t n = msg ? strlen(msg) : 0;
-    return lg_text_find(msg, n, "#token limit") >= 0 || lg_text_find(msg, n, "#request limit") >= 0 ||
-           lg_text_find(msg, n, "#rate limit") >= 0;
-}
-
-/* Records a code or type name. insufficient_quota is a quota unless the message says it is a window. */
+/* Records a code or type name read beside the message msg (see lg_cls_code_beside). */
 static void record_code(lg_cls *c, const char *name, const char *msg)
 {
     if (!name)
         return;
-    if (!strcasecmp(name, "insufficient_quota") && (window_anchor(msg) || c->ev[LG_EV_MESSAGE] == LG_SIG_RATE)) {
-        lg_cls_evidence(c, LG_EV_CODE, LG_SIG_RATE);
-        return;
-    }
     if (!strcasecmp(name, "tokens") || !strcasecmp(name, "tokens_usage_based"))
         c->dim = LG_DIM_TOKENS;
     else if (!strcasecmp(name, "requests") || !strcasecmp(name, "requests_usage_based"))
         c->dim = LG_DIM_REQUESTS;
-    lg_cls_code(c, name);
+    lg_cls_code_beside(c, name, msg);
 }
 
 /* OpenRouter: metadata.raw (upstream text), metadata.headers["X-RateLimit-Reset"] (Unix ms), and
@@ -103,6 +91,12 @@ bool lg_openai_error(lg_cls *c, const cJSON *doc, bool http_error)
     if (!cJSON_IsObject(doc))
         return false;
     if (lg_openai_error_object(c, cJSON_GetObjectItemCaseSensitive(doc, "error")))
+        return true;
+    /* The Responses API's stream ends a failed response with a response.failed event: the response object,
+     * status "failed", its error inside. */
+    const cJSON *resp = cJSON_GetObjectItemCaseSensitive(doc, "response");
+    const char *status = lg_json_str(resp, "status");
+    if (status && !strcmp(status, "failed") && lg_openai_error_object(c, cJSON_GetObjectItemCaseSensitive(resp, "error")))
         return true;
     const char *object = lg_json_str(doc, "object");
     if (object && !strcmp(object, "error"))

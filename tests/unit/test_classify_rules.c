@@ -265,6 +265,78 @@ static const rule_case rules[] = {
     RULE("prose_weekly_usage_limit", OAI, 429, "", "{\"error\":\"weekly usage limit reached\"}", false, RL, QUOTA, NO, NO),
     RULE("never_fit_413_without_window_is_unknown", OAI, 413, "", "{\"error\":{\"message\":\"Request too large: Limit 10, "
          "Requested 20 megabytes\"}}", false, NR, UNK, NO, NO),
+    /* Errors in a status field of a 200 body: MiniMax base_resp, iFlytek Spark header / sid, Tencent Cloud. */
+    RULE("status_field_minimax_tpm", OAI, 200, "", "{\"id\":\"\",\"base_resp\":{\"status_code\":1039,\"status_msg\":\"x\"}}",
+         false, RL, RATE, NO, NO),
+    RULE("status_field_minimax_balance", OAI, 200, "", "{\"base_resp\":{\"status_code\":1008,\"status_msg\":\"x\"}}", false,
+         RL, QUOTA, NO, NO),
+    RULE("status_field_minimax_zero_is_success", OAI, 200, "", "{\"choices\":[],\"base_resp\":{\"status_code\":0,"
+         "\"status_msg\":\"\"}}", false, OK, NONE, NO, NO),
+    RULE("status_field_spark_frame_concurrency", OAI, 200, "", "{\"header\":{\"code\":11203,\"message\":\"x\",\"sid\":\"s\","
+         "\"status\":2}}", false, RL, RATE, NO, NO),
+    RULE("status_field_spark_http_daily", OAI, 200, "", "{\"code\":11201,\"message\":\"x\",\"sid\":\"s\"}", false, RL, QUOTA,
+         NO, NO),
+    RULE("status_field_spark_success", OAI, 200, "", "{\"code\":0,\"message\":\"Success\",\"sid\":\"s\",\"choices\":[]}", false,
+         OK, NONE, NO, NO),
+    RULE("status_field_tencent_request_limit", OAI, 200, "", "{\"Response\":{\"Error\":{\"Code\":\"RequestLimitExceeded."
+         "UinLimitExceeded\",\"Message\":\"x\"},\"RequestId\":\"r\"}}", false, RL, RATE, NO, NO),
+    RULE("status_field_tencent_success", OAI, 200, "", "{\"Response\":{\"Choices\":[],\"RequestId\":\"r\"}}", false, OK,
+         NONE, NO, NO),
+    /* The Responses API's failed response, and a request too large for a window inside a stream. */
+    RULE("responses_failed_event", OAI, 200, "", "event: response.failed\ndata: {\"type\":\"response.failed\",\"response\":"
+         "{\"status\":\"failed\",\"error\":{\"code\":\"server_error\",\"message\":\"x\"}}}\n\n", true, DOWN, SERV, NO, NO),
+    RULE("responses_failed_never_fits_window", OAI, 200, "", "data: {\"type\":\"response.failed\",\"response\":{\"status\":"
+         "\"failed\",\"error\":{\"code\":\"rate_limit_exceeded\",\"message\":\"Request too large on tokens per min (TPM): "
+         "Limit 10, Requested 20.\"}}}\n\n", true, NR, RATE, NO, NO),
+    /* An insufficient_quota code beside a window's anchor is that window, in a flat envelope too. */
+    RULE("flat_insufficient_quota_window_anchor", DSC, 429, "", "{\"code\":\"insufficient_quota\",\"message\":\"x, see "
+         "https://example.com/error-code#request-limit\"}", false, RL, RATE, NO, NO),
+    /* A provider body quoted in a relay's message is read whole: its RetryInfo too. */
+    RULE("nested_json_quoted_retry_info", OAI, 429, "", "{\"error\":{\"message\":\"{\\\"error\\\":{\\\"code\\\":429,"
+         "\\\"status\\\":\\\"RESOURCE_EXHAUSTED\\\",\\\"details\\\":[{\\\"@type\\\":\\\"type.googleapis.com/google.rpc.RetryInfo\\\","
+         "\\\"retryDelay\\\":\\\"3s\\\"}]}}\"}}", false, RL, UNK, 3000, NO),
+    /* A retry_after member of the error body is the server's hint (seconds; ms when named so). */
+    RULE("body_retry_after_seconds", OAI, 429, "", "{\"detail\":\"slow down\",\"retry_after\":2.5}", false, RL, UNK, 2500, NO),
+    RULE("body_retry_after_ms", OAI, 429, "", "{\"error\":{\"message\":\"x\",\"retry_after_ms\":120}}", false, RL, UNK, 120, NO),
+    RULE("prose_reset_in_about", OAI, 429, "", "{\"error\":{\"message\":\"Your limit resets in ~12s.\"}}", false, RL, UNK,
+         12000, NO),
+    /* Windows written as rates: a slash, "per N seconds"; identifiers naming a day or a minute. */
+    RULE("prose_slash_month_is_quota", OAI, 429, "", "{\"error\":{\"message\":\"limited to 50 calls / month\"}}", false, RL,
+         QUOTA, NO, NO),
+    RULE("prose_slash_min_is_window", OAI, 429, "", "{\"error\":{\"message\":\"limited to 50 calls/min\"}}", false, RL, RATE,
+         NO, NO),
+    RULE("prose_slash_in_url_is_no_window", OAI, 429, "", "{\"error\":{\"message\":\"see https://example.com/day/limits\"}}",
+         false, RL, UNK, NO, NO),
+    RULE("prose_per_seconds_long_is_quota", OAI, 429, "", "{\"error\":{\"message\":\"Limit of 5 per 43200s\"}}", false, RL,
+         QUOTA, NO, NO),
+    RULE("prose_per_seconds_short_is_window", OAI, 429, "", "{\"error\":{\"message\":\"Limit of 5 per 10 seconds\"}}", false,
+         RL, RATE, NO, NO),
+    RULE("prose_identifier_by_day", OAI, 429, "", "{\"error\":{\"message\":\"exceeded for UserByDay\"}}", false, RL, QUOTA,
+         NO, NO),
+    /* Capacity in other words, Chinese prose. */
+    RULE("prose_capacity_temporarily_exceeded", OAI, 429, "", "{\"errors\":[{\"code\":1,\"message\":\"Capacity temporarily "
+         "exceeded\"}]}", false, RL, CAP, NO, NO),
+    RULE("prose_model_busy", OAI, 503, "", "{\"error\":{\"message\":\"model is busy\"}}", false, DOWN, CAP, NO, NO),
+    RULE("prose_chinese_busy", OAI, 429, "", "{\"error\":{\"message\":\"\xe6\x9c\x8d\xe5\x8a\xa1\xe7\xb9\x81\xe5\xbf\x99\"}}",
+         false, RL, CAP, NO, NO),
+    RULE("prose_chinese_hours_cap", OAI, 429, "", "{\"error\":{\"message\":\"3 \xe5\xb0\x8f\xe6\x97\xb6\xe9\x99\x90\xe9\xa2\x9d"
+         "\"}}", false, RL, QUOTA, NO, NO),
+    RULE("prose_chinese_per_second", OAI, 429, "", "{\"error\":{\"message\":\"\xe6\xaf\x8f\xe7\xa7\x92\xe8\xaf\xb7\xe6\xb1\x82"
+         "\xe8\xbf\x87\xe5\xa4\x9a\"}}", false, RL, RATE, NO, NO),
+    /* A clock time without a zone is no hint; with one it is. */
+    RULE("prose_time_without_zone_no_hint", OAI, 429, "", "{\"error\":{\"message\":\"usage limit; it will reset at "
+         "2026-09-09 05:38:28\"}}", false, RL, QUOTA, NO, NO),
+    RULE("prose_time_utc_is_hint", OAI, 429, "", "{\"error\":{\"message\":\"usage limit; it will reset at "
+         "2026-04-01 00:00 UTC\"}}", false, RL, QUOTA, NO, 1775001600000LL),
+    /* A header naming the limit hit; a status family over hours beats a message naming no window. */
+    RULE("header_type_names_day", OAI, 429, "x-ratelimit-type: ProjectByDay\n", "{\"error\":{\"message\":\"x\"}}", false,
+         RL, QUOTA, NO, NO),
+    RULE("header_type_names_minute", OAI, 429, "X-RateLimit-Type: requests-per-minute\n", "", false, RL, RATE, NO, NO),
+    RULE("header_status_hours_beats_vague_message", ANT, 429, "anthropic-ratelimit-unified-7d-status: rejected\n",
+         "{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\",\"message\":\"rate limited\"}}", false, RL, QUOTA, NO, NO),
+    RULE("header_status_hours_loses_to_window_message", ANT, 429, "anthropic-ratelimit-unified-7d-status: rejected\n",
+         "{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\",\"message\":\"50 requests per minute\"}}", false, RL,
+         RATE, NO, NO),
     /* Usage. */
     USAGE("usage_openai_body", OAI, "", "{\"choices\":[],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":30,"
           "\"completion_tokens_details\":{\"reasoning_tokens\":20}}}", false, 12, 30),

@@ -1,0 +1,34 @@
+/* iFlytek Spark: its WebSocket frames (and relays that return one as the HTTP body) carry
+ * {"header": {"code": N, "message": "...", "sid": "..."}}, its HTTP API {"code": N, "message": "...",
+ * "sid": "..."}; code 0 is success, any other an error, even under HTTP 200. The "sid" member tells this
+ * envelope from other APIs' top-level codes. */
+#include "classify/dialects.h"
+
+/* From Spark's error-code table: 1120x are its licence and flow-control refusals. */
+static const lg_num_code codes[] = {
+    {10013, LG_SIG_REJECT}, /* input content refused */
+    {10014, LG_SIG_REJECT}, /* output content refused */
+    {10019, LG_SIG_REJECT}, /* content refused */
+    {10907, LG_SIG_REJECT}, /* too many tokens for the context */
+    {11200, LG_SIG_QUOTA},  /* no licence for the function, or the licensed volume is used up */
+    {11201, LG_SIG_QUOTA},  /* daily flow control exceeded */
+    {11202, LG_SIG_RATE},   /* per-second flow control exceeded */
+    {11203, LG_SIG_RATE},   /* concurrency flow control exceeded */
+};
+
+/* The code and message of a Spark envelope o (a frame's header, or the body itself). */
+static bool envelope(lg_cls *c, const cJSON *o)
+{
+    int64_t code;
+    if (!cJSON_IsObject(o) || !lg_json_str(o, "sid") || !lg_json_int(o, "code", &code) || code == 0)
+        return false;
+    /* a family's code: the message's own words, when they name a window or a quota, are more specific */
+    lg_cls_status_error(c, lg_json_str(o, "message"), LG_EV_GENERIC,
+                        lg_num_code_signal(codes, sizeof codes / sizeof codes[0], code));
+    return true;
+}
+
+bool lg_spark_error(lg_cls *c, const cJSON *doc)
+{
+    return envelope(c, cJSON_GetObjectItemCaseSensitive(doc, "header")) || envelope(c, doc);
+}
