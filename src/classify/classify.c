@@ -92,7 +92,7 @@ static bool scan_document(lg_cls *c, const cJSON *doc, bool http_error)
     for (size_t i = 0; !found && i < sizeof all / sizeof all[0]; i++)
         if (all[i] != first)
             found = all[i](c, doc, http_error);
-    if (found)
+    if (found || http_error) /* an error document no scanner knows is still read at any depth */
         lg_scan_nested(c, doc);
     else if (!c->error)
         lg_usage_scan(c, doc);
@@ -107,10 +107,10 @@ bool lg_scan_embedded(lg_cls *c, const cJSON *doc)
     if (c->embedded >= EMBEDDED_MAX)
         return false;
     c->embedded++;
-    bool was = c->error, found = scan_document(c, doc, true);
+    bool was = c->error, found = scan_document(c, doc, true); /* walks it at any depth too */
     c->error = was || found;
     c->embedded--;
-    return found;
+    return true;
 }
 
 static bool on_event(const lg_sse_event *ev, void *ctx)
@@ -146,7 +146,37 @@ static bool starts_like_sse(const char *b, size_t n)
            (n >= 3 && !memcmp(b, "id:", 3)) || (n >= 1 && b[0] == ':');
 }
 
-/* Reads the body into c. Returns whether the body was an event stream. */
+/* Whether the body from b[i] == '{' is newline-delimited JSON (Ollama's native streams): its first line
+ * is a whole object (it ends in '}') and the next line that is not blank begins another. A pretty-printed
+ * document's first line ends in '{'. */
+static bool is_ndjson(const char *b, size_t n, size_t i)
+{
+    const char *nl = memchr(b + i, '\n', n - i);
+    if (!nl)
+        return false;
+    size_t e = (size_t)(nl - b), k = e + 1;
+    while (e > i && (b[e - 1] == ' ' || b[e - 1] == '\r' || b[e - 1] == '\t'))
+        e--;
+    while (k < n && (b[k] == ' ' || b[k] == '\r' || b[k] == '\n' || b[k] == '\t'))
+        k++;
+    return e > i && b[e - 1] == '}' && k < n && b[k] == '{';
+}
+
+/* Scans each line of an NDJSON body as a document, as the events of a stream, until an error. */
+static void scan_ndjson(lg_cls *c, const char *b, size_t n, bool http_error)
+{
+    for (size_t i = 0; i < n && !c->error;) {
+        const char *nl = memchr(b + i, '\n', n - i);
+        size_t e = nl ? (size_t)(nl - b) : n;
+        cJSON *doc = b[i] == '{' ? lg_json_parse(b + i, e - i) : NULL; /* a cut last line parses to nothing */
+        if (doc)
+            scan_document(c, doc, http_error);
+        cJSON_Delete(doc);
+        i = e + 1;
+    }
+}
+
+/* Reads the body into c. Returns whether the body was an event stream (or NDJSON lines). */
 static bool scan_body(lg_cls *c, const lg_response_view *r, bool http_error)
 {
     const char *b = r->body;
@@ -159,6 +189,10 @@ static bool scan_body(lg_cls *c, const lg_response_view *r, bool http_error)
     if (b[i] == '[') {
         lg_json_each_element(b + i, n - i, scan_element, &s);
         return r->stream;
+    }
+    if (b[i] == '{' && is_ndjson(b, n, i)) {
+        scan_ndjson(c, b + i, n - i, http_error);
+        return true;
     }
     if (b[i] == '{') {
         if (!http_error && lg_lazy_success(c, b + i, n - i))

@@ -13,6 +13,7 @@
  * Cerebras, Volcengine Ark, Qianfan v2, gateways such as LiteLLM; and AWS Bedrock's x-amzn-ErrorType. */
 static const lg_code_entry shared[] = {
     {"insufficient_quota", LG_SIG_QUOTA, true},
+    {"budget_exceeded", LG_SIG_QUOTA, true}, /* LiteLLM's spend caps */
     {"billing_hard_limit_reached", LG_SIG_QUOTA, true},
     {"billing_not_active", LG_SIG_QUOTA, true},
     {"rate_limit_exceeded", LG_SIG_RATE, false},
@@ -128,7 +129,8 @@ static const lg_code_table *native_table(lg_dialect d)
     }
 }
 
-/* Suffix families: "organization_spend_limit_exceeded", "ModelAccountTpmRateLimitExceeded". */
+/* Suffix families: "organization_spend_limit_exceeded", "ModelAccountTpmRateLimitExceeded",
+ * "Service:RateLimitsExceeded", "insufficient_user_quota". */
 static bool has_suffix(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
@@ -149,8 +151,11 @@ lg_sig lg_code_signal(lg_dialect d, const char *code, bool *specific)
     *specific = true;
     if (has_suffix(code, "spend_limit_exceeded") || has_suffix(code, "SpendLimitExceeded"))
         return LG_SIG_QUOTA;
-    if (has_suffix(code, "RateLimitExceeded") || has_suffix(code, "_rate_limit_exceeded"))
+    if (has_suffix(code, "RateLimitExceeded") || has_suffix(code, "RateLimitsExceeded") ||
+        has_suffix(code, "_rate_limit_exceeded"))
         return LG_SIG_RATE;
+    if (!strncasecmp(code, "insufficient_", 13) && has_suffix(code, "_quota")) /* insufficient_user_quota */
+        return LG_SIG_QUOTA;
     if (has_suffix(code, "Overloaded") || has_suffix(code, "_overloaded"))
         return LG_SIG_CAPACITY;
     *specific = false;

@@ -113,8 +113,8 @@ lg_sig lg_code_signal(lg_dialect d, const char *code, bool *specific);
  * strings) and records every known code and every message text found (src/classify/nested.c). */
 void lg_scan_nested(lg_cls *c, const cJSON *doc);
 /* Reads a provider's whole body found quoted inside another's message as an error document of its own
- * (every dialect scanner: its RetryInfo, QuotaFailure, codes); false when no scanner took it
- * (src/classify/classify.c). */
+ * (every dialect scanner: its RetryInfo, QuotaFailure, codes; then lg_scan_nested); false, reading
+ * nothing, when quoted bodies are already EMBEDDED_MAX deep (src/classify/classify.c). */
 bool lg_scan_embedded(lg_cls *c, const cJSON *doc);
 
 /* Text matching (src/classify/text.c). Case-insensitive; '-' and '_' in the text match a ' ' in the
@@ -169,7 +169,10 @@ void lg_sse_each(const char *s, size_t len, bool (*fn)(const lg_sse_event *ev, v
  * counts (google.c). The counts of one object are first read into an lg_usage_fields. */
 enum {
     LG_UF_PROMPT, LG_UF_COMPLETION, LG_UF_INPUT, LG_UF_CACHE_WRITE, LG_UF_CACHE_READ, LG_UF_OUTPUT,
-    LG_UF_G_PROMPT, LG_UF_G_CANDIDATES, LG_UF_G_TOOL, LG_UF_G_THOUGHTS, LG_UF_COUNT
+    LG_UF_G_PROMPT, LG_UF_G_CANDIDATES, LG_UF_G_TOOL, LG_UF_G_THOUGHTS,
+    LG_UF_TOTAL,     /* total_tokens */
+    LG_UF_REASONING, /* completion_tokens_details.reasoning_tokens (a full parse reads it) */
+    LG_UF_COUNT
 };
 typedef struct {
     int64_t v[LG_UF_COUNT];
@@ -179,6 +182,10 @@ typedef struct {
 void lg_usage_field(lg_usage_fields *f, const char *key, size_t key_len, int64_t v);
 void lg_usage_fields_of(const cJSON *usage, lg_usage_fields *f);
 void lg_usage_apply(lg_cls *c, const lg_usage_fields *f);
+/* Whether the totals of f need no details: total_tokens, when given, is prompt + completion. Otherwise
+ * (xAI leaves reasoning out of completion_tokens) the object is read by the full parse, which reads
+ * completion_tokens_details. */
+bool lg_usage_adds_up(const lg_usage_fields *f);
 void lg_google_usage_apply(lg_cls *c, const lg_usage_fields *f);
 void lg_usage_object(lg_cls *c, const cJSON *usage);
 /* Finds usage anywhere a provider puts it in one document and records it. */

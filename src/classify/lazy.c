@@ -250,7 +250,7 @@ bool lg_lazy_success(lg_cls *c, const char *s, size_t n)
         return true;
     counts scratch;
     const counts *f = counts_of(u, &scratch);
-    if (!f)
+    if (!f || !lg_usage_adds_up(&f->f))
         return false;
     if (u == &t.meta)
         lg_google_usage_apply(c, &f->f);

@@ -9,9 +9,9 @@
 #define NEST_VALUES_MAX 512
 
 /* Members whose string value is a code or type name. */
-static const char *const code_keys[] = {"code",      "type",       "reason",    "error_code",
-                                        "errorCode", "error_type", "errorType",
-                                        "status",    "err_code",   "errcode"};
+static const char *const code_keys[] = {"code",      "type",       "reason",    "error_code", "errorCode",
+                                        "error_type", "errorType", "errorName", "error_name", "status",
+                                        "err_code",  "errcode"};
 /* Members whose string value is prose. */
 static const char *const text_keys[] = {"message", "msg", "error_msg", "errmsg", "raw", "detail", "description",
                                         "error", "error_description"};

@@ -83,7 +83,11 @@ static const char *const quota_phrases[] = {
     "\xe6\xac\xa0\xe8\xb4\xb9" /* 欠费 */, "\xe4\xbd\xbf\xe7\x94\xa8\xe4\xb8\x8a\xe9\x99\x90" /* 使用上限 */,
     "\xe5\xb0\x8f\xe6\x97\xb6" /* 小时 */, "\xe6\xaf\x8f\xe5\xa4\xa9" /* 每天 */,
     "\xe6\xaf\x8f\xe6\x97\xa5" /* 每日 */, "\xe5\xbd\x93\xe6\x97\xa5" /* 当日 */,
-    "\xe6\xaf\x8f\xe6\x9c\x88" /* 每月 */,
+    "\xe6\xaf\x8f\xe6\x9c\x88" /* 每月 */, "budget has been exceeded", "budget exceeded", "exceeded budget",
+    "exceeded the budget", "exceeded your budget", "crossed budget", "over budget", "quota is not enough",
+    "quota not enough", "not enough quota", "quota exhausted", "quota is exhausted", "quota has been exhausted",
+    "quota used up", "\xe9\xa2\x9d\xe5\xba\xa6\xe4\xb8\x8d\xe8\xb6\xb3" /* 额度不足 */, "\xe9\xa2\x9d\xe5\xba\xa6\xe5\xb7\xb2\xe7\x94\xa8\xe5\xb0\xbd" /* 额度已用尽 */, "\xe9\xa2\x9d\xe5\xba\xa6\xe7\x94\xa8\xe5\xb0\xbd" /* 额度用尽 */,
+    "\xe9\x85\x8d\xe9\xa2\x9d\xe4\xb8\x8d\xe8\xb6\xb3" /* 配额不足 */, "\xe9\x85\x8d\xe9\xa2\x9d\xe5\xb7\xb2\xe7\x94\xa8\xe5\xb0\xbd" /* 配额已用尽 */, "\xe5\xa4\xa9\xe5\x86\x85" /* 天内 */,
 };
 static const char *const quota_words[] = {"tpd", "rpd", "tph", "rph"};
 
@@ -98,7 +102,7 @@ static const char *const capacity_phrases[] = {
     "system busy", "system is busy", "service busy", "service is busy",
     "\xe7\xb9\x81\xe5\xbf\x99" /* 繁忙 */, "\xe8\xae\xbf\xe9\x97\xae\xe9\x87\x8f\xe8\xbf\x87\xe5\xa4\xa7" /* 访问量过大 */,
     "\xe8\xb4\x9f\xe8\xbd\xbd\xe8\xbf\x87\xe9\xab\x98" /* 负载过高 */,
-    "\xe8\xb4\x9f\xe8\xbd\xbd\xe8\xbe\x83\xe9\xab\x98" /* 负载较高 */,
+    "\xe8\xb4\x9f\xe8\xbd\xbd\xe8\xbe\x83\xe9\xab\x98" /* 负载较高 */, "saturated", "\xe9\xa5\xb1\xe5\x92\x8c" /* 饱和 */,
 };
 
 /* A per-second or per-minute window, or concurrency. */
@@ -106,6 +110,7 @@ static const char *const window_phrases[] = {
     "per minute", "per min", "per second", "per sec", "perminute", "persecond", "byminute", "bysecond",
     "concurren", "\xe5\xb9\xb6\xe5\x8f\x91" /* 并发 */,
     "\xe6\xaf\x8f\xe7\xa7\x92" /* 每秒 */, "\xe6\xaf\x8f\xe5\x88\x86\xe9\x92\x9f" /* 每分钟 */,
+    "\xe5\x88\x86\xe9\x92\x9f\xe5\x86\x85" /* 分钟内 */, "\xe7\xa7\x92\xe5\x86\x85" /* 秒内 */,
 };
 static const char *const window_words[] = {"rpm", "tpm", "rps", "tps", "qps", "ipm", "itpm", "otpm"};
 

@@ -15,7 +15,7 @@
 static int field_of(const char *k, size_t n)
 {
     switch (n) {
-    case 12: return KEY_IS(k, n, "input_tokens") ? LG_UF_INPUT : -1;
+    case 12: return KEY_IS(k, n, "input_tokens") ? LG_UF_INPUT : KEY_IS(k, n, "total_tokens") ? LG_UF_TOTAL : -1;
     case 13: return KEY_IS(k, n, "prompt_tokens") ? LG_UF_PROMPT : KEY_IS(k, n, "output_tokens") ? LG_UF_OUTPUT : -1;
     case 16: return KEY_IS(k, n, "promptTokenCount") ? LG_UF_G_PROMPT : -1;
     case 17: return KEY_IS(k, n, "completion_tokens") ? LG_UF_COMPLETION : -1;
@@ -54,9 +54,13 @@ void lg_usage_apply(lg_cls *c, const lg_usage_fields *f)
     int64_t p = -1, q = -1, v;
     bool hp = count(f, LG_UF_PROMPT, &p), hq = count(f, LG_UF_COMPLETION, &q);
     if (hp || hq) {
+        int64_t t, r;
         c->usage = LG_USAGE_TOTALS;
         c->prompt = hp ? p : 0;
         c->completion = hq ? q : 0;
+        /* reasoning left out of completion_tokens (xAI): the total says so */
+        if (count(f, LG_UF_TOTAL, &t) && count(f, LG_UF_REASONING, &r) && r > 0 && t == c->prompt + c->completion + r)
+            c->completion += r;
         return;
     }
     bool any = false;
@@ -72,6 +76,16 @@ void lg_usage_apply(lg_cls *c, const lg_usage_fields *f)
         c->usage = LG_USAGE_FIELDS;
 }
 
+bool lg_usage_adds_up(const lg_usage_fields *f)
+{
+    int64_t t, p = 0, q = 0;
+    if (!count(f, LG_UF_TOTAL, &t))
+        return true;
+    count(f, LG_UF_PROMPT, &p);
+    count(f, LG_UF_COMPLETION, &q);
+    return t == p + q || !(f->has & (1u << LG_UF_PROMPT | 1u << LG_UF_COMPLETION));
+}
+
 void lg_usage_fields_of(const cJSON *u, lg_usage_fields *f)
 {
     memset(f, 0, sizeof *f);
@@ -81,6 +95,12 @@ void lg_usage_fields_of(const cJSON *u, lg_usage_fields *f)
         int64_t v;
         if (m->string && lg_json_int(u, m->string, &v))
             lg_usage_field(f, m->string, strlen(m->string), v);
+    }
+    const cJSON *details = cJSON_GetObjectItemCaseSensitive(u, "completion_tokens_details");
+    int64_t r;
+    if (lg_json_int(details, "reasoning_tokens", &r)) {
+        f->v[LG_UF_REASONING] = r;
+        f->has |= 1u << LG_UF_REASONING;
     }
 }
 
@@ -118,6 +138,15 @@ void lg_usage_scan(lg_cls *c, const cJSON *doc)
             lg_usage_object(c, candidates[i]);
             return;
         }
+    /* Ollama's native API: the final object counts the prompt and the output at its top level. */
+    int64_t pe, ev;
+    bool has_pe = lg_json_int(doc, "prompt_eval_count", &pe), has_ev = lg_json_int(doc, "eval_count", &ev);
+    if (has_pe || has_ev) {
+        c->usage = LG_USAGE_TOTALS;
+        c->prompt = has_pe && pe > 0 ? pe : 0;
+        c->completion = has_ev && ev > 0 ? ev : 0;
+        return;
+    }
     /* Moonshot streams put usage inside the finishing choice. */
     const cJSON *choices = cJSON_GetObjectItemCaseSensitive(doc, "choices");
     const cJSON *ch;

@@ -337,6 +337,35 @@ static const rule_case rules[] = {
     RULE("header_status_hours_loses_to_window_message", ANT, 429, "anthropic-ratelimit-unified-7d-status: rejected\n",
          "{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\",\"message\":\"50 requests per minute\"}}", false, RL,
          RATE, NO, NO),
+    /* Gateways: spend caps called budgets, quota codes and words of relays, windows "within N minutes". */
+    RULE("prose_budget_exceeded_is_quota", OAI, 400, "", "{\"error\":{\"message\":\"Team budget exceeded: 12.5 > 12\"}}",
+         false, RL, QUOTA, NO, NO),
+    RULE("prose_budget_tokens_is_no_quota", ANT, 400, "", "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\","
+         "\"message\":\"thinking.budget_tokens: must be >= 1024\"}}", false, NR, UNK, NO, NO),
+    RULE("code_insufficient_family_quota", OAI, 403, "", "{\"error\":{\"message\":\"x\",\"code\":\"insufficient_team_quota\"}}",
+         false, RL, QUOTA, NO, NO),
+    RULE("prose_quota_not_enough", OAI, 403, "", "{\"error\":{\"message\":\"your quota is not enough\"}}", false, RL, QUOTA,
+         NO, NO),
+    RULE("prose_chinese_allowance_used_up", OAI, 401, "", "{\"error\":{\"message\":\"\xe8\xb4\xa6\xe6\x88\xb7\xe9\xa2\x9d"
+         "\xe5\xba\xa6\xe4\xb8\x8d\xe8\xb6\xb3\"}}", false, RL, QUOTA, NO, NO),
+    RULE("prose_chinese_within_minutes", OAI, 429, "", "{\"error\":{\"message\":\"5\xe5\x88\x86\xe9\x92\x9f\xe5\x86\x85"
+         "\xe6\x9c\x80\xe5\xa4\x9a 3 \xe6\xac\xa1\"}}", false, RL, RATE, NO, NO),
+    RULE("prose_chinese_saturated", OAI, 429, "", "{\"error\":{\"message\":\"\xe9\x80\x9a\xe9\x81\x93\xe5\xb7\xb2\xe9\xa5\xb1"
+         "\xe5\x92\x8c\"}}", false, RL, CAP, NO, NO),
+    /* An error document no scanner knows is still read at any depth. */
+    RULE("unknown_envelope_error_name", OAI, 400, "", "{\"errorCode\":\"X\",\"errorName\":\"Gateway:RateLimitsExceeded\","
+         "\"parameters\":{}}", false, RL, RATE, NO, NO),
+    /* NDJSON bodies (Ollama): usage of the last object, an error line after content. */
+    USAGE("usage_ndjson_final_object", OAI, "", "{\"message\":{\"content\":\"a\"},\"done\":false}\n{\"done\":true,"
+          "\"prompt_eval_count\":7,\"eval_count\":4}\n", false, 7, 4),
+    RULE("ndjson_error_line_after_content", OAI, 200, "", "{\"response\":\"a\",\"done\":false}\n{\"error\":\"model runner "
+         "stopped\"}\n", false, DOWN, SERV, NO, NO),
+    RULE("json_pretty_is_no_ndjson", OAI, 200, "", "{\n  \"id\": \"x\",\n  \"choices\": []\n}\n", false, OK, NONE, NO, NO),
+    /* Reasoning left out of completion_tokens, as the total shows (xAI); counted in when it is not. */
+    USAGE("usage_reasoning_outside_completion", OAI, "", "{\"choices\":[],\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":"
+          "2,\"total_tokens\":42,\"completion_tokens_details\":{\"reasoning_tokens\":30}}}", false, 10, 32),
+    USAGE("usage_reasoning_inside_completion", OAI, "", "{\"choices\":[],\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":"
+          "32,\"total_tokens\":42,\"completion_tokens_details\":{\"reasoning_tokens\":30}}}", false, 10, 32),
     /* Usage. */
     USAGE("usage_openai_body", OAI, "", "{\"choices\":[],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":30,"
           "\"completion_tokens_details\":{\"reasoning_tokens\":20}}}", false, 12, 30),

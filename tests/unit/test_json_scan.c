@@ -7,6 +7,11 @@
  * byte-at-a-time implementation these replaced gave on the same inputs (json_scan.golden: one digest per
  * seed and family of variants, recorded from that implementation at commit 9740627). Where the estimate
  * tells what lg_body_model_span would say of the model (lg_estimate.model_span), it must say the same.
+ * Re-recorded when the lazy reader's rules changed (it declines more documents: usage totals that do not
+ * add up, the status-field envelopes of MiniMax, Spark and Tencent, response.failed): on the corpus of the
+ * 9740627 recording, that build differed from it in 515 of 590 864 inputs, each a success the lazy reader
+ * now leaves to the full parse, every skimmer's result the same. Each seed's variants now come from a
+ * random sequence of its own (seeded by its text), so a fixture added later changes no other seed's lines.
  *
  * LG_JSON_SCAN_GOLDEN=path writes the digests of this build instead; LG_JSON_SCAN_DUMP=path writes every
  * input's results, to diff two builds when a digest differs. The same test is built with the portable
@@ -448,7 +453,6 @@ static const golden_line *find_golden(const char *name, const char *fam)
 static void skimmers_agree_with_the_recorded_results(void **state)
 {
     (void)state;
-    rng = 12345; /* the variants the digests were recorded from */
     const char *root = fixture_root();
     for (size_t i = 0; i < sizeof builtin / sizeof builtin[0]; i++) {
         char part[16];
@@ -474,8 +478,10 @@ static void skimmers_agree_with_the_recorded_results(void **state)
         uint64_t seed_hash = i < n_seeds ? fnv(FNV_START, seeds[i].text, seeds[i].len) : 0;
         size_t n_fam = 6;
         if (i < n_seeds) {
+            rng = (unsigned)seed_hash; /* the seed's own variants, whatever came before it */
             run_seed(&seeds[i], fam);
         } else {
+            rng = 12345;
             fam[0] = fam[1] = (family){0, FNV_START};
             run_generated(&fam[0]);
             run_usage_literals(&fam[1]);
