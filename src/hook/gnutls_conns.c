@@ -27,6 +27,9 @@ struct lg_gnutls_conn {
     int repl_fd;
     char name[256];           /* the server name the host set (gnutls_server_name_set) */
     bool decided;
+    struct sockaddr_storage peer; /* the host's peer, read when the session was taken (a reset socket no
+                                   * longer tells it) */
+    socklen_t peer_len;           /* 0: unknown */
     UT_hash_handle hh;
 };
 
@@ -94,12 +97,10 @@ static void drop_repl(lg_gnutls_conn *c)
 /* A blocking socket connected to the host's own peer; -1 on failure. */
 static int own_socket(lg_gnutls_conn *c)
 {
-    struct sockaddr_storage peer;
-    socklen_t plen = sizeof peer;
-    if (getpeername(lg_gnutls_real_get()->transport_get_int(c->session), (struct sockaddr *)&peer, &plen) != 0)
+    if (!c->peer_len)
         return -1;
-    int fd = socket(peer.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd >= 0 && lg_sock_real_get()->connect(fd, (struct sockaddr *)&peer, plen) != 0) {
+    int fd = socket(c->peer.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0 && lg_sock_real_get()->connect(fd, (struct sockaddr *)&c->peer, c->peer_len) != 0) {
         lg_sock_real_get()->close(fd);
         fd = -1;
     }
@@ -194,6 +195,9 @@ lg_gnutls_conn *lg_gnutls_conn_get(gnutls_session_t session, bool decide)
         c->decided = true;
         const lg_provider *prov = provider_of(c, real);
         c->h1 = prov ? lg_h1_new(prov, &gnutls_io, c) : NULL;
+        c->peer_len = sizeof c->peer;
+        if (c->h1 && getpeername(real->transport_get_int(session), (struct sockaddr *)&c->peer, &c->peer_len) != 0)
+            c->peer_len = 0;
     }
     errno = saved;
     return c && c->h1 && !lg_h1_released(c->h1) ? c : NULL;

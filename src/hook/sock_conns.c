@@ -111,10 +111,15 @@ EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
     const lg_provider *prov = lg_sock_names_lookup(addr, len, &to);
     errno = saved;
     int rc = real->connect(fd, prov ? (struct sockaddr *)&to : addr, len);
-    if ((rc != 0 && errno != EINPROGRESS) || !prov)
+    if (rc != 0 && errno != EINPROGRESS)
         return rc;
     int err = errno;
-    follow(fd, prov, (struct sockaddr *)&to, len);
+    if ((unsigned)fd < FD_MAX && lg_sock_table[fd] && !prov) { /* a new connection on a number closed */
+        forget(fd);                                              /* without close() (close_range, fclose) */
+        lg_fd_unwatch(fd, NULL);
+    }
+    if (prov)
+        follow(fd, prov, (struct sockaddr *)&to, len);
     errno = rc == 0 ? saved : err;
     return rc;
 }

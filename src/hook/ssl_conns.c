@@ -39,6 +39,9 @@ struct lg_ssl_conn {
     char *unsent;      /* memory-BIO: request bytes taken, not yet accepted by our non-blocking session */
     size_t unsent_len, unsent_off;
     short want;        /* memory-BIO: POLLIN or POLLOUT, what our session waits for */
+    struct sockaddr_storage peer; /* the host's peer, read when the session was taken: a socket the peer has
+                                   * reset no longer tells it (getpeername fails), yet a retry reopens to it */
+    socklen_t peer_len;           /* 0: unknown */
     UT_hash_handle hh;
 };
 
@@ -255,10 +258,9 @@ static void drop_repl(lg_ssl_conn *c)
 /* A socket to the host's own peer (nb: non-blocking, possibly still connecting), TCP_NODELAY; -1 on failure. */
 static int own_socket(lg_ssl_conn *c, bool nb)
 {
-    const lg_ssl_real *real = lg_ssl_real_get();
-    struct sockaddr_storage peer;
-    socklen_t plen = sizeof peer;
-    if (getpeername(c->host_fd >= 0 ? c->host_fd : real->get_fd(c->ssl), (struct sockaddr *)&peer, &plen) != 0)
+    struct sockaddr_storage peer = c->peer;
+    socklen_t plen = c->peer_len;
+    if (!plen)
         return -1;
     int fd = socket(peer.ss_family, SOCK_STREAM | SOCK_CLOEXEC | (nb ? SOCK_NONBLOCK : 0), 0);
     if (fd < 0)
@@ -421,6 +423,10 @@ lg_ssl_conn *lg_ssl_conn_get(SSL *ssl, bool decide)
             by_fd[membio_fd] = c;
         }
         c->h1 = prov ? lg_h1_new(prov, membio_fd >= 0 ? &membio_io : &ssl_io, c) : NULL;
+        c->peer_len = sizeof c->peer;
+        if (c->h1 && getpeername(membio_fd >= 0 ? membio_fd : real->get_fd(ssl), (struct sockaddr *)&c->peer,
+                                 &c->peer_len) != 0)
+            c->peer_len = 0;
         pthread_mutex_lock(&table_lock);
         HASH_ADD_PTR(table, ssl, c);
         pthread_mutex_unlock(&table_lock);
