@@ -1,5 +1,7 @@
 /* GnuTLS data-path interposers: gnutls_record_send and gnutls_record_recv. A followed session goes through
  * its HTTP/1.1 connection; everything else, and anything llmgate holds nothing for, is the real call. */
+#include <errno.h>
+
 #include "hook/gnutls_conns.h"
 #include "hook/gnutls_real.h"
 
@@ -22,7 +24,7 @@ EXPORT ssize_t gnutls_record_recv(gnutls_session_t session, void *p, size_t n)
     if (r > 0)
         return r;
     if (r == -1)
-        return GNUTLS_E_PULL_ERROR;
+        return errno == EINTR ? GNUTLS_E_INTERRUPTED : GNUTLS_E_PULL_ERROR;
     /* nothing held: the provider side; at the end, the host's own session, which ended with it */
     gnutls_session_t target = c && r == LG_H1_PASS ? lg_gnutls_conn_wire(c) : session;
     return real->record_recv ? real->record_recv(target, p, n) : GNUTLS_E_INTERNAL_ERROR;

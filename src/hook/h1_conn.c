@@ -304,12 +304,10 @@ static void drive(lg_h1_conn *c, lg_exchange *x, lg_step step)
     while (step.kind != LG_STEP_DONE) {
         if (step.kind == LG_STEP_WAIT) {
             int64_t ms = step.at_ms - lg_now_ms();
-            if (ms > 0 && nonblocking_fd(c) >= 0) {
-                park(c, x, step, false);
+            if (ms > 0 && (nonblocking_fd(c) >= 0 || !lg_sleep_until(step.at_ms))) {
+                park(c, x, step, false); /* a blocking host's signal handler runs when we return */
                 return;
             }
-            if (ms > 0)
-                lg_sleep_ms(ms);
             lg_exchange_on_timer(x, lg_now_ms(), &step);
             continue;
         }
@@ -529,9 +527,27 @@ static bool pump_stream(lg_h1_conn *c, bool drive_async)
     return true;
 }
 
+/* Continues, for a blocking host, an exchange a signal parked in its wait (drive): false when another
+ * signal interrupts it (parked again). */
+static bool resume_blocking(lg_h1_conn *c)
+{
+    if (!lg_sleep_until(c->wstep.at_ms))
+        return false;
+    lg_exchange *x = c->wx;
+    lg_step step = c->wstep;
+    c->wx = NULL;
+    lg_exchange_on_timer(x, lg_now_ms(), &step);
+    drive(c, x, step);
+    return !c->wx;
+}
+
 ssize_t lg_h1_read(lg_h1_conn *c, void *p, size_t n, bool peek)
 {
     int64_t due;
+    if (c->wx && !c->inflight && nonblocking_fd(c) < 0 && !resume_blocking(c)) {
+        errno = EINTR; /* the host's handler runs; its read comes back here */
+        return -1;
+    }
     if (c->wx && lg_h1_ready(c, &due) == LG_H1_WAITING) {
         errno = EAGAIN;
         return -1;

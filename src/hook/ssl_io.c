@@ -31,8 +31,9 @@ static int read_conn(lg_ssl_conn *c, void *p, size_t n, bool peek, size_t *got)
     lg_ssl_conn_take_wakes(c);
     ssize_t r = lg_h1_read(lg_ssl_conn_h1(c), p, n, peek);
     int err = r < 0 && r != LG_H1_PASS ? SSL_ERROR_SYSCALL : 0;
-    if (err && (errno == EAGAIN || errno == EWOULDBLOCK))
-        err = SSL_ERROR_WANT_READ; /* the exchange waits: the host polls its socket (poll_hooks.c) */
+    if (err && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        err = SSL_ERROR_WANT_READ; /* the exchange waits: the host polls its socket (poll_hooks.c), or
+                                    * a signal interrupted its wait (OpenSSL says so of a read's EINTR) */
     lg_ssl_conn_set_error(c, err);
     if (r == LG_H1_PASS || r == 0)
         return r == 0 ? READ_HOST : READ_WIRE;

@@ -5,7 +5,9 @@
 # reset and opens a new connection to the same peer, over http and over TLS (whose reset socket no longer
 # names its peer). (2) A provider connection closed without close() (close_range, as os.closerange does;
 # fclose of an fdopen'ed socket): a new connection that gets the same number, to a server that speaks
-# first, reads that server and nothing of ours.
+# first, reads that server and nothing of ours. (3) A blocking host whose signal handler must run while
+# llmgate waits out a cooldown (Python's alarm, Ctrl-C): the wait ends at the signal, the handler runs, and
+# a handler that returns lets the request go on.
 source "$(dirname "$0")/../lib.sh"
 PY=/usr/bin/python3
 lg_gencerts || { not_ok "test certificates created"; exit 1; }
@@ -100,4 +102,46 @@ PY
 )
 check_match "a number closed by close_range, taken again by a server that speaks first: its greeting" \
     "^HTTP/1.1 200 .*same fd: True .*greeting: b'220 hello" "$out"
+# (3) signals during a cooldown wait: one key, answered 429 with a 3 s wait first, then 200
+cat >"$LG_TMP/scenario.json" <<'JSON'
+{"keys": {"sk-once": {"sequence": [{"error": "rate_limit", "retry_after_ms": 3000}, {}]},
+          "sk-dead": {"sequence": [{"error": "rate_limit", "retry_after_ms": 20000}], "repeat": true}}}
+JSON
+lg_start_mock --quiet --scenario "$LG_TMP/scenario.json" --tls-port 0 --cert "$LG_TMP/certs/server.pem" --key "$LG_TMP/certs/server.key"
+cat >"$LG_TMP/alarm.py" <<'PY'
+import http.client, os, signal, sys, time
+raise_it = sys.argv[1] == "raise"
+fired = []
+def on_alarm(*a):
+    fired.append(time.time() - t0)
+    if raise_it:
+        raise TimeoutError
+signal.signal(signal.SIGALRM, on_alarm)
+C = http.client.HTTPSConnection if sys.argv[2] == "https" else http.client.HTTPConnection
+c = C("api.openai.com", timeout=None)
+t0 = time.time()
+signal.alarm(1)
+try:
+    c.request("POST", "/v1/chat/completions", '{"model":"gpt-4o-mini","messages":[]}', {"Authorization": "Bearer sk-host"})
+    r = c.getresponse()
+    print(r.status, "after %.1f" % (time.time() - t0), "handler at %.1f" % fired[0])
+except TimeoutError:
+    print("interrupted after %.1f" % (time.time() - t0))
+PY
+for case in "raise sk-dead http" "return sk-once http" "raise sk-dead https" "return sk-once https"; do
+    set -- $case
+    up=$MOCK_URL; [ "$3" = https ] && up=https://127.0.0.1:$MOCK_TLS_PORT
+    printf '{"providers": {"openai": {"upstream": "%s", "accounts": [{"name": "a", "key": "env:K1"}]}}}\n' "$up" >"$LG_TMP/cfg.json"
+    chmod 600 "$LG_TMP/cfg.json"
+    rm -rf "$XDG_RUNTIME_DIR/llmgate" "$XDG_STATE_HOME/llmgate"
+    curl -s -X POST "$MOCK_URL/__reset" >/dev/null
+    out=$(K1=$2 LLMGATE_CONFIG=$LG_TMP/cfg.json LD_PRELOAD=$LG_LIB timeout 60 $PY "$LG_TMP/alarm.py" "$1" "$3" 2>"$LG_TMP/err")
+    if [ "$1" = raise ]; then
+        check_match "$3, a signal during a 20 s cooldown: the handler raises at once" '^interrupted after 1\.[0-9]$' "$out"
+    else
+        [[ $out == 200* ]] || diag "$(tail -n 5 "$LG_TMP/err")"
+        check_match "$3, a signal during a 3 s cooldown: the handler ran at once, the request went on to its 200" \
+            '^200 after [3-5]\.[0-9] handler at 1\.[0-9]$' "$out"
+    fi
+done
 lg_done
