@@ -2,7 +2,10 @@
  * rl_header.c, which says which spellings and forms): the headers of one family (one key) are gathered into
  * one lg_rl_family, exhausted when its remaining count is 0, its status "rejected", or a type header names
  * the limit hit (its window then the one the type's words say). */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "classify/dialects.h"
 #include "classify/rl_header.h"
@@ -87,12 +90,77 @@ static void add_header(slot *s, size_t *n, size_t cap, const lg_header *h)
     }
 }
 
+/* The window of w seconds. */
+static lg_window window_of_seconds(int64_t w)
+{
+    return w < 60       ? LG_WIN_SECOND
+           : w < 3600   ? LG_WIN_MINUTE
+           : w < 86400  ? LG_WIN_HOUR
+           : w < 604800 ? LG_WIN_DAY
+           : w < 2592000 ? LG_WIN_WEEK
+                        : LG_WIN_MONTH;
+}
+
+/* One key=value parameter of an IETF RateLimit or RateLimit-Policy member, applied to family x. */
+static void ietf_param(slot *x, const char *k, size_t kl, const char *v)
+{
+    char *end;
+    int64_t num = strtoll(v, &end, 10);
+    if (end == v)
+        return;
+    if ((kl == 1 && *k == 'r') || (kl == 9 && !strncasecmp(k, "remaining", 9))) {
+        x->unknown = x->unknown || num < 0;
+        x->f.exhausted = x->f.exhausted || num == 0;
+        x->any = true;
+    } else if ((kl == 1 && *k == 't') || (kl == 5 && !strncasecmp(k, "reset", 5))) {
+        x->f.reset_ms = num * 1000;
+        x->f.reset_at_ms = LG_NO_HINT;
+        x->f.has_reset = x->any = num >= 0;
+    } else if (kl == 1 && *k == 'w' && num > 0) {
+        x->f.window = window_of_seconds(num);
+    }
+}
+
+/* The IETF draft's headers (draft-ietf-httpapi-ratelimit-headers): RateLimit in draft 6's form
+ * "limit=20, remaining=0, reset=42" (one family) or the later structured list '"api";r=0;t=55' (a family per
+ * policy, named by its item), and RateLimit-Policy '"api";q=500;w=300', whose w (seconds) is the window of
+ * the policy of that name. Families are keyed "ietf" and the policy's name. */
+static void add_ietf(slot *s, size_t *n, size_t cap, const char *value)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", value);
+    char *save = NULL;
+    for (char *m = strtok_r(buf, ",", &save); m; m = strtok_r(NULL, ",", &save)) {
+        m += strspn(m, " \t");
+        char key[LG_RLH_KEY] = "ietf";
+        if (*m == '"' || (*m && !strchr(m, '='))) { /* the policy's name */
+            size_t len = *m == '"' ? strcspn(m + 1, "\"") : strcspn(m, ";");
+            snprintf(key, sizeof key, "ietf-%.*s", (int)(len < 40 ? len : 40), *m == '"' ? m + 1 : m);
+        }
+        slot *x = find_slot(s, n, cap, key);
+        if (!x)
+            return;
+        char *psave = NULL;
+        for (char *p = strtok_r(m, ";", &psave); p; p = strtok_r(NULL, ";", &psave)) {
+            p += strspn(p, " \t");
+            char *eq = strchr(p, '=');
+            if (eq)
+                ietf_param(x, p, (size_t)(eq - p), eq + 1);
+        }
+    }
+}
+
 size_t lg_rl_families(const lg_response_view *r, lg_rl_family *out, size_t cap)
 {
     slot s[LG_RL_FAMILIES_MAX];
     size_t n = 0, m = 0;
-    for (size_t i = 0; r && r->headers && i < r->n_headers; i++)
-        add_header(s, &n, LG_RL_FAMILIES_MAX, &r->headers[i]);
+    for (size_t i = 0; r && r->headers && i < r->n_headers; i++) {
+        const lg_header *h = &r->headers[i];
+        if (h->name && h->value && (!strcasecmp(h->name, "ratelimit") || !strcasecmp(h->name, "ratelimit-policy")))
+            add_ietf(s, &n, LG_RL_FAMILIES_MAX, h->value);
+        else
+            add_header(s, &n, LG_RL_FAMILIES_MAX, h);
+    }
     for (size_t i = 0; i < n && m < cap; i++)
         if (s[i].any && !s[i].unknown)
             out[m++] = s[i].f;

@@ -18,10 +18,12 @@
  * The classifier takes every such value (-1: the provider reports no limit for the family); the limiter
  * (learn.c) only a non-negative one that starts with a digit.
  *
- * Resets. A Go duration ("6m0s", "7.66s", "20ms"), else plain seconds ("20", "11.38"), else an RFC 3339 time,
- * else an HTTP date, in that order. The limiter takes a duration or seconds as ms from now, an RFC 3339 time
- * made relative to now (0 when past), and no HTTP date; the classifier takes seconds of 10^12 ms or more as a
- * Unix time (seconds, or ms from 10^15), and both dates as absolute times. */
+ * Resets. A Go duration ("6m0s", "7.66s", "20ms"), else plain seconds ("20", "11.38"; a whole number of 13
+ * digits or more, a Unix time in ms, is read as seconds too, scaled alike), else an RFC 3339 time, else an
+ * HTTP date, in that order. Both take seconds of 10^12 ms or more as a Unix time (seconds, or ms from
+ * 10^15), other seconds and durations as ms from now; the limiter makes an RFC 3339 time relative to now (0
+ * when past) and takes no HTTP date; the classifier takes both dates as absolute times. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -297,8 +299,13 @@ lg_rlh_reset_form lg_rlh_reset(const char *v, int64_t *x)
     size_t n = strlen(v);
     if (lg_parse_go_duration(v, n, x))
         return LG_RLH_DURATION;
+    int64_t whole;
     if (lg_parse_delta_seconds(v, n, x))
         return LG_RLH_SECONDS;
+    if (lg_rlh_count(v, &whole) && whole >= 1000000000000LL && whole < INT64_MAX / 1000) {
+        *x = whole * 1000; /* Unix ms, too large for the reading in ns: as seconds, scaled as they would be */
+        return LG_RLH_SECONDS;
+    }
     if (lg_parse_rfc3339(v, n, x))
         return LG_RLH_RFC3339;
     if (lg_parse_http_date(v, n, x))

@@ -18,14 +18,19 @@ static int64_t count_of(const char *v)
     return v && *v >= '0' && *v <= '9' && lg_rlh_count(v, &x) && x >= 0 ? x : -1;
 }
 
-/* A reset value relative to now: a Go duration ("6m0s", "1.5s", "20ms"), plain seconds, or an RFC 3339
- * time; -1 when absent (NULL), malformed or an HTTP date. */
+/* A reset value relative to now: a Go duration ("6m0s", "1.5s", "20ms"), plain seconds (a Unix time in
+ * seconds or ms made relative), or an RFC 3339 time; -1 when absent (NULL), malformed or an HTTP date. */
 static int64_t reset_of(const char *v, int64_t now_ms)
 {
     int64_t x;
     switch (v ? lg_rlh_reset(v, &x) : LG_RLH_BAD) {
+    case LG_RLH_SECONDS: /* Unix seconds (10^12 ms and more) or ms (10^15), as the classifier reads them */
+        if (x >= 1000000000000LL) {
+            int64_t at = x >= 1000000000000000LL ? x / 1000 : x;
+            return at > now_ms ? at - now_ms : 0;
+        }
+        return x;
     case LG_RLH_DURATION:
-    case LG_RLH_SECONDS:
         return x;
     case LG_RLH_RFC3339:
         return x > now_ms ? x - now_ms : 0;

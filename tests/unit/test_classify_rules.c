@@ -253,6 +253,15 @@ static const rule_case rules[] = {
          "date: Tue, 26 Mar 2024 20:00:00 GMT\n", "", false, RL, UNK, 30000, NO),
     RULE("header_family_hyphenated_rate_limit", OAI, 429, "x-rate-limit-remaining-tokens: 0\nx-rate-limit-reset-tokens: 9\n"
          "x-rate-limit-remaining-requests: 3\nx-rate-limit-reset-requests: 1\n", "", false, RL, UNK, 9000, NO),
+    RULE("header_family_unix_ms_reset", OAI, 429, "x-ratelimit-remaining: 0\nx-ratelimit-reset: 1711483230500\n"
+         "date: Tue, 26 Mar 2024 20:00:00 GMT\n", "", false, RL, UNK, 30500, NO),
+    /* The IETF draft's RateLimit headers: the structured form with its policy's window, draft 6's combined form. */
+    RULE("header_ietf_structured_policy_window", OAI, 429, "RateLimit: \"burst\";r=5;t=1, \"hourly\";r=0;t=1800\n"
+         "RateLimit-Policy: \"burst\";q=10;w=1, \"hourly\";q=1000;w=3600\n", "", false, RL, QUOTA, 1800000, NO),
+    RULE("header_ietf_structured_minute", OAI, 429, "RateLimit: \"api\";r=0;t=12\nRateLimit-Policy: \"api\";q=60;w=60\n",
+         "", false, RL, RATE, 12000, NO),
+    RULE("header_ietf_draft6_combined", OAI, 429, "RateLimit: limit=20, remaining=0, reset=42\n", "", false, RL, UNK, 42000,
+         NO),
     /* Prose: one vocabulary per reason. */
     RULE("prose_long_reset_is_quota", OAI, 429, "", "{\"error\":{\"message\":\"Your quota will reset after 5h0m0s.\"}}", false,
          RL, QUOTA, 18000000, NO),

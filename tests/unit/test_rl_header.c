@@ -148,6 +148,8 @@ static bool parse_reset(const char *v, lg_rl_family *f)
             f->reset_at_ms = x;
         else
             f->reset_ms = x;
+    } else if (parse_int(v, &x) && x >= 1000000000000LL && x < INT64_MAX / 1000) {
+        f->reset_at_ms = x; /* a Unix time in ms too large to read as seconds (13 digits and more) */
     } else if (!lg_parse_rfc3339(v, n, &f->reset_at_ms) && !lg_parse_http_date(v, n, &f->reset_at_ms)) {
         return false;
     }
