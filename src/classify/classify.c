@@ -190,13 +190,13 @@ static bool scan_body(lg_cls *c, const lg_response_view *r, bool http_error)
         lg_json_each_element(b + i, n - i, scan_element, &s);
         return r->stream;
     }
-    if (b[i] == '{' && is_ndjson(b, n, i)) {
-        scan_ndjson(c, b + i, n - i, http_error);
-        return true;
-    }
     if (b[i] == '{') {
-        if (!http_error && lg_lazy_success(c, b + i, n - i))
+        if (!http_error && lg_lazy_success(c, b + i, n - i)) /* one document: never NDJSON */
             return false;
+        if (is_ndjson(b, n, i)) {
+            scan_ndjson(c, b + i, n - i, http_error);
+            return true;
+        }
         cJSON *doc = lg_json_parse(b + i, n - i);
         if (doc)
             scan_document(c, doc, http_error);

@@ -243,8 +243,8 @@ bool lg_lazy_success(lg_cls *c, const char *s, size_t n)
     size_t i = skip_ws(s, n, 0), end;
     top_level t;
     t.usage.v = t.meta.v = NULL;
-    if (i >= n || s[i] != '{' || !each_member(s, n, i, on_top, &t, &end))
-        return false;
+    if (i >= n || s[i] != '{' || !each_member(s, n, i, on_top, &t, &end) || next_token(s, n, end) < n)
+        return false; /* not one document: another after it (NDJSON lines) goes to the full reading */
     const usage_object *u = t.meta.v ? &t.meta : t.usage.v ? &t.usage : NULL; /* usageMetadata first */
     if (!u)
         return true;

@@ -8,7 +8,8 @@
  * seed and family of variants, recorded from that implementation at commit 9740627). Where the estimate
  * tells what lg_body_model_span would say of the model (lg_estimate.model_span), it must say the same.
  * Re-recorded when the lazy reader's rules changed (it declines more documents: usage totals that do not
- * add up, the status-field envelopes of MiniMax, Spark and Tencent, response.failed): on the corpus of the
+ * add up, the status-field envelopes of MiniMax, Spark and Tencent, response.failed, text after the
+ * document): on the corpus of the
  * 9740627 recording, that build differed from it in 515 of 590 864 inputs, each a success the lazy reader
  * now leaves to the full parse, every skimmer's result the same. Each seed's variants now come from a
  * random sequence of its own (seeded by its text), so a fixture added later changes no other seed's lines.
