@@ -75,11 +75,15 @@ static ssize_t io_recv(void *io, void *p, size_t n)
     lg_guard_enter();
     for (;;) {
         r = real->record_recv(lg_gnutls_conn_wire(c), p, n);
+        if (r == GNUTLS_E_INTERRUPTED && lg_host_takes_eintr())
+            break;
         if (r == GNUTLS_E_INTERRUPTED || (r == GNUTLS_E_AGAIN && wait_wire(c, false)))
             continue;
         break;
     }
     lg_guard_leave();
+    if (r == GNUTLS_E_INTERRUPTED)
+        return LG_IO_INTR;
     if (r >= 0)
         return r;
     return r == GNUTLS_E_PREMATURE_TERMINATION ? 0 : -1;

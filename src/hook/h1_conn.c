@@ -110,6 +110,8 @@ static lg_h1r_step resp_step(lg_h1_conn *c, bool drive_async)
 {
     for (;;) {
         lg_h1r_step s = lg_h1_resp_step(&c->resp, c->wio, c->wctx);
+        if (s == LG_H1R_INTR)
+            return s;
         short ev = 0;
         int fd = s == LG_H1R_AGAIN && !drive_async && c->wio->wait ? c->wio->wait(c->wctx, &ev) : -1;
         if (s != LG_H1R_AGAIN || drive_async)
@@ -125,7 +127,7 @@ static attempt_rc attempt_read(lg_h1_conn *c, bool drive_async)
 {
     for (;;) {
         lg_h1r_step s = resp_step(c, drive_async);
-        if (s == LG_H1R_AGAIN)
+        if (s == LG_H1R_AGAIN || s == LG_H1R_INTR) /* driven, or a signal the host takes: parked */
             return ATTEMPT_PENDING;
         if (s == LG_H1R_DONE) {
             c->dead = !c->resp.keep_alive;
@@ -356,7 +358,10 @@ static void run_exchange(lg_h1_conn *c)
     explicit_bzero(host_key, sizeof host_key);
     watch_nonblocking(c);
     if (!x) {
-        if (attempt(c, NULL, false) != ATTEMPT_RESPONSE)
+        attempt_rc rc = attempt(c, NULL, false);
+        while (rc == ATTEMPT_PENDING) /* a signal: no exchange to park, the answer is read on */
+            rc = attempt_read(c, false);
+        if (rc != ATTEMPT_RESPONSE)
             c->host_errno = ECONNRESET;
         lg_gate_result as_is = {.verdict = LG_GATE_DELIVER, .status = c->cap.status};
         lg_h1_deliver(c, &as_is);
@@ -505,7 +510,7 @@ ssize_t lg_h1_write(lg_h1_conn *c, const void *p, size_t n)
 static bool pump_stream(lg_h1_conn *c, bool drive_async)
 {
     lg_h1r_step s = resp_step(c, drive_async);
-    if (s == LG_H1R_AGAIN)
+    if (s == LG_H1R_AGAIN || s == LG_H1R_INTR)
         return false;
     if (s == LG_H1R_MORE)
         return true;
@@ -527,16 +532,26 @@ static bool pump_stream(lg_h1_conn *c, bool drive_async)
     return true;
 }
 
-/* Continues, for a blocking host, an exchange a signal parked in its wait (drive): false when another
- * signal interrupts it (parked again). */
+/* Continues, for a blocking host, an exchange a signal parked (drive): in its wait, or reading its
+ * attempt's answer. False when another signal interrupts it (parked again). */
 static bool resume_blocking(lg_h1_conn *c)
 {
-    if (!lg_sleep_until(c->wstep.at_ms))
-        return false;
     lg_exchange *x = c->wx;
     lg_step step = c->wstep;
-    c->wx = NULL;
-    lg_exchange_on_timer(x, lg_now_ms(), &step);
+    if (c->inflight) {
+        attempt_rc rc = attempt_read(c, false);
+        if (rc == ATTEMPT_PENDING)
+            return false;
+        c->wx = NULL;
+        c->inflight = false;
+        if (!settle(c, x, rc, &step))
+            return true;
+    } else {
+        if (!lg_sleep_until(c->wstep.at_ms))
+            return false;
+        c->wx = NULL;
+        lg_exchange_on_timer(x, lg_now_ms(), &step);
+    }
     drive(c, x, step);
     return !c->wx;
 }
@@ -544,7 +559,7 @@ static bool resume_blocking(lg_h1_conn *c)
 ssize_t lg_h1_read(lg_h1_conn *c, void *p, size_t n, bool peek)
 {
     int64_t due;
-    if (c->wx && !c->inflight && nonblocking_fd(c) < 0 && !resume_blocking(c)) {
+    if (c->wx && nonblocking_fd(c) < 0 && !resume_blocking(c)) {
         errno = EINTR; /* the host's handler runs; its read comes back here */
         return -1;
     }
@@ -555,7 +570,9 @@ ssize_t lg_h1_read(lg_h1_conn *c, void *p, size_t n, bool peek)
     bool drive_async = driven(c);
     while (lg_h1_pending(c) == 0 && c->x)
         if (!pump_stream(c, drive_async)) {
-            errno = EAGAIN; /* the next piece is not there yet: the readiness hooks wait for it */
+            /* the next piece is not there yet: the readiness hooks wait for it; or a signal the blocking
+             * host takes interrupted the wait: its handler runs, its read comes back here */
+            errno = drive_async ? EAGAIN : EINTR;
             return -1;
         }
     size_t have = lg_h1_pending(c);

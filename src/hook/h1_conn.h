@@ -20,6 +20,7 @@
 struct lg_h1_target;
 
 #define LG_IO_AGAIN (-2) /* a transport with `wait`: nothing to receive yet */
+#define LG_IO_INTR (-3)  /* a blocking receive a signal interrupted that the host takes (lg_host_takes_eintr) */
 
 /* The transport under the connection. Each function preserves nothing: the caller saves errno. */
 typedef struct {
@@ -27,7 +28,8 @@ typedef struct {
      * false on failure. */
     bool (*send)(void *io, const void *p, size_t n);
     /* Receives up to n bytes: > 0, 0 at end of stream, -1 on failure. Blocking, except on a transport with
-     * `wait`, which returns LG_IO_AGAIN instead of blocking. */
+     * `wait`, which returns LG_IO_AGAIN instead of blocking; LG_IO_INTR when a signal the host takes
+     * interrupted the wait (nothing was received). */
     ssize_t (*recv)(void *io, void *p, size_t n);
     /* NULL, or (a transport that never blocks) the descriptor of llmgate's own connection and the events
      * (POLLIN, POLLOUT) that let recv go on; -1 when there is none. */

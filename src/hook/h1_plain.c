@@ -52,10 +52,13 @@ bool lg_h1_fd_send(int fd, const void *p, size_t n)
 ssize_t lg_h1_fd_recv(int fd, void *p, size_t n)
 {
     ssize_t r;
-    do
+    for (;;) {
         r = lg_sock_real_get()->recv(fd, p, n, 0);
-    while (r < 0 && (errno == EINTR || ((errno == EAGAIN || errno == EWOULDBLOCK) && lg_fd_wait(fd, false))));
-    return r;
+        if (r < 0 && errno == EINTR && lg_host_takes_eintr())
+            return LG_IO_INTR;
+        if (!(r < 0 && (errno == EINTR || ((errno == EAGAIN || errno == EWOULDBLOCK) && lg_fd_wait(fd, false)))))
+            return r;
+    }
 }
 
 static bool plain_send(void *io, const void *p, size_t n) { return lg_h1_fd_send(*(int *)io, p, n); }

@@ -145,6 +145,8 @@ lg_h1r_step lg_h1_resp_step(lg_h1_resp *r, const lg_h1_io *io, void *ioctx)
     ssize_t n = io->recv(ioctx, buf, sizeof buf);
     if (n == LG_IO_AGAIN)
         return LG_H1R_AGAIN;
+    if (n == LG_IO_INTR)
+        return LG_H1R_INTR;
     if (n < 0)
         return LG_H1R_FAILED;
     if (n == 0) {

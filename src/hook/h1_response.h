@@ -16,6 +16,7 @@ typedef enum {
     LG_H1R_EOF,      /* the connection ended before the message did */
     LG_H1R_FAILED,   /* the transport failed, or the bytes are not an HTTP/1.x response */
     LG_H1R_AGAIN,    /* nothing to read yet (a transport that never blocks): nothing was parsed */
+    LG_H1R_INTR,     /* a signal the host takes interrupted the blocking read: nothing was parsed */
 } lg_h1r_step;
 
 typedef struct {

@@ -39,6 +39,7 @@ struct lg_ssl_conn {
     char *unsent;      /* memory-BIO: request bytes taken, not yet accepted by our non-blocking session */
     size_t unsent_len, unsent_off;
     short want;        /* memory-BIO: POLLIN or POLLOUT, what our session waits for */
+    bool interrupted;  /* the last blocking read was interrupted by a signal the host takes */
     struct sockaddr_storage peer; /* the host's peer, read when the session was taken: a socket the peer has
                                    * reset no longer tells it (getpeername fails), yet a retry reopens to it */
     socklen_t peer_len;           /* 0: unknown */
@@ -93,14 +94,21 @@ int lg_ssl_conn_error(lg_ssl_conn *c) { return c->last_error; }
 void lg_ssl_conn_set_error(lg_ssl_conn *c, int err) { c->last_error = err; }
 
 /* After a call on the wire returned ok (1 or not): true to call again (it wants the socket, which the
- * host made non-blocking meanwhile, and it is ready now). */
-static bool again(lg_ssl_conn *c, int ok)
+ * host made non-blocking meanwhile, and it is ready now; or a read's wait was interrupted by a signal the
+ * host does not take). A read a signal the host takes interrupted stops, c->interrupted set. */
+static bool again(lg_ssl_conn *c, int ok, bool reading)
 {
+    bool interrupted = reading && errno == EINTR; /* a reader clears errno before its call */
     const lg_ssl_real *real = lg_ssl_real_get();
     SSL *wire = lg_ssl_conn_wire(c);
     int err = ok == 1 ? SSL_ERROR_NONE : real->get_error(wire, 0);
-    return (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) &&
-           lg_fd_wait(real->get_fd(wire), err == SSL_ERROR_WANT_WRITE);
+    if (err != SSL_ERROR_WANT_READ && err != SSL_ERROR_WANT_WRITE)
+        return false;
+    if (interrupted && lg_host_takes_eintr()) { /* a signal the host takes: it must run its handler */
+        c->interrupted = true;
+        return false;
+    }
+    return lg_fd_wait(real->get_fd(wire), err == SSL_ERROR_WANT_WRITE);
 }
 
 static bool io_reopen(void *io, const lg_h1_target *to);
@@ -150,7 +158,7 @@ static bool io_send(void *io, const void *p, size_t n)
     lg_guard_enter();
     do
         ok = lg_ssl_real_get()->write_ex(lg_ssl_conn_wire(c), p, n, &done);
-    while (again(c, ok));
+    while (again(c, ok, false));
     lg_guard_leave();
     return ok == 1 && done == n;
 }
@@ -205,13 +213,17 @@ static ssize_t io_recv(void *io, void *p, size_t n)
     if (c->host_fd >= 0)
         return membio_recv(c, p, n);
     lg_guard_enter();
-    do
+    c->interrupted = false;
+    do {
+        errno = 0;
         ok = real->read_ex(lg_ssl_conn_wire(c), p, n, &got);
-    while (again(c, ok));
+    } while (again(c, ok, true));
     err = ok == 1 ? SSL_ERROR_NONE : real->get_error(lg_ssl_conn_wire(c), 0);
     lg_guard_leave();
     if (ok == 1)
         return (ssize_t)got;
+    if (c->interrupted)
+        return LG_IO_INTR;
     return err == SSL_ERROR_ZERO_RETURN || err == SSL_ERROR_SSL || err == SSL_ERROR_SYSCALL ? 0 : -1;
 }
 

@@ -6,8 +6,8 @@
 # names its peer). (2) A provider connection closed without close() (close_range, as os.closerange does;
 # fclose of an fdopen'ed socket): a new connection that gets the same number, to a server that speaks
 # first, reads that server and nothing of ours. (3) A blocking host whose signal handler must run while
-# llmgate waits out a cooldown (Python's alarm, Ctrl-C): the wait ends at the signal, the handler runs, and
-# a handler that returns lets the request go on.
+# llmgate waits out a cooldown or reads a slow answer (Python's alarm, Ctrl-C): the wait ends at the signal,
+# the handler runs, and a handler that returns lets the request go on.
 source "$(dirname "$0")/../lib.sh"
 PY=/usr/bin/python3
 lg_gencerts || { not_ok "test certificates created"; exit 1; }
@@ -105,6 +105,7 @@ check_match "a number closed by close_range, taken again by a server that speaks
 # (3) signals during a cooldown wait: one key, answered 429 with a 3 s wait first, then 200
 cat >"$LG_TMP/scenario.json" <<'JSON'
 {"keys": {"sk-once": {"sequence": [{"error": "rate_limit", "retry_after_ms": 3000}, {}]},
+          "sk-slow": {"sequence": [{"delay_ms": 3000}], "repeat": true},
           "sk-dead": {"sequence": [{"error": "rate_limit", "retry_after_ms": 20000}], "repeat": true}}}
 JSON
 lg_start_mock --quiet --scenario "$LG_TMP/scenario.json" --tls-port 0 --cert "$LG_TMP/certs/server.pem" --key "$LG_TMP/certs/server.key"
@@ -128,7 +129,8 @@ try:
 except TimeoutError:
     print("interrupted after %.1f" % (time.time() - t0))
 PY
-for case in "raise sk-dead http" "return sk-once http" "raise sk-dead https" "return sk-once https"; do
+for case in "raise sk-dead http" "return sk-once http" "raise sk-dead https" "return sk-once https" \
+            "raise sk-slow http" "return sk-slow http" "raise sk-slow https" "return sk-slow https"; do
     set -- $case
     up=$MOCK_URL; [ "$3" = https ] && up=https://127.0.0.1:$MOCK_TLS_PORT
     printf '{"providers": {"openai": {"upstream": "%s", "accounts": [{"name": "a", "key": "env:K1"}]}}}\n' "$up" >"$LG_TMP/cfg.json"
@@ -136,11 +138,12 @@ for case in "raise sk-dead http" "return sk-once http" "raise sk-dead https" "re
     rm -rf "$XDG_RUNTIME_DIR/llmgate" "$XDG_STATE_HOME/llmgate"
     curl -s -X POST "$MOCK_URL/__reset" >/dev/null
     out=$(K1=$2 LLMGATE_CONFIG=$LG_TMP/cfg.json LD_PRELOAD=$LG_LIB timeout 60 $PY "$LG_TMP/alarm.py" "$1" "$3" 2>"$LG_TMP/err")
+    what="a 20 s cooldown"; [ "$1" = return ] && what="a 3 s cooldown"; [ "$2" = sk-slow ] && what="a 3 s answer"
     if [ "$1" = raise ]; then
-        check_match "$3, a signal during a 20 s cooldown: the handler raises at once" '^interrupted after 1\.[0-9]$' "$out"
+        check_match "$3, a signal during $what: the handler raises at once" '^interrupted after 1\.[0-9]$' "$out"
     else
         [[ $out == 200* ]] || diag "$(tail -n 5 "$LG_TMP/err")"
-        check_match "$3, a signal during a 3 s cooldown: the handler ran at once, the request went on to its 200" \
+        check_match "$3, a signal during $what: the handler ran at once, the request went on to its 200" \
             '^200 after [3-5]\.[0-9] handler at 1\.[0-9]$' "$out"
     fi
 done
