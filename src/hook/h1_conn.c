@@ -371,25 +371,29 @@ static void run_exchange(lg_h1_conn *c)
     drive(c, x, step);
 }
 
-/* Continues a parked exchange whose time came, or whose attempt in flight reads what is there. */
-static void resume(lg_h1_conn *c)
+/* Continues a parked exchange whose time came, or whose attempt in flight reads what is there; blocking
+ * (a blocking host's exchange a signal parked in drive): sleeping until its time, reading its answer to
+ * the end. False when it is parked again (driven: nothing more there yet; blocking: another signal). */
+static bool resume(lg_h1_conn *c, bool blocking)
 {
     lg_exchange *x = c->wx;
     lg_step step = c->wstep;
-    c->wx = NULL;
     if (c->inflight) {
-        attempt_rc rc = attempt_read(c, true);
-        if (rc == ATTEMPT_PENDING) {
-            c->wx = x;
-            return;
-        }
+        attempt_rc rc = attempt_read(c, !blocking);
+        if (rc == ATTEMPT_PENDING)
+            return false;
+        c->wx = NULL;
         c->inflight = false;
         if (!settle(c, x, rc, &step))
-            return;
+            return true;
     } else {
+        if (blocking && !lg_sleep_until(step.at_ms))
+            return false;
+        c->wx = NULL;
         lg_exchange_on_timer(x, lg_now_ms(), &step);
     }
     drive(c, x, step);
+    return !c->wx;
 }
 
 static bool pump_stream(lg_h1_conn *c, bool drive_async);
@@ -400,7 +404,7 @@ lg_h1_readiness lg_h1_ready(lg_h1_conn *c, int64_t *due_ms)
         return LG_H1_IDLE;
     int saved = errno;
     if (c->wx && (c->inflight || c->wstep.at_ms <= lg_now_ms()))
-        resume(c);
+        resume(c, false);
     while (!c->wx && c->x && lg_h1_pending(c) == 0 && driven(c) && pump_stream(c, true))
         ;
     errno = saved;
@@ -532,34 +536,10 @@ static bool pump_stream(lg_h1_conn *c, bool drive_async)
     return true;
 }
 
-/* Continues, for a blocking host, an exchange a signal parked (drive): in its wait, or reading its
- * attempt's answer. False when another signal interrupts it (parked again). */
-static bool resume_blocking(lg_h1_conn *c)
-{
-    lg_exchange *x = c->wx;
-    lg_step step = c->wstep;
-    if (c->inflight) {
-        attempt_rc rc = attempt_read(c, false);
-        if (rc == ATTEMPT_PENDING)
-            return false;
-        c->wx = NULL;
-        c->inflight = false;
-        if (!settle(c, x, rc, &step))
-            return true;
-    } else {
-        if (!lg_sleep_until(c->wstep.at_ms))
-            return false;
-        c->wx = NULL;
-        lg_exchange_on_timer(x, lg_now_ms(), &step);
-    }
-    drive(c, x, step);
-    return !c->wx;
-}
-
 ssize_t lg_h1_read(lg_h1_conn *c, void *p, size_t n, bool peek)
 {
     int64_t due;
-    if (c->wx && nonblocking_fd(c) < 0 && !resume_blocking(c)) {
+    if (c->wx && nonblocking_fd(c) < 0 && !resume(c, true)) {
         errno = EINTR; /* the host's handler runs; its read comes back here */
         return -1;
     }
