@@ -34,7 +34,7 @@ CLI  := $(B)/llmgate
 MOCK := $(B)/llmgate-mock
 
 DEPS_PKGS := build-essential pkg-config libcurl4-openssl-dev libcjson-dev uthash-dev libmicrohttpd-dev \
-             libcmocka-dev libhttp-parser-dev libhiredis-dev libssl-dev curl openssl python3 ca-certificates
+             libcmocka-dev libhttp-parser-dev libhiredis-dev libssl-dev zlib1g-dev curl openssl python3 ca-certificates
 # clang with libFuzzer (its recommended compiler-rt): the fuzz harnesses, built for the test suite's smoke
 DEPS_PKGS += clang
 # Python HTTP hosts of the socket/TLS tests (Debian's /usr/bin/python3)
@@ -98,7 +98,7 @@ $(CLI): $(CORE_OBJ) $(CLI_OBJ)
 	$(CC) -o $@ $(CLI_OBJ) $(CORE_OBJ) $(CORE_LIBS)
 
 $(MOCK): $(CORE_OBJ) $(MOCK_OBJ)
-	$(CC) -o $@ $(MOCK_OBJ) $(CORE_OBJ) -lmicrohttpd $(CORE_LIBS)
+	$(CC) -o $@ $(MOCK_OBJ) $(CORE_OBJ) -lmicrohttpd -lz $(CORE_LIBS)
 
 $(B)/tests/%: tests/unit/%.c $(SAN_CORE_OBJ)
 	@mkdir -p $(dir $@)

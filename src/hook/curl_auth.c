@@ -78,6 +78,14 @@ static bool append(struct curl_slist **head, struct curl_slist **tail, char *dat
 /* True for the request header that pins a request (X-Llmgate-Pin), which is never forwarded. */
 static bool is_pin_header(const char *line) { return !strncasecmp(line, "x-llmgate-pin:", 14); }
 
+/* True for a line our lists never carry: the pin, and Accept-Encoding, so that the provider answers
+ * uncompressed and llmgate reads what it classifies (libcurl decodes only what it asked for itself, with
+ * CURLOPT_ACCEPT_ENCODING; without the host's line it then sends its own). */
+static bool not_forwarded(const char *line)
+{
+    return is_pin_header(line) || !strncasecmp(line, "accept-encoding:", 16);
+}
+
 bool lg_curl_find_pin(const lg_curl_rec *r, char *buf, size_t size)
 {
     for (const struct curl_slist *l = r->headers; l; l = l->next) {
@@ -98,9 +106,17 @@ bool lg_curl_find_pin(const lg_curl_rec *r, char *buf, size_t size)
 bool lg_slist_only_auth(const struct curl_slist *host)
 {
     for (const struct curl_slist *l = host; l; l = l->next)
-        if (l->data && !is_pin_header(l->data) && !lg_auth_value(l->data))
+        if (l->data && !not_forwarded(l->data) && !lg_auth_value(l->data))
             return false;
     return true;
+}
+
+bool lg_slist_drops_lines(const struct curl_slist *host)
+{
+    for (const struct curl_slist *l = host; l; l = l->next)
+        if (l->data && not_forwarded(l->data))
+            return true;
+    return false;
 }
 
 struct curl_slist *lg_slist_with_key(const struct curl_slist *host, const char *key, lg_auth_style style,
@@ -109,7 +125,7 @@ struct curl_slist *lg_slist_with_key(const struct curl_slist *host, const char *
     struct curl_slist *head = NULL, *tail = NULL;
     bool carried = key_elsewhere || !key;
     for (const struct curl_slist *l = host; l; l = l->next) {
-        if (!l->data || is_pin_header(l->data))
+        if (!l->data || not_forwarded(l->data))
             continue;
         const char *v = lg_auth_value(l->data);
         if (v && restyle)

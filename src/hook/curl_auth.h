@@ -28,7 +28,8 @@ size_t lg_curl_key_again(const lg_curl_rec *r, char *buf, size_t size, lg_key_sp
 /* Copies the value of the request's X-Llmgate-Pin header into buf; false when there is none. */
 bool lg_curl_find_pin(const lg_curl_rec *r, char *buf, size_t size);
 
-/* A new header list (ours, never the host's): the host's lines without any X-Llmgate-Pin header, with every
+/* A new header list (ours, never the host's): the host's lines without any X-Llmgate-Pin or Accept-Encoding
+ * header (see lg_slist_drops_lines), with every
  * auth header's value replaced by key (key NULL: left as they are); when the request carries the key in no
  * header and key_elsewhere is false, one header in the provider's style is appended. restyle (the request
  * goes to another provider than its own): the host's auth headers are dropped and the style's header
@@ -36,9 +37,13 @@ bool lg_curl_find_pin(const lg_curl_rec *r, char *buf, size_t size);
  * NULL on allocation failure. Free with lg_slist_free. */
 struct curl_slist *lg_slist_with_key(const struct curl_slist *host, const char *key, lg_auth_style style,
                                      bool key_elsewhere, bool restyle);
-/* True when every line of host is an auth or pin header (lg_slist_with_key without a key then leaves an
- * empty list, NULL). */
+/* True when every line of host is an auth, pin or Accept-Encoding header (lg_slist_with_key without a key
+ * then leaves an empty list, NULL). */
 bool lg_slist_only_auth(const struct curl_slist *host);
+/* True when host has a line that no list of ours carries: X-Llmgate-Pin, and Accept-Encoding (the provider
+ * is asked for an uncompressed answer, which llmgate can read; libcurl still decodes what it asked for
+ * itself with CURLOPT_ACCEPT_ENCODING). The host's own list must not go out as it is then. */
+bool lg_slist_drops_lines(const struct curl_slist *host);
 /* True when the request of rec (an lg_curl_rec) carries header name (any case): lg_gate_request.has_header. */
 bool lg_curl_has_header(const void *rec, const char *name);
 

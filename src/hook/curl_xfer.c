@@ -127,7 +127,7 @@ static bool shape_request(lg_curl_xfer *x, const lg_attempt *at)
     else if (LG_UNLIKELY(key && x->key_in_query && !at->tr))
         url = NULL;
     bool key_elsewhere = (x->key_in_query || x->rec->xoauth2) && !at->tr;
-    bool own_list = (key && (x->rec->headers || !key_elsewhere)) || x->has_pin || at->tr;
+    bool own_list = (key && (x->rec->headers || !key_elsewhere)) || x->drops_lines || at->tr;
     bool reuse = !at->tr && x->hdrs_reusable && x->hdrs_own == own_list &&
                  (!own_list || (x->hdrs_key == key && x->hdrs_prov == prov));
     struct curl_slist *list = NULL;
@@ -273,6 +273,7 @@ bool lg_xfer_open(lg_curl_xfer *x, CURL *h, lg_curl_rec *r, const lg_runtime *rt
         x->key_in_query = lg_url_query_get(r->url, "key", probe, sizeof probe);
         explicit_bzero(probe, sizeof probe);
         x->has_pin = lg_curl_find_pin(r, x->pin, sizeof x->pin);
+        x->drops_lines = lg_slist_drops_lines(r->headers);
     }
     size_t key_bytes = fresh ? lg_curl_find_key(r, x->host_key, sizeof x->host_key, &x->key_spot)
                              : lg_curl_key_again(r, x->host_key, sizeof x->host_key, &x->key_spot);

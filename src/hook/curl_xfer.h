@@ -40,6 +40,7 @@ typedef struct lg_curl_xfer {
     const lg_provider *hdrs_prov;    /* ... of this provider */
     long set_follow;                 /* CURLOPT_FOLLOWLOCATION as we set it; -1: unknown */
     bool has_pin;                    /* the host's headers carry X-Llmgate-Pin (never forwarded) */
+    bool drops_lines;                /* ... or another line our lists leave out (lg_slist_drops_lines) */
     char pin[LG_NAME_MAX];           /* its value */
     bool body_replaced;              /* an attempt's body, not the host's, is set on the handle */
     int hops;                        /* redirects followed in this attempt */

@@ -222,13 +222,15 @@ bool lg_h1_req_find_key(const lg_h1_req *r, char *buf, size_t size)
 /* Framing headers we re-create or drop. A name that merely starts with one of them is dropped too:
  * libhttp-parser (and perhaps a provider's parser) takes "Transfer-Encodingg" for the real thing, which
  * beside our Content-Length would make the request unreadable (found by fuzz_h1_request). The pin header
- * is llmgate's and is never forwarded. */
+ * is llmgate's and is never forwarded. Accept-Encoding goes too: the provider then answers uncompressed,
+ * which every host must take, and llmgate can read the answer it classifies (a gzip'ed error in a 200
+ * would pass as a success). */
 static bool dropped(const lg_h1_req *r, const lg_h1_field *f)
 {
     const char *name = line_of(r, f);
     return (f->name_len >= 14 && !strncasecmp(name, "content-length", 14)) ||
            (f->name_len >= 17 && !strncasecmp(name, "transfer-encoding", 17)) || named(r, f, "expect", 6) ||
-           named(r, f, "x-llmgate-pin", 13);
+           named(r, f, "x-llmgate-pin", 13) || named(r, f, "accept-encoding", 15);
 }
 
 /* The rendering being built. */

@@ -8,6 +8,7 @@
 
 #include <microhttpd.h>
 
+#include "mock/encoding.h"
 #include "mock/errors.h"
 #include "mock/limited.h"
 #include "mock/server.h"
@@ -269,6 +270,8 @@ static void prepare(struct MHD_Connection *conn, conn_ctx *ctx, const char *meth
     mock_plan plan;
     mock_state_plan(&q, &plan);
     build_reply(&ctx->reply, &q, &plan);
+    if (mock_accepts_gzip(&q))
+        mock_reply_gzip(&ctx->reply);
     mock_request_free(&q);
     free(h.v);
 }

@@ -16,7 +16,9 @@ cat >"$LG_TMP/scenario.json" <<'JSON'
                               "mock_key": "sk-chunked"}}], "repeat": true},
  "sk-host":    {"sequence": [{"status": 200, "body": {"fixed": "你好, 世界"}}], "repeat": true},
  "sk-stale":   {"sequence": [{}, {"reset": true}, {}]},
- "sk-dry":     {"sequence": [{"error": "quota"}], "repeat": true}
+ "sk-dry":     {"sequence": [{"error": "quota"}], "repeat": true},
+ "sk-in200":   {"sequence": [{"status": 200, "body": {"error": {"message": "You exceeded your current quota, please check your plan and billing details.",
+                              "type": "insufficient_quota", "code": "insufficient_quota"}}}], "repeat": true}
 }}
 JSON
 lg_gencerts || { not_ok "test certificates created"; exit 1; }
@@ -57,6 +59,19 @@ for c in "${CLIENTS[@]}"; do
     gated_case "$SCHEME close after 429:" sk-close sk-good '"mock_key":"sk-good"' "$c" "$n"
     gated_case "$SCHEME chunked answer:" sk-dead sk-chunked '"id":"chunked-1"' "$c" "$n"
 done
+# compressed answers: requests, httpx and aiohttp ask for gzip, which providers (and the mock) honour. The
+# request goes out without Accept-Encoding, so the quota error in the first key's 200 is read (compressed,
+# it would reach the host as a success) and the live key answers
+reqenc() { curl -s "$MOCK_URL/__requests" | lg_json '" ".join(r["headers"].get("accept-encoding", "-") for r in j)'; }
+for c in requests httpx; do
+    gated_case "$SCHEME compressible, quota in a 200:" sk-in200 sk-good '"mock_key":"sk-good"' "$c" 2
+    check_eq "$SCHEME compressible $c: no Accept-Encoding reached the provider" "- - -" "$(reqenc)"
+done
+fresh
+out=$(K1=sk-in200 K2=sk-good timeout 60 "$LG_CLI" run --config "$LG_TMP/config.json" -- $PY "$LG_ROOT/tests/clients/py/async_clients.py" aiohttp "$URL" 2 2>"$LG_TMP/err")
+check_eq "$SCHEME compressible asyncio aiohttp: 2 answers 200 from the live key" 2 "$(grep -c '^200 .*"mock_key":"sk-good"' <<<"$out")"
+check_match "$SCHEME compressible asyncio aiohttp: no Accept-Encoding reached the provider" '^-( -)+$' "$(reqenc)"
+
 # the same clients with a timeout set (LG_TIMEOUT): CPython's socket is non-blocking and polled before
 # each send and receive; the account switch's wait (switch_delay_ms) is an EAGAIN and a poll that reports
 # the descriptor readable when the answer is there

@@ -141,6 +141,20 @@ out=$(LLMGATE_CONFIG=$LG_TMP/baidu.json LD_PRELOAD=$LG_LIB curl -s -i \
 check_match "200-with-error: status line rewritten to 429" '^HTTP/1\.1 429' "$out"
 check_eq "200-with-error: -w http_code says 429" 429 "$(tail -n1 <<<"$out")"
 check_match "200-with-error: body kept in Baidu's format" '"error_code": ?18' "$out"
+# the same answer compressed (the mock gzips when asked, as providers do): a raw Accept-Encoding line of the
+# host's is left out, so the provider answers plainly and the error is read; with --compressed libcurl
+# asks and decodes itself, and the error is read from what it decoded
+for enc in "-H Accept-Encoding:gzip" --compressed; do
+    curl -s -X POST "$MOCK_URL/__reset" >/dev/null
+    out=$(LLMGATE_CONFIG=$LG_TMP/baidu.json LD_PRELOAD=$LG_LIB curl -s -i $enc \
+          --connect-to "aip.baidubce.com:80:127.0.0.1:$MOCK_PORT" \
+          "http://aip.baidubce.com/rpc/2.0/ai_custom/v1/wenxinworkshop/chat/completions" -d "$BODY" -w '\n%{http_code}')
+    check_eq "200-with-error, curl $enc: -w http_code says 429" 429 "$(tail -n1 <<<"$out")"
+    check_match "200-with-error, curl $enc: the body readable in Baidu's format" '"error_code": ?18' "$out"
+    want='^-$'; [ "$enc" = --compressed ] && want='gzip'
+    check_match "200-with-error, curl $enc: Accept-Encoding at the provider (- for none): $want" "$want" \
+        "$(reqlog | lg_json 'j[0]["headers"].get("accept-encoding", "-")')"
+done
 
 # 6. non-retryable errors are delivered at once, as they came
 write_config badreq "$(openai "$(acct a KEY_BADREQ), $(acct b KEY_GOOD)")"

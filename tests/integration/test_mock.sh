@@ -145,6 +145,18 @@ head -c $((8 * 1024 * 1024 + 10)) /dev/zero | tr '\0' 'a' >"$LG_TMP/huge.bin"
 check_eq "a body over 8 MiB gets 413" 413 "$(call -H 'Authorization: Bearer sk-big' --data-binary @"$LG_TMP/huge.bin" "$U/v1/chat/completions")"
 check_eq "still alive after all that" 200 "$(call -d '{}' "$U/v1/chat/completions")"
 
+# --- compression, as providers do: gzip when accepted, the body hash of the plain body -----------------
+REQ='{"model":"m","messages":[{"role":"user","content":"hi"}]}'
+for accept in "gzip" "deflate, gzip;q=0.5" "*" "gzip;q=0" "identity" "br"; do
+    want=gzip; case $accept in *"q=0" | identity | br) want=- ;; esac
+    call -H "Accept-Encoding: $accept" -H 'Authorization: Bearer sk-gz' -d "$REQ" "$U/v1/chat/completions" >/dev/null
+    got=$(hdr content-encoding); [ -n "$got" ] || got=-
+    check_eq "Accept-Encoding: $accept: Content-Encoding $want" "$want" "$got"
+done
+call -H 'Accept-Encoding: gzip' -H 'Authorization: Bearer sk-gz' -d "$REQ" "$U/v1/chat/completions" >/dev/null
+check_eq "gzip: the body decodes to the answer its x-mock-body-sha256 names" "$(hdr x-mock-body-sha256) sk-gz" \
+    "$(python3 -c 'import gzip, hashlib, json, sys; b = gzip.decompress(open(sys.argv[1], "rb").read()); print(hashlib.sha256(b).hexdigest(), json.loads(b)["mock_key"])' "$LG_TMP/body")"
+
 # --- /__stats, /__requests, /__reset ----------------------------------------------------------------
 check_eq "POST /__reset" 200 "$(call -X POST "$U/__reset")"
 check_eq "after reset: no requests counted" "0 0" "$(lg_stats | lg_json "'%d %d' % (j['total']['requests'], len(j['keys']))")"

@@ -119,10 +119,12 @@ static char *render_as(const char *text, const lg_h1_render *o)
 static void test_render_for_another_provider(void **state)
 {
     const char *req = "POST /v1/chat/completions HTTP/1.1\r\nHost: api.openai.com\r\nX-Llmgate-Pin: backup\r\n"
+                      "Accept-Encoding: gzip, deflate\r\n"
                       "Authorization: Bearer sk-host\r\nAccept: */*\r\nContent-Length: 2\r\n\r\n{}";
-    /* the pin header never goes out, even as the host sent it */
+    /* the pin header never goes out, even as the host sent it; nor Accept-Encoding (answers llmgate reads) */
     char *out = render_as(req, &(lg_h1_render){0});
     assert_null(strstr(out, "X-Llmgate-Pin"));
+    assert_null(strstr(out, "Accept-Encoding"));
     assert_non_null(strstr(out, "Authorization: Bearer sk-host\r\n"));
     free(out);
     /* another provider: its path, Host and auth style; the host's credentials dropped; the engine's body */
