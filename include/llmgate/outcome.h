@@ -32,6 +32,9 @@ typedef struct {
     lg_reason reason;
     int64_t retry_after_ms; /* server's relative wait hint, LG_NO_HINT if none */
     int64_t retry_at_ms;    /* absolute resume time (Unix ms) when only a wall-clock time was given, else LG_NO_HINT */
+    bool account_rejected;  /* NON_RETRYABLE only: the provider refused this account's credentials (a 401, or
+                               a 400/403 saying the API key is invalid, expired or suspended), not the request:
+                               another account may serve it */
     bool has_usage;         /* token usage found (SUCCESS only) */
     int64_t prompt_tokens;
     int64_t completion_tokens;

@@ -350,6 +350,25 @@ static void set_usage(lg_outcome *out, const lg_cls *c)
     out->has_usage = true;
 }
 
+/* True when a refusal with status st and the provider's message refuses the account's credentials rather
+ * than the request: any 401, or a 400 or 403 whose message says the API key is invalid, expired, suspended
+ * or lacks permission (Gemini answers a bad key with 400 API_KEY_INVALID, a leaked or suspended one with
+ * 403; Anthropic's permission_error is a 403). */
+static bool refuses_account(int st, const char *message)
+{
+    if (st == 401)
+        return true;
+    if ((st != 400 && st != 403) || (!strcasestr(message, "api key") && !strcasestr(message, "api_key") &&
+                                     !strcasestr(message, "apikey")))
+        return false;
+    static const char *const verdicts[] = {"not valid", "invalid", "expired", "suspended", "leaked", "revoked",
+                                           "incorrect", "disabled", "does not have permission"};
+    for (size_t i = 0; i < sizeof verdicts / sizeof verdicts[0]; i++)
+        if (strcasestr(message, verdicts[i]))
+            return true;
+    return false;
+}
+
 void lg_classify(lg_dialect d, const lg_response_view *r, lg_outcome *out)
 {
     int saved_errno = errno;
@@ -386,6 +405,7 @@ void lg_classify(lg_dialect d, const lg_response_view *r, lg_outcome *out)
             out->reason = LG_REASON_RATE_LIMIT_EXCEEDED;
         set_hint(out, r, &c, s, fam, nfam);
         memcpy(out->message, c.message, sizeof out->message);
+        out->account_rejected = out->state == LG_STATE_NON_RETRYABLE && refuses_account(st, out->message);
     }
     errno = saved_errno;
 }

@@ -477,7 +477,8 @@ void lg_exchange_on_response(lg_exchange *x, const lg_response_view *resp, int64
         if (act.switched) {
             lg_accounts_count(&x->a, x->idx, LG_EV_SWITCH, act.account);
             lg_log(LG_LOG_INFO, "[Account] %s: %s -> %s (%s)", p->name, p->accounts[x->idx].name,
-                   p->accounts[act.account].name, lg_reason_name(res->outcome.reason));
+                   p->accounts[act.account].name,
+                   res->outcome.account_rejected ? "credentials refused" : lg_reason_name(res->outcome.reason));
         }
         retry_after(x, act.account, act.delay_ms, act.switched ? "switching account" : "rate limited, backing off",
                     now_ms, step);
@@ -489,6 +490,8 @@ void lg_exchange_on_response(lg_exchange *x, const lg_response_view *resp, int64
                x->h.attempts);
         if (fall_back(x, "retries spent", now_ms, step))
             return;
+    } else if (res->outcome.account_rejected && fall_back(x, "every key refused", now_ms, step)) {
+        return; /* the provider refused every account it had for the request: the next provider's turn */
     }
     finish(x, now_ms, step);
 }

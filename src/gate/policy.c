@@ -149,24 +149,29 @@ bool lg_policy_clamp_cooldown(const lg_backoff_conf *b, lg_account_state *st, in
     return true;
 }
 
-/* The first account after `from` (wrapping, `from` itself last) that is available at now_ms, or n. */
-static size_t next_available(const lg_account_state *s, size_t n, size_t from, int64_t now_ms)
+/* True when account i is in the mask of refused accounts (only the first 64 can be). */
+static bool refused(uint64_t mask, size_t i) { return i < 64 && (mask >> i & 1); }
+
+/* The first account after `from` (wrapping, `from` itself last), not in the refused mask, that is
+ * available at now_ms, or n. */
+static size_t next_available(const lg_account_state *s, size_t n, size_t from, uint64_t mask, int64_t now_ms)
 {
     for (size_t k = 1; k <= n; k++) {
         size_t i = (from + k) % n;
-        if (s[i].cooldown_until_ms <= now_ms)
+        if (!refused(mask, i) && s[i].cooldown_until_ms <= now_ms)
             return i;
     }
     return n;
 }
 
-/* The account whose cooldown ends first (ties: first in order after `from`). */
-static size_t soonest(const lg_account_state *s, size_t n, size_t from)
+/* The account not in the refused mask whose cooldown ends first (ties: first in order after `from`), or n
+ * when every account is refused. */
+static size_t soonest(const lg_account_state *s, size_t n, size_t from, uint64_t mask)
 {
-    size_t best = (from + 1) % n;
-    for (size_t k = 2; k <= n; k++) {
+    size_t best = n;
+    for (size_t k = 1; k <= n; k++) {
         size_t i = (from + k) % n;
-        if (s[i].cooldown_until_ms < s[best].cooldown_until_ms)
+        if (!refused(mask, i) && (best == n || s[i].cooldown_until_ms < s[best].cooldown_until_ms))
             best = i;
     }
     return best;
@@ -181,23 +186,25 @@ size_t lg_policy_choose(const lg_account_state *states, size_t n, size_t preferr
     preferred %= n;
     if (states[preferred].cooldown_until_ms <= now_ms)
         return preferred;
-    size_t i = next_available(states, n, preferred, now_ms);
+    size_t i = next_available(states, n, preferred, 0, now_ms);
     if (i < n)
         return i;
-    i = soonest(states, n, (preferred + n - 1) % n);
+    i = soonest(states, n, (preferred + n - 1) % n, 0);
     *wait_ms = states[i].cooldown_until_ms - now_ms;
     return i;
 }
 
 /* A retry on another account after `delay` ms, or, when none is available, on the account that frees
- * soonest after its cooldown. */
-static lg_action switch_account(const lg_account_state *s, size_t n, size_t current, int64_t delay,
+ * soonest after its cooldown; never on an account in the refused mask (current is not in it). */
+static lg_action switch_account(const lg_account_state *s, size_t n, size_t current, uint64_t mask, int64_t delay,
                                 int64_t now_ms)
 {
     lg_action a = {.kind = LG_ACT_RETRY, .account = current, .delay_ms = delay};
-    size_t i = next_available(s, n, current, now_ms);
+    size_t i = next_available(s, n, current, mask, now_ms);
     if (i == n || i == current) {
-        i = soonest(s, n, current);
+        i = soonest(s, n, current, mask);
+        if (i == n) /* every other account refused: this one, after its cooldown */
+            i = current;
         a.delay_ms = s[i].cooldown_until_ms > now_ms ? s[i].cooldown_until_ms - now_ms : 0;
     }
     a.account = i;
@@ -215,8 +222,9 @@ static lg_action wait_cooldown(const lg_account_state *s, size_t current, int64_
 static lg_action retry_step(const lg_retry_conf *r, const lg_backoff_conf *b, const lg_outcome *o,
                             const lg_account_state *s, size_t n, size_t current, lg_history *h, int64_t now_ms)
 {
+    uint64_t mask = h->refused;
     if (is_quota(o))
-        return n > 1 ? switch_account(s, n, current, 0, now_ms) : wait_cooldown(s, current, now_ms);
+        return n > 1 ? switch_account(s, n, current, mask, 0, now_ms) : wait_cooldown(s, current, now_ms);
     if (is_provider_down(o)) {
         if (h->server_retries < r->max_server_retries) {
             int64_t hint = server_hint_ms(b, o, now_ms);
@@ -225,17 +233,38 @@ static lg_action retry_step(const lg_retry_conf *r, const lg_backoff_conf *b, co
                                .account = current,
                                .delay_ms = hint >= 0 ? hint : lg_policy_exp_backoff(b, h->server_retries)};
         }
-        return n > 1 ? switch_account(s, n, current, r->switch_delay_ms, now_ms) : wait_cooldown(s, current, now_ms);
+        return n > 1 ? switch_account(s, n, current, mask, r->switch_delay_ms, now_ms) : wait_cooldown(s, current, now_ms);
     }
     if (n == 1)
         return wait_cooldown(s, current, now_ms);
     if (r->switch_on_first_rate_limit)
-        return switch_account(s, n, current, r->switch_delay_ms, now_ms);
+        return switch_account(s, n, current, mask, r->switch_delay_ms, now_ms);
     if (h->same_key_retries == 0) {
         h->same_key_retries++;
         return (lg_action){.kind = LG_ACT_RETRY, .account = current, .delay_ms = r->same_key_retry_delay_ms};
     }
-    return switch_account(s, n, current, r->switch_after_retry_ms, now_ms);
+    return switch_account(s, n, current, mask, r->switch_after_retry_ms, now_ms);
+}
+
+/* After the provider refused the credentials of account `current`: the next account not refused, at once
+ * or after its cooldown, within max_attempts and the deadline; else the refusal is delivered as it came
+ * (not normalized: it is no rate limit). */
+static lg_action after_refusal(const lg_retry_conf *r, const lg_account_state *s, size_t n, size_t current,
+                               lg_history *h, int64_t now_ms)
+{
+    lg_action deliver = {.kind = LG_ACT_DELIVER, .account = current};
+    uint64_t mask = h->refused | (current < 64 ? (uint64_t)1 << current : 0);
+    size_t i = next_available(s, n, current, mask, now_ms);
+    if (i == n)
+        i = soonest(s, n, current, mask);
+    if (i == n || i == current || h->attempts >= r->max_attempts)
+        return deliver;
+    int64_t delay = s[i].cooldown_until_ms > now_ms ? s[i].cooldown_until_ms - now_ms : 0;
+    if (now_ms + delay > h->started_ms + r->max_rate_limit_wait_ms)
+        return deliver;
+    h->refused = mask;
+    h->same_key_retries = h->server_retries = 0;
+    return (lg_action){.kind = LG_ACT_RETRY, .account = i, .delay_ms = delay, .switched = true};
 }
 
 lg_action lg_policy_decide(const lg_retry_conf *r, const lg_backoff_conf *b, const lg_outcome *o,
@@ -243,7 +272,11 @@ lg_action lg_policy_decide(const lg_retry_conf *r, const lg_backoff_conf *b, con
                            int64_t now_ms)
 {
     lg_action deliver = {.kind = LG_ACT_DELIVER, .account = current};
-    if (!is_failure_event(o) || !h->replayable || n == 0 || current >= n)
+    if (!h->replayable || n == 0 || current >= n)
+        return deliver;
+    if (o->state == LG_STATE_NON_RETRYABLE && o->account_rejected)
+        return after_refusal(r, states, n, current, h, now_ms);
+    if (!is_failure_event(o))
         return deliver;
     if (h->attempts >= r->max_attempts)
         return (lg_action){.kind = LG_ACT_GIVE_UP, .account = current};

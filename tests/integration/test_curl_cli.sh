@@ -19,16 +19,19 @@ cat >"$LG_TMP/scenario.json" <<'JSON'
   "sk-trunc":    {"sequence": [{"truncate": 10}]},
   "sk-deadconn": {"sequence": [{"reset": true}], "repeat": true},
   "sk-stale":    {"sequence": [{}, {"reset": true}, {}]},
-  "sk-brief-T5mW8kQz": {"sequence": [{"error": "rate_limit", "retry_after_ms": 200}]}
+  "sk-brief-T5mW8kQz": {"sequence": [{"error": "rate_limit", "retry_after_ms": 200}]},
+  "sk-revoked":  {"sequence": [{"error": "auth"}], "repeat": true},
+  "sk-revoked2": {"sequence": [{"error": "auth"}], "repeat": true}
 }}
 JSON
 lg_start_mock --scenario "$LG_TMP/scenario.json"
 export KEY_STALE=sk-stale KEY_RESET=sk-reset KEY_TRUNC=sk-trunc KEY_DEAD=sk-deadconn KEY_SLOW=sk-slow KEY_LIMITED=sk-limited-R7qZ2xWp KEY_GOOD=sk-good-M4vK9tLc KEY_LOCKED=sk-locked KEY_LOCKED2=sk-locked2 KEY_FLAKY=sk-flaky \
-       KEY_BAIDU=sk-baidu KEY_QUOTA=sk-quota KEY_BADREQ=sk-badreq KEY_BRIEF=sk-brief-T5mW8kQz
+       KEY_BAIDU=sk-baidu KEY_QUOTA=sk-quota KEY_BADREQ=sk-badreq KEY_BRIEF=sk-brief-T5mW8kQz KEY_REVOKED=sk-revoked \
+       KEY_REVOKED2=sk-revoked2
 HOST_KEY=sk-host-J3nB8yQd
 # every key of this test, for the leak checks
 ALL_KEYS="$KEY_STALE $KEY_RESET $KEY_TRUNC $KEY_DEAD $KEY_SLOW $KEY_LIMITED $KEY_GOOD $KEY_LOCKED $KEY_LOCKED2 $KEY_FLAKY $KEY_BAIDU
-          $KEY_QUOTA $KEY_BADREQ $KEY_BRIEF $HOST_KEY"
+          $KEY_QUOTA $KEY_BADREQ $KEY_BRIEF $KEY_REVOKED $KEY_REVOKED2 $HOST_KEY"
 
 # write_config NAME JSON-PROVIDERS [JSON-RETRY-MEMBERS]: a 0600 config file with small durations.
 write_config() {
@@ -162,6 +165,31 @@ reset_mock
 code=$(gated badreq curl -s -o /dev/null -w '%{http_code}' "${CT[@]}" "$URL" -H 'Authorization: Bearer x' -d "$BODY")
 check_eq "non-retryable: 400 delivered" 400 "$code"
 check_eq "non-retryable: one request only" 1 "$(reqlog | lg_json 'len(j)')"
+
+# 6b. a key the provider refuses (401 invalid_api_key) among good ones: the request goes at once to the next
+# account, and the next request starts there; every key refused: the provider's 401 as it came, each key
+# tried once; a single refused key: its 401 at once
+write_config revoked "$(openai "$(acct a KEY_REVOKED), $(acct b KEY_GOOD)")" '"max_rate_limit_wait_seconds": 60, "switch_delay_ms": 20000'
+reset_mock
+fresh_store
+start=$(date +%s%N)
+out=$(gated revoked curl -s "${CT[@]}" "$URL" -H "Authorization: Bearer $HOST_KEY" -d "$BODY" -w '\n%{http_code}')
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+check_eq "refused key: success from the next account" 200 "$(tail -n1 <<<"$out")"
+check "refused key: switched without the 20 s switch delay (${ms} ms)" test "$ms" -lt 10000
+gated revoked curl -s -o /dev/null "${CT[@]}" "$URL" -H "Authorization: Bearer $HOST_KEY" -d "$BODY"
+check_eq "refused key: the refused key once, then the good one for both requests" "$KEY_REVOKED $KEY_GOOD $KEY_GOOD" \
+    "$(reqlog | lg_json '" ".join(r["key"] for r in j)')"
+write_config revoked_all "$(openai "$(acct a KEY_REVOKED), $(acct b KEY_REVOKED2)")"
+reset_mock
+out=$(gated revoked_all curl -s "${CT[@]}" "$URL" -H "Authorization: Bearer $HOST_KEY" -d "$BODY" -w '\n%{http_code}')
+check_eq "every key refused: the provider's 401" 401 "$(tail -n1 <<<"$out")"
+check_match "every key refused: its body as it came" '"code": ?"invalid_api_key"' "$out"
+check_eq "every key refused: each key tried once" "$KEY_REVOKED $KEY_REVOKED2" "$(reqlog | lg_json '" ".join(sorted(r["key"] for r in j))')"
+write_config revoked_one "$(openai "$(acct a KEY_REVOKED)")"
+reset_mock
+code=$(gated revoked_one curl -s -o /dev/null -w '%{http_code}' "${CT[@]}" "$URL" -H "Authorization: Bearer $HOST_KEY" -d "$BODY")
+check_eq "one refused key: its 401 at once, one request" "401 1" "$code $(reqlog | lg_json 'len(j)')"
 
 # 7. a body that cannot be sent again (stdin upload) is never retried
 write_config rotate2 "$(openai "$(acct main KEY_LIMITED), $(acct backup KEY_GOOD)")"

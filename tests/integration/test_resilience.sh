@@ -11,6 +11,7 @@ cat >"$LG_TMP/scenario.json" <<'JSON'
           "sk-flaky": {"sequence": [{"error": "overloaded"}, {"error": "overloaded"}, {"error": "overloaded"},
                                     {"error": "overloaded"}]},
           "sk-dry": {"sequence": [{"error": "quota"}], "repeat": true},
+          "sk-revoked": {"sequence": [{"error": "auth"}], "repeat": true},
           "sk-p1": {"sequence": [{"error": "quota"}], "repeat": true},
           "sk-p2": {"sequence": [{"error": "quota"}], "repeat": true},
           "sk-r1": {"sequence": [{"error": "rate_limit", "retry_after_ms": 400}], "repeat": true},
@@ -115,6 +116,20 @@ for _ in 1 2 3; do
 done
 check_eq "recovery: after the doubled open period the probe succeeds and traffic resumes" "200 200 200 " "$codes"
 check_eq "recovery: one probe, then the rest" $((before + 4)) "$(reqlog | lg_json "len(j)")"
+
+# 3a. Fallback after a refusal: the primary's only key is refused (401); the backup serves at once
+fresh_store
+reset_mock
+write_config fallback_refused "\"providers\": {
+    \"openai\": {\"upstream\": \"$MOCK_URL\", \"accounts\": [{\"name\": \"main\", \"key\": \"env:KEY_REVOKED\"}],
+                 \"fallback\": [\"backup\"]},
+    \"backup\": {\"dialect\": \"openai\", \"upstream\": \"$MOCK_URL/\",
+                 \"accounts\": [{\"name\": \"spare\", \"key\": \"env:KEY_BACKUP\"}]}},
+  \"retry\": {\"max_rate_limit_wait_seconds\": 5}"
+out=$(KEY_REVOKED=sk-revoked gated fallback_refused curl -s "${CT[@]}" "$URL" -H 'Authorization: Bearer sk-host' -d "$BODY" -w '\n%{http_code}')
+check_eq "fallback after a refused key: the host gets a 200" 200 "$(tail -n1 <<<"$out")"
+check_eq "fallback after a refused key: the refused key, then the backup's" "sk-revoked sk-backup" \
+    "$(reqlog | lg_json '" ".join(r["key"] for r in j)')"
 
 # 3. Fallback: every key of the primary is out of quota; the request is served by the backup provider.
 fresh_store

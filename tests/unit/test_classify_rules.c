@@ -581,6 +581,57 @@ static void test_malformed_inputs_never_crash(void **state)
     }
 }
 
+/* account_rejected: the account's credentials refused (any 401; a 400 or 403 saying the key is invalid,
+ * expired, suspended or without permission), against refusals of the request itself. */
+static void test_account_refusals(void **state)
+{
+    (void)state;
+    static const struct {
+        lg_dialect d;
+        int status;
+        const char *body;
+        bool refused;
+    } cases[] = {
+        {OAI, 401, "{\"error\":{\"message\":\"Incorrect API key provided: sk-****. You can find your API key at "
+                   "https://platform.openai.com/account/api-keys.\",\"type\":\"invalid_request_error\",\"param\":null,"
+                   "\"code\":\"invalid_api_key\"}}", true},
+        {ANT, 401, "{\"type\":\"error\",\"error\":{\"type\":\"authentication_error\",\"message\":\"invalid x-api-key\"}}", true},
+        {OAI, 401, "", true},
+        {GOO, 400, "{\"error\":{\"code\":400,\"message\":\"API key not valid. Please pass a valid API key.\",\"status\":"
+                   "\"INVALID_ARGUMENT\",\"details\":[{\"@type\":\"type.googleapis.com/google.rpc.ErrorInfo\",\"reason\":"
+                   "\"API_KEY_INVALID\",\"domain\":\"googleapis.com\"}]}}", true},
+        {GOO, 400, "{\"error\":{\"code\":400,\"message\":\"API key expired. Please renew the API key.\",\"status\":"
+                   "\"INVALID_ARGUMENT\"}}", true},
+        {GOO, 403, "{\"error\":{\"code\":403,\"message\":\"Your API key was reported as leaked. Please use another API "
+                   "key.\",\"status\":\"PERMISSION_DENIED\"}}", true},
+        {ANT, 403, "{\"type\":\"error\",\"error\":{\"type\":\"permission_error\",\"message\":\"Your API key does not "
+                   "have permission to use the specified resource.\"}}", true},
+        /* the request refused, whatever the key */
+        {OAI, 400, "{\"error\":{\"message\":\"This model's maximum context length is 8192 tokens.\",\"type\":"
+                   "\"invalid_request_error\",\"code\":\"context_length_exceeded\"}}", false},
+        {OAI, 403, "{\"error\":{\"code\":\"unsupported_country_region_territory\",\"message\":\"Country, region, or "
+                   "territory not supported\",\"type\":\"request_forbidden\"}}", false},
+        {GOO, 400, "{\"error\":{\"code\":400,\"message\":\"* GenerateContentRequest.contents: contents is not specified\","
+                   "\"status\":\"INVALID_ARGUMENT\"}}", false},
+        {OAI, 404, "{\"error\":{\"message\":\"The model `gpt-9` does not exist or you do not have access to it.\",\"type\":"
+                   "\"invalid_request_error\",\"code\":\"model_not_found\"}}", false},
+        /* not a refusal at all */
+        {OAI, 429, "{\"error\":{\"message\":\"Rate limit reached\",\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}", false},
+        {OAI, 200, "{\"choices\":[]}", false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t len = strlen(cases[i].body);
+        lg_response_view v = {.status = cases[i].status, .body = cases[i].body, .body_len = len};
+        lg_outcome o;
+        lg_classify(cases[i].d, &v, &o);
+        if (o.account_rejected != cases[i].refused)
+            fail_msg("case %zu (%d): account_rejected %d, expected %d", i, cases[i].status, o.account_rejected,
+                     cases[i].refused);
+        if (cases[i].refused)
+            assert_int_equal(o.state, NR);
+    }
+}
+
 static void test_null_and_errno(void **state)
 {
     (void)state;
@@ -607,5 +658,6 @@ int main(void)
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_message_is_truncated_valid_utf8);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_malformed_inputs_never_crash);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_null_and_errno);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_account_refusals);
     return _cmocka_run_group_tests("classify_rules", tests, n, NULL, NULL);
 }

@@ -525,6 +525,67 @@ static void decide_quota_switches_at_once(void **state)
     assert_int_equal(lg_policy_decide(&r, &b, &nr, s, 3, 2, &h, T0).kind, LG_ACT_DELIVER);
 }
 
+/* A refused account (401): the next account not refused at once, never a refused one again; none left: the
+ * refusal delivered as it came; one account, or a body that cannot be sent again: delivered. */
+static void decide_refused_account_moves_on(void **state)
+{
+    (void)state;
+    lg_backoff_conf b = backoff_defaults();
+    lg_retry_conf r = retry_defaults();
+    lg_account_state s[3] = {{0}};
+    lg_outcome no = outcome(LG_STATE_NON_RETRYABLE, LG_REASON_UNKNOWN, LG_NO_HINT);
+    no.account_rejected = true;
+    lg_history h = history(1, T0);
+    lg_action a = lg_policy_decide(&r, &b, &no, s, 3, 0, &h, T0);
+    assert_int_equal(a.kind, LG_ACT_RETRY);
+    assert_int_equal(a.account, 1);
+    assert_int_equal(a.delay_ms, 0);
+    assert_true(a.switched);
+    assert_int_equal(h.refused, 1);
+    /* account 1 cools down for 10 s: account 2, at once */
+    s[1].cooldown_until_ms = T0 + 10 * SEC;
+    h = history(1, T0);
+    a = lg_policy_decide(&r, &b, &no, s, 3, 0, &h, T0);
+    assert_int_equal(a.account, 2);
+    assert_int_equal(a.delay_ms, 0);
+    /* account 2 refused too: account 1 after its cooldown */
+    h.attempts = 2;
+    a = lg_policy_decide(&r, &b, &no, s, 3, 2, &h, T0);
+    assert_int_equal(a.kind, LG_ACT_RETRY);
+    assert_int_equal(a.account, 1);
+    assert_int_equal(a.delay_ms, 10 * SEC);
+    assert_int_equal(h.refused, 5);
+    /* a rate limit on account 1 then never switches back to a refused one: it waits for its own cooldown */
+    lg_outcome rl = rate_limit(LG_REASON_RATE_LIMIT_EXCEEDED);
+    lg_policy_record(&b, 3, &s[1], &rl, T0 + 10 * SEC);
+    h.attempts = 3;
+    a = lg_policy_decide(&r, &b, &rl, s, 3, 1, &h, T0 + 10 * SEC);
+    assert_int_equal(a.kind, LG_ACT_RETRY);
+    assert_int_equal(a.account, 1);
+    assert_int_equal(a.delay_ms, 30 * SEC);
+    /* account 1 refused as well: nothing left, the refusal is delivered (not given up on, not normalized) */
+    h.attempts = 4;
+    a = lg_policy_decide(&r, &b, &no, s, 3, 1, &h, T0 + 40 * SEC);
+    assert_int_equal(a.kind, LG_ACT_DELIVER);
+    /* the only other account frees after the deadline: delivered */
+    lg_account_state t[2] = {{0}};
+    t[1].cooldown_until_ms = T0 + 400 * SEC;
+    h = history(1, T0);
+    assert_int_equal(lg_policy_decide(&r, &b, &no, t, 2, 0, &h, T0).kind, LG_ACT_DELIVER);
+    /* one account; a body that cannot be sent again; max_attempts reached: delivered */
+    h = history(1, T0);
+    assert_int_equal(lg_policy_decide(&r, &b, &no, s, 1, 0, &h, T0).kind, LG_ACT_DELIVER);
+    h.replayable = false;
+    assert_int_equal(lg_policy_decide(&r, &b, &no, s, 3, 0, &h, T0).kind, LG_ACT_DELIVER);
+    h = history(10, T0);
+    assert_int_equal(lg_policy_decide(&r, &b, &no, s, 3, 0, &h, T0).kind, LG_ACT_DELIVER);
+    /* the same NON_RETRYABLE without the refusal is delivered as before, nothing recorded into h */
+    h = history(1, T0);
+    no.account_rejected = false;
+    assert_int_equal(lg_policy_decide(&r, &b, &no, s, 3, 0, &h, T0).kind, LG_ACT_DELIVER);
+    assert_int_equal(h.refused, 0);
+}
+
 static void decide_rate_limit_switches_after_switch_delay(void **state)
 {
     (void)state;
@@ -916,6 +977,7 @@ int main(void)
         cmocka_unit_test(decide_gives_up_at_once_beyond_max_wait),
         cmocka_unit_test(decide_single_account_beyond_max_wait_gives_up),
         cmocka_unit_test(choose_preferred_next_or_soonest),
+        cmocka_unit_test(decide_refused_account_moves_on),
         cmocka_unit_test(simulation_always_limited_terminates),
         cmocka_unit_test(admission_prefers_reservable_then_earlier),
         cmocka_unit_test(hand_over_only_from_a_cooling_account),
