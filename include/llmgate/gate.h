@@ -58,6 +58,8 @@ typedef struct {
     /* True when the request carries header name (any case), for routes; NULL: none is known. */
     bool (*has_header)(const void *ctx, const char *name);
     const void *header_ctx;
+    int64_t max_wait_ms;      /* > 0: the host's own time limit for the request (CURLOPT_TIMEOUT): no wait or
+                               * retry of llmgate's starts after it, whatever max_rate_limit_wait allows */
 } lg_gate_request;
 
 typedef enum {

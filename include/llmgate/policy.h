@@ -24,6 +24,8 @@ typedef struct {
     int same_key_retries; /* retries on the current key after a rate limit (switch_on_first=false) */
     int server_retries;   /* retries on the current key after PROVIDER_DOWN */
     int64_t started_ms;   /* Unix ms when the request began */
+    int64_t until_ms;     /* > 0: Unix ms no retry may start after, the host's own time limit for the
+                             request when it ends before started_ms + max_rate_limit_wait_ms */
     bool replayable;      /* the body can be sent again */
     uint64_t refused;     /* accounts whose credentials the provider refused in this request (bit i: account
                              i, the first 64), never chosen again for it */
@@ -102,10 +104,14 @@ size_t lg_policy_pool_filter(const lg_account *accts, const lg_account_state *st
  * server errors: same key up to max_server_retries times (hint, else exponential backoff), then switch
  * after switch_delay_ms. One account: the same key after its cooldown. No account available: the one that
  * frees soonest, after its cooldown. A retry that would start past started_ms + max_rate_limit_wait_ms
- * gives up at once. Updates h only on RETRY (same_key_retries/server_retries counted, reset on switch).
+ * (or past until_ms, when set and sooner) gives up at once. Updates h only on RETRY (same_key_retries/server_retries counted, reset on switch).
  * An account whose credentials were refused (o->account_rejected) is marked in h->refused; the request
  * goes at once to the next account not refused (after its cooldown, within the deadline and max_attempts),
  * and no switch ever picks a refused account again; when none is left, the refusal is delivered as it came. */
+/* The last time (Unix ms) a wait or retry of the request may end: h->started_ms + max_rate_limit_wait_ms,
+ * or h->until_ms when set and sooner. */
+int64_t lg_policy_deadline(const lg_retry_conf *r, const lg_history *h);
+
 lg_action lg_policy_decide(const lg_retry_conf *r, const lg_backoff_conf *b, const lg_outcome *o,
                            const lg_account_state *states, size_t n, size_t current, lg_history *h,
                            int64_t now_ms);

@@ -244,8 +244,8 @@ static bool enter_provider(lg_exchange *x, char *body, size_t len, bool translat
     x->req.body = NULL;
     x->req.body_len = 0;
     x->a.pool = x->pool[0] ? x->pool : NULL;
-    x->h = (lg_history){.started_ms = now, .replayable = x->h.replayable};
-    x->deadline = now + x->req.cfg->retry.max_rate_limit_wait_ms;
+    x->h = (lg_history){.started_ms = now, .until_ms = x->h.until_ms, .replayable = x->h.replayable};
+    x->deadline = lg_policy_deadline(&x->req.cfg->retry, &x->h);
     x->first = true;
     x->waited = false;
     x->preferred = LG_PREFER_CURRENT;
@@ -338,6 +338,7 @@ lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_st
     x->req = *req;
     x->req.pin = NULL;
     x->h.replayable = req->replayable;
+    x->h.until_ms = req->max_wait_ms > 0 ? now_ms + req->max_wait_ms : 0; /* kept across fallbacks */
     x->chain[0] = req->prov;
     x->n_chain = 1;
     x->host_dialect = req->prov->dialect;
@@ -374,7 +375,7 @@ lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_st
         ok = lg_accounts_init(&x->a, &x->req);
         x->a.pool = x->pool[0] ? x->pool : NULL;
         x->h.started_ms = now_ms;
-        x->deadline = now_ms + req->cfg->retry.max_rate_limit_wait_ms;
+        x->deadline = lg_policy_deadline(&req->cfg->retry, &x->h);
         x->first = true;
         x->preferred = LG_PREFER_CURRENT;
     }

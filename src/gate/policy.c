@@ -149,6 +149,12 @@ bool lg_policy_clamp_cooldown(const lg_backoff_conf *b, lg_account_state *st, in
     return true;
 }
 
+int64_t lg_policy_deadline(const lg_retry_conf *r, const lg_history *h)
+{
+    int64_t d = h->started_ms + r->max_rate_limit_wait_ms;
+    return h->until_ms > 0 && h->until_ms < d ? h->until_ms : d;
+}
+
 /* True when account i is in the mask of refused accounts (only the first 64 can be). */
 static bool refused(uint64_t mask, size_t i) { return i < 64 && (mask >> i & 1); }
 
@@ -260,7 +266,7 @@ static lg_action after_refusal(const lg_retry_conf *r, const lg_account_state *s
     if (i == n || i == current || h->attempts >= r->max_attempts)
         return deliver;
     int64_t delay = s[i].cooldown_until_ms > now_ms ? s[i].cooldown_until_ms - now_ms : 0;
-    if (now_ms + delay > h->started_ms + r->max_rate_limit_wait_ms)
+    if (now_ms + delay > lg_policy_deadline(r, h))
         return deliver;
     h->refused = mask;
     h->same_key_retries = h->server_retries = 0;
@@ -282,7 +288,7 @@ lg_action lg_policy_decide(const lg_retry_conf *r, const lg_backoff_conf *b, con
         return (lg_action){.kind = LG_ACT_GIVE_UP, .account = current};
     lg_history next = *h;
     lg_action a = retry_step(r, b, o, states, n, current, &next, now_ms);
-    if (now_ms + a.delay_ms > h->started_ms + r->max_rate_limit_wait_ms)
+    if (now_ms + a.delay_ms > lg_policy_deadline(r, h))
         return (lg_action){.kind = LG_ACT_GIVE_UP, .account = current};
     a.switched = a.account != current;
     if (a.switched) {
@@ -300,7 +306,7 @@ lg_action lg_policy_decide_transport(const lg_retry_conf *r, const lg_backoff_co
     bool stale = failure == LG_ATTEMPT_STALE;
     int64_t delay = stale ? 0 : lg_policy_exp_backoff(b, h->server_retries + 1);
     if (failure == LG_ATTEMPT_FATAL || !h->replayable || (!stale && h->server_retries >= r->max_server_retries) ||
-        h->attempts >= r->max_attempts || now_ms + delay > h->started_ms + r->max_rate_limit_wait_ms)
+        h->attempts >= r->max_attempts || now_ms + delay > lg_policy_deadline(r, h))
         return give_up;
     if (stale)
         return (lg_action){.kind = LG_ACT_RETRY, .account = current};

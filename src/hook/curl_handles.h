@@ -31,6 +31,7 @@ typedef struct {
     void *prereqdata;
     long header_opt;             /* CURLOPT_HEADER */
     long failonerror;
+    long timeout_ms;             /* CURLOPT_TIMEOUT(_MS): the host's limit for a transfer, 0 = none */
     long followlocation;
     char *xoauth2;               /* CURLOPT_XOAUTH2_BEARER copy */
     char *errorbuffer;           /* CURLOPT_ERRORBUFFER (host memory) */

@@ -1,5 +1,6 @@
 /* curl_easy_setopt interposer: forwards exactly one argument of the type libcurl reads for the option's
  * range, and records what llmgate needs to know when the real call accepted it. */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,8 @@ static void record_long(lg_curl_rec *r, CURLoption opt, long v)
     switch (opt) {
     case CURLOPT_HEADER: r->header_opt = v; break;
     case CURLOPT_FAILONERROR: r->failonerror = v; break;
+    case CURLOPT_TIMEOUT: r->timeout_ms = v > 0 && v < LONG_MAX / 1000 ? v * 1000 : 0; break;
+    case CURLOPT_TIMEOUT_MS: r->timeout_ms = v > 0 ? v : 0; break;
     case CURLOPT_FOLLOWLOCATION: r->followlocation = v; break;
     case CURLOPT_POSTFIELDSIZE: r->postsize = v; break;
     case CURLOPT_POST: r->post = v != 0; break;

@@ -293,6 +293,7 @@ bool lg_xfer_open(lg_curl_xfer *x, CURL *h, lg_curl_rec *r, const lg_runtime *rt
         .program = program_invocation_short_name,
         .has_header = lg_curl_has_header,
         .header_ctx = r,
+        .max_wait_ms = r->timeout_ms,
     };
     r->info_override = false;
     x->cap.skip_lines = !lg_curl_takes_headers(r); /* raw lines go nowhere else (lg_curl_deliver_headers) */

@@ -208,6 +208,24 @@ check_eq "--retry: host sees the 429" 429 "$code"
 n=$(reqlog | lg_json "len(j)")
 check_eq "--retry: one request per key, not one per key per curl retry" 2 "$n"
 
+# 8b. the host's own time limit (curl -m: CURLOPT_TIMEOUT_MS) bounds llmgate's waits: a 20 s hint with 60 s
+# allowed by the config and -m 2 is answered at once with the normalized 429, not after the config's minute
+# (nor with curl's own timeout); a 3 s hint within -m 10 is waited for and served
+write_config hostlimit "$(openai "$(acct only KEY_LIMITED)")" '"max_rate_limit_wait_seconds": 60'
+fresh_store
+reset_mock
+start=$(date +%s%N)
+out=$(gated hostlimit curl -s -m 2 "${CT[@]}" "$URL" -H 'Authorization: Bearer x' -d "$BODY" -w '\n%{http_code} %{exitcode}')
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+check_eq "host time limit: the normalized 429, curl exits 0" "429 0" "$(tail -n1 <<<"$out")"
+check "host time limit: answered within the host's 2 s (${ms} ms)" test "$ms" -lt 2000
+check_eq "host time limit: one request at the provider" 1 "$(reqlog | lg_json 'len(j)')"
+write_config hostlimit_ok "$(openai "$(acct only KEY_SLOW)")" '"max_rate_limit_wait_seconds": 60'
+fresh_store
+reset_mock
+code=$(gated hostlimit_ok curl -s -m 10 -o /dev/null -w '%{http_code}' "${CT[@]}" "$URL" -H 'Authorization: Bearer x' -d "$BODY")
+check_eq "host time limit: a wait within it is waited for, then served" "200 2" "$code $(reqlog | lg_json 'len(j)')"
+
 # 9. quota exhaustion rotates at once, without waiting
 write_config quota "$(openai "$(acct a KEY_QUOTA), $(acct b KEY_GOOD)")" '"max_rate_limit_wait_seconds": 60, "switch_delay_ms": 20000'
 reset_mock

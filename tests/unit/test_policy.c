@@ -525,6 +525,29 @@ static void decide_quota_switches_at_once(void **state)
     assert_int_equal(lg_policy_decide(&r, &b, &nr, s, 3, 2, &h, T0).kind, LG_ACT_DELIVER);
 }
 
+/* The host's own limit (until_ms) ends the request's waits when it comes before the configured maximum. */
+static void decide_host_limit_bounds_waits(void **state)
+{
+    (void)state;
+    lg_backoff_conf b = backoff_defaults();
+    lg_retry_conf r = retry_defaults();
+    lg_account_state s[1] = {{0}};
+    lg_outcome o = outcome(LG_STATE_RETRYABLE_RATE_LIMIT, LG_REASON_RATE_LIMIT_EXCEEDED, 20 * SEC);
+    lg_policy_record(&b, 1, &s[0], &o, T0);
+    lg_history h = history(1, T0);
+    assert_int_equal(lg_policy_deadline(&r, &h), T0 + 300 * SEC);
+    assert_int_equal(lg_policy_decide(&r, &b, &o, s, 1, 0, &h, T0).kind, LG_ACT_RETRY);
+    h = history(1, T0);
+    h.until_ms = T0 + 2 * SEC;
+    assert_int_equal(lg_policy_deadline(&r, &h), T0 + 2 * SEC);
+    assert_int_equal(lg_policy_decide(&r, &b, &o, s, 1, 0, &h, T0).kind, LG_ACT_GIVE_UP);
+    h.until_ms = T0 + 30 * SEC; /* long enough for the 20 s hint */
+    assert_int_equal(lg_policy_decide(&r, &b, &o, s, 1, 0, &h, T0).kind, LG_ACT_RETRY);
+    h = history(1, T0);
+    h.until_ms = T0 + 900 * SEC; /* later than the configured maximum: the maximum holds */
+    assert_int_equal(lg_policy_deadline(&r, &h), T0 + 300 * SEC);
+}
+
 /* A refused account (401): the next account not refused at once, never a refused one again; none left: the
  * refusal delivered as it came; one account, or a body that cannot be sent again: delivered. */
 static void decide_refused_account_moves_on(void **state)
@@ -978,6 +1001,7 @@ int main(void)
         cmocka_unit_test(decide_single_account_beyond_max_wait_gives_up),
         cmocka_unit_test(choose_preferred_next_or_soonest),
         cmocka_unit_test(decide_refused_account_moves_on),
+        cmocka_unit_test(decide_host_limit_bounds_waits),
         cmocka_unit_test(simulation_always_limited_terminates),
         cmocka_unit_test(admission_prefers_reservable_then_earlier),
         cmocka_unit_test(hand_over_only_from_a_cooling_account),
