@@ -3,6 +3,7 @@
 #define LLMGATE_HOOK_CURL_HANDLES_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <uthash.h>
 
 #include "hook/curl_real.h"
@@ -35,6 +36,10 @@ typedef struct {
     long followlocation;
     char *xoauth2;               /* CURLOPT_XOAUTH2_BEARER copy */
     char *errorbuffer;           /* CURLOPT_ERRORBUFFER (host memory) */
+    long verbose;                /* CURLOPT_VERBOSE */
+    curl_debug_callback debugfn; /* CURLOPT_DEBUGFUNCTION, NULL: libcurl's default output */
+    void *debugdata;
+    FILE *stderr_fp;             /* CURLOPT_STDERR, NULL: stderr */
     /* What getinfo must report after a perform that llmgate shaped. */
     bool info_override;
     long info_status;

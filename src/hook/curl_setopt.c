@@ -26,6 +26,7 @@ static void record_long(lg_curl_rec *r, CURLoption opt, long v)
     switch (opt) {
     case CURLOPT_HEADER: r->header_opt = v; break;
     case CURLOPT_FAILONERROR: r->failonerror = v; break;
+    case CURLOPT_VERBOSE: r->verbose = v; break;
     case CURLOPT_TIMEOUT: r->timeout_ms = v > 0 && v < LONG_MAX / 1000 ? v * 1000 : 0; break;
     case CURLOPT_TIMEOUT_MS: r->timeout_ms = v > 0 ? v : 0; break;
     case CURLOPT_FOLLOWLOCATION: r->followlocation = v; break;
@@ -69,6 +70,8 @@ static void record_ptr(lg_curl_rec *r, CURLoption opt, void *p)
     case CURLOPT_PREREQDATA: r->prereqdata = p; break;
     case CURLOPT_XOAUTH2_BEARER: lg_rec_set_str(&r->xoauth2, p); break;
     case CURLOPT_ERRORBUFFER: r->errorbuffer = p; break;
+    case CURLOPT_DEBUGDATA: r->debugdata = p; break;
+    case CURLOPT_STDERR: r->stderr_fp = p; break;
     default: break;
     }
 }
@@ -89,7 +92,10 @@ static bool shaping_option(CURLoption opt)
     case CURLOPT_HEADERDATA:
     case CURLOPT_HEADER:
     case CURLOPT_FAILONERROR:
-    case CURLOPT_FOLLOWLOCATION: return true;
+    case CURLOPT_FOLLOWLOCATION:
+    case CURLOPT_VERBOSE:
+    case CURLOPT_DEBUGFUNCTION:
+    case CURLOPT_DEBUGDATA: return true;
     default: return false;
     }
 }
@@ -101,6 +107,7 @@ static void record_fn(lg_curl_rec *r, CURLoption opt, any_fn f)
     switch (opt) {
     case CURLOPT_WRITEFUNCTION: r->writefn = (curl_write_callback)f; break;
     case CURLOPT_HEADERFUNCTION: r->headerfn = (curl_write_callback)f; break;
+    case CURLOPT_DEBUGFUNCTION: r->debugfn = (curl_debug_callback)f; break;
     case CURLOPT_PREREQFUNCTION: r->prereqfn = (curl_prereq_callback)f; break;
     case CURLOPT_SEEKFUNCTION:
         r->seekfn = (curl_seek_callback)f;

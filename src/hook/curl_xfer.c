@@ -115,6 +115,7 @@ static void put_follow(lg_curl_xfer *x, long v)
 static bool shape_request(lg_curl_xfer *x, const lg_attempt *at)
 {
     const char *key = at->key;
+    x->debug.key = key;
     const lg_provider *prov = at->prov ? at->prov : x->prov;
     bool other = prov != x->prov;
     if (LG_UNLIKELY(at->tr && !key))
@@ -202,6 +203,11 @@ static void install_capture(lg_curl_xfer *x)
     real->setopt(x->h, CURLOPT_HEADERDATA, &x->cap);
     real->setopt(x->h, CURLOPT_HEADER, 0L);
     real->setopt(x->h, CURLOPT_FAILONERROR, 0L);
+    if (LG_UNLIKELY(lg_curl_debug_wanted(x->rec))) {
+        x->debug.rec = x->rec;
+        real->setopt(x->h, CURLOPT_DEBUGFUNCTION, lg_curl_debug_relay);
+        real->setopt(x->h, CURLOPT_DEBUGDATA, &x->debug);
+    }
     free(x->set_url);
     x->set_url = NULL;
     x->url_is_base = false;
@@ -226,6 +232,10 @@ static void restore_host(lg_curl_xfer *x)
     real->setopt(x->h, CURLOPT_HEADER, r->header_opt);
     real->setopt(x->h, CURLOPT_FAILONERROR, r->failonerror);
     real->setopt(x->h, CURLOPT_FOLLOWLOCATION, r->followlocation);
+    if (LG_UNLIKELY(lg_curl_debug_wanted(r))) {
+        real->setopt(x->h, CURLOPT_DEBUGFUNCTION, r->debugfn);
+        real->setopt(x->h, CURLOPT_DEBUGDATA, r->debugdata);
+    }
     if (x->body_replaced) {
         real->setopt(x->h, CURLOPT_POSTFIELDSIZE_LARGE, r->postsize);
         real->setopt(x->h, CURLOPT_POSTFIELDS, r->postfields);

@@ -13,6 +13,7 @@
 #include "hook/attempt_tr.h"
 #include "hook/curl_auth.h"
 #include "hook/curl_capture.h"
+#include "hook/curl_debug.h"
 #include "hook/curl_handles.h"
 #include "hook/curl_stream.h"
 #include "hook/runtime.h"
@@ -55,6 +56,7 @@ typedef struct lg_curl_xfer {
     char host_key[LG_XFER_KEY_MAX];  /* the host's key, only until lg_xfer_forget_key */
     size_t host_key_used;            /* bytes of host_key written since it was last wiped (at most) */
     lg_key_spot key_spot;            /* where the host's list held its key (for the same gen and print) */
+    lg_curl_debug debug;             /* the host's verbose output, its keys masked (when it watches) */
 } lg_curl_xfer;
 
 /* Sets x, the kept transfer of handle h (record r, lg_xfer_kept), up for a gated exchange and fills *req

@@ -251,6 +251,33 @@ check_match "LLMGATE_LOG: the file holds the events" '\[Account\] openai: main -
 check_eq "LLMGATE_LOG: nothing on stderr" "" "$(cat "$LG_TMP/file.err")"
 check_no_key "no 8-character slice of any key in the debug log, the log file or the shared store" "$ALL_KEYS" \
     "$LG_TMP/debug.err" "$LG_TMP/file.log" "$XDG_RUNTIME_DIR/llmgate"
+# the host's own verbose output (curl -v: its debug callback; PHP: libcurl's default output with
+# CURLOPT_VERBOSE, and CURLINFO_HEADER_OUT, a debug callback of PHP's) shows the accounts' keys masked
+fresh_store
+gated rotate curl -sv -o /dev/null "${CT[@]}" "$URL" -H "Authorization: Bearer $HOST_KEY" -d "$BODY" 2>"$LG_TMP/verbose.err"
+check_eq "curl -v: both attempts' keys shown masked" "> Authorization: Bearer sk-****|> Authorization: Bearer sk-****" \
+    "$(grep -i '^> authorization' "$LG_TMP/verbose.err" | tr -d '\r' | paste -sd'|')"
+cat >"$LG_TMP/verbose.php" <<'PHP'
+<?php
+foreach ([[CURLINFO_HEADER_OUT, true], [CURLOPT_VERBOSE, true]] as [$opt, $on]) {
+    $ch = curl_init($argv[1]);
+    curl_setopt_array($ch, [CURLOPT_POSTFIELDS => $argv[2], CURLOPT_RETURNTRANSFER => true, $opt => $on,
+                            CURLOPT_HTTPHEADER => ['Authorization: Bearer ' . $argv[3]]]);
+    curl_exec($ch);
+    echo curl_getinfo($ch, CURLINFO_HTTP_CODE), "\n";
+    if ($opt === CURLINFO_HEADER_OUT)
+        echo curl_getinfo($ch, CURLINFO_HEADER_OUT);
+}
+PHP
+fresh_store
+gated rotate php "$LG_TMP/verbose.php" "$URL" "$BODY" "$HOST_KEY" \
+    >"$LG_TMP/php_verbose.out" 2>"$LG_TMP/php_verbose.err"
+check_eq "PHP: both requests served" "200 200" "$(grep -E '^[0-9]{3}$' "$LG_TMP/php_verbose.out" | paste -sd' ')"
+check_match "PHP CURLINFO_HEADER_OUT: the key masked" 'Authorization: Bearer sk-\*\*\*\*' "$(cat "$LG_TMP/php_verbose.out")"
+check_match "PHP CURLOPT_VERBOSE: libcurl's own output, the key masked" '> POST .*Authorization: Bearer sk-\*\*\*\*' \
+    "$(tr -d '\r' <"$LG_TMP/php_verbose.err" | paste -sd' ')"
+check_no_key "the host's verbose output: no 8-character slice of any account key" "$KEY_LIMITED $KEY_GOOD" \
+    "$LG_TMP/verbose.err" "$LG_TMP/php_verbose.out" "$LG_TMP/php_verbose.err"
 
 # 11. non-provider traffic is byte-identical with and without the preload
 OTHER=(--connect-to "example.invalid:80:127.0.0.1:$MOCK_PORT" http://example.invalid/v1/chat/completions -H 'Authorization: Bearer sk-other' -d "$BODY")
