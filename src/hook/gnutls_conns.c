@@ -198,7 +198,7 @@ lg_gnutls_conn *lg_gnutls_conn_get(gnutls_session_t session, bool decide)
     if (c && decide && !c->decided) {
         c->decided = true;
         const lg_provider *prov = provider_of(c, real);
-        c->h1 = prov ? lg_h1_new(prov, &gnutls_io, c) : NULL;
+        c->h1 = prov ? lg_h1_new(&prov, 1, &gnutls_io, c) : NULL;
         c->peer_len = sizeof c->peer;
         if (c->h1 && getpeername(real->transport_get_int(session), (struct sockaddr *)&c->peer, &c->peer_len) != 0)
             c->peer_len = 0;

@@ -25,12 +25,14 @@
 #define HEAD_ROOM 65536 /* a request is held when its body fits hold.max_body_bytes and its head this */
 #define KEY_MAX 1024
 
-lg_h1_conn *lg_h1_new(const lg_provider *prov, const lg_h1_io *io, void *ioctx)
+lg_h1_conn *lg_h1_new(const lg_provider *const *provs, size_t n, const lg_h1_io *io, void *ioctx)
 {
-    lg_h1_conn *c = calloc(1, sizeof *c);
+    lg_h1_conn *c = n && n <= LG_H1_PROVS ? calloc(1, sizeof *c) : NULL;
     if (!c)
         return NULL;
-    c->prov = prov;
+    c->prov = provs[0];
+    memcpy(c->provs, provs, n * sizeof *provs);
+    c->n_provs = n;
     c->io = c->wio = io;
     c->ioctx = c->wctx = ioctx;
     c->plain_fd = -1;
@@ -440,22 +442,26 @@ static void run_paced(lg_h1_conn *c)
     request_done(c);
 }
 
-/* A whole request is in: is it one we gate? */
-static bool ours(const lg_h1_conn *c)
+/* A whole request is in: the connection's provider its Host names (one we gate), or NULL. */
+static const lg_provider *owner(const lg_h1_conn *c)
 {
     const char *host = lg_h1_req_header(&c->req, "host");
     const lg_runtime *rt = lg_runtime_get();
     if (!host || !rt->cfg)
-        return false;
+        return NULL;
     char name[256];
     size_t len = strcspn(host, host[0] == '[' ? "]" : ":");
     if (host[0] == '[')
         host++, len = len ? len - 1 : 0;
     if (len >= sizeof name)
-        return false;
+        return NULL;
     memcpy(name, host, len);
     name[len] = '\0';
-    return lg_config_match_host(rt->cfg, name) == c->prov;
+    const lg_provider *p = lg_config_match_host(rt->cfg, name);
+    for (size_t i = 0; p && i < c->n_provs; i++)
+        if (c->provs[i] == p)
+            return p;
+    return NULL;
 }
 
 ssize_t lg_h1_write(lg_h1_conn *c, const void *p, size_t n)
@@ -491,8 +497,10 @@ ssize_t lg_h1_write(lg_h1_conn *c, const void *p, size_t n)
             break;
         }
         c->continued = false;
-        if (!ours(c))
+        const lg_provider *prov = owner(c);
+        if (!prov)
             return release(c, b + off, n - off) < 0 ? -1 : (ssize_t)n;
+        c->prov = prov;
         c->head = c->req.p.method == HTTP_HEAD;
         if (c->prov->dialect == LG_DIALECT_NONE)
             run_paced(c);

@@ -6,7 +6,9 @@
  * translated when it speaks another dialect; the final response is what the
  * host's reads return, re-framed; an event stream is relayed as it comes once committed. Anything it
  * cannot follow (not HTTP/1.x, an upgrade, Expect, a request too large to hold, not a provider's Host) is
- * released: the bytes held so far go out untouched and the connection passes through from then on. */
+ * released: the bytes held so far go out untouched and the connection passes through from then on.
+ * Several providers may share one address (one upstream serving several APIs): each request is gated as
+ * the provider its Host names, if that is one of them. */
 #ifndef LLMGATE_HOOK_H1_CONN_H
 #define LLMGATE_HOOK_H1_CONN_H
 
@@ -52,8 +54,11 @@ typedef struct {
 
 typedef struct lg_h1_conn lg_h1_conn;
 
-/* A connection of provider prov over io (borrowed; must outlive it). NULL on allocation failure. */
-lg_h1_conn *lg_h1_new(const lg_provider *prov, const lg_h1_io *io, void *ioctx);
+#define LG_H1_PROVS 8 /* providers one connection may carry: those whose names share its address */
+
+/* A connection of providers provs[0..n) (1 <= n <= LG_H1_PROVS; provs[0] first) over io (borrowed; must
+ * outlive it): each request's Host picks its provider among them. NULL on allocation failure. */
+lg_h1_conn *lg_h1_new(const lg_provider *const *provs, size_t n, const lg_h1_io *io, void *ioctx);
 void lg_h1_free(lg_h1_conn *c);
 /* True once the connection passes through untouched: the caller does its I/O itself from then on. */
 bool lg_h1_released(const lg_h1_conn *c);

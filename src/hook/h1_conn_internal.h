@@ -17,7 +17,9 @@
 #include "llmgate/engine.h"
 
 struct lg_h1_conn {
-    const lg_provider *prov;
+    const lg_provider *prov; /* the provider of the request in hand (or the last one) */
+    const lg_provider *provs[LG_H1_PROVS]; /* those the connection may carry (their names share its address) */
+    size_t n_provs;
     const lg_h1_io *io;
     void *ioctx;
     const lg_h1_io *wio; /* the provider side: io, or lg_h1_plain_io to an http target */

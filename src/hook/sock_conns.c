@@ -77,8 +77,9 @@ static void forget(int fd)
     free(s);
 }
 
-/* Starts following fd when it is a TCP stream connected (or connecting) to provider prov's address. */
-static void follow(int fd, const lg_provider *prov, const struct sockaddr *addr, socklen_t len)
+/* Starts following fd when it is a TCP stream connected (or connecting) to the address of providers
+ * provs[0..n). */
+static void follow(int fd, const lg_provider *const *provs, size_t n, const struct sockaddr *addr, socklen_t len)
 {
     if ((unsigned)fd >= FD_MAX || len > sizeof(struct sockaddr_storage))
         return;
@@ -93,7 +94,7 @@ static void follow(int fd, const lg_provider *prov, const struct sockaddr *addr,
     s->fd = fd;
     memcpy(&s->peer, addr, len);
     s->peer_len = len;
-    s->h1 = lg_h1_new(prov, &sock_io, s);
+    s->h1 = lg_h1_new(provs, n, &sock_io, s);
     if (!s->h1) {
         free(s);
         return;
@@ -108,18 +109,19 @@ EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
         return real->connect(fd, addr, len);
     int saved = errno;
     struct sockaddr_storage to;
-    const lg_provider *prov = lg_sock_names_lookup(addr, len, &to);
+    const lg_provider *provs[LG_H1_PROVS];
+    size_t n = lg_sock_names_lookup(addr, len, &to, provs, LG_H1_PROVS);
     errno = saved;
-    int rc = real->connect(fd, prov ? (struct sockaddr *)&to : addr, len);
+    int rc = real->connect(fd, n ? (struct sockaddr *)&to : addr, len);
     if (rc != 0 && errno != EINPROGRESS)
         return rc;
     int err = errno;
-    if ((unsigned)fd < FD_MAX && lg_sock_table[fd] && !prov) { /* a new connection on a number closed */
+    if ((unsigned)fd < FD_MAX && lg_sock_table[fd] && !n) { /* a new connection on a number closed */
         forget(fd);                                              /* without close() (close_range, fclose) */
         lg_fd_unwatch(fd, NULL);
     }
-    if (prov)
-        follow(fd, prov, (struct sockaddr *)&to, len);
+    if (n)
+        follow(fd, provs, n, (struct sockaddr *)&to, len);
     errno = rc == 0 ? saved : err;
     return rc;
 }

@@ -18,11 +18,11 @@
 #define SLOTS 64
 
 typedef struct {
-    struct sockaddr_storage addr;
+    struct sockaddr_storage addr; /* as handed out, its port 0 */
     socklen_t len;
     const lg_provider *prov;
-    bool any_port;  /* resolved without a service: any port matches */
-    uint16_t port;  /* then: the upstream's port to connect to instead (network order), or 0 */
+    uint16_t asked; /* the port the caller asked for (network order), or 0 (no service): any port matches */
+    uint16_t port;  /* the upstream's port to connect to instead (network order; it matches too), or 0 */
 } slot;
 
 static slot table[SLOTS];
@@ -32,62 +32,79 @@ static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static void after_fork(void) { pthread_mutex_init(&table_lock, NULL); }
 static void setup_fork(void) { lg_runtime_on_fork_child(after_fork); }
 
-/* The port of an inet address (network order; 0 for other families). */
-static uint16_t *port_of(struct sockaddr_storage *a)
+/* The port of an inet socket address a (network order; 0 for other families). */
+static uint16_t *port_of(void *a)
 {
     static uint16_t none;
     none = 0;
-    if (a->ss_family == AF_INET)
+    sa_family_t family = ((struct sockaddr *)a)->sa_family;
+    if (family == AF_INET)
         return &((struct sockaddr_in *)a)->sin_port;
-    if (a->ss_family == AF_INET6)
+    if (family == AF_INET6)
         return &((struct sockaddr_in6 *)a)->sin6_port;
     return &none;
 }
 
-/* Remembers the addresses of res as the provider's; any_port with the port to use (or 0). */
-static void remember(const struct addrinfo *res, const lg_provider *prov, bool any_port, uint16_t port)
+/* Remembers the stream addresses of res as prov's, each with the port it was asked for; with an upstream
+ * port (up, network order) and a service, puts up in every address handed out as the port to connect to. */
+static void hand_out(struct addrinfo *res, const lg_provider *prov, bool service, uint16_t up)
 {
     pthread_mutex_lock(&table_lock);
-    for (const struct addrinfo *a = res; a; a = a->ai_next) {
-        if (!a->ai_addr || a->ai_addrlen > sizeof(struct sockaddr_storage) || a->ai_socktype == SOCK_DGRAM)
+    for (struct addrinfo *a = res; a; a = a->ai_next) {
+        if (!a->ai_addr || a->ai_addrlen > sizeof(struct sockaddr_storage))
+            continue;
+        uint16_t asked = *port_of(a->ai_addr);
+        if (up && service)
+            *port_of(a->ai_addr) = up;
+        if (a->ai_socktype == SOCK_DGRAM)
             continue;
         slot *s = &table[next_slot++ % SLOTS];
         memcpy(&s->addr, a->ai_addr, a->ai_addrlen);
         s->len = a->ai_addrlen;
         s->prov = prov;
-        s->any_port = any_port;
-        s->port = port;
+        s->asked = asked;
+        s->port = up;
+        *port_of(&s->addr) = 0;
     }
     pthread_mutex_unlock(&table_lock);
 }
 
-/* Same family and address, and same port unless the slot takes any. */
+/* Same family and address, and a port the slot takes: any, the one asked for, or the upstream's. */
 static bool same(slot *s, const struct sockaddr_storage *a, socklen_t len)
 {
     if (s->len != len || s->addr.ss_family != a->ss_family)
         return false;
     struct sockaddr_storage b = *a;
-    if (s->any_port)
-        *port_of(&b) = *port_of(&s->addr);
-    return !memcmp(&s->addr, &b, len);
+    uint16_t p = *port_of(&b);
+    *port_of(&b) = 0;
+    return !memcmp(&s->addr, &b, len) && (!s->asked || p == s->asked || (s->port && p == s->port));
 }
 
-const lg_provider *lg_sock_names_lookup(const struct sockaddr *addr, socklen_t len, struct sockaddr_storage *to)
+size_t lg_sock_names_lookup(const struct sockaddr *addr, socklen_t len, struct sockaddr_storage *to,
+                            const lg_provider **provs, size_t max)
 {
-    const lg_provider *found = NULL;
+    size_t n = 0;
     if (len > sizeof *to)
-        return NULL;
+        return 0;
     memset(to, 0, sizeof *to);
     memcpy(to, addr, len);
+    uint16_t asked = *port_of(to), dest = asked;
     pthread_mutex_lock(&table_lock);
-    for (size_t i = 0; i < SLOTS && !found; i++)
-        if (table[i].prov && same(&table[i], to, len)) {
-            found = table[i].prov;
-            if (table[i].any_port && table[i].port)
-                *port_of(to) = table[i].port;
-        }
+    for (size_t i = 0; i < SLOTS; i++) {
+        slot *s = &table[i];
+        uint16_t port = s->port ? s->port : asked;
+        if (!s->prov || !same(s, to, len) || (n && port != dest))
+            continue;
+        dest = port;
+        size_t k = 0;
+        while (k < n && provs[k] != s->prov)
+            k++;
+        if (k == n && n < max)
+            provs[n++] = s->prov;
+    }
     pthread_mutex_unlock(&table_lock);
-    return found;
+    *port_of(to) = dest;
+    return n;
 }
 
 EXPORT int getaddrinfo(const char *node, const char *service, const struct addrinfo *hints, struct addrinfo **res)
@@ -104,13 +121,9 @@ EXPORT int getaddrinfo(const char *node, const char *service, const struct addri
         return real->getaddrinfo(node, service, hints, res);
     pthread_once(&once, setup_fork);
     char host[256], port[16];
-    int rc;
     bool up = prov->upstream && lg_h1_upstream_split(prov->upstream, host, sizeof host, port, sizeof port);
-    if (up)
-        rc = real->getaddrinfo(host, service ? port : NULL, hints, res);
-    else
-        rc = real->getaddrinfo(node, service, hints, res);
+    int rc = real->getaddrinfo(up ? host : node, service, hints, res);
     if (rc == 0)
-        remember(*res, prov, !service, up && !service ? htons((uint16_t)atoi(port)) : 0);
+        hand_out(*res, prov, service != NULL, up ? htons((uint16_t)atoi(port)) : 0);
     return rc;
 }

@@ -434,7 +434,7 @@ lg_ssl_conn *lg_ssl_conn_get(SSL *ssl, bool decide)
             c->host_fd = membio_fd;
             by_fd[membio_fd] = c;
         }
-        c->h1 = prov ? lg_h1_new(prov, membio_fd >= 0 ? &membio_io : &ssl_io, c) : NULL;
+        c->h1 = prov ? lg_h1_new(&prov, 1, membio_fd >= 0 ? &membio_io : &ssl_io, c) : NULL;
         c->peer_len = sizeof c->peer;
         if (c->h1 && getpeername(membio_fd >= 0 ? membio_fd : real->get_fd(ssl), (struct sockaddr *)&c->peer,
                                  &c->peer_len) != 0)

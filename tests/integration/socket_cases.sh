@@ -72,6 +72,60 @@ out=$(K1=sk-in200 K2=sk-good timeout 60 "$LG_CLI" run --config "$LG_TMP/config.j
 check_eq "$SCHEME compressible asyncio aiohttp: 2 answers 200 from the live key" 2 "$(grep -c '^200 .*"mock_key":"sk-good"' <<<"$out")"
 check_match "$SCHEME compressible asyncio aiohttp: no Accept-Encoding reached the provider" '^-( -)+$' "$(reqenc)"
 
+# two providers behind one address (an upstream serving both APIs, as LiteLLM does): each request is gated
+# as the provider its Host names, with its own accounts: a requests Session alternating them (a connection
+# each), and over http one kept-alive connection carrying both, once both names are known to resolve there
+# (over https its SNI decides). A provider that does not share the address (mistral: its own hosts) named
+# on that connection is released untouched: its key never goes there
+cat >"$LG_TMP/shared.json" <<JSON
+{"providers": {"openai": {"upstream": "$SERVER", "accounts": [{"name": "dead", "key": "env:K1"}, {"name": "live", "key": "env:K2"}]},
+               "anthropic": {"upstream": "$SERVER", "accounts": [{"name": "dead", "key": "env:K1"}, {"name": "live", "key": "env:K2"}]},
+               "mistral": {"accounts": [{"name": "own", "key": "env:KM"}]}},
+ "retry": {"switch_delay_ms": 20}, "backoff": {"single_account_base_ms": 50, "dedup_window_ms": 10}}
+JSON
+chmod 600 "$LG_TMP/shared.json"
+TWO_PROVIDERS='
+import http.client, json, socket, sys, requests
+sch, how = sys.argv[1], sys.argv[2]
+OPENAI = ("api.openai.com", "/v1/chat/completions", {"Authorization": "Bearer sk-host"}, {"model": "gpt-4o-mini", "messages": []})
+ANTHROPIC = ("api.anthropic.com", "/v1/messages", {"x-api-key": "sk-host", "anthropic-version": "2023-06-01"},
+             {"model": "claude-3-5-haiku-latest", "max_tokens": 16, "messages": [{"role": "user", "content": "hi"}]})
+MISTRAL = ("api.mistral.ai", "/v1/chat/completions", {"Authorization": "Bearer sk-host"}, {"model": "mistral-small", "messages": []})
+if how == "session":
+    s = requests.Session()
+    for host, path, hdrs, body in [OPENAI, ANTHROPIC, OPENAI, ANTHROPIC]:
+        r = s.post(sch + "://" + host + path, data=json.dumps(body), headers=hdrs, timeout=20)
+        print(r.status_code, r.json().get("mock_key"))
+else:
+    socket.getaddrinfo("api.anthropic.com", 80)  # a client that pools connections by address has both names
+    c, first = http.client.HTTPConnection("api.openai.com", timeout=20), None
+    for host, path, hdrs, body in [OPENAI, ANTHROPIC, OPENAI, MISTRAL]:
+        c.request("POST", path, json.dumps(body), dict(hdrs, Host=host))
+        r = c.getresponse()
+        print(r.status, json.loads(r.read()).get("mock_key", "-"))  # none in the answer to the host key
+        first = first or c.sock
+    print("same connection" if c.sock is first else "reconnected")
+'
+hostkeys() { curl -s "$MOCK_URL/__requests" | lg_json '" ".join(r["host"] + ":" + r["key"] for r in j)'; }
+fresh
+out=$(K1=sk-dead K2=sk-good KM=sk-mistral timeout 60 "$LG_CLI" run --config "$LG_TMP/shared.json" -- $PY -c "$TWO_PROVIDERS" $SCHEME session 2>"$LG_TMP/err")
+check_eq "$SCHEME one address, two providers, a Session alternating them: 4 answers from the live key" \
+    "200 sk-good|200 sk-good|200 sk-good|200 sk-good" "$(paste -sd'|' <<<"$out")"
+check_eq "$SCHEME one address, two providers, a Session: each provider's own rotation, never the host's key" \
+    "api.openai.com:sk-dead api.openai.com:sk-good api.anthropic.com:sk-dead api.anthropic.com:sk-good api.openai.com:sk-good api.anthropic.com:sk-good" \
+    "$(hostkeys)"
+[ -n "$out" ] || diag "$(head -c 600 "$LG_TMP/err")"
+if [ "$SCHEME" = http ]; then
+    fresh
+    out=$(K1=sk-dead K2=sk-good KM=sk-mistral timeout 60 "$LG_CLI" run --config "$LG_TMP/shared.json" -- $PY -c "$TWO_PROVIDERS" $SCHEME connection 2>"$LG_TMP/err")
+    check_eq "http one address, two providers on one connection: openai, anthropic, openai gated, mistral's request untouched" \
+        "200 sk-good|200 sk-good|200 sk-good|200 -|same connection" "$(paste -sd'|' <<<"$out")"
+    check_eq "http one address, two providers on one connection: each its own keys, mistral's never sent" \
+        "api.openai.com:sk-dead api.openai.com:sk-good api.anthropic.com:sk-dead api.anthropic.com:sk-good api.openai.com:sk-good api.mistral.ai:sk-host" \
+        "$(hostkeys)"
+    [ -n "$out" ] || diag "$(head -c 600 "$LG_TMP/err")"
+fi
+
 # the same clients with a timeout set (LG_TIMEOUT): CPython's socket is non-blocking and polled before
 # each send and receive; the account switch's wait (switch_delay_ms) is an EAGAIN and a poll that reports
 # the descriptor readable when the answer is there

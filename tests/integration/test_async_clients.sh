@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Python event-loop hosts (/usr/bin/python3, tests/clients/py/async_clients.py): 8 requests at once with a
-# task on the same loop ticking every 50 ms. Plain HTTP (asyncio streams, aiohttp: epoll, non-blocking
-# sockets): the first account's key dead, the second live and limited to 4 requests a second, so half the
-# requests wait for admission: all succeed with the live key, the mock never sees the host's key, and no
-# tick is late by more than 200 ms. HTTPS on asyncio's memory-BIO TLS (aiohttp, httpx.AsyncClient): gated
-# the same way, with the same bound. Without a config, the same clients to a server that is no provider
-# (http and https, httpx.AsyncClient too) see and send exactly what they do without llmgate. Over https the
-# attempts themselves never block the loop either: a live key whose answers take 400 ms, and event streams
-# whose pieces come 300 ms apart, keep the same bound.
+# task on the same loop ticking every 50 ms. Plain HTTP (asyncio streams, aiohttp, httpx.AsyncClient: epoll,
+# non-blocking sockets): the first account's key dead, the second live and limited to 4 requests a second,
+# so half the requests wait for admission: all succeed with the live key, the mock never sees the host's
+# key, and no tick is late by more than 200 ms. httpx's URL has no port: it connects to port 80 of the
+# address getaddrinfo answered, not to the upstream's port. HTTPS on asyncio's memory-BIO TLS (aiohttp,
+# httpx.AsyncClient, its URL without a port and with the upstream's): gated the same way, with the same
+# bound. Without a config, the same clients to a server that is no provider (http and https) see and send
+# exactly what they do without llmgate. Over https the attempts themselves never block the loop either: a
+# live key whose answers take 400 ms, and event streams whose pieces come 300 ms apart, keep the same bound.
 source "$(dirname "$0")/../lib.sh"
 cat >"$LG_TMP/scenario.json" <<'JSON'
 {"keys": {"sk-dead": {"sequence": [{"error": "rate_limit", "retry_after_ms": 20000}], "repeat": true},
@@ -57,28 +58,31 @@ gated() {
     [ "$rc" = 0 ] || diag "$(tail -c 600 "$LG_TMP/err")"
 }
 
+# httpx (anyio) connects to the port in its URL (80, 443), not the one getaddrinfo answered (the upstream's):
+# that connection is the provider's too, sent to the upstream's port
 config "$MOCK_URL"
-for c in streams aiohttp; do
+for c in streams aiohttp httpx; do
     gated "http $c" $c http://api.openai.com/v1/chat/completions 200
 done
 
 # asyncio's TLS on memory BIOs (aiohttp, httpx.AsyncClient over https): the request is taken from
 # SSL_write_ex and sent over llmgate's own connection, the answer handed to the loop through its socket's
-# readiness. httpx (anyio) connects to the port in its URL, not the one getaddrinfo answers: its URL names
-# the mock's TLS port (the name is still api.openai.com: SNI, certificate and Host are the provider's).
-# The asyncio streams client asks for Connection: close and reads until the connection ends.
+# readiness. httpx also with the upstream's port in its URL (the name is still api.openai.com: SNI,
+# certificate and Host are the provider's). The asyncio streams client asks for Connection: close and
+# reads until the connection ends.
 config "https://127.0.0.1:$MOCK_TLS_PORT"
 URL=https://api.openai.com/v1/chat/completions
 PORT_URL=https://api.openai.com:$MOCK_TLS_PORT/v1/chat/completions
 gated "https aiohttp (memory-BIO TLS)" aiohttp $URL 200
 gated "https asyncio streams (memory-BIO TLS, read to the end of the connection)" streams $URL 200
-gated "https httpx (memory-BIO TLS)" httpx "$PORT_URL" 200
+gated "https httpx (memory-BIO TLS)" httpx $URL 200
+gated "https httpx, the upstream's port in the URL" httpx "$PORT_URL" 200
 LIVE=sk-slow
 gated "https aiohttp, answers taking 400 ms" aiohttp $URL 200
-gated "https httpx, answers taking 400 ms" httpx "$PORT_URL" 200
+gated "https httpx, answers taking 400 ms" httpx $URL 200
 LIVE=sk-stream
 gated "https aiohttp, streams in pieces 300 ms apart" aiohttp $URL 200 stream
-gated "https httpx, streams in pieces 300 ms apart" httpx "$PORT_URL" 200 stream
+gated "https httpx, streams in pieces 300 ms apart" httpx $URL 200 stream
 LIVE=sk-good
 
 # a hand-written SSLObject host: the placeholder byte that wakes it comes out of whichever call it reads its
