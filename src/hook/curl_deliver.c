@@ -62,8 +62,19 @@ bool lg_curl_emit_body(void *rec, const char *p, size_t len)
     return true;
 }
 
+/* The bytes of a header block (lines with their CRLF). */
+static long block_size(const lg_lines *lines)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < lines->n; i++)
+        n += strlen(lines->lines[i]);
+    return (long)n;
+}
+
 static CURLcode deliver(lg_curl_rec *r, lg_lines *lines, char *body, size_t body_len, int status)
 {
+    r->info_header_size = lines->n ? block_size(lines) : -1;
+    r->info_body_len = 0;
     if (!lg_curl_deliver_headers(r, lines->lines, lines->n))
         return CURLE_WRITE_ERROR;
     if (r->failonerror && status >= 400) {
@@ -72,7 +83,23 @@ static CURLcode deliver(lg_curl_rec *r, lg_lines *lines, char *body, size_t body
         set_error(r, msg);
         return CURLE_HTTP_RETURNED_ERROR;
     }
+    r->info_body_len = (curl_off_t)body_len;
     return lg_curl_emit_body(r, body, body_len) ? CURLE_OK : CURLE_WRITE_ERROR;
+}
+
+/* The getinfo answers of what lg_curl_deliver hands over (sizes are set by deliver). An answer llmgate
+ * gives (anything but the last attempt's own transport error) also clears the error buffer text of
+ * attempts llmgate ended itself (a stream stopped on an error reads "Failure writing output ..."). */
+static void set_info(lg_curl_rec *r, const lg_gate_result *res, size_t synth_len)
+{
+    r->info_override = true;
+    r->info_synth = res->verdict == LG_GATE_REFUSED;
+    r->info_unsent = res->attempts == 0;
+    r->info_status = res->status;
+    r->info_retry_after_s = res->normalized ? lg_retry_after_s(res->retry_after_ms) : -1;
+    r->info_content_length = (curl_off_t)synth_len;
+    if (res->verdict != LG_GATE_TRANSPORT && r->errorbuffer)
+        r->errorbuffer[0] = '\0';
 }
 
 CURLcode lg_curl_deliver(lg_curl_rec *r, lg_capture *cap, const lg_gate_result *res)
@@ -87,7 +114,6 @@ CURLcode lg_curl_deliver(lg_curl_rec *r, lg_capture *cap, const lg_gate_result *
         body = synth ? synth : "";
         body_len = strlen(body);
         ok = lg_lines_refused(&lines, res, body_len);
-        lg_rec_set_str(&r->info_content_type, "application/json");
     } else if (res->normalized) {
         ok = lg_lines_normalized(&lines, cap->lines, cap->n_lines, cap->status, res);
     } else {
@@ -95,9 +121,7 @@ CURLcode lg_curl_deliver(lg_curl_rec *r, lg_capture *cap, const lg_gate_result *
         lines.n = cap->n_lines;
         ok = true;
     }
-    r->info_override = true;
-    r->info_status = res->status;
-    r->info_retry_after_s = res->normalized ? lg_retry_after_s(res->retry_after_ms) : -1;
+    set_info(r, res, body_len);
     CURLcode rc = ok ? deliver(r, &lines, body, body_len, res->status) : CURLE_OUT_OF_MEMORY;
     if (lines.lines != cap->lines)
         lg_lines_free(&lines);

@@ -7,6 +7,48 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
+/* info as its curl_off_t twin: the deprecated double infos (SIZE_DOWNLOAD, ...) share their numbers. */
+static CURLINFO off_t_twin(CURLINFO info)
+{
+    if ((info & CURLINFO_TYPEMASK) != CURLINFO_DOUBLE)
+        return info;
+    return (CURLINFO)((info & ~CURLINFO_TYPEMASK) | CURLINFO_OFF_T);
+}
+
+/* Writes a size as info asks for it: a double for the deprecated infos, else a curl_off_t. */
+static void put_size(CURLINFO info, void *out, curl_off_t v)
+{
+    if ((info & CURLINFO_TYPEMASK) == CURLINFO_DOUBLE)
+        *(double *)out = (double)v;
+    else
+        *(curl_off_t *)out = v;
+}
+
+/* Answers the sizes of what llmgate delivered (libcurl counted the last attempt's, or an earlier
+ * transfer's when no attempt went out); true when answered. */
+static bool size_overridden(const lg_curl_rec *r, CURLINFO info, void *out)
+{
+    switch (off_t_twin(info)) {
+    case CURLINFO_HEADER_SIZE:
+        if (r->info_header_size < 0)
+            return false;
+        *(long *)out = r->info_header_size;
+        return true;
+    case CURLINFO_REQUEST_SIZE:
+        if (!r->info_unsent)
+            return false;
+        *(long *)out = 0;
+        return true;
+    case CURLINFO_SIZE_DOWNLOAD_T: put_size(info, out, r->info_body_len); return true;
+    case CURLINFO_CONTENT_LENGTH_DOWNLOAD_T:
+        if (!r->info_synth)
+            return false;
+        put_size(info, out, r->info_content_length);
+        return true;
+    default: return false;
+    }
+}
+
 /* Answers info from the record when the last perform was shaped by llmgate; true when answered. */
 static bool overridden(lg_curl_rec *r, CURLINFO info, void *out)
 {
@@ -26,9 +68,9 @@ static bool overridden(lg_curl_rec *r, CURLINFO info, void *out)
         *(curl_off_t *)out = r->info_retry_after_s;
         return true;
     case CURLINFO_CONTENT_TYPE:
-        if (!r->info_content_type)
+        if (!r->info_synth)
             return false;
-        *(char **)out = r->info_content_type;
+        *(const char **)out = "application/json";
         return true;
     case CURLINFO_SCHEME:
         /* a response llmgate answered itself on a handle that never connected: still HTTP(S) */
@@ -37,7 +79,7 @@ static bool overridden(lg_curl_rec *r, CURLINFO info, void *out)
         *(const char **)out = strncasecmp(r->url, "https:", 6) ? "HTTP" : "HTTPS";
         return true;
 
-    default: return false;
+    default: return size_overridden(r, info, out);
     }
 }
 
@@ -64,9 +106,11 @@ EXPORT CURLcode curl_easy_getinfo(CURL *h, CURLINFO info, ...)
 EXPORT void curl_easy_reset(CURL *h)
 {
     const lg_curl_real *real = lg_curl_real_get();
+    lg_curl_rec *r = lg_rec_get(h, false);
+    if (r && r->multi_xfer) /* still in a multi: llmgate's exchange ends there (lg_mxfer_detach) */
+        lg_mxfer_detach(r->multi_xfer);
     if (real->reset)
         real->reset(h);
-    lg_curl_rec *r = lg_rec_get(h, false);
     if (r) { /* libcurl no longer refers to anything of ours */
         lg_xfer_free(r->kept);
         r->kept = NULL;

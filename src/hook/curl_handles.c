@@ -39,7 +39,6 @@ static void free_fields(lg_curl_rec *r)
     free(r->url);
     free(r->copied_postfields);
     free(r->xoauth2);
-    free(r->info_content_type);
 }
 
 lg_curl_rec *lg_rec_find(CURL *h, bool create)
@@ -85,8 +84,10 @@ void lg_rec_reset(CURL *h)
     free_fields(r);
     pthread_mutex_lock(&table_mu);
     UT_hash_handle keep = r->hh;
+    struct lg_mxfer *in_multi = r->multi_xfer;
     defaults(r, h);
     r->hh = keep;
+    r->multi_xfer = in_multi;
     pthread_mutex_unlock(&table_mu);
 }
 
@@ -108,7 +109,6 @@ void lg_rec_clone(CURL *src, CURL *dst)
     d->url = NULL;
     d->xoauth2 = NULL;
     d->copied_postfields = NULL;
-    d->info_content_type = NULL;
     d->info_override = false;
     d->multi_xfer = NULL;
     d->kept = NULL;

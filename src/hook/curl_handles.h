@@ -40,12 +40,17 @@ typedef struct {
     curl_debug_callback debugfn; /* CURLOPT_DEBUGFUNCTION, NULL: libcurl's default output */
     void *debugdata;
     FILE *stderr_fp;             /* CURLOPT_STDERR, NULL: stderr */
-    /* What getinfo must report after a perform that llmgate shaped. */
+    /* What getinfo must report after a perform that llmgate shaped: what the host got from llmgate. */
     bool info_override;
+    bool info_synth;             /* the response was llmgate's own (a refusal): JSON, Content-Length ours */
+    bool info_unsent;            /* no request went out in that exchange (REQUEST_SIZE 0) */
     long info_status;
     long info_retry_after_s;
-    char *info_content_type;
-    struct lg_mxfer *multi_xfer; /* the multi front end's transfer while the handle is in a multi */
+    long info_header_size;       /* bytes of the header block delivered; -1: none kept, libcurl's count */
+    curl_off_t info_body_len;    /* body bytes delivered (SIZE_DOWNLOAD) */
+    curl_off_t info_content_length; /* of the synthesized body (CONTENT_LENGTH_DOWNLOAD when info_synth) */
+    struct lg_mxfer *multi_xfer; /* the multi front end's transfer while the handle is in a multi (kept
+                                  * by curl_easy_reset: the multi's table points at it) */
     struct lg_curl_xfer *kept;   /* the easy front end's, kept between performs (lg_xfer_kept) */
     UT_hash_handle hh;
 } lg_curl_rec;
@@ -74,7 +79,7 @@ static inline lg_curl_rec *lg_rec_get(CURL *h, bool create)
 }
 /* Forgets h (curl_easy_cleanup). */
 void lg_rec_remove(CURL *h);
-/* Resets h's record to libcurl's defaults (curl_easy_reset). */
+/* Resets h's record to libcurl's defaults (curl_easy_reset); multi_xfer stays. */
 void lg_rec_reset(CURL *h);
 /* Gives dst a deep copy of src's record (curl_easy_duphandle). */
 void lg_rec_clone(CURL *src, CURL *dst);

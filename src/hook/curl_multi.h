@@ -73,6 +73,14 @@ int lg_mxfer_add(lg_multi *m, CURL *h, lg_curl_rec *r);
  * is given back, the host's options are restored. When remove_real, t's handle leaves the real multi. */
 void lg_mxfer_cancel(lg_mxfer *t, bool remove_real);
 
+/* The host reset t's handle (curl_easy_reset, before the real one): llmgate's exchange ends at once (a
+ * reservation is given back, nothing is delivered) with a DONE of CURLE_URL_MALFORMAT, as libcurl ends a
+ * handle reset in its multi before it started (an attempt in flight leaves the real multi first: it
+ * carries our key, URL and body); a finished transfer keeps its DONE and stays in libcurl's multi as the
+ * host's own. t's transfer (x) is left to the caller, which frees the kept transfer once the real reset
+ * took our trampolines off the handle. */
+void lg_mxfer_detach(lg_mxfer *t);
+
 /* Around one real perform/socket_action call: lg_multi_before runs what is due and marks which transfers
  * libcurl will count; lg_multi_after reads libcurl's messages (attempt completions go to their exchanges,
  * other messages to the host's queue), runs what is due, updates the host's timer and corrects *running

@@ -164,6 +164,18 @@ void lg_mxfer_cancel(lg_mxfer *t, bool remove_real)
     untrack(t);
 }
 
+void lg_mxfer_detach(lg_mxfer *t)
+{
+    t->x = NULL;
+    t->shaped = false;
+    if (t->final) {
+        untrack(t);
+        return;
+    }
+    real_remove(t);
+    finish(t, CURLE_URL_MALFORMAT);
+}
+
 /* An attempt of t ended in libcurl with rc: the engine decides what follows. */
 static void complete(lg_mxfer *t, CURLcode rc)
 {

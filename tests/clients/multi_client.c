@@ -4,9 +4,12 @@
  * measures how long each libcurl call takes, so a test can check that the loop is never blocked.
  *
  * usage: multi_client [-m poll|socket] [-n N] [-H "Header: v"]... [-d BODY] [-P PLAIN_URL] [-T TIMEOUT_MS]
- *                     [-X CANCEL_MS] URL
+ *                     [-X CANCEL_MS] [-R RESET_MS] URL
  * -X: after CANCEL_MS, removes every provider transfer not yet finished (and counts body bytes that still
  * arrive for them: "cancelled=N late_bytes=N").
+ * -R: after RESET_MS, calls curl_easy_reset on every provider transfer not yet finished, leaving it in the
+ * multi ("reset=N"; such a transfer's DONE is awaited as any other and counts as expected); and every
+ * finished transfer's handle is reset in the multi before it is removed.
  * Prints one line per finished transfer: "xfer=I kind=provider|plain result=CURLcode status=HTTP bytes=N done_ms=T"
  * then "transfers=N ok=N max_call_ms=X wait_overrun_ms=Y elapsed_ms=Z" (max_call_ms: the longest perform,
  * socket_action or info_read; wait_overrun_ms: how far a poll/epoll_wait overran the timeout it was given).
@@ -22,15 +25,15 @@
 
 typedef struct {
     CURL *h;
-    int idx, plain, done, cancelled;
+    int idx, plain, done, cancelled, reset;
     size_t bytes;
 } xfer;
 
 static xfer xfers[MAX_XFERS];
 static int n_xfers, epfd = -1;
-static long timeout_ms = 5000, cancel_ms = -1;
+static long timeout_ms = 5000, cancel_ms = -1, reset_ms = -1;
 static size_t late_bytes;
-static int n_cancelled;
+static int n_cancelled, n_reset, reset_mode;
 static double t0, max_call, max_overrun, deadline = -1;
 
 static double now_ms(void)
@@ -105,6 +108,29 @@ static int cancel_due(CURLM *m)
     return n;
 }
 
+/* -R: resets the unfinished provider transfers once RESET_MS have passed (they stay in the multi). */
+static void reset_due(void)
+{
+    if (reset_ms < 0 || now_ms() - t0 < (double)reset_ms)
+        return;
+    reset_ms = -1;
+    for (int i = 0; i < n_xfers; i++)
+        if (!xfers[i].plain && !xfers[i].done) {
+            curl_easy_reset(xfers[i].h);
+            xfers[i].reset = 1;
+            n_reset++;
+        }
+}
+
+/* The transfer of easy handle h (CURLINFO_PRIVATE is gone once a handle is reset). */
+static xfer *find(CURL *h)
+{
+    for (int i = 0; i < n_xfers; i++)
+        if (xfers[i].h == h)
+            return &xfers[i];
+    return NULL;
+}
+
 /* Reads finished transfers; returns how many. */
 static int reap(CURLM *m)
 {
@@ -118,13 +144,14 @@ static int reap(CURLM *m)
             break;
         if (msg->msg != CURLMSG_DONE)
             continue;
-        xfer *x;
-        curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&x);
+        xfer *x = find(msg->easy_handle);
         long status = 0;
         curl_easy_getinfo(msg->easy_handle, CURLINFO_RESPONSE_CODE, &status);
         printf("xfer=%d kind=%s result=%d status=%ld bytes=%zu done_ms=%.0f\n", x->idx, x->plain ? "plain" : "provider",
                (int)msg->data.result, status, x->bytes, now_ms() - t0);
-        x->done = msg->data.result == CURLE_OK && status == 200 ? 1 : -1;
+        x->done = msg->data.result == CURLE_OK && status == 200 ? 1 : x->reset ? 2 : -1;
+        if (reset_mode)
+            curl_easy_reset(msg->easy_handle);
         curl_multi_remove_handle(m, msg->easy_handle);
         n++;
     }
@@ -140,6 +167,7 @@ static void loop_poll(CURLM *m)
         call_took(c);
         reap(m);
         cancel_due(m);
+        reset_due();
         if (!running)
             break;
         c = now_ms();
@@ -178,6 +206,7 @@ static void loop_socket(CURLM *m)
             curl_multi_socket_action(m, CURL_SOCKET_TIMEOUT, 0, &running);
             call_took(c);
         }
+        reset_due();
         finished += reap(m) + cancel_due(m);
     }
 }
@@ -195,6 +224,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "-P") && i + 1 < argc) plain = argv[++i];
         else if (!strcmp(argv[i], "-T") && i + 1 < argc) timeout_ms = atol(argv[++i]);
         else if (!strcmp(argv[i], "-X") && i + 1 < argc) cancel_ms = atol(argv[++i]);
+        else if (!strcmp(argv[i], "-R") && i + 1 < argc) reset_mode = 1, reset_ms = atol(argv[++i]);
         else url = argv[i];
     }
     if (!url || n < 0 || n + 1 > MAX_XFERS) {
@@ -231,15 +261,16 @@ int main(int argc, char **argv)
         loop_socket(m);
     else
         loop_poll(m);
-    int ok = 0;
+    int ok = 0, reset_done = 0;
     for (int i = 0; i < n_xfers; i++) {
         ok += xfers[i].done == 1;
+        reset_done += xfers[i].done == 2;
         curl_easy_cleanup(xfers[i].h);
     }
-    printf("transfers=%d ok=%d max_call_ms=%.0f wait_overrun_ms=%.0f elapsed_ms=%.0f cancelled=%d late_bytes=%zu\n", n_xfers,
-           ok, max_call, max_overrun, now_ms() - t0, n_cancelled, late_bytes);
+    printf("transfers=%d ok=%d max_call_ms=%.0f wait_overrun_ms=%.0f elapsed_ms=%.0f cancelled=%d late_bytes=%zu reset=%d\n",
+           n_xfers, ok, max_call, max_overrun, now_ms() - t0, n_cancelled, late_bytes, n_reset);
     curl_multi_cleanup(m);
     curl_slist_free_all(hdrs);
     curl_global_cleanup();
-    return ok + n_cancelled == n_xfers ? 0 : 1;
+    return ok + n_cancelled + reset_done == n_xfers ? 0 : 1;
 }

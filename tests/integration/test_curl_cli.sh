@@ -12,6 +12,7 @@ cat >"$LG_TMP/scenario.json" <<'JSON'
   "sk-flaky":    {"sequence": [{"status": 429, "body": "{\"error\":{\"message\":\"slow down\",\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}"},
                                {"status": 429, "body": "{\"error\":{\"message\":\"slow down\",\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}"}]},
   "sk-baidu":    {"sequence": [{"error_in_200": true}], "repeat": true},
+  "sk-e200":     {"sequence": [{"error_in_200": true}], "repeat": true},
   "sk-quota":    {"sequence": [{"error": "quota"}], "repeat": true},
   "sk-badreq":   {"sequence": [{"error": "bad_request"}], "repeat": true},
   "sk-slow":     {"sequence": [{"error": "rate_limit", "retry_after_ms": 3000}]},
@@ -27,11 +28,11 @@ JSON
 lg_start_mock --scenario "$LG_TMP/scenario.json"
 export KEY_STALE=sk-stale KEY_RESET=sk-reset KEY_TRUNC=sk-trunc KEY_DEAD=sk-deadconn KEY_SLOW=sk-slow KEY_LIMITED=sk-limited-R7qZ2xWp KEY_GOOD=sk-good-M4vK9tLc KEY_LOCKED=sk-locked KEY_LOCKED2=sk-locked2 KEY_FLAKY=sk-flaky \
        KEY_BAIDU=sk-baidu KEY_QUOTA=sk-quota KEY_BADREQ=sk-badreq KEY_BRIEF=sk-brief-T5mW8kQz KEY_REVOKED=sk-revoked \
-       KEY_REVOKED2=sk-revoked2
+       KEY_REVOKED2=sk-revoked2 KEY_E200=sk-e200
 HOST_KEY=sk-host-J3nB8yQd
 # every key of this test, for the leak checks
 ALL_KEYS="$KEY_STALE $KEY_RESET $KEY_TRUNC $KEY_DEAD $KEY_SLOW $KEY_LIMITED $KEY_GOOD $KEY_LOCKED $KEY_LOCKED2 $KEY_FLAKY $KEY_BAIDU
-          $KEY_QUOTA $KEY_BADREQ $KEY_BRIEF $KEY_REVOKED $KEY_REVOKED2 $HOST_KEY"
+          $KEY_QUOTA $KEY_BADREQ $KEY_BRIEF $KEY_REVOKED $KEY_REVOKED2 $KEY_E200 $HOST_KEY"
 
 # write_config NAME JSON-PROVIDERS [JSON-RETRY-MEMBERS]: a 0600 config file with small durations.
 write_config() {
@@ -52,6 +53,15 @@ CT=(--connect-to "api.openai.com:80:127.0.0.1:$MOCK_PORT")
 gated() { LLMGATE_CONFIG=$LG_TMP/$1.json LD_PRELOAD=$LG_LIB "${@:2}"; }
 reqlog() { curl -s "$MOCK_URL/__requests"; }
 reset_mock() { curl -s -X POST "$MOCK_URL/__reset" >/dev/null; }
+# got_sizes CONFIG: one request with -D and -o files; prints the sizes of the two files, then curl -w's
+# size_header, size_download (libcurl's HEADER_SIZE and SIZE_DOWNLOAD, which PHP's split of CURLOPT_HEADER
+# output uses), the error buffer in brackets and the content type: "H B H B [] TYPE" when getinfo tells what
+# the host got
+got_sizes() {
+    gated "$1" curl -s "${CT[@]}" "$URL" -H "Authorization: Bearer $HOST_KEY" -d "$BODY" -D "$LG_TMP/h.txt" \
+        -o "$LG_TMP/b.txt" -w '%{size_header} %{size_download} [%{errormsg}] %{content_type}' >"$LG_TMP/w.txt"
+    echo "$(stat -c %s "$LG_TMP/h.txt") $(stat -c %s "$LG_TMP/b.txt") $(cat "$LG_TMP/w.txt")"
+}
 fresh_store() { rm -rf "$XDG_RUNTIME_DIR/llmgate" "$XDG_STATE_HOME/llmgate"; }
 
 # 1. rotation: the first key is rate limited, the second serves; curl prints the success and exits 0
@@ -103,11 +113,17 @@ check_match "give-up: Retry-After is the keys' hour, in seconds" $'\n''[Rr]etry-
 check_match "give-up: X-Llmgate-Reason header" 'X-Llmgate-Reason: RATE_LIMIT_EXCEEDED' "$out"
 check_match "give-up: body in the provider's format" '"code": ?"rate_limit_exceeded"' "$out"
 check "give-up: at once, not after the maximum wait of 20 s (${ms} ms)" test "$ms" -lt 10000
+reset_mock
+fresh_store
+read -r fh fb hs sd em ct <<<"$(got_sizes locked)"
+check_eq "give-up: header_size and size_download are what the host got (the added headers too)" "$fh $fb []" "$hs $sd $em"
 n1=$(reqlog | lg_json 'len(j)')
 out=$(gated locked curl -s "${CT[@]}" "$URL" -H "Authorization: Bearer $HOST_KEY" -d "$BODY" -w '\n%{http_code}')
 check_eq "refused: host sees 429" 429 "$(tail -n1 <<<"$out")"
 check_match "refused: openai error format" '"error":\{"message":"llmgate: every account of openai.*"code":"rate_limit_exceeded"' "$out"
 check_eq "refused: the provider was not contacted" "$n1" "$(reqlog | lg_json 'len(j)')"
+read -r fh fb hs sd em ct <<<"$(got_sizes locked)"
+check_eq "refused: header_size, size_download, content type of llmgate's own answer" "$fh $fb [] application/json" "$hs $sd $em $ct"
 out=$(gated locked curl -s -i "${CT[@]}" "$URL" -H "Authorization: Bearer $HOST_KEY" -d "$BODY")
 check_match "refused: curl -i shows llmgate's own header block" $'^HTTP/1\\.1 429 Too Many Requests\r\nContent-Type: application/json\r\n' "$out"
 check_match "refused: Retry-After is the keys' hour, in seconds" $'\r\nRetry-After: (359[0-9]|3600)\r\n' "$out"
@@ -158,6 +174,16 @@ for enc in "-H Accept-Encoding:gzip" --compressed; do
     check_match "200-with-error, curl $enc: Accept-Encoding at the provider (- for none): $want" "$want" \
         "$(reqlog | lg_json 'j[0]["headers"].get("accept-encoding", "-")')"
 done
+
+# 5b. an error inside a 200 event stream (after a first chunk of content): llmgate stopped the attempt
+# itself, the host gets a 429 with the stream's body; getinfo tells the sizes the host got, and the error
+# buffer keeps nothing of llmgate's own abort ("Failure writing output to destination")
+write_config e200 "$(openai "$(acct only KEY_E200)")" '"max_rate_limit_wait_seconds": 0.3'
+reset_mock
+fresh_store
+read -r fh fb hs sd em ct <<<"$(got_sizes e200)"
+check_eq "200-with-error stream: header_size, size_download as delivered, empty error buffer" "$fh $fb []" "$hs $sd $em"
+check_match "200-with-error stream: the host got a 429 with a body" '^HTTP/1\.1 429 .* [1-9][0-9]*$' "$(head -n1 "$LG_TMP/h.txt") $fb"
 
 # 6. non-retryable errors are delivered at once, as they came
 write_config badreq "$(openai "$(acct a KEY_BADREQ), $(acct b KEY_GOOD)")"

@@ -7,7 +7,8 @@
 # mock received, request by request.
 source "$(dirname "$0")/../lib.sh"
 cat >"$LG_TMP/scenario.json" <<'JSON'
-{"keys": {"sk-reuse-limited": {"sequence": [{"error": "rate_limit", "retry_after_ms": 60000}], "repeat": true}}}
+{"keys": {"sk-reuse-limited": {"sequence": [{"error": "rate_limit", "retry_after_ms": 60000}], "repeat": true},
+          "sk-reuse-e200": {"sequence": [{"error_in_200": true}]}}}
 JSON
 lg_start_mock --quiet --scenario "$LG_TMP/scenario.json"
 cat >"$LG_TMP/config.json" <<JSON
@@ -151,4 +152,39 @@ check_eq "the host saw its limited key refused, then each new key answered" "429
 check_eq "the mock got each new key as the host had it at that perform" \
     "sk-reuse-limited,sk-reuse-inplace,sk-reuse-t sk-reuse-limited,sk-change-newlist" \
     "$(curl -s "$MOCK_URL/__requests" | lg_json "','.join(r['key'] or '(none)' for r in j)")"
+# What getinfo tells of answers llmgate shaped, on one pycurl handle: an error inside a 200 event stream
+# that llmgate stopped itself, given up as a 429 (its headers normalized); at once a 429 of llmgate's own
+# (the key cools down); then, once the key is free, a success. Each time HEADER_SIZE and SIZE_DOWNLOAD are
+# the bytes the host got (PHP splits CURLOPT_HEADER output at header_size), the error buffer holds nothing of
+# llmgate's abort, and CONTENT_TYPE is llmgate's only for its own answer (not the next one's).
+curl -s -X POST "$MOCK_URL/__reset" >/dev/null
+cat >"$LG_TMP/e200.json" <<JSON
+{"providers": {"openai": {"upstream": "$MOCK_URL", "accounts": [{"name": "one", "key": "env:KEY_ONE"}]}},
+ "retry": {"max_rate_limit_wait_seconds": 0}, "backoff": {"single_account_base_ms": 1000, "single_account_max_ms": 1000}}
+JSON
+chmod 600 "$LG_TMP/e200.json"
+cat >"$LG_TMP/info.py" <<'PY'
+import io, json, time, pycurl
+c = pycurl.Curl()
+c.setopt(c.URL, "https://api.openai.com/v1/chat/completions")
+c.setopt(c.HTTPHEADER, ["Authorization: Bearer sk-host-own", "Content-Type: application/json"])
+def request(stream):
+    return json.dumps({"model": "gpt-4o-mini", "stream": stream, "messages": [{"role": "user", "content": "hi"}]})
+c.setopt(c.POSTFIELDS, request(True))
+for label in ("e200", "refused", "later"):
+    if label == "later":  # a whole answer, not a stream: delivered by llmgate too
+        time.sleep(1.5)
+        c.setopt(c.POSTFIELDS, request(False))
+    body, hdrs = io.BytesIO(), io.BytesIO()
+    c.setopt(c.WRITEFUNCTION, body.write)
+    c.setopt(c.HEADERFUNCTION, hdrs.write)
+    c.perform()
+    print(label, c.getinfo(c.RESPONSE_CODE), c.getinfo(c.HEADER_SIZE) == len(hdrs.getvalue()),
+          c.getinfo(c.SIZE_DOWNLOAD) == len(body.getvalue()) > 0, repr(c.errstr()), c.getinfo(c.CONTENT_TYPE))
+PY
+out=$(KEY_ONE=sk-reuse-e200 LLMGATE_CONFIG="$LG_TMP/e200.json" LD_PRELOAD="$LG_LIB" /usr/bin/python3 "$LG_TMP/info.py" 2>&1)
+check_eq "getinfo after shaped answers: sizes as delivered, no error text, llmgate's content type only for its own" \
+"e200 429 True True '' text/event-stream; charset=utf-8
+refused 429 True True '' application/json
+later 200 True True '' application/json; charset=utf-8" "$out"
 lg_done

@@ -6,10 +6,11 @@
 source "$(dirname "$0")/../lib.sh"
 cat >"$LG_TMP/scenario.json" <<'JSON'
 {"keys": {"sk-dead": {"sequence": [{"error": "quota"}], "repeat": true},
-          "sk-once": {"sequence": [{"error": "rate_limit", "retry_after_ms": 600}]}}}
+          "sk-once": {"sequence": [{"error": "rate_limit", "retry_after_ms": 600}]},
+          "sk-slowpoke": {"sequence": [{"delay_ms": 3000}], "repeat": true}}}
 JSON
 lg_start_mock --rpm 3 --window-ms 1000 --scenario "$LG_TMP/scenario.json"
-export KEY_DEAD=sk-dead KEY_GOOD=sk-good KEY_ONCE=sk-once
+export KEY_DEAD=sk-dead KEY_GOOD=sk-good KEY_ONCE=sk-once KEY_SLOWPOKE=sk-slowpoke
 cat >"$LG_TMP/config.json" <<JSON
 {"providers": {"openai": {"upstream": "$MOCK_URL",
    "accounts": [{"name": "dead", "key": "env:KEY_DEAD"}, {"name": "good", "key": "env:KEY_GOOD"}],
@@ -33,12 +34,17 @@ cat >"$LG_TMP/slow.json" <<JSON
 JSON
 chmod 600 "$LG_TMP/slow.json"
 
+cat >"$LG_TMP/slowpoke.json" <<JSON
+{"providers": {"openai": {"upstream": "$MOCK_URL", "accounts": [{"name": "slowpoke", "key": "env:KEY_SLOWPOKE"}]}}}
+JSON
+chmod 600 "$LG_TMP/slowpoke.json"
+
 # run_client MODE [CLIENT]: one run against a fresh store and mock state; output in $out.
 run_client() {
     curl -s -X POST "$MOCK_URL/__reset" >/dev/null
     rm -rf "$XDG_RUNTIME_DIR/llmgate" "$XDG_STATE_HOME/llmgate"
-    out=$(ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0 LLMGATE_CONFIG=${CONFIG:-$LG_TMP/config.json} LD_PRELOAD=$LG_LIB timeout 60 "$LG_BUILD/clients/${2:-multi_client}" -m "$1" \
-          -n "$N" -T 5000 ${CANCEL:+-X "$CANCEL"} -H 'Authorization: Bearer sk-host' -d "$BODY" -P "$MOCK_URL/__stats" \
+    out=$(ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0 LLMGATE_CONFIG=${CONFIG:-$LG_TMP/config.json} LD_PRELOAD=${PRELOAD:-$LG_LIB} timeout 60 "$LG_BUILD/clients/${2:-multi_client}" -m "$1" \
+          -n "$N" -T "${T:-5000}" ${CANCEL:+-X "$CANCEL"} ${RESET:+-R "$RESET"} -H 'Authorization: Bearer sk-host' -d "$BODY" -P "$MOCK_URL/__stats" \
           http://api.openai.com/v1/chat/completions 2>"$LG_TMP/err")
     rc=$?
 }
@@ -86,6 +92,31 @@ for mode in poll socket; do
     check_eq "$mode, removed while waiting: the provider saw one request" 1 "$(curl -s "$MOCK_URL/__requests" | lg_json 'len(j)')"
     check_eq "$mode, removed while waiting: no place stays reserved" 0 \
         "$(LLMGATE_CONFIG=$LG_TMP/slow.json "$LG_CLI" status --json | lg_json 'j["providers"]["openai"]["accounts"]["good"]["requestsReserved"]')"
+done
+
+# curl_easy_reset of a handle still in the multi (libcurl allows it) ends llmgate's exchange at once: a
+# transfer waiting for admission or with its attempt in flight gets its DONE with CURLE_URL_MALFORMAT, as
+# libcurl ends a reset handle that had not started; a finished one reset before its removal keeps its
+# answer. Nothing is freed under the multi (with the ASan library when built: no report), no place stays
+# reserved, the attempt in flight is not waited for.
+ASAN_LIB=$LG_BUILD/asan/libllmgate.so
+RUNTIME="$(cc -print-file-name=libasan.so) $(cc -print-file-name=libubsan.so)"
+for lib in release asan; do
+    [ "$lib" = release ] && preload=$LG_LIB || preload="$RUNTIME $ASAN_LIB"
+    [ "$lib" = asan ] && [ ! -f "$ASAN_LIB" ] && { not_ok "the ASan preload library is built (make asan)"; continue; }
+    for mode in poll socket; do
+        N=3 T=100 RESET=300 PRELOAD=$preload CONFIG=$LG_TMP/slow.json run_client $mode
+        check_eq "$lib $mode, reset while waiting: one answered, two ended by the reset, the loop ended" \
+            "0 1 2" "$rc $(grep -c 'kind=provider result=0 status=200' <<<"$out") $(grep -c 'result=3 status=0' <<<"$out")"
+        check_eq "$lib $mode, reset while waiting: no place stays reserved" 0 \
+            "$(LLMGATE_CONFIG=$LG_TMP/slow.json "$LG_CLI" status --json | lg_json 'j["providers"]["openai"]["accounts"]["good"]["requestsReserved"]')"
+        check "$lib $mode, reset while waiting: no sanitizer report" bash -c "! grep -qE 'ERROR: AddressSanitizer|runtime error:' '$LG_TMP/err'"
+        N=1 T=100 RESET=300 PRELOAD=$preload CONFIG=$LG_TMP/slowpoke.json run_client $mode
+        elapsed=$(sed -n 's/.*elapsed_ms=\([0-9]*\).*/\1/p' <<<"$out")
+        check "$lib $mode, reset in flight: ended by the reset at once (rc $rc, ${elapsed}ms)" \
+            test "$rc" -eq 0 -a "$(grep -c 'result=3 status=0' <<<"$out")" -eq 1 -a "${elapsed:-99999}" -lt 2000
+        check "$lib $mode, reset in flight: no sanitizer report" bash -c "! grep -qE 'ERROR: AddressSanitizer|runtime error:' '$LG_TMP/err'"
+    done
 done
 
 # the same under AddressSanitizer (the multi front end's bookkeeping, cancel on cleanup)
