@@ -4,22 +4,30 @@
 
 #include "llmgate/synth.h"
 
+/* True for an outage (overload, server error): not a rate limit of the host's. */
+static bool is_down(const lg_outcome *o) { return o->state == LG_STATE_PROVIDER_DOWN; }
+
 /* OpenAI and compatible: {"error":{"message","type","param","code"}}. */
 static void openai_body(cJSON *root, const lg_outcome *o)
 {
     cJSON *e = cJSON_AddObjectToObject(root, "error");
     cJSON_AddStringToObject(e, "message", o->message);
     bool quota = o->reason == LG_REASON_QUOTA_EXHAUSTED;
-    cJSON_AddStringToObject(e, "type", quota ? "insufficient_quota" : "requests");
+    cJSON_AddStringToObject(e, "type", is_down(o) ? "server_error" : quota ? "insufficient_quota" : "requests");
     cJSON_AddNullToObject(e, "param");
-    cJSON_AddStringToObject(e, "code", quota ? "insufficient_quota" : "rate_limit_exceeded");
+    if (is_down(o))
+        cJSON_AddNullToObject(e, "code");
+    else
+        cJSON_AddStringToObject(e, "code", quota ? "insufficient_quota" : "rate_limit_exceeded");
 }
 
 static void anthropic_body(cJSON *root, const lg_outcome *o)
 {
     cJSON_AddStringToObject(root, "type", "error");
     cJSON *e = cJSON_AddObjectToObject(root, "error");
-    cJSON_AddStringToObject(e, "type", "rate_limit_error");
+    cJSON_AddStringToObject(e, "type", !is_down(o)                                          ? "rate_limit_error"
+                                       : o->reason == LG_REASON_MODEL_CAPACITY_EXHAUSTED ? "overloaded_error"
+                                                                                          : "api_error");
     cJSON_AddStringToObject(e, "message", o->message);
 }
 
@@ -29,7 +37,7 @@ static void google_body(cJSON *root, int status, const lg_outcome *o, int64_t re
     cJSON *e = cJSON_AddObjectToObject(root, "error");
     cJSON_AddNumberToObject(e, "code", status);
     cJSON_AddStringToObject(e, "message", o->message);
-    cJSON_AddStringToObject(e, "status", "RESOURCE_EXHAUSTED");
+    cJSON_AddStringToObject(e, "status", is_down(o) ? "UNAVAILABLE" : "RESOURCE_EXHAUSTED");
     cJSON *details = cJSON_AddArrayToObject(e, "details");
     cJSON *info = cJSON_CreateObject();
     cJSON_AddStringToObject(info, "@type", "type.googleapis.com/google.rpc.ErrorInfo");

@@ -90,10 +90,10 @@ static CURLcode deliver(lg_curl_rec *r, lg_lines *lines, char *body, size_t body
 /* The getinfo answers of what lg_curl_deliver hands over (sizes are set by deliver). An answer llmgate
  * gives (anything but the last attempt's own transport error) also clears the error buffer text of
  * attempts llmgate ended itself (a stream stopped on an error reads "Failure writing output ..."). */
-static void set_info(lg_curl_rec *r, const lg_gate_result *res, size_t synth_len)
+static void set_info(lg_curl_rec *r, const lg_gate_result *res, bool synthesized, size_t synth_len)
 {
     r->info_override = true;
-    r->info_synth = res->verdict == LG_GATE_REFUSED;
+    r->info_synth = synthesized;
     r->info_unsent = res->attempts == 0;
     r->info_status = res->status;
     r->info_retry_after_s = res->normalized ? lg_retry_after_s(res->retry_after_ms) : -1;
@@ -109,7 +109,9 @@ CURLcode lg_curl_deliver(lg_curl_rec *r, lg_capture *cap, const lg_gate_result *
     char *body = cap->body;
     size_t body_len = cap->body_len;
     bool ok;
-    if (res->verdict == LG_GATE_REFUSED) {
+    /* a refusal, or a failed event stream (a normalized error has a JSON body, not the provider's events) */
+    bool synthesized = res->verdict == LG_GATE_REFUSED || (res->normalized && cap->event_stream);
+    if (synthesized) {
         synth = lg_synth_error_body(r->prov->dialect, res->status, &res->outcome, res->retry_after_ms);
         body = synth ? synth : "";
         body_len = strlen(body);
@@ -121,7 +123,7 @@ CURLcode lg_curl_deliver(lg_curl_rec *r, lg_capture *cap, const lg_gate_result *
         lines.n = cap->n_lines;
         ok = true;
     }
-    set_info(r, res, body_len);
+    set_info(r, res, synthesized, body_len);
     CURLcode rc = ok ? deliver(r, &lines, body, body_len, res->status) : CURLE_OUT_OF_MEMORY;
     if (lines.lines != cap->lines)
         lg_lines_free(&lines);

@@ -17,6 +17,7 @@ cat >"$LG_TMP/scenario.json" <<'JSON'
  "sk-host":    {"sequence": [{"status": 200, "body": {"fixed": "你好, 世界"}}], "repeat": true},
  "sk-stale":   {"sequence": [{}, {"reset": true}, {}]},
  "sk-dry":     {"sequence": [{"error": "quota"}], "repeat": true},
+ "sk-e200":    {"sequence": [{"error_in_200": true}], "repeat": true},
  "sk-in200":   {"sequence": [{"status": 200, "body": {"error": {"message": "You exceeded your current quota, please check your plan and billing details.",
                               "type": "insufficient_quota", "code": "insufficient_quota"}}}], "repeat": true}
 }}
@@ -125,6 +126,22 @@ if [ "$SCHEME" = http ]; then
         "$(hostkeys)"
     [ -n "$out" ] || diag "$(head -c 600 "$LG_TMP/err")"
 fi
+
+# an error inside a 200 event stream on every attempt: the host's final 429 has a JSON error body in the
+# provider's format with the provider's message, not the stream's events (an SDK parses it)
+cat >"$LG_TMP/e200.json" <<JSON
+{"providers": {"openai": {"upstream": "$SERVER", "accounts": [{"name": "only", "key": "env:K1"}]}},
+ "retry": {"max_rate_limit_wait_seconds": 0.3}}
+JSON
+chmod 600 "$LG_TMP/e200.json"
+fresh
+out=$(K1=sk-e200 timeout 60 "$LG_CLI" run --config "$LG_TMP/e200.json" -- $PY -c '
+import json, requests, sys
+r = requests.post(sys.argv[1], data=json.dumps({"model": "m", "stream": True, "messages": []}), headers={"Authorization": "Bearer sk-host"}, timeout=30)
+print(r.status_code, r.headers["Content-Type"], r.json()["error"]["code"], r.json()["error"]["message"])' "$URL" 2>"$LG_TMP/err")
+check_eq "$SCHEME error in a 200 stream, normalized: a JSON error body with the provider's message" \
+    "429 application/json rate_limit_exceeded Rate limit reached for requests. Please try again in 1s." "$out"
+[ -n "$out" ] || diag "$(head -c 600 "$LG_TMP/err")"
 
 # the same clients with a timeout set (LG_TIMEOUT): CPython's socket is non-blocking and polled before
 # each send and receive; the account switch's wait (switch_delay_ms) is an EAGAIN and a poll that reports

@@ -176,14 +176,18 @@ for enc in "-H Accept-Encoding:gzip" --compressed; do
 done
 
 # 5b. an error inside a 200 event stream (after a first chunk of content): llmgate stopped the attempt
-# itself, the host gets a 429 with the stream's body; getinfo tells the sizes the host got, and the error
-# buffer keeps nothing of llmgate's own abort ("Failure writing output to destination")
+# itself, the host gets a 429 whose body is a JSON error in the provider's format (not the stream's events),
+# with the provider's message; getinfo tells the sizes and the type the host got, and the error buffer keeps
+# nothing of llmgate's own abort ("Failure writing output to destination")
 write_config e200 "$(openai "$(acct only KEY_E200)")" '"max_rate_limit_wait_seconds": 0.3'
 reset_mock
 fresh_store
 read -r fh fb hs sd em ct <<<"$(got_sizes e200)"
 check_eq "200-with-error stream: header_size, size_download as delivered, empty error buffer" "$fh $fb []" "$hs $sd $em"
 check_match "200-with-error stream: the host got a 429 with a body" '^HTTP/1\.1 429 .* [1-9][0-9]*$' "$(head -n1 "$LG_TMP/h.txt") $fb"
+check_eq "200-with-error stream: a JSON error with the provider's message, typed application/json" \
+    "rate_limit_exceeded Rate limit reached for requests. Please try again in 1s. application/json application/json" \
+    "$(lg_json 'j["error"]["code"] + " " + j["error"]["message"]' <"$LG_TMP/b.txt") $ct $(sed -n 's/^Content-Type: \([^;\r]*\).*/\1/ip' "$LG_TMP/h.txt")"
 
 # 6. non-retryable errors are delivered at once, as they came
 write_config badreq "$(openai "$(acct a KEY_BADREQ), $(acct b KEY_GOOD)")"
