@@ -204,7 +204,7 @@ lg_gnutls_conn *lg_gnutls_conn_get(gnutls_session_t session, bool decide)
             c->peer_len = 0;
     }
     errno = saved;
-    return c && c->h1 && !lg_h1_released(c->h1) ? c : NULL;
+    return c && c->h1 && !lg_h1_passed(c->h1) ? c : NULL;
 }
 
 EXPORT int gnutls_server_name_set(gnutls_session_t session, gnutls_server_name_type_t type, const void *name,

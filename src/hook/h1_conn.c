@@ -63,6 +63,8 @@ bool lg_h1_released(const lg_h1_conn *c) { return c->released; }
 
 size_t lg_h1_pending(const lg_h1_conn *c) { return c->out_len - c->out_off; }
 
+bool lg_h1_passed(const lg_h1_conn *c) { return c->released && lg_h1_pending(c) == 0; }
+
 static void leave(lg_h1_conn *c);
 
 /* Stops following: the held request bytes and p go out untouched, over the host's own connection. */
@@ -468,6 +470,8 @@ ssize_t lg_h1_write(lg_h1_conn *c, const void *p, size_t n)
 {
     const char *b = p;
     size_t off = 0;
+    if (c->released) /* still held only while the host reads what llmgate holds for it */
+        return n == 0 || c->io->send(c->ioctx, p, n) ? (ssize_t)n : -1;
     if (c->wx) { /* more bytes while the request waits: the exchange is cancelled, all goes out as it came */
         lg_exchange_free(c->wx);
         c->wx = NULL;

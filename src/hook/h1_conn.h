@@ -60,8 +60,11 @@ typedef struct lg_h1_conn lg_h1_conn;
  * outlive it): each request's Host picks its provider among them. NULL on allocation failure. */
 lg_h1_conn *lg_h1_new(const lg_provider *const *provs, size_t n, const lg_h1_io *io, void *ioctx);
 void lg_h1_free(lg_h1_conn *c);
-/* True once the connection passes through untouched: the caller does its I/O itself from then on. */
+/* True once the connection passes through untouched (its writes go out as the host wrote them). */
 bool lg_h1_released(const lg_h1_conn *c);
+/* True once the connection is released and the host has read every byte llmgate held for it (an answer
+ * completed before a pipelined request released it): the caller does its I/O itself from then on. */
+bool lg_h1_passed(const lg_h1_conn *c);
 /* The host writes n bytes. Returns n, or -1 with errno (as the transport left it) when the connection is
  * released and passing the held bytes on failed. */
 ssize_t lg_h1_write(lg_h1_conn *c, const void *p, size_t n);

@@ -62,7 +62,7 @@ static const lg_h1_io sock_io = {.send = io_send, .recv = io_recv, .reopen = io_
 
 lg_h1_conn *lg_sock_conn_held(int fd)
 {
-    if (lg_guard_active() || lg_h1_released(lg_sock_table[fd]->h1))
+    if (lg_guard_active() || lg_h1_passed(lg_sock_table[fd]->h1))
         return NULL;
     return lg_sock_table[fd]->h1;
 }

@@ -444,7 +444,7 @@ lg_ssl_conn *lg_ssl_conn_get(SSL *ssl, bool decide)
         pthread_mutex_unlock(&table_lock);
         errno = saved;
     }
-    return c && c->h1 && !lg_h1_released(c->h1) ? c : NULL;
+    return c && c->h1 && !lg_h1_passed(c->h1) ? c : NULL;
 }
 
 /* Forgets ssl (SSL_free). */

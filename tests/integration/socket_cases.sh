@@ -143,6 +143,35 @@ check_eq "$SCHEME error in a 200 stream, normalized: a JSON error body with the 
     "429 application/json rate_limit_exceeded Rate limit reached for requests. Please try again in 1s." "$out"
 [ -n "$out" ] || diag "$(head -c 600 "$LG_TMP/err")"
 
+# HTTP pipelining (a second request written before the first answer is read, here in one send): the
+# connection is released, and the host still reads the answer llmgate holds for the first request before
+# the second one's, in order (it was lost before)
+fresh
+out=$(K1=sk-good K2=sk-good timeout 60 "$LG_CLI" run --config "$LG_TMP/config.json" -- $PY -c '
+import json, socket, ssl, sys, urllib.parse
+u = urllib.parse.urlsplit(sys.argv[1])
+s = socket.create_connection((u.hostname, u.port or (443 if u.scheme == "https" else 80)), timeout=20)
+if u.scheme == "https":
+    s = ssl.create_default_context().wrap_socket(s, server_hostname=u.hostname)
+def req(i, last):
+    b = json.dumps({"model": "m-%d" % i, "messages": []}).encode()
+    return (("POST %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer sk-pipe\r\nContent-Length: %d\r\n%s\r\n"
+             % (u.path, u.hostname, len(b), "Connection: close\r\n" if last else "")).encode() + b)
+s.sendall(req(1, False) + req(2, True))
+data = b""
+while True:
+    d = s.recv(65536)
+    if not d:
+        break
+    data += d
+while data:
+    head, _, rest = data.partition(b"\r\n\r\n")
+    n = int([l.split(b":")[1] for l in head.split(b"\r\n") if l.lower().startswith(b"content-length:")][0])
+    print(head.split(b" ")[1].decode(), json.loads(rest[:n])["model"])
+    data = rest[n:]' "$URL" 2>"$LG_TMP/err")
+check_eq "$SCHEME pipelining: both answers, in order" "200 m-1|200 m-2" "$(paste -sd'|' <<<"$out")"
+[ -n "$out" ] || diag "$(head -c 600 "$LG_TMP/err")"
+
 # the same clients with a timeout set (LG_TIMEOUT): CPython's socket is non-blocking and polled before
 # each send and receive; the account switch's wait (switch_delay_ms) is an EAGAIN and a poll that reports
 # the descriptor readable when the answer is there
