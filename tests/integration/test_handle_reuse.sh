@@ -153,7 +153,8 @@ check_eq "the mock got each new key as the host had it at that perform" \
     "sk-reuse-limited,sk-reuse-inplace,sk-reuse-t sk-reuse-limited,sk-change-newlist" \
     "$(curl -s "$MOCK_URL/__requests" | lg_json "','.join(r['key'] or '(none)' for r in j)")"
 # What getinfo tells of answers llmgate shaped, on one pycurl handle: an error inside a 200 event stream
-# that llmgate stopped itself, given up as a 429 (its headers normalized); at once a 429 of llmgate's own
+# that llmgate stopped itself, given up as a 429 (a JSON error body of llmgate's in place of the events);
+# at once a 429 of llmgate's own
 # (the key cools down); then, once the key is free, a success. Each time HEADER_SIZE and SIZE_DOWNLOAD are
 # the bytes the host got (PHP splits CURLOPT_HEADER output at header_size), the error buffer holds nothing of
 # llmgate's abort, and CONTENT_TYPE is llmgate's only for its own answer (not the next one's).
@@ -184,7 +185,7 @@ for label in ("e200", "refused", "later"):
 PY
 out=$(KEY_ONE=sk-reuse-e200 LLMGATE_CONFIG="$LG_TMP/e200.json" LD_PRELOAD="$LG_LIB" /usr/bin/python3 "$LG_TMP/info.py" 2>&1)
 check_eq "getinfo after shaped answers: sizes as delivered, no error text, llmgate's content type only for its own" \
-"e200 429 True True '' text/event-stream; charset=utf-8
+"e200 429 True True '' application/json
 refused 429 True True '' application/json
 later 200 True True '' application/json; charset=utf-8" "$out"
 lg_done
