@@ -258,19 +258,14 @@ static lg_action retry_step(const lg_retry_conf *r, const lg_backoff_conf *b, co
 static lg_action after_refusal(const lg_retry_conf *r, const lg_account_state *s, size_t n, size_t current,
                                lg_history *h, int64_t now_ms)
 {
-    lg_action deliver = {.kind = LG_ACT_DELIVER, .account = current};
     uint64_t mask = h->refused | (current < 64 ? (uint64_t)1 << current : 0);
-    size_t i = next_available(s, n, current, mask, now_ms);
-    if (i == n)
-        i = soonest(s, n, current, mask);
-    if (i == n || i == current || h->attempts >= r->max_attempts)
-        return deliver;
-    int64_t delay = s[i].cooldown_until_ms > now_ms ? s[i].cooldown_until_ms - now_ms : 0;
-    if (now_ms + delay > lg_policy_deadline(r, h))
-        return deliver;
+    lg_action a = switch_account(s, n, current, mask, 0, now_ms); /* current itself when none is left */
+    if (a.account == current || h->attempts >= r->max_attempts || now_ms + a.delay_ms > lg_policy_deadline(r, h))
+        return (lg_action){.kind = LG_ACT_DELIVER, .account = current};
     h->refused = mask;
     h->same_key_retries = h->server_retries = 0;
-    return (lg_action){.kind = LG_ACT_RETRY, .account = i, .delay_ms = delay, .switched = true};
+    a.switched = true;
+    return a;
 }
 
 lg_action lg_policy_decide(const lg_retry_conf *r, const lg_backoff_conf *b, const lg_outcome *o,

@@ -78,6 +78,11 @@ bool lg_lines_normalized(lg_lines *out, char *const *lines, size_t n, int status
     return true;
 }
 
+bool lg_lines_synthesized(const lg_gate_result *res, bool event_stream)
+{
+    return res->verdict == LG_GATE_REFUSED || (res->normalized && event_stream);
+}
+
 bool lg_lines_refused(lg_lines *out, const lg_gate_result *res, size_t body_len)
 {
     return lg_lines_add(out, "HTTP/1.1 %d %s\r\n", res->status, reason_phrase(res->status)) &&

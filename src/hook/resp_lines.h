@@ -27,5 +27,8 @@ long lg_retry_after_s(int64_t ms);
 bool lg_lines_normalized(lg_lines *out, char *const *lines, size_t n, int status, const lg_gate_result *res);
 /* The block of a synthesized refusal (res->status) with a JSON body of body_len bytes. */
 bool lg_lines_refused(lg_lines *out, const lg_gate_result *res, size_t body_len);
+/* True when the host gets llmgate's own JSON error (lg_synth_error_body, lg_lines_refused) for res: a local
+ * refusal, or a normalized failure that came as an event stream (its events are no error a client parses). */
+bool lg_lines_synthesized(const lg_gate_result *res, bool event_stream);
 
 #endif
