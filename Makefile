@@ -159,9 +159,12 @@ FUZZ_CORE_OBJ := $(CORE_SRC:%.c=$(B)/fuzzobj/%.o)
 $(B)/fuzzobj/%.o: %.c $(wildcard include/llmgate/*.h) | $(B)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CFLAGS) $(FUZZ_FLAGS) -MMD -MP -c $< -o $@
-# the socket path's HTTP/1.1 framing is hook code: its harness links those objects too
+# the socket path's HTTP/1.1 framing is hook code: its harnesses link those objects too
 $(B)/fuzz/fuzz_h1_request: FUZZ_EXTRA = $(B)/fuzzobj/src/hook/h1_request.o $(B)/fuzzobj/src/hook/auth_key.o $(HOOK_LIBS)
 $(B)/fuzz/fuzz_h1_request: $(B)/fuzzobj/src/hook/h1_request.o $(B)/fuzzobj/src/hook/auth_key.o
+H1_RESPONSE_FUZZ_OBJ := $(patsubst %,$(B)/fuzzobj/src/hook/%.o,h1_response relay curl_capture)
+$(B)/fuzz/fuzz_h1_response: FUZZ_EXTRA = $(H1_RESPONSE_FUZZ_OBJ) $(HOOK_LIBS)
+$(B)/fuzz/fuzz_h1_response: $(H1_RESPONSE_FUZZ_OBJ)
 $(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/response.h $(FUZZ_CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_EXTRA) $(FUZZ_CORE_OBJ) $(CORE_LIBS)

@@ -24,6 +24,22 @@ def response_bytes(fx):
     return bytes([dialect, 1 if fx.get("stream") else 0, status >> 8, status & 255]) + \
         (head + "\n").encode() + body.encode()
 
+def http_responses(fx):
+    """The fixture as a server sends it over HTTP/1.1: with a Content-Length, chunked, and ending with the
+    connection (an event stream typed as one)."""
+    status = int(fx.get("status", 200))
+    headers = {k: v for k, v in (fx.get("headers") or {}).items() if k.lower() not in ("content-length", "transfer-encoding")}
+    if fx.get("stream") and not any(k.lower() == "content-type" for k in headers):
+        headers["Content-Type"] = "text/event-stream"
+    body = fx.get("body", "")
+    body = (body if isinstance(body, str) else json.dumps(body)).encode()
+    head = ("HTTP/1.1 %d X\r\n" % status + "".join("%s: %s\r\n" % (k, v) for k, v in headers.items())).encode()
+    half = len(body) // 2
+    return [head + b"Content-Length: %d\r\n\r\n" % len(body) + body,
+            head + b"Transfer-Encoding: chunked\r\n\r\n" + b"".join(
+                b"%x\r\n%s\r\n" % (len(c), c) for c in (body[:half], body[half:]) if c) + b"0\r\n\r\n",
+            head + b"Connection: close\r\n\r\n" + body]
+
 def main():
     fixtures, outdir = sys.argv[1], sys.argv[2]
     for sub in ("responses", "streams"):
@@ -33,6 +49,8 @@ def main():
             fx = json.load(open(os.path.join(fixtures, sub, name)))
             data = response_bytes(fx)
             put(outdir, "fuzz_classify", data)
+            for i, wire in enumerate(http_responses(fx)):
+                put(outdir, "fuzz_h1_response", bytes([i * 5 % 17, data[0] << 1 | i << 4 & 0x30]) + wire)
             if fx.get("stream") or sub == "streams":
                 put(outdir, "fuzz_stream", data)
                 body = data.split(b"\n\n", 1)[1] if b"\n\n" in data else b""
