@@ -12,7 +12,7 @@
  *                     transport failure with lg_exchange_on_transport_error.
  *       LG_STEP_WAIT  nothing to do before step.at_ms (admission or backoff): sleep, or arm a timer and
  *                     return to the host's loop; then lg_exchange_on_timer. A timer that fires early gets
- *                     the same WAIT back.
+ *                     the same WAIT back. A host that gives the request up meanwhile: lg_exchange_withdraw.
  *       LG_STEP_DONE  step.result says what the host must see; lg_exchange_free.
  *
  * Times are wall-clock Unix milliseconds (lg_now_ms), since the store is shared between processes.
@@ -76,6 +76,11 @@ void lg_exchange_on_transport_error(lg_exchange *x, lg_transport_failure failure
 
 /* The time of the last WAIT step has come (or the front end woke early: the WAIT is repeated). */
 void lg_exchange_on_timer(lg_exchange *x, int64_t now_ms, lg_step *step);
+
+/* The host gave the request up during a WAIT step (its progress callback asked to abort): a DONE step with
+ * LG_GATE_WITHDRAWN, nothing to deliver (a reservation held goes back when x is freed; nothing is recorded).
+ * In any other phase the step the exchange stands at is repeated. */
+void lg_exchange_withdraw(lg_exchange *x, lg_step *step);
 
 /* The SEND step was a resend and the front end cannot rewind the body: the last response is final. */
 void lg_exchange_cannot_resend(lg_exchange *x, int64_t now_ms, lg_step *step);

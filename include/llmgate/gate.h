@@ -60,7 +60,14 @@ typedef struct {
     const void *header_ctx;
     int64_t max_wait_ms;      /* > 0: the host's own time limit for the request (CURLOPT_TIMEOUT): no wait or
                                * retry of llmgate's starts after it, whatever max_rate_limit_wait allows */
+    /* Asked by the blocking drivers (lg_gate_run, lg_gate_admit) at least every LG_GATE_ASK_MS while they
+     * wait: true when the host gave the request up (its progress callback asked to abort); the wait ends at
+     * once with LG_GATE_WITHDRAWN. NULL: never asked (a wait is one sleep). */
+    bool (*withdrawn)(void *ctx);
+    void *withdrawn_ctx;
 } lg_gate_request;
+
+#define LG_GATE_ASK_MS 500 /* how often a waiting driver asks req.withdrawn (libcurl: about once a second) */
 
 typedef enum {
     LG_GATE_DELIVER = 0, /* hand the last attempt's response to the host (possibly normalized) */
@@ -68,6 +75,8 @@ typedef enum {
     LG_GATE_TRANSPORT,   /* the last attempt failed in the transport: report its own error */
     LG_GATE_DELIVERED,   /* the transport already handed the response to the host (a committed stream) */
     LG_GATE_PASS,        /* a plain host rule admitted the request: let the host's own request go untouched */
+    LG_GATE_WITHDRAWN,   /* the host gave the request up while llmgate waited (req.withdrawn): nothing to
+                          * deliver, the host's own abort to report */
 } lg_gate_verdict;
 
 typedef struct {
@@ -90,7 +99,8 @@ lg_gate_result lg_gate_run(const lg_gate_request *req, const lg_transport *t, vo
 
 /* Admission only (plain host rules): waits for room in the provider's limits, never under a lock.
  * Returns true when the request may go; false with a synthesized refusal in *res (status 429,
- * retry_after_ms) when no room comes within max_rate_limit_wait_seconds. */
+ * retry_after_ms) when no room comes within max_rate_limit_wait_seconds, or with LG_GATE_WITHDRAWN when
+ * the host gave the request up while it waited. */
 bool lg_gate_admit(const lg_gate_request *req, lg_gate_result *res);
 
 #endif

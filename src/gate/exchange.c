@@ -544,6 +544,22 @@ void lg_exchange_on_timer(lg_exchange *x, int64_t now_ms, lg_step *step)
     admit(x, now_ms, step);
 }
 
+void lg_exchange_withdraw(lg_exchange *x, lg_step *step)
+{
+    if (x->phase != X_ADMIT && x->phase != X_CONFIRM && x->phase != X_BACKOFF) {
+        repeat(x, step);
+        return;
+    }
+    lg_gate_result *res = &x->res;
+    res->verdict = LG_GATE_WITHDRAWN;
+    res->normalized = false;
+    res->status = 0;
+    res->prov = x->req.prov;
+    lg_log(LG_LOG_INFO, "[Withdrawn] %s: the host gave the request up while it waited", x->req.prov->name);
+    x->phase = X_DONE;
+    step_done(step, res);
+}
+
 void lg_exchange_cannot_resend(lg_exchange *x, int64_t now_ms, lg_step *step)
 {
     if (x->phase != X_SENT || x->sent == 0) {

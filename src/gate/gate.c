@@ -5,12 +5,20 @@
 #include "llmgate/engine.h"
 #include "llmgate/gate.h"
 
-/* Sleeps until the engine's WAIT step is due. */
-static void sleep_until(int64_t at_ms)
+/* Sleeps until the engine's WAIT step is due; when the host can give the request up (req->withdrawn), in
+ * slices of LG_GATE_ASK_MS, asking it after each. False when the host gave it up. */
+static bool sleep_until(const lg_gate_request *req, int64_t at_ms)
 {
-    int64_t ms = at_ms - lg_now_ms();
-    if (ms > 0)
-        lg_sleep_ms(ms);
+    for (int64_t ms; (ms = at_ms - lg_now_ms()) > 0;) {
+        if (!req->withdrawn) {
+            lg_sleep_ms(ms);
+            return true;
+        }
+        lg_sleep_ms(ms < LG_GATE_ASK_MS ? ms : LG_GATE_ASK_MS);
+        if (req->withdrawn(req->withdrawn_ctx))
+            return false;
+    }
+    return true;
 }
 
 lg_gate_result lg_gate_run(const lg_gate_request *req, const lg_transport *t, void *ctx)
@@ -27,8 +35,10 @@ lg_gate_result lg_gate_run(const lg_gate_request *req, const lg_transport *t, vo
     }
     while (step.kind != LG_STEP_DONE) {
         if (step.kind == LG_STEP_WAIT) {
-            sleep_until(step.at_ms);
-            lg_exchange_on_timer(x, lg_now_ms(), &step);
+            if (sleep_until(req, step.at_ms))
+                lg_exchange_on_timer(x, lg_now_ms(), &step);
+            else
+                lg_exchange_withdraw(x, &step);
             continue;
         }
         if (step.resend && t->rewind && !t->rewind(ctx)) {
@@ -60,10 +70,12 @@ bool lg_gate_admit(const lg_gate_request *req, lg_gate_result *res)
     if (!x)
         return true; /* fail open */
     while (step.kind == LG_STEP_WAIT) {
-        sleep_until(step.at_ms);
-        lg_exchange_on_timer(x, lg_now_ms(), &step);
+        if (sleep_until(req, step.at_ms))
+            lg_exchange_on_timer(x, lg_now_ms(), &step);
+        else
+            lg_exchange_withdraw(x, &step);
     }
-    bool ok = step.kind != LG_STEP_DONE || step.result.verdict != LG_GATE_REFUSED;
+    bool ok = step.kind != LG_STEP_DONE || (step.result.verdict != LG_GATE_REFUSED && step.result.verdict != LG_GATE_WITHDRAWN);
     if (!ok)
         *res = step.result;
     lg_exchange_free(x);

@@ -94,6 +94,7 @@ static void set_info(lg_curl_rec *r, const lg_gate_result *res, bool synthesized
 {
     r->info_override = true;
     r->info_synth = synthesized;
+    r->info_none = false;
     r->info_unsent = res->attempts == 0;
     r->info_status = res->status;
     r->info_retry_after_s = res->normalized ? lg_retry_after_s(res->retry_after_ms) : -1;
@@ -102,8 +103,21 @@ static void set_info(lg_curl_rec *r, const lg_gate_result *res, bool synthesized
         r->errorbuffer[0] = '\0';
 }
 
+/* A request the host gave up while llmgate waited: nothing delivered, getinfo tells of no response (cold). */
+__attribute__((cold)) static CURLcode withdrawn(lg_curl_rec *r, const lg_gate_result *res)
+{
+    set_info(r, res, false, 0);
+    r->info_none = true;
+    r->info_header_size = 0;
+    r->info_body_len = 0;
+    set_error(r, "Callback aborted");
+    return CURLE_ABORTED_BY_CALLBACK;
+}
+
 CURLcode lg_curl_deliver(lg_curl_rec *r, lg_capture *cap, const lg_gate_result *res)
 {
+    if (LG_UNLIKELY(res->verdict == LG_GATE_WITHDRAWN))
+        return withdrawn(r, res);
     lg_lines lines = {0};
     char *synth = NULL;
     char *body = cap->body;

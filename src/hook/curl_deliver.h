@@ -12,7 +12,9 @@
 /* Delivers the response the gate settled on (the captured one, normalized when res says so, or a
  * synthesized 429 when it refused). Also sets the record's getinfo overrides (status, the header and body
  * bytes handed over) and, unless res is the last attempt's transport error, clears the error buffer text of
- * an attempt llmgate ended itself. Returns the CURLcode the host's curl_easy_perform must return. */
+ * an attempt llmgate ended itself. Returns the CURLcode the host's curl_easy_perform must return. A request
+ * the host gave up while llmgate waited (LG_GATE_WITHDRAWN) gets nothing but libcurl's own answer to an abort
+ * from its progress callback: CURLE_ABORTED_BY_CALLBACK, "Callback aborted", no response (code 0). */
 CURLcode lg_curl_deliver(lg_curl_rec *r, lg_capture *cap, const lg_gate_result *res);
 
 /* True when the host takes the header lines (CURLOPT_HEADER, a header function or header data). */

@@ -41,9 +41,9 @@ static bool size_overridden(const lg_curl_rec *r, CURLINFO info, void *out)
         return true;
     case CURLINFO_SIZE_DOWNLOAD_T: put_size(info, out, r->info_body_len); return true;
     case CURLINFO_CONTENT_LENGTH_DOWNLOAD_T:
-        if (!r->info_synth)
+        if (!r->info_synth && !r->info_none)
             return false;
-        put_size(info, out, r->info_content_length);
+        put_size(info, out, r->info_none ? -1 : r->info_content_length);
         return true;
     default: return false;
     }
@@ -63,14 +63,14 @@ static bool overridden(lg_curl_rec *r, CURLINFO info, void *out)
     switch (info) {
     case CURLINFO_RESPONSE_CODE: *(long *)out = r->info_status; return true;
     case CURLINFO_RETRY_AFTER:
-        if (r->info_retry_after_s < 0)
+        if (r->info_retry_after_s < 0 && !r->info_none)
             return false;
-        *(curl_off_t *)out = r->info_retry_after_s;
+        *(curl_off_t *)out = r->info_none ? 0 : r->info_retry_after_s;
         return true;
     case CURLINFO_CONTENT_TYPE:
-        if (!r->info_synth)
+        if (!r->info_synth && !r->info_none)
             return false;
-        *(const char **)out = "application/json";
+        *(const char **)out = r->info_none ? NULL : "application/json";
         return true;
     case CURLINFO_SCHEME:
         /* a response llmgate answered itself on a handle that never connected: still HTTP(S) */

@@ -32,6 +32,7 @@ static void defaults(lg_curl_rec *r, CURL *h)
     r->handle = h;
     r->postsize = -1;
     r->writedata = stdout;
+    r->noprogress = 1;
 }
 
 static void free_fields(lg_curl_rec *r)

@@ -40,10 +40,16 @@ typedef struct {
     curl_debug_callback debugfn; /* CURLOPT_DEBUGFUNCTION, NULL: libcurl's default output */
     void *debugdata;
     FILE *stderr_fp;             /* CURLOPT_STDERR, NULL: stderr */
+    long noprogress;             /* CURLOPT_NOPROGRESS (default 1) */
+    curl_xferinfo_callback xferinfofn; /* CURLOPT_XFERINFOFUNCTION, NULL: none */
+    curl_progress_callback progressfn; /* CURLOPT_PROGRESSFUNCTION, NULL: none (libcurl prefers xferinfofn) */
+    void *progressdata;          /* CURLOPT_XFERINFODATA (CURLOPT_PROGRESSDATA is the same option) */
     /* What getinfo must report after a perform that llmgate shaped: what the host got from llmgate. */
     bool info_override;
     bool info_synth;             /* the response was llmgate's own (a refusal): JSON, Content-Length ours */
     bool info_unsent;            /* no request went out in that exchange (REQUEST_SIZE 0) */
+    bool info_none;              /* no response reached the host (it gave the request up while llmgate waited):
+                                  * no type, length or Retry-After */
     long info_status;
     long info_retry_after_s;
     long info_header_size;       /* bytes of the header block delivered; -1: none kept, libcurl's count */

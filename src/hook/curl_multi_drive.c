@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "hook/curl_multi.h"
+#include "hook/curl_progress.h"
 #include "llmgate/clock.h"
 
 static CURLMcode real_add(lg_mxfer *t)
@@ -64,6 +65,8 @@ static void apply_step(lg_mxfer *t, lg_step *step, bool may_deliver)
             real_remove(t);
             t->pending = *step;
             t->wake_at = step->at_ms;
+            if (lg_curl_progress_watched(t->rec) && t->wake_at > now + LG_GATE_ASK_MS)
+                t->wake_at = now + LG_GATE_ASK_MS; /* the host's progress callback is asked then (run_due) */
             return;
         }
         if (step->kind == LG_STEP_DONE) {
@@ -196,7 +199,9 @@ static void complete(lg_mxfer *t, CURLcode rc)
     apply_step(t, &step, true);
 }
 
-/* Runs the steps that are due: timers into the engine, deferred deliveries. */
+/* Runs the steps that are due: timers into the engine (a host's progress callback asked on the way to a
+ * wait's end, as libcurl asks it while a transfer runs: the transfer ends when it aborts), deferred
+ * deliveries. */
 static void run_due(lg_multi *m)
 {
     int64_t now = lg_now_ms();
@@ -205,7 +210,9 @@ static void run_due(lg_multi *m)
         if (t->final || t->in_real || t->wake_at > now)
             continue;
         lg_step step = t->pending;
-        if (step.kind != LG_STEP_DONE)
+        if (step.kind == LG_STEP_WAIT && now < step.at_ms && lg_curl_progress_aborts(t->rec))
+            lg_exchange_withdraw(t->ex, &step);
+        else if (step.kind != LG_STEP_DONE)
             lg_exchange_on_timer(t->ex, now, &step);
         apply_step(t, &step, true);
     }

@@ -3,6 +3,7 @@
  * libcurl's own perform re-enters the multi interposers: they see lg_curl_depth and pass straight on. */
 #include <string.h>
 
+#include "hook/curl_progress.h"
 #include "hook/curl_xfer.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -40,7 +41,9 @@ static CURLcode gated_perform(CURL *h, lg_curl_rec *r, const lg_curl_real *real,
 /* A plain host rule: admission only, then libcurl as usual; a refusal is answered locally. */
 static CURLcode paced_perform(CURL *h, lg_curl_rec *r, const lg_curl_real *real, const lg_runtime *rt)
 {
-    lg_gate_request req = {.cfg = rt->cfg, .prov = r->prov, .store = rt->store};
+    lg_gate_request req = {.cfg = rt->cfg, .prov = r->prov, .store = rt->store,
+                           .withdrawn = lg_curl_progress_watched(r) ? lg_curl_progress_aborts : NULL,
+                           .withdrawn_ctx = r};
     lg_gate_result res;
     if (lg_gate_admit(&req, &res))
         return real->perform(h);

@@ -27,6 +27,7 @@ static void record_long(lg_curl_rec *r, CURLoption opt, long v)
     case CURLOPT_HEADER: r->header_opt = v; break;
     case CURLOPT_FAILONERROR: r->failonerror = v; break;
     case CURLOPT_VERBOSE: r->verbose = v; break;
+    case CURLOPT_NOPROGRESS: r->noprogress = v; break;
     case CURLOPT_TIMEOUT: r->timeout_ms = v > 0 && v < LONG_MAX / 1000 ? v * 1000 : 0; break;
     case CURLOPT_TIMEOUT_MS: r->timeout_ms = v > 0 ? v : 0; break;
     case CURLOPT_FOLLOWLOCATION: r->followlocation = v; break;
@@ -71,6 +72,7 @@ static void record_ptr(lg_curl_rec *r, CURLoption opt, void *p)
     case CURLOPT_XOAUTH2_BEARER: lg_rec_set_str(&r->xoauth2, p); break;
     case CURLOPT_ERRORBUFFER: r->errorbuffer = p; break;
     case CURLOPT_DEBUGDATA: r->debugdata = p; break;
+    case CURLOPT_XFERINFODATA: r->progressdata = p; break;
     case CURLOPT_STDERR: r->stderr_fp = p; break;
     default: break;
     }
@@ -102,6 +104,9 @@ static bool shaping_option(CURLoption opt)
 
 typedef void (*any_fn)(void);
 
+/* CURLOPT_PROGRESSFUNCTION by its number: the name is deprecated, hosts (PHP) still set it. */
+#define PROGRESSFUNCTION ((CURLoption)(CURLOPTTYPE_FUNCTIONPOINT + 56))
+
 static void record_fn(lg_curl_rec *r, CURLoption opt, any_fn f)
 {
     switch (opt) {
@@ -109,6 +114,8 @@ static void record_fn(lg_curl_rec *r, CURLoption opt, any_fn f)
     case CURLOPT_HEADERFUNCTION: r->headerfn = (curl_write_callback)f; break;
     case CURLOPT_DEBUGFUNCTION: r->debugfn = (curl_debug_callback)f; break;
     case CURLOPT_PREREQFUNCTION: r->prereqfn = (curl_prereq_callback)f; break;
+    case CURLOPT_XFERINFOFUNCTION: r->xferinfofn = (curl_xferinfo_callback)f; break;
+    case PROGRESSFUNCTION: r->progressfn = (curl_progress_callback)f; break;
     case CURLOPT_SEEKFUNCTION:
         r->seekfn = (curl_seek_callback)f;
         r->has_seekfn = f != NULL;

@@ -8,6 +8,7 @@
 
 #include "hook/curl_auth.h"
 #include "hook/curl_deliver.h"
+#include "hook/curl_progress.h"
 #include "hook/curl_translate.h"
 #include "hook/curl_xfer.h"
 #include "llmgate/log.h"
@@ -304,6 +305,8 @@ bool lg_xfer_open(lg_curl_xfer *x, CURL *h, lg_curl_rec *r, const lg_runtime *rt
         .has_header = lg_curl_has_header,
         .header_ctx = r,
         .max_wait_ms = r->timeout_ms,
+        .withdrawn = lg_curl_progress_watched(r) ? lg_curl_progress_aborts : NULL,
+        .withdrawn_ctx = r,
     };
     r->info_override = false;
     x->cap.skip_lines = !lg_curl_takes_headers(r); /* raw lines go nowhere else (lg_curl_deliver_headers) */

@@ -4,12 +4,14 @@
  * measures how long each libcurl call takes, so a test can check that the loop is never blocked.
  *
  * usage: multi_client [-m poll|socket] [-n N] [-H "Header: v"]... [-d BODY] [-P PLAIN_URL] [-T TIMEOUT_MS]
- *                     [-X CANCEL_MS] [-R RESET_MS] URL
+ *                     [-X CANCEL_MS] [-R RESET_MS] [-A ABORT_MS] URL
  * -X: after CANCEL_MS, removes every provider transfer not yet finished (and counts body bytes that still
  * arrive for them: "cancelled=N late_bytes=N").
  * -R: after RESET_MS, calls curl_easy_reset on every provider transfer not yet finished, leaving it in the
  * multi ("reset=N"; such a transfer's DONE is awaited as any other and counts as expected); and every
  * finished transfer's handle is reset in the multi before it is removed.
+ * -A: the provider transfers have a progress callback (CURLOPT_XFERINFOFUNCTION) that asks to abort once
+ * ABORT_MS have passed; a transfer that ends so (CURLE_ABORTED_BY_CALLBACK) counts as expected.
  * Prints one line per finished transfer: "xfer=I kind=provider|plain result=CURLcode status=HTTP bytes=N done_ms=T"
  * then "transfers=N ok=N max_call_ms=X wait_overrun_ms=Y elapsed_ms=Z" (max_call_ms: the longest perform,
  * socket_action or info_read; wait_overrun_ms: how far a poll/epoll_wait overran the timeout it was given).
@@ -31,7 +33,7 @@ typedef struct {
 
 static xfer xfers[MAX_XFERS];
 static int n_xfers, epfd = -1;
-static long timeout_ms = 5000, cancel_ms = -1, reset_ms = -1;
+static long timeout_ms = 5000, cancel_ms = -1, reset_ms = -1, abort_ms = -1;
 static size_t late_bytes;
 static int n_cancelled, n_reset, reset_mode;
 static double t0, max_call, max_overrun, deadline = -1;
@@ -65,6 +67,13 @@ static size_t on_write(char *p, size_t size, size_t n, void *ud)
     if (((xfer *)ud)->cancelled)
         late_bytes += size * n;
     return size * n;
+}
+
+/* -A: asks libcurl to abort the transfer once ABORT_MS have passed. */
+static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
+{
+    (void)ud, (void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
+    return now_ms() - t0 >= (double)abort_ms;
 }
 
 static int on_socket(CURL *e, curl_socket_t s, int what, void *ud, void *socketp)
@@ -149,7 +158,8 @@ static int reap(CURLM *m)
         curl_easy_getinfo(msg->easy_handle, CURLINFO_RESPONSE_CODE, &status);
         printf("xfer=%d kind=%s result=%d status=%ld bytes=%zu done_ms=%.0f\n", x->idx, x->plain ? "plain" : "provider",
                (int)msg->data.result, status, x->bytes, now_ms() - t0);
-        x->done = msg->data.result == CURLE_OK && status == 200 ? 1 : x->reset ? 2 : -1;
+        x->done = msg->data.result == CURLE_OK && status == 200 ? 1
+                  : x->reset || (abort_ms >= 0 && msg->data.result == CURLE_ABORTED_BY_CALLBACK) ? 2 : -1;
         if (reset_mode)
             curl_easy_reset(msg->easy_handle);
         curl_multi_remove_handle(m, msg->easy_handle);
@@ -225,6 +235,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "-T") && i + 1 < argc) timeout_ms = atol(argv[++i]);
         else if (!strcmp(argv[i], "-X") && i + 1 < argc) cancel_ms = atol(argv[++i]);
         else if (!strcmp(argv[i], "-R") && i + 1 < argc) reset_mode = 1, reset_ms = atol(argv[++i]);
+        else if (!strcmp(argv[i], "-A") && i + 1 < argc) abort_ms = atol(argv[++i]);
         else url = argv[i];
     }
     if (!url || n < 0 || n + 1 > MAX_XFERS) {
@@ -254,6 +265,10 @@ int main(int argc, char **argv)
             curl_easy_setopt(x->h, CURLOPT_HTTPHEADER, hdrs);
             if (body)
                 curl_easy_setopt(x->h, CURLOPT_POSTFIELDS, body);
+            if (abort_ms >= 0) {
+                curl_easy_setopt(x->h, CURLOPT_XFERINFOFUNCTION, on_progress);
+                curl_easy_setopt(x->h, CURLOPT_NOPROGRESS, 0L);
+            }
         }
         curl_multi_add_handle(m, x->h);
     }

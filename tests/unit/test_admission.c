@@ -363,6 +363,70 @@ static void many_accounts_are_allocated(void **state)
     assert_int_equal(slot_of(f, "openai", "a6")->counters.requests, 0);
 }
 
+/* A host that gives its request up on the n-th time it is asked (a progress callback asking to abort). */
+typedef struct {
+    int asked, abort_at;
+} quitter;
+
+static bool quits(void *ctx)
+{
+    quitter *q = ctx;
+    return ++q->asked >= q->abort_at;
+}
+
+/* A backoff of 3 s (the server's hint, one account) asks the host every LG_GATE_ASK_MS: the exchange ends at
+ * the second asking, nothing more sent, with LG_GATE_WITHDRAWN; the host's next request still waits for the
+ * account's cooldown (nothing was recorded of the withdrawn one). */
+static void host_gives_up_during_a_backoff(void **state)
+{
+    fixture *f = *state;
+    lg_config *c = fixture_config(f, "{\"providers\": {\"openai\": {\"accounts\": [{\"name\": \"a\", \"key\": \"sk-unit-a-123\"}]}}, "
+                             "\"retry\": {\"max_rate_limit_wait_seconds\": 30}}");
+    static const lg_header hint[] = {{"retry-after", "3"}};
+    quitter q = {.abort_at = 2};
+    lg_gate_request req = {.cfg = c, .prov = fixture_provider(f, "openai"), .store = f->store, .replayable = true,
+                           .withdrawn = quits, .withdrawn_ctx = &q};
+    fake x = {.status = {429, 200}, .headers = hint, .n_headers = 1, .body = {LIMITED_BODY, OK_BODY}};
+    lg_transport t = {.attempt = fake_attempt};
+    int64_t t0 = lg_mono_ms();
+    lg_gate_result res = lg_gate_run(&req, &t, &x);
+    int64_t ms = lg_mono_ms() - t0;
+    assert_int_equal(res.verdict, LG_GATE_WITHDRAWN);
+    assert_int_equal(x.calls, 1);
+    assert_int_equal(q.asked, 2);
+    assert_true(ms >= 2 * LG_GATE_ASK_MS - 50 && ms < 2 * LG_GATE_ASK_MS + 400);
+    assert_int_equal(slot_of(f, "openai", "a")->counters.given_up, 0);
+    /* a host that never gives up is asked all along and served after the hint */
+    quitter patient = {.abort_at = 1000};
+    req.withdrawn_ctx = &patient;
+    fake y = {.status = {200}, .body = {OK_BODY}};
+    t0 = lg_mono_ms();
+    res = lg_gate_run(&req, &t, &y);
+    assert_int_equal(res.status, 200);
+    assert_true(lg_mono_ms() - t0 >= 2000);
+    assert_true(patient.asked >= 3);
+}
+
+/* A plain host rule waiting for its window asks the host the same way; admission withdrawn is refused. */
+static void host_gives_up_waiting_for_the_limiter(void **state)
+{
+    fixture *f = *state;
+    lg_config *c = fixture_config(f, "{\"providers\": {\"hook\": {\"hosts\": [\"hooks.example\"], "
+                             "\"limits\": {\"rpm\": 1, \"window_ms\": 4000}}}, "
+                             "\"retry\": {\"max_rate_limit_wait_seconds\": 10}}");
+    quitter q = {.abort_at = 1};
+    lg_gate_request req = {.cfg = c, .prov = fixture_provider(f, "hook"), .store = f->store,
+                           .withdrawn = quits, .withdrawn_ctx = &q};
+    lg_gate_result res;
+    assert_true(lg_gate_admit(&req, &res));
+    assert_int_equal(q.asked, 0);
+    int64_t t0 = lg_mono_ms();
+    assert_false(lg_gate_admit(&req, &res));
+    assert_true(lg_mono_ms() - t0 < LG_GATE_ASK_MS + 300);
+    assert_int_equal(res.verdict, LG_GATE_WITHDRAWN);
+    assert_int_equal(q.asked, 1);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -378,6 +442,8 @@ int main(void)
         T(a_request_counts_once_toward_budget_and_breaker),
         T(transport_failures_and_the_breaker),
         T(many_accounts_are_allocated),
+        T(host_gives_up_during_a_backoff),
+        T(host_gives_up_waiting_for_the_limiter),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,185 @@
+/* A libcurl host that uses options the other clients do not, one case per run, for
+ * tests/integration/test_curl_options.sh. Each perform prints one line:
+ *   LABEL rc=CURLcode code=HTTP dl=SIZE_DOWNLOAD hdr=HEADER_SIZE type=CONTENT_TYPE err=[ERRORBUFFER] got=N body=TEXT
+ * (got: bytes the write callback took; body: what it took, newlines as '|', at most 100 bytes).
+ *
+ * usage: options_client CASE URL CONNECT_TO KEY
+ *   mutate     POSTFIELDS from a buffer the host rewrites between two performs without setting it again
+ *   readfn     the body from a read callback (POSTFIELDSIZE known, no seek callback), then with a seek callback
+ *   httpget    a POST, then CURLOPT_HTTPGET on the same handle
+ *   nobody     CURLOPT_NOBODY (a HEAD request)
+ *   dup        a perform, then curl_easy_duphandle of the handle and a perform of the duplicate
+ *   header     CURLOPT_HEADER: the header block in the body
+ *   short      a write callback that takes nothing (the host aborts the transfer)
+ *   pause      a write callback that pauses once (CURL_WRITEFUNC_PAUSE); a progress callback unpauses
+ *   maxfile    CURLOPT_MAXFILESIZE smaller than the answer */
+#include <curl/curl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BODY "{\"model\":\"gpt-4o-mini\",\"max_tokens\":16,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"
+
+typedef struct {
+    char text[101];
+    size_t got, text_len;
+    int refuse;  /* take nothing */
+    int pauses;  /* pause this many more times */
+    int paused;  /* a pause is pending: the progress callback unpauses */
+    CURL *h;
+} sink;
+
+static size_t on_write(char *p, size_t size, size_t n, void *ud)
+{
+    sink *s = ud;
+    size_t len = size * n;
+    if (s->refuse)
+        return 0;
+    if (s->pauses > 0) {
+        s->pauses--;
+        s->paused = 1;
+        return CURL_WRITEFUNC_PAUSE;
+    }
+    for (size_t i = 0; i < len && s->text_len < sizeof s->text - 1; i++)
+        s->text[s->text_len++] = p[i] == '\n' || p[i] == '\r' ? '|' : p[i];
+    s->got += len;
+    return len;
+}
+
+static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
+{
+    (void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
+    sink *s = ud;
+    if (s->paused) {
+        s->paused = 0;
+        curl_easy_pause(s->h, CURLPAUSE_CONT);
+    }
+    return 0;
+}
+
+typedef struct {
+    const char *data;
+    size_t len, off;
+} source;
+
+static size_t on_read(char *p, size_t size, size_t n, void *ud)
+{
+    source *src = ud;
+    size_t len = size * n, left = src->len - src->off;
+    if (len > left)
+        len = left;
+    memcpy(p, src->data + src->off, len);
+    src->off += len;
+    return len;
+}
+
+static int on_seek(void *ud, curl_off_t offset, int origin)
+{
+    source *src = ud;
+    if (origin != SEEK_SET || offset < 0 || (size_t)offset > src->len)
+        return CURL_SEEKFUNC_FAIL;
+    src->off = (size_t)offset;
+    return CURL_SEEKFUNC_OK;
+}
+
+static char errbuf[CURL_ERROR_SIZE];
+
+/* Performs h with a fresh sink s and prints the line. */
+static void run(CURL *h, const char *label, sink *s)
+{
+    int refuse = s->refuse, pauses = s->pauses;
+    memset(s, 0, sizeof *s);
+    s->refuse = refuse;
+    s->pauses = pauses;
+    s->h = h;
+    errbuf[0] = '\0';
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_write);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, s);
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+    CURLcode rc = curl_easy_perform(h);
+    long code = -1, hdr = -1;
+    curl_off_t dl = -1;
+    char *type = NULL;
+    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+    curl_easy_getinfo(h, CURLINFO_HEADER_SIZE, &hdr);
+    curl_easy_getinfo(h, CURLINFO_SIZE_DOWNLOAD_T, &dl);
+    curl_easy_getinfo(h, CURLINFO_CONTENT_TYPE, &type);
+    printf("%s rc=%d code=%ld dl=%ld hdr=%ld type=%s err=[%s] got=%zu body=%s\n", label, (int)rc, code, (long)dl, hdr,
+           type ? type : "-", errbuf, s->got, s->text);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 5)
+        return 2;
+    const char *c = argv[1];
+    char auth[256];
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", argv[4]);
+    struct curl_slist *hdrs = curl_slist_append(curl_slist_append(NULL, auth), "Content-Type: application/json");
+    struct curl_slist *connect_to = curl_slist_append(NULL, argv[3]);
+    CURL *h = curl_easy_init();
+    if (!h || !hdrs || !connect_to)
+        return 1;
+    curl_easy_setopt(h, CURLOPT_URL, argv[2]);
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
+    curl_easy_setopt(h, CURLOPT_CONNECT_TO, connect_to);
+    sink s = {0};
+    char buf[] = BODY;
+    source src = {.data = BODY, .len = strlen(BODY)};
+    if (!strcmp(c, "mutate")) {
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, buf);
+        run(h, "first", &s);
+        memcpy(strstr(buf, "\"hi\""), "\"yo\"", 4);
+        run(h, "rewritten", &s);
+    } else if (!strcmp(c, "readfn")) {
+        curl_easy_setopt(h, CURLOPT_POST, 1L);
+        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long)src.len);
+        curl_easy_setopt(h, CURLOPT_READFUNCTION, on_read);
+        curl_easy_setopt(h, CURLOPT_READDATA, &src);
+        run(h, "noseek", &s);
+        src.off = 0;
+        curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, on_seek);
+        curl_easy_setopt(h, CURLOPT_SEEKDATA, &src);
+        run(h, "seek", &s);
+    } else if (!strcmp(c, "httpget")) {
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, BODY);
+        run(h, "post", &s);
+        curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+        run(h, "get", &s);
+    } else if (!strcmp(c, "nobody")) {
+        curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+        run(h, "head", &s);
+    } else if (!strcmp(c, "dup")) {
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, BODY);
+        run(h, "orig", &s);
+        CURL *d = curl_easy_duphandle(h);
+        run(d, "dup", &s);
+        run(h, "orig-again", &s);
+        curl_easy_cleanup(d);
+    } else if (!strcmp(c, "header")) {
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, BODY);
+        curl_easy_setopt(h, CURLOPT_HEADER, 1L);
+        run(h, "header", &s);
+    } else if (!strcmp(c, "short")) {
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, BODY);
+        s.refuse = 1;
+        run(h, "short", &s);
+    } else if (!strcmp(c, "pause")) {
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, BODY);
+        curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+        curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+        curl_easy_setopt(h, CURLOPT_XFERINFODATA, &s);
+        s.pauses = 1;
+        run(h, "pause", &s);
+    } else if (!strcmp(c, "maxfile")) {
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, BODY);
+        curl_easy_setopt(h, CURLOPT_MAXFILESIZE, 20L);
+        run(h, "maxfile", &s);
+    } else {
+        return 2;
+    }
+    curl_easy_cleanup(h);
+    curl_slist_free_all(hdrs);
+    curl_slist_free_all(connect_to);
+    return 0;
+}
