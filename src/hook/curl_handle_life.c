@@ -123,12 +123,14 @@ EXPORT CURL *curl_easy_duphandle(CURL *h)
     const lg_curl_real *real = lg_curl_real_get();
     if (!real->duphandle)
         return NULL;
-    lg_curl_rec *r = lg_rec_get(h, false);
-    if (r)
-        lg_xfer_unshape(r); /* the duplicate gets the host's options, nothing of ours */
     CURL *dup = real->duphandle(h);
-    if (dup)
-        lg_rec_clone(h, dup);
+    lg_curl_rec *r = dup ? lg_rec_get(h, false) : NULL;
+    if (!r)
+        return dup;
+    lg_rec_clone(h, dup);
+    lg_curl_rec *d = lg_rec_get(dup, false); /* NULL: no memory for its record */
+    /* the duplicate gets the host's options, nothing of ours; h keeps ours (it may be mid-exchange) */
+    lg_xfer_unshape_dup(r, dup, d ? d : r);
     return dup;
 }
 

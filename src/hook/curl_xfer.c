@@ -217,33 +217,39 @@ static void install_capture(lg_curl_xfer *x)
     x->installed = true;
 }
 
+/* Sets the host's own options, as record r holds them, on handle h in place of everything x shapes (the
+ * body too when x replaced it). */
+static void put_host(const lg_curl_xfer *x, CURL *h, const lg_curl_rec *r)
+{
+    const lg_curl_real *real = x->real;
+    real->setopt(h, CURLOPT_URL, r->url);
+    real->setopt(h, CURLOPT_HTTPHEADER, r->headers);
+    real->setopt(h, CURLOPT_PREREQFUNCTION, r->prereqfn);
+    real->setopt(h, CURLOPT_PREREQDATA, r->prereqdata);
+    real->setopt(h, CURLOPT_WRITEFUNCTION, r->writefn);
+    real->setopt(h, CURLOPT_WRITEDATA, r->writedata);
+    real->setopt(h, CURLOPT_HEADERFUNCTION, r->headerfn);
+    real->setopt(h, CURLOPT_HEADERDATA, r->headerdata);
+    real->setopt(h, CURLOPT_HEADER, r->header_opt);
+    real->setopt(h, CURLOPT_FAILONERROR, r->failonerror);
+    real->setopt(h, CURLOPT_FOLLOWLOCATION, r->followlocation);
+    if (LG_UNLIKELY(lg_curl_debug_wanted(r))) {
+        real->setopt(h, CURLOPT_DEBUGFUNCTION, r->debugfn);
+        real->setopt(h, CURLOPT_DEBUGDATA, r->debugdata);
+    }
+    if (x->body_replaced) {
+        real->setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, r->postsize);
+        real->setopt(h, CURLOPT_POSTFIELDS, r->postfields);
+    }
+    if (r->xoauth2)
+        real->setopt(h, CURLOPT_XOAUTH2_BEARER, r->xoauth2);
+}
+
 /* The host's own options back out; our URL and header list freed. */
 static void restore_host(lg_curl_xfer *x)
 {
-    const lg_curl_real *real = x->real;
-    lg_curl_rec *r = x->rec;
-    real->setopt(x->h, CURLOPT_URL, r->url);
-    real->setopt(x->h, CURLOPT_HTTPHEADER, r->headers);
-    real->setopt(x->h, CURLOPT_PREREQFUNCTION, r->prereqfn);
-    real->setopt(x->h, CURLOPT_PREREQDATA, r->prereqdata);
-    real->setopt(x->h, CURLOPT_WRITEFUNCTION, r->writefn);
-    real->setopt(x->h, CURLOPT_WRITEDATA, r->writedata);
-    real->setopt(x->h, CURLOPT_HEADERFUNCTION, r->headerfn);
-    real->setopt(x->h, CURLOPT_HEADERDATA, r->headerdata);
-    real->setopt(x->h, CURLOPT_HEADER, r->header_opt);
-    real->setopt(x->h, CURLOPT_FAILONERROR, r->failonerror);
-    real->setopt(x->h, CURLOPT_FOLLOWLOCATION, r->followlocation);
-    if (LG_UNLIKELY(lg_curl_debug_wanted(r))) {
-        real->setopt(x->h, CURLOPT_DEBUGFUNCTION, r->debugfn);
-        real->setopt(x->h, CURLOPT_DEBUGDATA, r->debugdata);
-    }
-    if (x->body_replaced) {
-        real->setopt(x->h, CURLOPT_POSTFIELDSIZE_LARGE, r->postsize);
-        real->setopt(x->h, CURLOPT_POSTFIELDS, r->postfields);
-        x->body_replaced = false;
-    }
-    if (r->xoauth2)
-        real->setopt(x->h, CURLOPT_XOAUTH2_BEARER, r->xoauth2);
+    put_host(x, x->h, x->rec);
+    x->body_replaced = false;
     if (x->attempt_hdrs)
         lg_slist_free(x->attempt_hdrs);
     x->attempt_hdrs = NULL;
@@ -329,6 +335,12 @@ void lg_xfer_unshape(lg_curl_rec *r)
 {
     if (r->kept && r->kept->installed)
         restore_host(r->kept);
+}
+
+void lg_xfer_unshape_dup(const lg_curl_rec *r, CURL *dup, const lg_curl_rec *dup_rec)
+{
+    if (r->kept && r->kept->installed)
+        put_host(r->kept, dup, dup_rec);
 }
 
 void lg_xfer_forget_key(lg_curl_xfer *x)

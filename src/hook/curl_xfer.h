@@ -71,9 +71,14 @@ bool lg_xfer_open(lg_curl_xfer *x, CURL *h, lg_curl_rec *r, const lg_runtime *rt
  * zeroed on first use; NULL when out of memory). */
 lg_curl_xfer *lg_xfer_kept(lg_curl_rec *r);
 
-/* Before r's handle is used in any other way than a gated exchange (a transfer llmgate does not gate,
- * curl_easy_duphandle): puts the host's own options back if the kept transfer left ours on the handle. */
+/* Before r's handle is used in any other way than a gated exchange (a transfer llmgate does not gate): puts
+ * the host's own options back if the kept transfer left ours on the handle. */
 void lg_xfer_unshape(lg_curl_rec *r);
+
+/* After curl_easy_duphandle of r's handle made dup (its record dup_rec, cloned from r): the host's own options
+ * on dup where the kept transfer left ours on the handle, which keeps them (an exchange of the multi front
+ * end may be running on it, its attempt in flight or waiting). */
+void lg_xfer_unshape_dup(const lg_curl_rec *r, CURL *dup, const lg_curl_rec *dup_rec);
 
 /* Frees a kept transfer (NULL: nothing) once libcurl no longer refers to it: after curl_easy_reset or
  * curl_easy_cleanup of its handle. */

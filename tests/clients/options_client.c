@@ -9,6 +9,8 @@
  *   httpget    a POST, then CURLOPT_HTTPGET on the same handle
  *   nobody     CURLOPT_NOBODY (a HEAD request)
  *   dup        a perform, then curl_easy_duphandle of the handle and a perform of the duplicate
+ *   dupwait    the handle in a multi (perform + poll); 300 ms in, curl_easy_duphandle of it; the multi's
+ *              transfer to its end ("multi"), then a perform of the duplicate ("dup")
  *   header     CURLOPT_HEADER: the header block in the body
  *   short      a write callback that takes nothing (the host aborts the transfer)
  *   pause      a write callback that pauses once (CURL_WRITEFUNC_PAUSE); a progress callback unpauses
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define BODY "{\"model\":\"gpt-4o-mini\",\"max_tokens\":16,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"
 
@@ -84,8 +87,22 @@ static int on_seek(void *ud, curl_off_t offset, int origin)
 
 static char errbuf[CURL_ERROR_SIZE];
 
-/* Performs h with a fresh sink s and prints the line. */
-static void run(CURL *h, const char *label, sink *s)
+/* Prints the line of a transfer of h that ended with rc. */
+static void report(CURL *h, const char *label, CURLcode rc, const sink *s)
+{
+    long code = -1, hdr = -1;
+    curl_off_t dl = -1;
+    char *type = NULL;
+    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+    curl_easy_getinfo(h, CURLINFO_HEADER_SIZE, &hdr);
+    curl_easy_getinfo(h, CURLINFO_SIZE_DOWNLOAD_T, &dl);
+    curl_easy_getinfo(h, CURLINFO_CONTENT_TYPE, &type);
+    printf("%s rc=%d code=%ld dl=%ld hdr=%ld type=%s err=[%s] got=%zu body=%s\n", label, (int)rc, code, (long)dl, hdr,
+           type ? type : "-", errbuf, s->got, s->text);
+}
+
+/* Sets h up to write into s, emptied first, with the error buffer. */
+static void prepare(CURL *h, sink *s)
 {
     int refuse = s->refuse, pauses = s->pauses;
     memset(s, 0, sizeof *s);
@@ -96,16 +113,43 @@ static void run(CURL *h, const char *label, sink *s)
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_write);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, s);
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
-    CURLcode rc = curl_easy_perform(h);
-    long code = -1, hdr = -1;
-    curl_off_t dl = -1;
-    char *type = NULL;
-    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
-    curl_easy_getinfo(h, CURLINFO_HEADER_SIZE, &hdr);
-    curl_easy_getinfo(h, CURLINFO_SIZE_DOWNLOAD_T, &dl);
-    curl_easy_getinfo(h, CURLINFO_CONTENT_TYPE, &type);
-    printf("%s rc=%d code=%ld dl=%ld hdr=%ld type=%s err=[%s] got=%zu body=%s\n", label, (int)rc, code, (long)dl, hdr,
-           type ? type : "-", errbuf, s->got, s->text);
+}
+
+/* Performs h with a fresh sink s and prints the line. */
+static void run(CURL *h, const char *label, sink *s)
+{
+    prepare(h, s);
+    report(h, label, curl_easy_perform(h), s);
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* dupwait: h runs in a multi; dup_after_ms in, the host duplicates it; returns the duplicate. */
+static CURL *multi_dup(CURL *h, sink *s, double dup_after_ms)
+{
+    CURLM *m = curl_multi_init();
+    CURL *d = NULL;
+    prepare(h, s);
+    curl_multi_add_handle(m, h);
+    double t0 = now_ms();
+    for (int running = 1; running;) {
+        curl_multi_perform(m, &running);
+        if (!d && now_ms() - t0 >= dup_after_ms)
+            d = curl_easy_duphandle(h);
+        if (running)
+            curl_multi_poll(m, NULL, 0, 100, NULL);
+    }
+    int left;
+    CURLMsg *msg = curl_multi_info_read(m, &left);
+    report(h, "multi", msg ? msg->data.result : (CURLcode)-1, s);
+    curl_multi_remove_handle(m, h);
+    curl_multi_cleanup(m);
+    return d;
 }
 
 int main(int argc, char **argv)
@@ -155,6 +199,12 @@ int main(int argc, char **argv)
         CURL *d = curl_easy_duphandle(h);
         run(d, "dup", &s);
         run(h, "orig-again", &s);
+        curl_easy_cleanup(d);
+    } else if (!strcmp(c, "dupwait")) {
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, BODY);
+        CURL *d = multi_dup(h, &s, 300);
+        if (d)
+            run(d, "dup", &s);
         curl_easy_cleanup(d);
     } else if (!strcmp(c, "header")) {
         curl_easy_setopt(h, CURLOPT_POSTFIELDS, BODY);

@@ -9,10 +9,12 @@ source "$(dirname "$0")/../lib.sh"
 cat >"$LG_TMP/scenario.json" <<'JSON'
 {"keys": {"sk-opt-backoff": {"sequence": [{"error": "rate_limit", "retry_after_ms": 20000}, {}]},
           "sk-opt-patient": {"sequence": [{"error": "rate_limit", "retry_after_ms": 2500}, {}]},
+          "sk-opt-twice": {"sequence": [{"error": "rate_limit", "retry_after_ms": 1500},
+                                        {"error": "rate_limit", "retry_after_ms": 1500}, {}]},
           "sk-opt-locked": {"sequence": [{"error": "rate_limit", "retry_after_ms": 3600000}], "repeat": true}}}
 JSON
 lg_start_mock --quiet --scenario "$LG_TMP/scenario.json"
-export KEY_BACKOFF=sk-opt-backoff KEY_PATIENT=sk-opt-patient KEY_LOCKED=sk-opt-locked KEY_GOOD=sk-opt-good
+export KEY_TWICE=sk-opt-twice KEY_BACKOFF=sk-opt-backoff KEY_PATIENT=sk-opt-patient KEY_LOCKED=sk-opt-locked KEY_GOOD=sk-opt-good
 # config NAME KEYVAR [LIMITS]: one account, a minute of waiting allowed
 config() {
     cat >"$LG_TMP/$1.json" <<JSON
@@ -24,6 +26,7 @@ JSON
 config backoff KEY_BACKOFF
 config patient KEY_PATIENT
 config locked KEY_LOCKED
+config twice KEY_TWICE
 config good KEY_GOOD
 config paced KEY_GOOD '{"rpm": 1, "window_ms": 20000}'
 gated() { LLMGATE_CONFIG=$LG_TMP/$1.json LD_PRELOAD=$LG_LIB "${@:2}"; }
@@ -32,6 +35,9 @@ BODY='{"model":"gpt-4o-mini","max_tokens":16,"messages":[{"role":"user","content
 reqlog() { curl -s "$MOCK_URL/__requests" | lg_json "$1"; }
 fresh() { rm -rf "$XDG_RUNTIME_DIR/llmgate" "$XDG_STATE_HOME/llmgate"; curl -s -X POST "$MOCK_URL/__reset" >/dev/null; }
 ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
+
+# options_client CONFIG CASE: the client gated, on the provider's URL with the host's own key
+options() { gated "$1" "$LG_BUILD/clients/options_client" "$2" "$URL" "api.openai.com:80:127.0.0.1:$MOCK_PORT" sk-host-own 2>/dev/null; }
 
 # 1. PHP, curl_exec: CURLOPT_PROGRESSFUNCTION returns 1 a second after the start, while llmgate backs off for
 # the provider's 20 s hint
@@ -135,5 +141,17 @@ same "curl_easy_duphandle after a perform: the duplicate and the original are bo
 same "a body from a read callback, with and without a seek callback" good readfn sk-opt-good
 same "a write callback that takes nothing: CURLE_WRITE_ERROR" good short sk-opt-good
 same "CURLOPT_MAXFILESIZE below the answer: CURLE_FILESIZE_EXCEEDED" good maxfile sk-opt-good
+
+# 5. curl_easy_duphandle of a handle whose multi transfer waits between attempts (429, 429, then 200): the
+# transfer keeps llmgate's capture (its host gets the success alone, not the second 429's body before it),
+# the duplicate gets the host's own options and is gated by itself
+fresh
+out=$(options twice dupwait)
+check_match "duphandle while the multi transfer waits: the host gets the success alone" \
+    '^multi rc=0 code=200 dl=([0-9]+) hdr=[0-9]+ type=application/json; charset=utf-8 err=\[\] got=\1 body=\{"id":"chatcmpl' \
+    "$(sed -n 1p <<<"$out")"
+check_match "duphandle while the multi transfer waits: the duplicate is served" '^dup rc=0 code=200 ' "$(sed -n 2p <<<"$out")"
+check_eq "duphandle while the multi transfer waits: three attempts and the duplicate's request, all with the account's key" \
+    "sk-opt-twice sk-opt-twice sk-opt-twice sk-opt-twice" "$(reqlog '" ".join(r["key"] for r in j)')"
 
 lg_done
