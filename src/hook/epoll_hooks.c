@@ -60,6 +60,8 @@ static int ours(int ep, const int *fds, size_t n, lg_h1_readiness *state, struct
         state[i] = e && c && (e->ev.events & EPOLLIN) ? lg_h1_ready(c, &d) : LG_H1_IDLE;
         if (state[i] == LG_H1_WAITING && d < *due)
             *due = d;
+        if (e)
+            lg_fd_epoll_hide(fds[i], ep, e, state[i] == LG_H1_WAITING);
         short wev;
         int wfd = state[i] == LG_H1_WAITING ? lg_h1_wait_fd(c, &wev) : -1;
         if (wfd >= 0)

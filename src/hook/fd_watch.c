@@ -1,10 +1,12 @@
 /* The table of watched descriptors and of their epoll registrations (see fd_watch.h). */
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 
 #include "hook/fd_watch.h"
 #include "hook/runtime.h"
+#include "hook/sock_real.h"
 
 #define FD_MAX 65536
 
@@ -55,6 +57,8 @@ void lg_fd_unwatch(int fd, const lg_h1_conn *c)
     if (!cur || (c && cur != c) || !atomic_compare_exchange_strong(&watched[fd], &cur, NULL))
         return;
     atomic_fetch_sub(&lg_fd_n_watched, 1);
+    if (epolls[fd].epfd && epolls[fd].hidden) /* no wait will put its registration back: now */
+        lg_fd_epoll_hide(fd, epolls[fd].epfd - 1, &epolls[fd], false);
     pthread_mutex_lock(&list_lock);
     for (size_t i = 0; i < n_list; i++)
         if (list[i] == fd) {
@@ -94,6 +98,7 @@ void lg_fd_epoll_ctl(int epfd, int op, int fd, const struct epoll_event *ev)
         e->epfd = epfd + 1;
         e->ev = *ev;
         e->reported = false;
+        e->hidden = false; /* the kernel has the host's registration again */
     }
     pthread_mutex_unlock(&epoll_lock);
 }
@@ -101,4 +106,21 @@ void lg_fd_epoll_ctl(int epfd, int op, int fd, const struct epoll_event *ev)
 lg_fd_epoll *lg_fd_epoll_get(int fd, int epfd)
 {
     return (unsigned)fd < FD_MAX && epolls[fd].epfd == epfd + 1 ? &epolls[fd] : NULL;
+}
+
+void lg_fd_epoll_hide(int fd, int ep, lg_fd_epoll *e, bool waiting)
+{
+    if (e->hidden == waiting)
+        return;
+    struct epoll_event ev = e->ev;
+    if (waiting)
+        ev.events &= ~(uint32_t)(EPOLLIN | EPOLLRDHUP | EPOLLPRI);
+    int saved = errno;
+    int (*ctl)(int, int, int, struct epoll_event *) = lg_sock_real_get()->epoll_ctl;
+    if (ctl(ep, EPOLL_CTL_MOD, fd, &ev) == 0)
+        e->hidden = waiting;
+    else if (errno == ENOENT && !waiting && ctl(ep, EPOLL_CTL_ADD, fd, &ev) == 0)
+        e->hidden = false; /* a retry's new connection was put on the number (dup3): the kernel dropped the
+                            * host's registration with the old one */
+    errno = saved;
 }

@@ -31,11 +31,18 @@ typedef struct {
     int epfd;             /* the epoll instance + 1; 0: none */
     struct epoll_event ev; /* as the host gave it */
     bool reported;        /* edge-triggered: our readiness was reported since it last changed */
+    bool hidden;          /* the kernel holds it without EPOLLIN while its exchange waits (epoll_hooks.c) */
 } lg_fd_epoll;
 
 /* Records epoll_ctl(epfd, op, fd, ev) as it succeeded (ADD, MOD, DEL); close(fd) is DEL. */
 void lg_fd_epoll_ctl(int epfd, int op, int fd, const struct epoll_event *ev);
 /* fd's registration when it is in instance epfd, else NULL. */
 lg_fd_epoll *lg_fd_epoll_get(int fd, int epfd);
+/* While fd's exchange waits, its registration e in instance ep is held in the kernel without EPOLLIN (as a
+ * pollfd is negated): its kernel readiness is not the host's, and a level-triggered readable descriptor (a
+ * provider that closed the connection after a 429, while the backoff runs) would end every wait at once,
+ * the event loop spinning for the whole wait. Put back as the host made it once it no longer waits
+ * (waiting false), or when it stops being watched. */
+void lg_fd_epoll_hide(int fd, int ep, lg_fd_epoll *e, bool waiting);
 
 #endif
