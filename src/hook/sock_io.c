@@ -1,9 +1,11 @@
-/* The data-path interposers of sockets: send/sendto/sendmsg/write/writev and recv/recvfrom/recvmsg/read/
- * readv. A descriptor llmgate does not follow costs one table load before the real call; a followed one
+/* The data-path interposers of sockets: send/sendto/sendmsg/write/writev/sendfile and recv/recvfrom/recvmsg/
+ * read/readv. A descriptor llmgate does not follow costs one table load before the real call; a followed one
  * goes through its HTTP/1.1 connection (h1_conn.c). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sendfile.h>
+#include <unistd.h>
 
 #include "hook/sock_conns.h"
 #include "hook/fd_watch.h"
@@ -115,6 +117,32 @@ EXPORT ssize_t sendmsg(int fd, const struct msghdr *m, int flags)
     lg_h1_conn *c = m->msg_name || m->msg_controllen ? NULL : lg_sock_conn(fd);
     return c ? write_vec(fd, c, m->msg_iov, (int)m->msg_iovlen) : lg_sock_real_get()->sendmsg(fd, m, flags);
 }
+
+/* sendfile on a followed connection: the file's next bytes (at *off, which advances, or at the file's
+ * position) are written through it like any other write of the host, at most a buffer's worth a call (the
+ * caller sends the rest, as after any short sendfile); the kernel would send them ahead of the request head
+ * llmgate holds, and the request would never be whole. */
+static ssize_t sendfile_followed(int out, lg_h1_conn *c, int in, off_t *off, size_t count)
+{
+    char buf[16384];
+    size_t n = count < sizeof buf ? count : sizeof buf;
+    ssize_t r = off ? pread(in, buf, n, *off) : lg_sock_real_get()->read(in, buf, n);
+    if (r <= 0)
+        return r;
+    ssize_t w = host_write(out, c, buf, (size_t)r);
+    if (w > 0 && off)
+        *off += w;
+    return w;
+}
+
+EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t count)
+{
+    lg_h1_conn *c = lg_sock_conn(out);
+    return c ? sendfile_followed(out, c, in, off, count) : lg_sock_real_get()->sendfile(out, in, off, count);
+}
+
+/* The same function under its large-file name (off_t is 64 bits here), which CPython's os.sendfile calls. */
+EXPORT ssize_t sendfile64(int out, int in, off64_t *off, size_t count) { return sendfile(out, in, off, count); }
 
 /* What a read of a descriptor the socket layer does not follow returns: a memory-BIO session's wake-up
  * byte (lg_ssl_wake) when something is watched, else LG_H1_PASS. */

@@ -32,6 +32,7 @@ static void resolve_all(void)
     *(void **)&real->recvmsg = resolve("recvmsg");
     *(void **)&real->read = resolve("read");
     *(void **)&real->readv = resolve("readv");
+    *(void **)&real->sendfile = resolve("sendfile");
     *(void **)&real->poll = resolve("poll");
     *(void **)&real->ppoll = resolve("ppoll");
     *(void **)&real->select = resolve("select");

@@ -26,6 +26,7 @@ typedef struct {
     ssize_t (*recvmsg)(int, struct msghdr *, int);
     ssize_t (*read)(int, void *, size_t);
     ssize_t (*readv)(int, const struct iovec *, int);
+    ssize_t (*sendfile)(int, int, off_t *, size_t);
     int (*poll)(struct pollfd *, nfds_t, int);
     int (*ppoll)(struct pollfd *, nfds_t, const struct timespec *, const sigset_t *);
     int (*select)(int, fd_set *, fd_set *, fd_set *, struct timeval *);
