@@ -117,10 +117,9 @@ void lg_fd_epoll_hide(int fd, int ep, lg_fd_epoll *e, bool waiting)
         ev.events &= ~(uint32_t)(EPOLLIN | EPOLLRDHUP | EPOLLPRI);
     int saved = errno;
     int (*ctl)(int, int, int, struct epoll_event *) = lg_sock_real_get()->epoll_ctl;
-    if (ctl(ep, EPOLL_CTL_MOD, fd, &ev) == 0)
+    /* ENOENT: a retry's new connection was put on the number (dup3), and the kernel dropped the host's
+     * registration with the old one */
+    if (ctl(ep, EPOLL_CTL_MOD, fd, &ev) == 0 || (errno == ENOENT && ctl(ep, EPOLL_CTL_ADD, fd, &ev) == 0))
         e->hidden = waiting;
-    else if (errno == ENOENT && !waiting && ctl(ep, EPOLL_CTL_ADD, fd, &ev) == 0)
-        e->hidden = false; /* a retry's new connection was put on the number (dup3): the kernel dropped the
-                            * host's registration with the old one */
     errno = saved;
 }

@@ -402,6 +402,15 @@ static bool resume(lg_h1_conn *c, bool blocking)
 
 static bool pump_stream(lg_h1_conn *c, bool drive_async);
 
+/* The host writes again while an attempt is in flight on its own connection (pipelining): the attempt's
+ * answer is read now, blocking, so that no answer nobody waits for is left on the connection; the exchange
+ * goes on as far as it can without waiting (a WAIT parks it again, for the caller to cancel). */
+static void land_inflight(lg_h1_conn *c)
+{
+    while (c->wx && c->inflight && !c->io->detached)
+        resume(c, true);
+}
+
 lg_h1_readiness lg_h1_ready(lg_h1_conn *c, int64_t *due_ms)
 {
     if (c->released)
@@ -472,6 +481,7 @@ ssize_t lg_h1_write(lg_h1_conn *c, const void *p, size_t n)
     size_t off = 0;
     if (c->released) /* still held only while the host reads what llmgate holds for it */
         return n == 0 || c->io->send(c->ioctx, p, n) ? (ssize_t)n : -1;
+    land_inflight(c);
     if (c->wx) { /* more bytes while the request waits: the exchange is cancelled, all goes out as it came */
         lg_exchange_free(c->wx);
         c->wx = NULL;
@@ -510,6 +520,8 @@ ssize_t lg_h1_write(lg_h1_conn *c, const void *p, size_t n)
             run_paced(c);
         else
             run_exchange(c);
+        if (off < n)
+            land_inflight(c);
         if (off < n && (c->x || c->wx || lg_h1_pending(c) > 0)) {
             lg_exchange_free(c->wx); /* a parked request goes out as it came, with what follows it */
             c->wx = NULL;

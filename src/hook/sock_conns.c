@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,7 +31,32 @@ typedef struct lg_sock_entry {
 sock_conn *lg_sock_table[FD_MAX];
 
 static bool io_send(void *io, const void *p, size_t n) { return lg_h1_fd_send(((sock_conn *)io)->fd, p, n); }
-static ssize_t io_recv(void *io, void *p, size_t n) { return lg_h1_fd_recv(((sock_conn *)io)->fd, p, n); }
+
+/* Receives as the host set its descriptor: a blocking one waits in the kernel (LG_IO_INTR when a signal the
+ * host takes interrupts it); a non-blocking one returns LG_IO_AGAIN when nothing is there yet, and the
+ * attempt is then driven from the host's own readiness waits (io_wait), which its time limit bounds. */
+static ssize_t io_recv(void *io, void *p, size_t n)
+{
+    int fd = ((sock_conn *)io)->fd;
+    for (;;) {
+        ssize_t r = lg_sock_real_get()->recv(fd, p, n, 0);
+        if (r >= 0)
+            return r;
+        if (errno == EAGAIN || errno == EWOULDBLOCK)
+            return LG_IO_AGAIN;
+        if (errno != EINTR)
+            return -1;
+        if (lg_host_takes_eintr())
+            return LG_IO_INTR;
+    }
+}
+
+/* The attempt in flight waits for the provider's answer on the host's own descriptor. */
+static int io_wait(void *io, short *events)
+{
+    *events = POLLIN;
+    return ((sock_conn *)io)->fd;
+}
 
 /* A new connection to the same peer, on the same descriptor number, with the same descriptor and status
  * flags (O_NONBLOCK) and TCP_NODELAY. Never to another target: a plain connection has no TLS of its own
@@ -58,7 +84,7 @@ static bool io_reopen(void *io, const struct lg_h1_target *to)
 
 static int io_fd(void *io) { return ((sock_conn *)io)->fd; }
 
-static const lg_h1_io sock_io = {.send = io_send, .recv = io_recv, .reopen = io_reopen, .fd = io_fd};
+static const lg_h1_io sock_io = {.send = io_send, .recv = io_recv, .wait = io_wait, .reopen = io_reopen, .fd = io_fd};
 
 lg_h1_conn *lg_sock_conn_held(int fd)
 {

@@ -38,8 +38,7 @@ struct lg_ssl_conn {
     int wakes;         /* placeholder bytes handed to the host's recv, still in its incoming BIO */
     char *unsent;      /* memory-BIO: request bytes taken, not yet accepted by our non-blocking session */
     size_t unsent_len, unsent_off;
-    short want;        /* memory-BIO: POLLIN or POLLOUT, what our session waits for */
-    bool interrupted;  /* the last blocking read was interrupted by a signal the host takes */
+    short want;        /* POLLIN or POLLOUT, what the session an attempt reads from waits for (non-blocking) */
     struct sockaddr_storage peer; /* the host's peer, read when the session was taken: a socket the peer has
                                    * reset no longer tells it (getpeername fails), yet a retry reopens to it */
     socklen_t peer_len;           /* 0: unknown */
@@ -93,21 +92,15 @@ lg_h1_conn *lg_ssl_conn_h1(lg_ssl_conn *c) { return c->h1; }
 int lg_ssl_conn_error(lg_ssl_conn *c) { return c->last_error; }
 void lg_ssl_conn_set_error(lg_ssl_conn *c, int err) { c->last_error = err; }
 
-/* After a call on the wire returned ok (1 or not): true to call again (it wants the socket, which the
- * host made non-blocking meanwhile, and it is ready now; or a read's wait was interrupted by a signal the
- * host does not take). A read a signal the host takes interrupted stops, c->interrupted set. */
-static bool again(lg_ssl_conn *c, int ok, bool reading)
+/* After a write on the wire returned ok (1 or not): true to call again (it wants the socket, which the
+ * host made non-blocking, and it is ready now). */
+static bool again(lg_ssl_conn *c, int ok)
 {
-    bool interrupted = reading && errno == EINTR; /* a reader clears errno before its call */
     const lg_ssl_real *real = lg_ssl_real_get();
     SSL *wire = lg_ssl_conn_wire(c);
     int err = ok == 1 ? SSL_ERROR_NONE : real->get_error(wire, 0);
     if (err != SSL_ERROR_WANT_READ && err != SSL_ERROR_WANT_WRITE)
         return false;
-    if (interrupted && lg_host_takes_eintr()) { /* a signal the host takes: it must run its handler */
-        c->interrupted = true;
-        return false;
-    }
     return lg_fd_wait(real->get_fd(wire), err == SSL_ERROR_WANT_WRITE);
 }
 
@@ -158,7 +151,7 @@ static bool io_send(void *io, const void *p, size_t n)
     lg_guard_enter();
     do
         ok = lg_ssl_real_get()->write_ex(lg_ssl_conn_wire(c), p, n, &done);
-    while (again(c, ok, false));
+    while (again(c, ok));
     lg_guard_leave();
     return ok == 1 && done == n;
 }
@@ -203,7 +196,10 @@ static ssize_t membio_recv(lg_ssl_conn *c, void *p, size_t n)
     return r > 0 ? (ssize_t)done : r;
 }
 
-/* > 0 bytes; 0 at the end (close_notify, or a peer that just closed); -1 on failure. */
+/* > 0 bytes; 0 at the end (close_notify, or a peer that just closed); -1 on failure. A session on a
+ * non-blocking socket (the host's, or ours beside it) returns LG_IO_AGAIN when it waits for the socket
+ * (c->want says for what): the attempt is then driven from the host's readiness waits (io_wait), which its
+ * time limit bounds. */
 static ssize_t io_recv(void *io, void *p, size_t n)
 {
     lg_ssl_conn *c = io;
@@ -213,17 +209,17 @@ static ssize_t io_recv(void *io, void *p, size_t n)
     if (c->host_fd >= 0)
         return membio_recv(c, p, n);
     lg_guard_enter();
-    c->interrupted = false;
-    do {
-        errno = 0;
-        ok = real->read_ex(lg_ssl_conn_wire(c), p, n, &got);
-    } while (again(c, ok, true));
+    errno = 0; /* EINTR after the call: a signal interrupted a blocking socket's wait */
+    ok = real->read_ex(lg_ssl_conn_wire(c), p, n, &got);
+    bool interrupted = errno == EINTR;
     err = ok == 1 ? SSL_ERROR_NONE : real->get_error(lg_ssl_conn_wire(c), 0);
     lg_guard_leave();
     if (ok == 1)
         return (ssize_t)got;
-    if (c->interrupted)
-        return LG_IO_INTR;
+    if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {
+        c->want = err == SSL_ERROR_WANT_WRITE ? POLLOUT : POLLIN;
+        return interrupted && lg_host_takes_eintr() ? LG_IO_INTR : LG_IO_AGAIN;
+    }
     return err == SSL_ERROR_ZERO_RETURN || err == SSL_ERROR_SSL || err == SSL_ERROR_SYSCALL ? 0 : -1;
 }
 
@@ -291,6 +287,14 @@ static int own_socket(lg_ssl_conn *c, bool nb)
     return fd;
 }
 
+/* True when the host's socket under its session is non-blocking (its reads are driven by its readiness
+ * waits: so are llmgate's attempts beside it). */
+static bool host_nonblocking(const lg_ssl_conn *c)
+{
+    int fl = fcntl(lg_ssl_real_get()->get_fd(c->ssl), F_GETFL);
+    return fl >= 0 && (fl & O_NONBLOCK);
+}
+
 /* s checks the name of target to instead of the host's, when the host checks a name at all. */
 static bool verify_target(SSL *s, SSL *host, const lg_h1_target *to)
 {
@@ -315,7 +319,7 @@ static bool io_reopen(void *io, const lg_h1_target *to)
     if (to && !to->tls)
         return false;
     drop_repl(c);
-    bool nb = c->host_fd >= 0;
+    bool nb = c->host_fd >= 0 || host_nonblocking(c);
     int fd = to ? lg_h1_target_socket(to, nb) : own_socket(c, nb);
     if (fd < 0)
         return false;
@@ -345,6 +349,14 @@ static bool io_reopen(void *io, const lg_h1_target *to)
     return true;
 }
 
+/* A socket-BIO session: the socket of the session the attempt reads from, and what it waits for. */
+static int io_wire_wait(void *io, short *events)
+{
+    lg_ssl_conn *c = io;
+    *events = c->want ? c->want : POLLIN;
+    return lg_ssl_real_get()->get_fd(lg_ssl_conn_wire(c));
+}
+
 static int io_fd(void *io)
 {
     lg_ssl_conn *c = io;
@@ -369,7 +381,8 @@ static void io_end(void *io)
     errno = saved;
 }
 
-static const lg_h1_io ssl_io = {.send = io_send, .recv = io_recv, .reopen = io_reopen, .fd = io_fd, .tls = true};
+static const lg_h1_io ssl_io = {.send = io_send, .recv = io_recv, .wait = io_wire_wait, .reopen = io_reopen, .fd = io_fd,
+                                .tls = true};
 static const lg_h1_io membio_io = {.send = io_send, .recv = io_recv, .reopen = io_reopen, .fd = io_fd, .tls = true,
                                    .wait = io_wait, .end = io_end, .detached = true};
 

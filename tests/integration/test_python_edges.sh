@@ -6,13 +6,20 @@
 # (requests, httpx, aiohttp: their own timeout error in about 2 s); event loops on epoll (a hand-written
 # selectors.EpollSelector client, aiohttp) while the exchange backs off after a 429 that closed the
 # connection: the descriptor, readable in the kernel (the provider's end), used to end every epoll_wait at
-# once, the loop spinning for the whole backoff.
+# once, the loop spinning for the whole backoff; a provider slow to answer, the host's own 2 s timeout (the
+# attempt used to be read inside the host's write, unbounded).
 source "$(dirname "$0")/../lib.sh"
 cat >"$LG_TMP/scenario.json" <<'JSON'
 {"keys": {
  "sk-dead":  {"sequence": [{"error": "rate_limit", "retry_after_ms": 20000}], "repeat": true},
  "sk-close": {"sequence": [{"status": 429, "headers": {"Connection": "close", "retry-after": "2"},
-                            "body": {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}}]}
+                            "body": {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}}]},
+ "sk-slow":  {"sequence": [{"status": 200, "body": {"id": "late", "choices": []}, "delay_ms": 6000}], "repeat": true},
+ "sk-quick": {"sequence": [{"status": 429, "headers": {"Connection": "close", "retry-after-ms": "300"},
+                            "body": {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}}]},
+ "sk-later": {"sequence": [{"status": 429, "headers": {"Connection": "close", "retry-after-ms": "300"},
+                            "body": {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}},
+                           {"status": 200, "body": {"id": "late", "choices": []}, "delay_ms": 6000}]}
 }}
 JSON
 lg_gencerts || { not_ok "test certificates created"; exit 1; }
@@ -66,6 +73,27 @@ for SCHEME in http https; do
             '^EXC (ReadTimeout|TimeoutError) (1\.[89]|2\.[0-9]|3\.[0-5])$' "$out"
         check_eq "$SCHEME host timeout $c: one attempt, with the account's key" "sk-dead" "$(reqkeys)"
     done
+
+    # a provider slow to answer (6 s), the host's own 2 s timeout: its timeout error in about 2 s (the attempt in
+    # flight is read from the host's readiness waits, not inside its write); also when it is the retry, on a
+    # new connection after a 429 that closed the first
+    for c in requests httpx aiohttp httpclient; do
+        fresh
+        out=$(K1=sk-slow run one timeout "$URL" "$c")
+        check_match "$SCHEME slow answer, $c: its own timeout error in about 2 s ($out)" \
+            '^EXC (ReadTimeout|TimeoutError|timeout) (1\.[89]|2\.[0-9]|3\.[0-5])$' "$out"
+        check_eq "$SCHEME slow answer, $c: one attempt, with the account's key" "sk-slow" "$(reqkeys)"
+    done
+    fresh
+    out=$(K1=sk-later run one timeout "$URL" requests)
+    check_match "$SCHEME slow retry after a 429 that closed: the host's timeout in about 2 s ($out)" \
+        '^EXC ReadTimeout (1\.[89]|2\.[0-9]|3\.[0-5])$' "$out"
+    check_eq "$SCHEME slow retry after a 429 that closed: two attempts" "sk-later sk-later" "$(reqkeys)"
+    fresh
+    out=$(K1=sk-quick run one timeout "$URL" requests)
+    check_match "$SCHEME quick retry after a 429 that closed: answered within the host's 2 s ($out)" \
+        '^answered (0\.[3-9]|1\.[0-9])$' "$out"
+    check_eq "$SCHEME quick retry after a 429 that closed: two attempts" "sk-quick sk-quick" "$(reqkeys)"
 
     # a 429 that closes the connection, then 2 s of backoff on the only account: the loop sleeps meanwhile
     export K1=sk-close

@@ -5,8 +5,8 @@ Each prints one line per answer, "STATUS MOCK_KEY" (or what the case says), and 
              with socket.sendfile from a file (os.sendfile over http; over https Python falls back to send)
   bodies     on one kept-alive connection (http.client): a chunked body (encode_chunked), an empty body,
              GET and HEAD of /v1/models, then requests with a generator body (chunked)
-  timeout    CLIENT (ARG: requests, httpx, aiohttp) with a 2 s timeout while llmgate waits far longer:
-             prints "EXC NAME SECONDS" (its own timeout error and how long it took)
+  timeout    CLIENT (ARG: requests, httpx, aiohttp, httpclient) with a 2 s timeout: prints "EXC NAME SECONDS"
+             (its own timeout error and how long it took), or "answered SECONDS"
   epoll      three requests at once on non-blocking sockets under selectors.EpollSelector, each answer read
              until the server closes; prints the answers, then "ticks=N": selects that returned nothing
              (their timeout is 50 ms)
@@ -79,6 +79,12 @@ elif case == "timeout":
         elif arg == "httpx":
             import httpx
             httpx.post(url, content=BODY, headers=HDRS, timeout=2)
+        elif arg == "httpclient":
+            import http.client
+            C = http.client.HTTPSConnection if u.scheme == "https" else http.client.HTTPConnection
+            c = C(u.hostname, u.port, timeout=2)
+            c.request("POST", u.path, body=BODY, headers=HDRS)
+            c.getresponse().read()
         else:
             import aiohttp, asyncio
 
