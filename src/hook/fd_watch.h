@@ -1,5 +1,6 @@
-/* Descriptors whose readiness llmgate answers for: a non-blocking host connection whose exchange waits
- * (admission, backoff) or whose answer llmgate holds. The readiness hooks (poll_hooks.c, epoll_hooks.c)
+/* Descriptors whose readiness llmgate answers for: a followed host connection (non-blocking, or blocking
+ * under a host that polls before it reads) whose exchange waits (admission, backoff) or whose answer
+ * llmgate holds. The readiness hooks (poll_hooks.c, epoll_hooks.c)
  * look a descriptor up here (one array load), and only when some descriptor is watched at all. Also keeps
  * each descriptor's epoll registration as the host made it (instance, events, data), so epoll_wait can
  * report our readiness with the host's own data. */

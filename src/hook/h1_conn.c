@@ -254,10 +254,12 @@ static attempt_rc attempt(lg_h1_conn *c, const lg_step *st, bool drive_async)
     return attempt_read(c, drive_async && driven(c));
 }
 
-/* A non-blocking host will poll for what llmgate answers: its descriptor's readiness is ours to report. */
-static void watch_nonblocking(lg_h1_conn *c)
+/* The host may poll for what llmgate answers (a non-blocking host always does; a blocking one too when it
+ * keeps a read timeout with select or poll, as wget and Perl's HTTP::Tiny do): its descriptor's readiness
+ * is ours to report, whatever its mode. */
+static void watch_host(lg_h1_conn *c)
 {
-    int fd = nonblocking_fd(c);
+    int fd = c->io->fd ? c->io->fd(c->ioctx) : -1;
     if (fd >= 0 && c->watch_fd != fd) {
         lg_fd_unwatch(c->watch_fd, c);
         c->watch_fd = fd;
@@ -275,7 +277,7 @@ static void park(lg_h1_conn *c, lg_exchange *x, lg_step step, bool inflight)
     c->wx = x;
     c->wstep = step;
     c->inflight = inflight;
-    watch_nonblocking(c);
+    watch_host(c);
 }
 
 /* Tells the engine how the attempt ended (rc); false when its stream was committed to the host (c->x). */
@@ -360,7 +362,7 @@ static void run_exchange(lg_h1_conn *c)
     lg_step step;
     lg_exchange *x = lg_exchange_begin(&gr, lg_now_ms(), &step);
     explicit_bzero(host_key, sizeof host_key);
-    watch_nonblocking(c);
+    watch_host(c);
     if (!x) {
         attempt_rc rc = attempt(c, NULL, false);
         while (rc == ATTEMPT_PENDING) /* a signal: no exchange to park, the answer is read on */
@@ -506,7 +508,7 @@ ssize_t lg_h1_write(lg_h1_conn *c, const void *p, size_t n)
                 static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
                 if (!lg_h1_out_add(c, cont, sizeof cont - 1))
                     return release(c, b + off, n - off) < 0 ? -1 : (ssize_t)n;
-                watch_nonblocking(c);
+                watch_host(c);
             }
             break;
         }
