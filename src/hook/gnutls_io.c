@@ -25,6 +25,8 @@ EXPORT ssize_t gnutls_record_recv(gnutls_session_t session, void *p, size_t n)
         return r;
     if (r == -1)
         return errno == EINTR ? GNUTLS_E_INTERRUPTED : GNUTLS_E_PULL_ERROR;
+    if (r == 0 && lg_h1_ended(lg_gnutls_conn_h1(c)))
+        return 0; /* llmgate's own end of the connection, as after the server's close_notify */
     /* nothing held: the provider side; at the end, the host's own session, which ended with it */
     gnutls_session_t target = c && r == LG_H1_PASS ? lg_gnutls_conn_wire(c) : session;
     return real->record_recv ? real->record_recv(target, p, n) : GNUTLS_E_INTERNAL_ERROR;

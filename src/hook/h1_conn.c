@@ -65,6 +65,8 @@ size_t lg_h1_pending(const lg_h1_conn *c) { return c->out_len - c->out_off; }
 
 bool lg_h1_passed(const lg_h1_conn *c) { return c->released && lg_h1_pending(c) == 0; }
 
+bool lg_h1_ended(const lg_h1_conn *c) { return c->ended; }
+
 static void leave(lg_h1_conn *c);
 
 /* Stops following: the held request bytes and p go out untouched, over the host's own connection. */
@@ -513,6 +515,7 @@ ssize_t lg_h1_write(lg_h1_conn *c, const void *p, size_t n)
             break;
         }
         c->continued = false;
+        c->ended = false;
         const lg_provider *prov = owner(c);
         if (!prov)
             return release(c, b + off, n - off) < 0 ? -1 : (ssize_t)n;

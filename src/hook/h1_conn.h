@@ -73,6 +73,10 @@ ssize_t lg_h1_write(lg_h1_conn *c, const void *p, size_t n);
  * 0 at the end of the response stream, -1 with errno; or LG_H1_PASS when llmgate holds nothing for the
  * host: the caller reads the transport itself, with the host's own flags. */
 ssize_t lg_h1_read(lg_h1_conn *c, void *p, size_t n, bool peek);
+/* True when the 0 a read returned is llmgate's own end of the connection (the host's request did not keep
+ * it: HTTP/1.0, Connection: close), whose provider side is still open: a TLS transport reports a clean end
+ * to the host instead of reading its own session, which would wait for the provider. */
+bool lg_h1_ended(const lg_h1_conn *c);
 /* Bytes the host can read without waiting. */
 size_t lg_h1_pending(const lg_h1_conn *c);
 

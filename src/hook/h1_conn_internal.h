@@ -30,6 +30,8 @@ struct lg_h1_conn {
     bool released;
     bool dead;       /* the provider side is closed or unusable: reopen before the next attempt */
     bool served;     /* the provider side has carried a whole response: an idle close may have hit it */
+    bool ended;      /* the host's request did not keep the connection, whose provider side was still open:
+                      * llmgate ends it after the answer */
     int host_errno;  /* the host's next read fails with this (a transport failure shown as is) */
     lg_h1_req req;
     bool head;       /* the request in flight is a HEAD */

@@ -123,6 +123,11 @@ void lg_h1_deliver(lg_h1_conn *c, const lg_gate_result *res)
     ok = ok && (c->head || lg_h1_out_add(c, body, body_len)); /* a HEAD answer has no body */
     if (!ok)
         c->host_errno = ENOMEM;
+    /* a request that does not keep the connection (HTTP/1.0, Connection: close) is answered as a server
+     * would: the host reads its answer up to the end of the connection (PHP's http stream reads until it),
+     * which llmgate makes when the provider side is still open (a local answer, a provider keeping it) */
+    if (!http_should_keep_alive(&c->req.p) && !c->dead)
+        c->dead = c->ended = true;
     lg_lines_free(&block);
     free(synth);
 }

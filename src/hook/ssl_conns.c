@@ -92,6 +92,13 @@ lg_h1_conn *lg_ssl_conn_h1(lg_ssl_conn *c) { return c->h1; }
 int lg_ssl_conn_error(lg_ssl_conn *c) { return c->last_error; }
 void lg_ssl_conn_set_error(lg_ssl_conn *c, int err) { c->last_error = err; }
 
+void lg_ssl_conn_end(lg_ssl_conn *c)
+{
+    const lg_ssl_real *real = lg_ssl_real_get();
+    real->set_shutdown(c->ssl, real->get_shutdown(c->ssl) | SSL_RECEIVED_SHUTDOWN);
+    c->last_error = SSL_ERROR_ZERO_RETURN;
+}
+
 /* After a write on the wire returned ok (1 or not): true to call again (it wants the socket, which the
  * host made non-blocking, and it is ready now). */
 static bool again(lg_ssl_conn *c, int ok)

@@ -31,5 +31,9 @@ ssize_t lg_ssl_wake(int fd, void *p, size_t n);
 /* What SSL_get_error must say about the last call llmgate answered itself (0: ask OpenSSL). */
 int lg_ssl_conn_error(lg_ssl_conn *c);
 void lg_ssl_conn_set_error(lg_ssl_conn *c, int err);
+/* llmgate's own end of the connection (lg_h1_ended) reaches the host as the server's close_notify would:
+ * its session is marked as having received it (SSL_get_shutdown, which CPython checks before it takes a
+ * read's 0 for the end) and SSL_get_error says SSL_ERROR_ZERO_RETURN. */
+void lg_ssl_conn_end(lg_ssl_conn *c);
 
 #endif

@@ -24,8 +24,8 @@ static int write_conn(lg_ssl_conn *c, const void *p, size_t n, size_t *written)
 #define READ_HOST (-3) /* the end of the connection: the real read on the host's own SSL, which ended with
                         * it (close_notify or not), so the host sees the end exactly as OpenSSL shows it */
 
-/* Reads through c: 1 with *got, 0 on failure (SYSCALL, or WANT_READ while the exchange waits), or
- * READ_WIRE / READ_HOST. */
+/* Reads through c: 1 with *got, 0 on failure (SYSCALL, or WANT_READ while the exchange waits) or at
+ * llmgate's own end of the connection (ZERO_RETURN, lg_h1_ended), or READ_WIRE / READ_HOST. */
 static int read_conn(lg_ssl_conn *c, void *p, size_t n, bool peek, size_t *got)
 {
     lg_ssl_conn_take_wakes(c);
@@ -35,6 +35,10 @@ static int read_conn(lg_ssl_conn *c, void *p, size_t n, bool peek, size_t *got)
         err = SSL_ERROR_WANT_READ; /* the exchange waits: the host polls its socket (poll_hooks.c), or
                                     * a signal interrupted its wait (OpenSSL says so of a read's EINTR) */
     lg_ssl_conn_set_error(c, err);
+    if (r == 0 && lg_h1_ended(lg_ssl_conn_h1(c))) {
+        lg_ssl_conn_end(c);
+        return 0;
+    }
     if (r == LG_H1_PASS || r == 0)
         return r == 0 ? READ_HOST : READ_WIRE;
     *got = r > 0 ? (size_t)r : 0;
@@ -86,7 +90,7 @@ static int read_int(SSL *ssl, void *p, int n, bool peek)
     size_t got = 0;
     int r = c ? read_conn(c, p, (size_t)n, peek, &got) : READ_WIRE;
     if (r >= 0)
-        return r == 1 ? (int)got : -1;
+        return r == 1 ? (int)got : lg_ssl_conn_error(c) == SSL_ERROR_ZERO_RETURN ? 0 : -1;
     int (*fn)(SSL *, void *, int) = peek ? real->peek : real->read;
     return fn ? fn(read_target(ssl, c, r), p, n) : -1;
 }

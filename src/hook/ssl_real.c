@@ -25,6 +25,7 @@ const lg_ssl_real *lg_ssl_real_get(void)
     bool all = R(read, "SSL_read") & R(read_ex, "SSL_read_ex") & R(peek, "SSL_peek") & R(peek_ex, "SSL_peek_ex") &
                R(write, "SSL_write") & R(write_ex, "SSL_write_ex") & R(pending, "SSL_pending") &
                R(has_pending, "SSL_has_pending") & R(get_error, "SSL_get_error") & R(shutdown, "SSL_shutdown") &
+               R(get_shutdown, "SSL_get_shutdown") & R(set_shutdown, "SSL_set_shutdown") &
                R(free, "SSL_free") & R(get_servername, "SSL_get_servername") & R(get_fd, "SSL_get_fd") &
                R(new_, "SSL_new") & R(set_fd, "SSL_set_fd") & R(connect, "SSL_connect") &
                R(get_ssl_ctx, "SSL_get_SSL_CTX") & R(ctrl, "SSL_ctrl") & R(get0_param, "SSL_get0_param") &

@@ -19,6 +19,8 @@ typedef struct {
     int (*has_pending)(const SSL *);
     int (*get_error)(const SSL *, int);
     int (*shutdown)(SSL *);
+    int (*get_shutdown)(const SSL *);
+    void (*set_shutdown)(SSL *, int);
     void (*free)(SSL *);
     const char *(*get_servername)(const SSL *, int);
     int (*get_fd)(const SSL *);
