@@ -32,19 +32,20 @@ static bool resolve_command(const char *cmd, char *out, size_t size)
     return false;
 }
 
-/* Why a preload cannot reach the program in file, or NULL when it can (or the file is no ELF: a script's
- * interpreter is looked at when it runs). */
+/* What a preload cannot reach in the program in file and what that means, or NULL when it reaches it all
+ * (or the file is no ELF: a script's interpreter is looked at when it runs). */
 static const char *unreachable(const char *file)
 {
     lg_elf_facts f;
     if (!lg_elf_inspect(file, true, &f))
         return NULL;
     if (f.go)
-        return "is a Go program (its own HTTP and TLS)";
+        return "is a Go program (its own HTTP and TLS); LD_PRELOAD cannot reach it, it runs ungated";
     if (!f.has_interp)
-        return "is statically linked";
+        return "is statically linked; LD_PRELOAD cannot reach it, it runs ungated";
     if (f.own_tls && !f.needs_curl)
-        return "carries its own TLS library (as Node.js does)";
+        return "carries its own TLS library (as Node.js does); LD_PRELOAD cannot reach its https requests, "
+               "they run ungated (plain http is gated)";
     return NULL;
 }
 
@@ -99,7 +100,7 @@ int lg_cmd_run(int argc, char **argv)
     }
     const char *why = resolve_command(argv[i], cmd, sizeof cmd) ? unreachable(cmd) : NULL;
     if (why)
-        fprintf(stderr, "llmgate: warning: %s %s; LD_PRELOAD cannot reach it, it runs ungated\n", cmd, why);
+        fprintf(stderr, "llmgate: warning: %s %s\n", cmd, why);
     const char *old = getenv("LD_PRELOAD");
     char *preload = NULL;
     if (asprintf(&preload, "%s%s%s", lib, old && *old ? " " : "", old && *old ? old : "") < 0)

@@ -46,6 +46,8 @@ check_match "Go program: named in one line" '^llmgate: warning: [^
 gcc -rdynamic -o "$LG_TMP/owntls" -x c - <<<'int SSL_read(void *s, void *b, int n){return n;} int main(void){return 0;}'
 "$LG_CLI" run -- "$LG_TMP/owntls" 2>"$LG_TMP/err"
 check_match "own TLS library: named" 'owntls carries its own TLS library' "$(cat "$LG_TMP/err")"
+check_match "own TLS library: only its https is out of reach, its plain http is gated" \
+    'LD_PRELOAD cannot reach its https requests, they run ungated \(plain http is gated\)$' "$(cat "$LG_TMP/err")"
 gcc -o "$LG_TMP/curlhost" -x c - -lcurl <<<'#include <curl/curl.h>
 int main(void){return curl_easy_init() ? 0 : 1;}'
 "$LG_CLI" run -- "$LG_TMP/curlhost" 2>"$LG_TMP/err"
