@@ -44,6 +44,8 @@ DEPS_PKGS += python3-requests python3-httpx wget
 DEPS_PKGS += python3-pycurl php-cli php-curl git nghttp2-server
 # The redis store backend: its tests start their own redis-server; hiredis is dlopen'ed, never linked.
 DEPS_PKGS += redis-server libhiredis-dev
+# Perl hosts of test_other_hosts (LWP over http and https; HTTP::Tiny is core Perl)
+DEPS_PKGS += libwww-perl libio-socket-ssl-perl liblwp-protocol-https-perl
 # asyncio hosts of the event-loop tests (aiohttp)
 DEPS_PKGS += python3-aiohttp
 # make bench's footprint figures (callgrind: instructions and code lines per request)
