@@ -525,9 +525,10 @@ ssize_t lg_h1_write(lg_h1_conn *c, const void *p, size_t n)
             run_paced(c);
         else
             run_exchange(c);
-        if (off < n)
-            land_inflight(c);
-        if (off < n && (c->x || c->wx || lg_h1_pending(c) > 0)) {
+        if (off == n)
+            continue;
+        land_inflight(c); /* a pipelined request follows */
+        if (c->x || c->wx || lg_h1_pending(c) > 0) {
             lg_exchange_free(c->wx); /* a parked request goes out as it came, with what follows it */
             c->wx = NULL;
             c->dead |= c->inflight;

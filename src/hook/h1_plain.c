@@ -49,19 +49,26 @@ bool lg_h1_fd_send(int fd, const void *p, size_t n)
     return true;
 }
 
-ssize_t lg_h1_fd_recv(int fd, void *p, size_t n)
+ssize_t lg_h1_fd_recv(int fd, void *p, size_t n, bool park)
 {
-    ssize_t r;
     for (;;) {
-        r = lg_sock_real_get()->recv(fd, p, n, 0);
-        if (r < 0 && errno == EINTR && lg_host_takes_eintr())
-            return LG_IO_INTR;
-        if (!(r < 0 && (errno == EINTR || ((errno == EAGAIN || errno == EWOULDBLOCK) && lg_fd_wait(fd, false)))))
+        ssize_t r = lg_sock_real_get()->recv(fd, p, n, 0);
+        if (r >= 0)
             return r;
+        if (errno == EINTR) {
+            if (lg_host_takes_eintr())
+                return LG_IO_INTR;
+        } else if (errno != EAGAIN && errno != EWOULDBLOCK) {
+            return -1;
+        } else if (park) {
+            return LG_IO_AGAIN;
+        } else if (!lg_fd_wait(fd, false)) {
+            return -1;
+        }
     }
 }
 
 static bool plain_send(void *io, const void *p, size_t n) { return lg_h1_fd_send(*(int *)io, p, n); }
-static ssize_t plain_recv(void *io, void *p, size_t n) { return lg_h1_fd_recv(*(int *)io, p, n); }
+static ssize_t plain_recv(void *io, void *p, size_t n) { return lg_h1_fd_recv(*(int *)io, p, n, false); }
 
 const lg_h1_io lg_h1_plain_io = {.send = plain_send, .recv = plain_recv};

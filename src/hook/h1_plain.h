@@ -17,8 +17,10 @@ int lg_h1_target_socket(const lg_h1_target *t, bool nonblock);
 
 /* Sends all n bytes on fd, waiting when it is non-blocking; false on failure. */
 bool lg_h1_fd_send(int fd, const void *p, size_t n);
-/* Receives up to n bytes from fd, waiting when it is non-blocking: > 0, 0 at the end, -1 on failure. */
-ssize_t lg_h1_fd_recv(int fd, void *p, size_t n);
+/* Receives up to n bytes from fd: > 0, 0 at the end, -1 on failure, LG_IO_INTR when a signal the host takes
+ * interrupted a blocking wait. A non-blocking fd with nothing there yet is waited for, or (park) answered
+ * LG_IO_AGAIN, for the caller's readiness waits. */
+ssize_t lg_h1_fd_recv(int fd, void *p, size_t n, bool park);
 /* llmgate's own blocking plain TCP connection to a target: send and recv of lg_h1_io over an int fd
  * (the context is a pointer to it). */
 extern const lg_h1_io lg_h1_plain_io;

@@ -35,21 +35,7 @@ static bool io_send(void *io, const void *p, size_t n) { return lg_h1_fd_send(((
 /* Receives as the host set its descriptor: a blocking one waits in the kernel (LG_IO_INTR when a signal the
  * host takes interrupts it); a non-blocking one returns LG_IO_AGAIN when nothing is there yet, and the
  * attempt is then driven from the host's own readiness waits (io_wait), which its time limit bounds. */
-static ssize_t io_recv(void *io, void *p, size_t n)
-{
-    int fd = ((sock_conn *)io)->fd;
-    for (;;) {
-        ssize_t r = lg_sock_real_get()->recv(fd, p, n, 0);
-        if (r >= 0)
-            return r;
-        if (errno == EAGAIN || errno == EWOULDBLOCK)
-            return LG_IO_AGAIN;
-        if (errno != EINTR)
-            return -1;
-        if (lg_host_takes_eintr())
-            return LG_IO_INTR;
-    }
-}
+static ssize_t io_recv(void *io, void *p, size_t n) { return lg_h1_fd_recv(((sock_conn *)io)->fd, p, n, true); }
 
 /* The attempt in flight waits for the provider's answer on the host's own descriptor. */
 static int io_wait(void *io, short *events)
