@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # make bench, footprint: instructions and distinct code lines per request of the bench client with and
 # without the preload, for a provider and a non-provider host (tests/bench/footprint.py explains the lines).
+# Then all a one-request process costs (`curl` in a cron job): loading the preload, its set-up, and what
+# a first request does once.
 # Deterministic (valgrind's callgrind, identical within a few instructions between runs), unlike the wall
 # clock of a shared machine. Skipped without valgrind.
 set -u
@@ -40,3 +42,11 @@ footprint() {
 echo "footprint (callgrind, ($LONG - $SHORT requests) / $((LONG - SHORT))):"
 footprint "provider host" api.openai.com
 footprint "non-provider host" bench.example.invalid
+
+# total PRELOAD: the instructions of one whole run of one request.
+total() {
+    profile "$1" api.openai.com 1 && sed -n 's/^summary: //p' "$LG_TMP/fp.$1.1"
+}
+b=$(total no) && p=$(total yes) && awk -v b="$b" -v p="$p" 'BEGIN {
+    printf "one-request process  instructions %.2f M -> %.2f M (+%.2f M: loading, set-up, first request)\n",
+           b / 1e6, p / 1e6, (p - b) / 1e6 }'

@@ -49,5 +49,6 @@ check_match "bench: the non-provider host measured" "non-provider host .*paired 
 check "bench: two verdicts (and the socket path's non-provider one)" test "$(grep -c 'goal wall <= ' <<<"$out")" -eq 3
 if command -v valgrind >/dev/null; then
     check_match "bench: the footprint, provider host" "provider host +instructions +[0-9]+ -> +[0-9]+ /req .* in llmgate" "$out"
+    check_match "bench: what a one-request process costs" "one-request process +instructions [0-9.]+ M -> [0-9.]+ M" "$out"
 fi
 lg_done
