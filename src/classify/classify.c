@@ -268,8 +268,8 @@ static bool says_limit(const lg_cls *c)
 }
 
 /* The deciding signal: the most specific evidence, unless the request can never fit; a family name of
- * "invalid request" does not outweigh a 402, 429 or 5xx status. With no evidence, a 5xx that comes with an
- * exhausted rate-limit header family is that limit (gateways that reject with 503: APISIX's
+ * "invalid request" does not outweigh a 402, 429 or 5xx status. With no evidence, a generic 5xx that comes
+ * with an exhausted rate-limit header family is that limit (gateways that reject with 503: APISIX's
  * ai-rate-limiting); on other statuses such a family only reports the budget the request itself used. */
 static lg_sig decide(const lg_cls *c, int st)
 {
@@ -283,7 +283,7 @@ static lg_sig decide(const lg_cls *c, int st)
             break;
         return s;
     }
-    if (c->limit_headers && st >= 500)
+    if (c->limit_headers && st >= 500 && status_signal(st) == LG_SIG_SERVER) /* 529 names its condition */
         return LG_SIG_LIMIT;
     return status_signal(st);
 }

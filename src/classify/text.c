@@ -88,11 +88,15 @@ static const char *const quota_phrases[] = {
     "quota not enough", "not enough quota", "quota exhausted", "quota is exhausted", "quota has been exhausted",
     "quota used up", "\xe9\xa2\x9d\xe5\xba\xa6\xe4\xb8\x8d\xe8\xb6\xb3" /* 额度不足 */, "\xe9\xa2\x9d\xe5\xba\xa6\xe5\xb7\xb2\xe7\x94\xa8\xe5\xb0\xbd" /* 额度已用尽 */, "\xe9\xa2\x9d\xe5\xba\xa6\xe7\x94\xa8\xe5\xb0\xbd" /* 额度用尽 */,
     "\xe9\x85\x8d\xe9\xa2\x9d\xe4\xb8\x8d\xe8\xb6\xb3" /* 配额不足 */, "\xe9\x85\x8d\xe9\xa2\x9d\xe5\xb7\xb2\xe7\x94\xa8\xe5\xb0\xbd" /* 配额已用尽 */, "\xe5\xa4\xa9\xe5\x86\x85" /* 天内 */,
-    "total limit", /* a lifetime cap ("Key limit exceeded (total limit)", Baidu's "total request limit") */
     "\xe4\xbb\x8a\xe6\x97\xa5" /* 今日 */, "\xe6\x9c\xac\xe6\x97\xa5" /* 本日 */, "\xe6\x9c\xac\xe6\x9c\x88" /* 本月 */,
     "\xe6\xaf\x8f\xe5\x91\xa8" /* 每周 */, "\xe6\x9c\xac\xe5\x91\xa8" /* 本周 */,
 };
 static const char *const quota_words[] = {"tpd", "rpd", "tph", "rph"};
+
+/* Quotas without a period: they decide unless a per-second or per-minute window is named ("out of the
+ * per-minute quota" is a window). A lifetime cap ("Key limit exceeded (total limit)", Baidu's "total request
+ * limit"); "out of ... quota" is out_of_quota. */
+static const char *const unperiodic_quota_phrases[] = {"total limit"};
 
 /* Weak quota phrases: they decide only when no window is named. "exceeded your current quota" and
  * "billing" also appear in per-minute refusals (Gemini, Together, Groq's upgrade links). */
@@ -296,8 +300,10 @@ lg_text_info lg_text_signal(const char *t, size_t n)
     r.window_named = any_phrase(t, n, window_phrases, COUNT(window_phrases)) ||
                      any_word(t, n, window_words, COUNT(window_words)) || (span > 0 && span < LONG_RESET_MS);
     if (zero_limit(t, n) || span >= LONG_RESET_MS || any_phrase(t, n, quota_phrases, COUNT(quota_phrases)) ||
-        any_word(t, n, quota_words, COUNT(quota_words)) || out_of_quota(t, n) ||
-        (lg_prose_reset_wait(t, n, &reset) && reset >= LONG_RESET_MS))
+        any_word(t, n, quota_words, COUNT(quota_words)) ||
+        (lg_prose_reset_wait(t, n, &reset) && reset >= LONG_RESET_MS) ||
+        (!r.window_named &&
+         (out_of_quota(t, n) || any_phrase(t, n, unperiodic_quota_phrases, COUNT(unperiodic_quota_phrases)))))
         r.sig = LG_SIG_QUOTA;
     else if (any_phrase(t, n, capacity_phrases, COUNT(capacity_phrases)))
         r.sig = LG_SIG_CAPACITY;

@@ -383,6 +383,8 @@ static const rule_case rules[] = {
          "X-AI-Quota-RateLimit-Reset-x: 12\n", "<html>503</html>", false, RL, UNK, 12000, NO),
     RULE("header_unnamed_family_on_400_is_no_limit", OAI, 400, "x-ratelimit-remaining: 0\n",
          "{\"error\":{\"message\":\"bad field\"}}", false, NR, UNK, NO, NO),
+    RULE("header_unnamed_family_loses_to_529", ANT, 529, "anthropic-ratelimit-requests-remaining: 0\n", "", false, DOWN, CAP,
+         NO, NO),
     RULE("header_unnamed_family_loses_to_message", OAI, 503, "x-ratelimit-remaining: 0\n",
          "{\"error\":{\"message\":\"model is overloaded\"}}", false, DOWN, CAP, NO, NO),
     /* Flat {code, message, status} documents (Dify), also as a stream's data event; quota code suffixes. */
@@ -393,6 +395,8 @@ static const rule_case rules[] = {
     /* Out of a quota; a reset written as a .NET TimeSpan. */
     RULE("prose_out_of_quota", OAI, 403, "", "{\"statusCode\":403,\"message\":\"Out of token quota.\"}", false, RL, QUOTA,
          NO, NO),
+    RULE("prose_out_of_per_minute_quota_is_window", OAI, 429, "", "{\"message\":\"Out of your per-minute quota\"}", false,
+         RL, RATE, NO, NO),
     RULE("prose_out_of_memory_is_no_quota", OAI, 500, "", "{\"error\":{\"message\":\"ran out of memory, quota of the GPU "
          "is fine\"}}", false, DOWN, SERV, NO, NO),
     RULE("prose_timespan_replenished", OAI, 403, "", "{\"message\":\"Out of call quota. Quota will be replenished in "
@@ -409,6 +413,8 @@ static const rule_case rules[] = {
     /* A lifetime cap; a request too long for the context even on a 500; a gateway's display_message. */
     RULE("prose_total_limit_is_quota", OAI, 403, "", "{\"error\":{\"message\":\"Total limit of this key reached\"}}", false,
          RL, QUOTA, NO, NO),
+    RULE("prose_total_limit_per_minute_is_window", OAI, 429, "", "{\"error\":{\"message\":\"total limit of 60 requests per "
+         "minute reached\"}}", false, RL, RATE, NO, NO),
     RULE("prose_context_size_never_fits_on_500", OAI, 500, "", "{\"error\":{\"message\":\"prompt exceeds the context size\"}}",
          false, NR, UNK, NO, NO),
     RULE("display_message_is_read", OAI, 429, "", "{\"error\":{\"message\":\"Hit limit\",\"display_message\":\"You have used "
