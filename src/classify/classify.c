@@ -268,7 +268,9 @@ static bool says_limit(const lg_cls *c)
 }
 
 /* The deciding signal: the most specific evidence, unless the request can never fit; a family name of
- * "invalid request" does not outweigh a 402, 429 or 5xx status. */
+ * "invalid request" does not outweigh a 402, 429 or 5xx status. With no evidence, a generic 5xx that comes
+ * with an exhausted rate-limit header family is that limit (gateways that reject with 503: APISIX's
+ * ai-rate-limiting); on other statuses such a family only reports the budget the request itself used. */
 static lg_sig decide(const lg_cls *c, int st)
 {
     if (c->never_fit)
@@ -281,6 +283,8 @@ static lg_sig decide(const lg_cls *c, int st)
             break;
         return s;
     }
+    if (c->limit_headers && st >= 500 && status_signal(st) == LG_SIG_SERVER) /* 529 names its condition */
+        return LG_SIG_LIMIT;
     return status_signal(st);
 }
 
@@ -388,7 +392,11 @@ void lg_classify(lg_dialect d, const lg_response_view *r, lg_outcome *out)
     if (http_error || c.error) {
         header_code(&c, r);
         nfam = lg_rl_families(r, fam, LG_RL_FAMILIES_MAX);
-        lg_cls_evidence(&c, LG_EV_HEADER, lg_rl_window_signal(fam, nfam));
+        lg_sig hs = lg_rl_window_signal(fam, nfam);
+        if (hs == LG_SIG_LIMIT)
+            c.limit_headers = true;
+        else
+            lg_cls_evidence(&c, LG_EV_HEADER, hs);
     }
     if (!http_error && !c.error) {
         out->state = LG_STATE_SUCCESS;

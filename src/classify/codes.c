@@ -130,7 +130,7 @@ static const lg_code_table *native_table(lg_dialect d)
 }
 
 /* Suffix families: "organization_spend_limit_exceeded", "ModelAccountTpmRateLimitExceeded",
- * "Service:RateLimitsExceeded", "insufficient_user_quota". */
+ * "Service:RateLimitsExceeded", "insufficient_user_quota", "provider_quota_exceeded" (Dify). */
 static bool has_suffix(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
@@ -154,7 +154,8 @@ lg_sig lg_code_signal(lg_dialect d, const char *code, bool *specific)
     if (has_suffix(code, "RateLimitExceeded") || has_suffix(code, "RateLimitsExceeded") ||
         has_suffix(code, "_rate_limit_exceeded"))
         return LG_SIG_RATE;
-    if (!strncasecmp(code, "insufficient_", 13) && has_suffix(code, "_quota")) /* insufficient_user_quota */
+    if ((!strncasecmp(code, "insufficient_", 13) && has_suffix(code, "_quota")) || /* insufficient_user_quota */
+        has_suffix(code, "_quota_exceeded"))
         return LG_SIG_QUOTA;
     if (has_suffix(code, "Overloaded") || has_suffix(code, "_overloaded"))
         return LG_SIG_CAPACITY;

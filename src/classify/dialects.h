@@ -47,6 +47,7 @@ typedef struct {
     lg_sig ev[LG_EV_COUNT];  /* first signal found at each level */
     bool vague_message;      /* the message level's signal is a rate limit whose text names no window: an
                               * exhausted header family that names one is more specific */
+    bool limit_headers;      /* a rate-limit header family is exhausted, its window unnamed */
     bool never_fit;          /* the request can never fit the limit it hit */
     bool window_named;       /* the text names a per-second or per-minute window */
     lg_dim dim;              /* dimension from a structured field (OpenAI type "tokens") */
@@ -210,7 +211,7 @@ typedef struct {
  * returns how many. */
 size_t lg_rl_families(const lg_response_view *r, lg_rl_family *out, size_t cap);
 /* What the exhausted families of f[0..n) say: QUOTA for an hour or longer window, RATE for a second or
- * minute. */
+ * minute, LIMIT when their names give no window (a limit was hit, which one is not said). */
 lg_sig lg_rl_window_signal(const lg_rl_family *f, size_t n);
 
 /* Reset headers of the exhausted dimension (src/classify/header_hint.c); see classify.c for precedence. */

@@ -1,7 +1,7 @@
-/* Wait hints in response headers: retry-after-ms, retry-after (delta-seconds or HTTP-date), and the
- * reset of the rate-limit header family that ran out (families and value formats: ratelimit_headers.c):
- * the dimension the error names, else the exhausted families, else (for windows, not quotas) the
- * furthest reset. */
+/* Wait hints in response headers: retry-after-ms (Azure's spelling x-ms-retry-after-ms too), retry-after
+ * (delta-seconds or HTTP-date), and the reset of the rate-limit header family that ran out (families and
+ * value formats: ratelimit_headers.c): the dimension the error names, else the exhausted families, else (for
+ * windows, not quotas) the furthest reset. */
 #include <string.h>
 
 #include "classify/dialects.h"
@@ -11,6 +11,8 @@ bool lg_header_retry_after(const lg_response_view *r, int64_t *ms, int64_t *at_m
 {
     *ms = *at_ms = LG_NO_HINT;
     const char *v = lg_header_get(r->headers, r->n_headers, "retry-after-ms");
+    if (!v)
+        v = lg_header_get(r->headers, r->n_headers, "x-ms-retry-after-ms");
     int64_t x;
     if (v && lg_parse_delta_seconds(v, strlen(v), &x)) {
         *ms = x / 1000 + (x % 1000 != 0); /* the value is in ms: parsed as seconds, scale back */

@@ -37,13 +37,53 @@ static int64_t unit_ms(const char *w, size_t n)
     return 0;
 }
 
-/* Parses a wait at t[i]: a Go-style duration token, or a number followed by a unit word. */
+/* The run of digits at t[*i] (at most 9) as a number; false when there is none. */
+static bool digits_at(const char *t, size_t n, size_t *i, int64_t *v)
+{
+    size_t b = *i;
+    for (*v = 0; *i < n && is_digit(t[*i]) && *i - b < 9; (*i)++)
+        *v = *v * 10 + (t[*i] - '0');
+    return *i > b && !(*i < n && is_digit(t[*i]));
+}
+
+/* A .NET TimeSpan at t[i], "[d.]hh:mm:ss[.fff]" (Azure API Management: "Quota will be replenished in
+ * 20.09:58:55."), in *ms. */
+static bool timespan_at(const char *t, size_t n, size_t i, int64_t *ms)
+{
+    int64_t d = 0, h, m, s;
+    if (!digits_at(t, n, &i, &h))
+        return false;
+    if (i < n && t[i] == '.') { /* days first */
+        d = h;
+        i++;
+        if (!digits_at(t, n, &i, &h))
+            return false;
+    }
+    if (i >= n || t[i++] != ':' || !digits_at(t, n, &i, &m) || i >= n || t[i++] != ':' || !digits_at(t, n, &i, &s) ||
+        h > 23 || m > 59 || s > 59)
+        return false;
+    int64_t frac = 0, scale = 100;
+    bool rest = false;
+    if (i + 1 < n && t[i] == '.' && is_digit(t[i + 1])) /* a fraction of a second: ms, rounded up */
+        for (size_t b = ++i; i < n && is_digit(t[i]); i++, scale /= 10) {
+            if (i - b < 3)
+                frac += (t[i] - '0') * scale;
+            else
+                rest = rest || t[i] != '0';
+        }
+    *ms = ((d * 24 + h) * 60 + m) * 60000 + s * 1000 + frac + rest;
+    return true;
+}
+
+/* Parses a wait at t[i]: a Go-style duration token, a TimeSpan, or a number followed by a unit word. */
 static bool wait_at(const char *t, size_t n, size_t i, int64_t *ms)
 {
     while (i < n && (t[i] == ' ' || t[i] == '~')) /* "resets in ~7s" */
         i++;
     if (i >= n || !is_digit(t[i]))
         return false;
+    if (timespan_at(t, n, i, ms))
+        return true;
     size_t j = i;
     while (j < n && (is_digit(t[j]) || t[j] == '.' || is_alpha(t[j]) || (unsigned char)t[j] >= 0x80))
         j++;
@@ -98,7 +138,8 @@ static bool wait_after(const char *t, size_t n, const char *const *keys, size_t 
     return false;
 }
 
-static const char *const reset_keys[] = {"resets in", "reset in", "resets after", "reset after"};
+static const char *const reset_keys[] = {"resets in", "reset in", "resets after", "reset after", "replenished in",
+                                         "replenished after"};
 
 bool lg_prose_wait(const char *t, size_t n, int64_t *ms)
 {

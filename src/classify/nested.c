@@ -1,6 +1,7 @@
 /* Codes and texts at any depth of an error document: error.details.error_code, details[] entries,
- * errors[] arrays, metadata of relays, and whole provider error bodies that relays embed as a JSON string
- * in their own message. Bounded in depth and in the number of values visited. */
+ * errors[] arrays, metadata of relays, wait members (retry_after, resets_in_seconds, resets_at), and whole
+ * provider error bodies that relays embed as a JSON string in their own message or in any other member
+ * (OpenRouter's metadata.raw.data). Bounded in depth and in the number of values visited. */
 #include <string.h>
 
 #include "classify/dialects.h"
@@ -14,15 +15,18 @@ static const char *const code_keys[] = {"code",      "type",       "reason",    
                                         "err_code",  "errcode"};
 /* Members whose string value is prose. */
 static const char *const text_keys[] = {"message", "msg", "error_msg", "errmsg", "raw", "detail", "description",
-                                        "error", "error_description"};
+                                        "error", "error_description", "display_message"};
 
 static bool key_in(const char *key, const char *const *keys, size_t n);
 
-/* A retry_after member (seconds; milliseconds when its name says ms), as some APIs put in their error
- * body: the wait in ms, or LG_NO_HINT. */
+/* A wait member (seconds; milliseconds when its name says ms), as some APIs put in their error body:
+ * retry_after, or the reset of the limit hit (Codex: "resets_in_seconds": 13872). The wait in ms, or
+ * LG_NO_HINT. */
 static int64_t retry_member(const cJSON *v)
 {
-    static const char *const sec_keys[] = {"retry_after", "retryAfter", "retry_after_seconds", "retryAfterSeconds"};
+    static const char *const sec_keys[] = {"retry_after", "retryAfter", "retry_after_seconds", "retryAfterSeconds",
+                                           "resets_in_seconds", "reset_in_seconds", "resets_after_seconds",
+                                           "reset_after_seconds", "reset_seconds"};
     static const char *const ms_keys[] = {"retry_after_ms", "retryAfterMs"};
     if (!cJSON_IsNumber(v) || !v->string || v->valuedouble < 0 || v->valuedouble > 1e9)
         return LG_NO_HINT;
@@ -31,6 +35,17 @@ static int64_t retry_member(const cJSON *v)
     if (key_in(v->string, sec_keys, sizeof sec_keys / sizeof sec_keys[0]))
         return (int64_t)(v->valuedouble * 1000 + 0.999);
     return LG_NO_HINT;
+}
+
+/* A reset time member (Codex: "resets_at": 1777936568), Unix seconds or milliseconds: the time in Unix ms,
+ * or LG_NO_HINT. */
+static int64_t reset_at_member(const cJSON *v)
+{
+    static const char *const keys[] = {"resets_at", "reset_at", "resetsAt", "resetAt"};
+    if (!cJSON_IsNumber(v) || !v->string || !key_in(v->string, keys, sizeof keys / sizeof keys[0]) ||
+        v->valuedouble < 1e9 || v->valuedouble > 1e14)
+        return LG_NO_HINT;
+    return v->valuedouble < 1e12 ? (int64_t)v->valuedouble * 1000 : (int64_t)v->valuedouble;
 }
 
 static bool key_in(const char *key, const char *const *keys, size_t n)
@@ -48,22 +63,29 @@ typedef struct {
 
 static void walk(walk_state *w, const cJSON *v, int depth);
 
-/* A message that is itself a JSON document (a relay quoting the upstream body) is walked as one. */
-static void text_value(walk_state *w, const char *s, int depth)
+/* A string member that is itself a JSON document (a relay quoting the upstream body) is walked as one;
+ * returns false, reading nothing, when s is no JSON document. */
+static bool embedded_value(walk_state *w, const char *s, int depth)
 {
     size_t n = strlen(s), i = 0;
     while (i < n && (s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t'))
         i++;
-    if (i < n && (s[i] == '{' || s[i] == '[')) {
-        cJSON *doc = lg_json_parse(s + i, n - i);
-        if (doc) {
-            if (!lg_scan_embedded(w->c, doc))
-                walk(w, doc, depth + 1);
-            cJSON_Delete(doc);
-            return;
-        }
-    }
-    lg_cls_text(w->c, s, n, true); /* the first text becomes the message when none was kept */
+    if (i >= n || (s[i] != '{' && s[i] != '['))
+        return false;
+    cJSON *doc = lg_json_parse(s + i, n - i);
+    if (!doc)
+        return false;
+    if (!lg_scan_embedded(w->c, doc))
+        walk(w, doc, depth + 1);
+    cJSON_Delete(doc);
+    return true;
+}
+
+/* A text member: an embedded document, else prose (the first text becomes the message when none was kept). */
+static void text_value(walk_state *w, const char *s, int depth)
+{
+    if (!embedded_value(w, s, depth))
+        lg_cls_text(w->c, s, strlen(s), true);
 }
 
 static void walk(walk_state *w, const cJSON *v, int depth)
@@ -80,13 +102,17 @@ static void walk(walk_state *w, const cJSON *v, int depth)
     cJSON_ArrayForEach(child, v)
     {
         const char *s = cJSON_IsString(child) && child->valuestring && *child->valuestring ? child->valuestring : NULL;
-        int64_t wait = retry_member(child);
+        int64_t wait = retry_member(child), at = reset_at_member(child);
         if (wait != LG_NO_HINT && w->c->body_retry_ms == LG_NO_HINT)
             w->c->body_retry_ms = wait;
+        if (at != LG_NO_HINT && w->c->reset_at_ms == LG_NO_HINT)
+            w->c->reset_at_ms = at;
         if (s && key_in(child->string, code_keys, sizeof code_keys / sizeof code_keys[0]))
             lg_cls_code(w->c, s);
         else if (s && key_in(child->string, text_keys, sizeof text_keys / sizeof text_keys[0]))
             text_value(w, s, depth);
+        else if (s)
+            embedded_value(w, s, depth);
         else if (cJSON_IsObject(child) || cJSON_IsArray(child))
             walk(w, child, depth + 1);
     }

@@ -171,11 +171,14 @@ lg_sig lg_rl_window_signal(const lg_rl_family *f, size_t n)
 {
     lg_sig s = LG_SIG_NONE;
     for (size_t i = 0; i < n; i++) {
-        if (!f[i].exhausted || f[i].window == LG_WIN_NONE)
+        if (!f[i].exhausted)
             continue;
         if (f[i].window >= LG_WIN_HOUR)
             return LG_SIG_QUOTA;
-        s = LG_SIG_RATE;
+        if (f[i].window != LG_WIN_NONE)
+            s = LG_SIG_RATE;
+        else if (s == LG_SIG_NONE)
+            s = LG_SIG_LIMIT;
     }
     return s;
 }

@@ -88,8 +88,15 @@ static const char *const quota_phrases[] = {
     "quota not enough", "not enough quota", "quota exhausted", "quota is exhausted", "quota has been exhausted",
     "quota used up", "\xe9\xa2\x9d\xe5\xba\xa6\xe4\xb8\x8d\xe8\xb6\xb3" /* 额度不足 */, "\xe9\xa2\x9d\xe5\xba\xa6\xe5\xb7\xb2\xe7\x94\xa8\xe5\xb0\xbd" /* 额度已用尽 */, "\xe9\xa2\x9d\xe5\xba\xa6\xe7\x94\xa8\xe5\xb0\xbd" /* 额度用尽 */,
     "\xe9\x85\x8d\xe9\xa2\x9d\xe4\xb8\x8d\xe8\xb6\xb3" /* 配额不足 */, "\xe9\x85\x8d\xe9\xa2\x9d\xe5\xb7\xb2\xe7\x94\xa8\xe5\xb0\xbd" /* 配额已用尽 */, "\xe5\xa4\xa9\xe5\x86\x85" /* 天内 */,
+    "\xe4\xbb\x8a\xe6\x97\xa5" /* 今日 */, "\xe6\x9c\xac\xe6\x97\xa5" /* 本日 */, "\xe6\x9c\xac\xe6\x9c\x88" /* 本月 */,
+    "\xe6\xaf\x8f\xe5\x91\xa8" /* 每周 */, "\xe6\x9c\xac\xe5\x91\xa8" /* 本周 */,
 };
 static const char *const quota_words[] = {"tpd", "rpd", "tph", "rph"};
+
+/* Quotas without a period: they decide unless a per-second or per-minute window is named ("out of the
+ * per-minute quota" is a window). A lifetime cap ("Key limit exceeded (total limit)", Baidu's "total request
+ * limit"); "out of ... quota" is out_of_quota. */
+static const char *const unperiodic_quota_phrases[] = {"total limit"};
 
 /* Weak quota phrases: they decide only when no window is named. "exceeded your current quota" and
  * "billing" also appear in per-minute refusals (Gemini, Together, Groq's upgrade links). */
@@ -119,11 +126,17 @@ static const char *const rate_phrases[] = {
     "rate limit", "ratelimit", "rate limited", "too many requests", "too many tokens", "throttl",
     "requests rate", "call rate", "\xe9\x80\x9f\xe7\x8e\x87\xe9\x99\x90\xe5\x88\xb6" /* 速率限制 */,
     "\xe8\xaf\xb7\xe6\xb1\x82\xe9\xa2\x91\xe7\x8e\x87" /* 请求频率 */, "\xe9\x99\x90\xe6\xb5\x81" /* 限流 */,
+    "\xe9\xa2\x91\xe7\x8e\x87\xe8\xbf\x87\xe9\xab\x98" /* 频率过高 */,
+    "\xe9\xa2\x91\xe7\x8e\x87\xe8\xbf\x87\xe5\xbf\xab" /* 频率过快 */,
+    "\xe8\xaf\xb7\xe6\xb1\x82\xe8\xbf\x87\xe5\xa4\x9a" /* 请求过多 */,
+    "\xe8\xbf\x87\xe4\xba\x8e\xe9\xa2\x91\xe7\xb9\x81" /* 过于频繁 */,
+    "time frame", "timeframe", "time window", /* "tokens allowed within a given time frame" */
 };
 
 static const char *const never_fit_phrases[] = {
     "request too large", "too large for", "context length", "maximum context", "context window",
     "prompt is too long", "input is too long", "reduce the length of the messages", "exceeds the maximum number of tokens",
+    "context size", /* llama.cpp: "Context size has been exceeded.", "exceeds the available context size" */
 };
 
 /* A quota reset that is an hour or more away ("Your quota will reset after 12h34m16s."). */
@@ -204,6 +217,22 @@ static bool zero_limit(const char *t, size_t n)
     return false;
 }
 
+/* "Out of call volume quota" (Azure API Management): out of a quota named a few words later, in the same
+ * clause (no punctuation between). */
+static bool out_of_quota(const char *t, size_t n)
+{
+    for (long at = lg_text_find(t, n, "out of "); at >= 0; at = find_from(t, n, (size_t)at + 1, "out of ")) {
+        size_t from = (size_t)at + 7, end = from + 40 < n ? from + 40 : n;
+        long q = find_from(t, end, from, "quota");
+        size_t k = from;
+        while (q >= 0 && k < (size_t)q && !strchr(".,;:!?\n", t[k]))
+            k++;
+        if (q >= 0 && k == (size_t)q)
+            return true;
+    }
+    return false;
+}
+
 /* The first number after an occurrence of keyword ("Limit 30000", "Requested: 36,821"). */
 static bool number_after(const char *t, size_t n, const char *keyword, int64_t *v)
 {
@@ -272,7 +301,9 @@ lg_text_info lg_text_signal(const char *t, size_t n)
                      any_word(t, n, window_words, COUNT(window_words)) || (span > 0 && span < LONG_RESET_MS);
     if (zero_limit(t, n) || span >= LONG_RESET_MS || any_phrase(t, n, quota_phrases, COUNT(quota_phrases)) ||
         any_word(t, n, quota_words, COUNT(quota_words)) ||
-        (lg_prose_reset_wait(t, n, &reset) && reset >= LONG_RESET_MS))
+        (lg_prose_reset_wait(t, n, &reset) && reset >= LONG_RESET_MS) ||
+        (!r.window_named &&
+         (out_of_quota(t, n) || any_phrase(t, n, unperiodic_quota_phrases, COUNT(unperiodic_quota_phrases)))))
         r.sig = LG_SIG_QUOTA;
     else if (any_phrase(t, n, capacity_phrases, COUNT(capacity_phrases)))
         r.sig = LG_SIG_CAPACITY;

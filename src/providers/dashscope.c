@@ -2,7 +2,8 @@
  * error envelope (429 Throttling*, 400 Arrearage, 401 InvalidApiKey, 400 DataInspectionFailed, 500
  * InternalError...), in a body or as the data of a stream's "event:error" whose real status sits in a
  * ":HTTP_STATUS/429" comment (read by sse.c). The SDK's dumps add "status_code". Compatible mode speaks
- * the OpenAI envelope, handled by openai.c. Usage {input_tokens, output_tokens} is per-field. */
+ * the OpenAI envelope, handled by openai.c. Usage {input_tokens, output_tokens} is per-field. Other APIs
+ * share the flat envelope: Dify's {code, message, status}, also as a stream's data event in a 200. */
 #include <string.h>
 #include <strings.h>
 
@@ -43,7 +44,8 @@ bool lg_dashscope_error(lg_cls *c, const cJSON *doc)
         return false;
     c->error = true;
     int64_t st;
-    if (lg_json_int(doc, "status_code", &st) && st >= 100 && st <= 599 && c->body_status == 0)
+    if ((lg_json_int(doc, "status_code", &st) || lg_json_int(doc, "status", &st)) && st >= 100 && st <= 599 &&
+        c->body_status == 0)
         c->body_status = (int)st;
     lg_cls_text(c, msg, strlen(msg), true);
     lg_cls_code_beside(c, code, msg);

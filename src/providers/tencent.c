@@ -5,12 +5,21 @@
 
 #include "classify/dialects.h"
 
-/* Tencent Cloud's common error codes (the dotted families by prefix). */
+/* Tencent Cloud's common error codes (the dotted families by prefix) and Hunyuan's own
+ * (tencentcloud-sdk hunyuan/v20230901/errors.go). */
 static const lg_code_entry codes[] = {
     {"RequestLimitExceeded", LG_SIG_RATE, true},
     {"RequestLimitExceeded.", LG_SIG_RATE, true},
+    {"LimitExceeded", LG_SIG_LIMIT, false}, /* "exceeds the quota limit": which one, the code does not say */
     {"ResourceUnavailable.InArrears", LG_SIG_QUOTA, true},
     {"ResourceUnavailable.LowBalance", LG_SIG_QUOTA, true},
+    {"ResourceInsufficient.ChargeResourceExhaust", LG_SIG_QUOTA, true},
+    {"FailedOperation.EngineServerLimitExceeded", LG_SIG_RATE, true}, /* engine-level request limit; retry later */
+    {"FailedOperation.FreeResourcePackExhausted", LG_SIG_QUOTA, true},
+    {"FailedOperation.ResourcePackExhausted", LG_SIG_QUOTA, true},
+    {"FailedOperation.ServiceStopArrears", LG_SIG_QUOTA, true},
+    {"FailedOperation.EngineServerError", LG_SIG_SERVER, true},
+    {"FailedOperation.EngineRequestTimeout", LG_SIG_SERVER, true},
     {"AuthFailure.", LG_SIG_REJECT, true},
     {"UnauthorizedOperation", LG_SIG_REJECT, true},
 };

@@ -364,6 +364,74 @@ static const rule_case rules[] = {
     /* An error document no scanner knows is still read at any depth. */
     RULE("unknown_envelope_error_name", OAI, 400, "", "{\"errorCode\":\"X\",\"errorName\":\"Gateway:RateLimitsExceeded\","
          "\"parameters\":{}}", false, RL, RATE, NO, NO),
+    /* Wait members of the error document: the reset of the limit hit, relative or as a Unix time. */
+    RULE("body_member_resets_in_seconds", OAI, 429, "", "{\"error\":{\"type\":\"x\",\"message\":\"limit reached\","
+         "\"resets_in_seconds\":90}}", false, RL, UNK, 90000, NO),
+    RULE("body_member_reset_after_seconds_nested", OAI, 429, "", "{\"detail\":{\"limits\":[{\"reset_after_seconds\":"
+         "2.5}]}}", false, RL, UNK, 2500, NO),
+    RULE("body_member_resets_at_unix_seconds", OAI, 429, "", "{\"error\":{\"message\":\"x\",\"resets_at\":1775001600}}",
+         false, RL, UNK, NO, 1775001600000LL),
+    RULE("body_member_resets_at_relative_to_date", OAI, 429, "Date: Tue, 31 Mar 2026 23:59:00 GMT\n",
+         "{\"error\":{\"message\":\"x\",\"reset_at\":1775001600000}}", false, RL, UNK, 60000, NO),
+    RULE("body_member_resets_at_not_a_time", OAI, 429, "", "{\"error\":{\"message\":\"x\",\"resets_at\":42}}", false, RL,
+         UNK, NO, NO),
+    /* A window only called "a time frame" is a throttle. */
+    RULE("prose_time_frame_is_window", OAI, 429, "", "{\"detail\":\"You exceeded the tokens allowed within a given time "
+         "frame.\"}", false, RL, RATE, NO, NO),
+    /* A 5xx with an exhausted header family whose name gives no window is that limit; a 400 with one is not. */
+    RULE("header_unnamed_family_on_503_is_limit", OAI, 503, "X-AI-Quota-RateLimit-Remaining-x: 0\n"
+         "X-AI-Quota-RateLimit-Reset-x: 12\n", "<html>503</html>", false, RL, UNK, 12000, NO),
+    RULE("header_unnamed_family_on_400_is_no_limit", OAI, 400, "x-ratelimit-remaining: 0\n",
+         "{\"error\":{\"message\":\"bad field\"}}", false, NR, UNK, NO, NO),
+    RULE("header_unnamed_family_loses_to_529", ANT, 529, "anthropic-ratelimit-requests-remaining: 0\n", "", false, DOWN, CAP,
+         NO, NO),
+    RULE("header_unnamed_family_loses_to_message", OAI, 503, "x-ratelimit-remaining: 0\n",
+         "{\"error\":{\"message\":\"model is overloaded\"}}", false, DOWN, CAP, NO, NO),
+    /* Flat {code, message, status} documents (Dify), also as a stream's data event; quota code suffixes. */
+    RULE("flat_status_member_is_body_status", DSC, 200, "", "data: {\"event\": \"error\", \"code\": \"invalid_param\", "
+         "\"message\": \"query is required\", \"status\": 400}\n\n", true, NR, UNK, NO, NO),
+    RULE("code_quota_exceeded_suffix", OAI, 403, "", "{\"code\":\"workspace_quota_exceeded\",\"message\":\"x\","
+         "\"status\":403}", false, RL, QUOTA, NO, NO),
+    /* Out of a quota; a reset written as a .NET TimeSpan. */
+    RULE("prose_out_of_quota", OAI, 403, "", "{\"statusCode\":403,\"message\":\"Out of token quota.\"}", false, RL, QUOTA,
+         NO, NO),
+    RULE("prose_out_of_per_minute_quota_is_window", OAI, 429, "", "{\"message\":\"Out of your per-minute quota\"}", false,
+         RL, RATE, NO, NO),
+    RULE("prose_out_of_memory_is_no_quota", OAI, 500, "", "{\"error\":{\"message\":\"ran out of memory, quota of the GPU "
+         "is fine\"}}", false, DOWN, SERV, NO, NO),
+    RULE("prose_timespan_replenished", OAI, 403, "", "{\"message\":\"Out of call quota. Quota will be replenished in "
+         "1.02:03:04.5.\"}", false, RL, QUOTA, 93784500, NO),
+    /* Chinese: frequency too high and too many requests are windows; today and this week are quotas. */
+    RULE("prose_chinese_frequency_too_high", OAI, 429, "", "{\"error\":{\"message\":\"\xe8\xb0\x83\xe7\x94\xa8\xe9\xa2\x91"
+         "\xe7\x8e\x87\xe8\xbf\x87\xe9\xab\x98\"}}", false, RL, RATE, NO, NO),
+    RULE("prose_chinese_too_many_requests", OAI, 503, "", "{\"error\":{\"message\":\"\xe8\xaf\xb7\xe6\xb1\x82\xe8\xbf\x87"
+         "\xe5\xa4\x9a\"}}", false, RL, RATE, NO, NO),
+    RULE("prose_chinese_today_cap", OAI, 429, "", "{\"error\":{\"message\":\"\xe4\xbb\x8a\xe6\x97\xa5\xe9\xa2\x9d\xe5\xba"
+         "\xa6\xe5\xb7\xb2\xe6\xbb\xa1\"}}", false, RL, QUOTA, NO, NO),
+    RULE("prose_chinese_this_week_cap", OAI, 429, "", "{\"error\":{\"message\":\"\xe6\x9c\xac\xe5\x91\xa8\xe9\x99\x90\xe9"
+         "\xa2\x9d\"}}", false, RL, QUOTA, NO, NO),
+    /* A lifetime cap; a request too long for the context even on a 500; a gateway's display_message. */
+    RULE("prose_total_limit_is_quota", OAI, 403, "", "{\"error\":{\"message\":\"Total limit of this key reached\"}}", false,
+         RL, QUOTA, NO, NO),
+    RULE("prose_total_limit_per_minute_is_window", OAI, 429, "", "{\"error\":{\"message\":\"total limit of 60 requests per "
+         "minute reached\"}}", false, RL, RATE, NO, NO),
+    RULE("prose_context_size_never_fits_on_500", OAI, 500, "", "{\"error\":{\"message\":\"prompt exceeds the context size\"}}",
+         false, NR, UNK, NO, NO),
+    RULE("display_message_is_read", OAI, 429, "", "{\"error\":{\"message\":\"Hit limit\",\"display_message\":\"You have used "
+         "your daily tokens\",\"code\":\"429\"}}", false, RL, QUOTA, NO, NO),
+    /* A provider body quoted as a JSON string in any member of a relay's error. */
+    RULE("embedded_document_under_any_member", OAI, 429, "", "{\"error\":{\"message\":\"upstream failed\",\"metadata\":"
+         "{\"raw\":{\"body\":\"{\\\"error\\\":{\\\"message\\\":\\\"x\\\",\\\"type\\\":\\\"insufficient_quota\\\"}}\"}}}}",
+         false, RL, QUOTA, NO, NO),
+    /* Tencent Cloud and Hunyuan codes in a 200. */
+    RULE("tencent_resource_pack_exhausted", OAI, 200, "", "{\"Response\":{\"Error\":{\"Code\":\"FailedOperation."
+         "ResourcePackExhausted\",\"Message\":\"x\"},\"RequestId\":\"r\"}}", false, RL, QUOTA, NO, NO),
+    RULE("tencent_engine_server_error", OAI, 200, "", "{\"Response\":{\"Error\":{\"Code\":\"FailedOperation.EngineServerError"
+         "\",\"Message\":\"x\"},\"RequestId\":\"r\"}}", false, DOWN, SERV, NO, NO),
+    RULE("tencent_limit_exceeded_says_no_window", OAI, 200, "", "{\"Response\":{\"Error\":{\"Code\":\"LimitExceeded\","
+         "\"Message\":\"x\"},\"RequestId\":\"r\"}}", false, RL, UNK, NO, NO),
+    /* Azure's SDKs read x-ms-retry-after-ms too. */
+    RULE("header_x_ms_retry_after_ms", OAI, 429, "x-ms-retry-after-ms: 1500\n", "", false, RL, UNK, 1500, NO),
     /* NDJSON bodies (Ollama): usage of the last object, an error line after content. */
     USAGE("usage_ndjson_final_object", OAI, "", "{\"message\":{\"content\":\"a\"},\"done\":false}\n{\"done\":true,"
           "\"prompt_eval_count\":7,\"eval_count\":4}\n", false, 7, 4),
@@ -463,6 +531,10 @@ static void test_prose_waits(void **state)
     assert_int_equal(wait_of("please try again after 1 seconds"), 1000);
     assert_int_equal(wait_of("Please wait 2 minutes"), 120000);
     assert_int_equal(wait_of("retry after 250 milliseconds"), 250);
+    assert_int_equal(wait_of("Quota will be replenished in 07:01:20."), 25280000);
+    assert_int_equal(wait_of("Quota will be replenished in 20.09:58:55."), 1763935000);
+    assert_int_equal(wait_of("try again in 00:00:01.0001"), 1001);
+    assert_int_equal(wait_of("replenished in 2 days"), 172800000);
     assert_int_equal(wait_of("Please try again later."), -1);
     assert_int_equal(wait_of("try again in a few moments"), -1);
     assert_int_equal(wait_of("retry in 5 parsecs"), -1);
