@@ -48,6 +48,8 @@ DEPS_PKGS += redis-server libhiredis-dev
 DEPS_PKGS += libwww-perl libio-socket-ssl-perl liblwp-protocol-https-perl
 # asyncio hosts of the event-loop tests (aiohttp)
 DEPS_PKGS += python3-aiohttp
+# PHP's Guzzle, the HTTP client PHP sites call LLM APIs with (test_guzzle: its curl, multi and stream handlers)
+DEPS_PKGS += php-guzzlehttp-guzzle
 # make bench's footprint figures (callgrind: instructions and code lines per request)
 DEPS_PKGS += valgrind
 

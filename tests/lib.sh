@@ -29,6 +29,8 @@ ok()     { LG_COUNT=$((LG_COUNT + 1)); echo "ok $LG_COUNT - $*"; }
 not_ok() { LG_COUNT=$((LG_COUNT + 1)); echo "not ok $LG_COUNT - $*"; LG_FAILS=$((LG_FAILS + 1)); }
 diag()   { echo "# $*"; }
 
+# skip REASON N: N checks skipped (TAP "ok N # skip REASON"), for a host that is not installed.
+skip() { local i; for ((i = 0; i < $2; i++)); do LG_COUNT=$((LG_COUNT + 1)); echo "ok $LG_COUNT # skip $1"; done; }
 # check DESC CMD...: passes when CMD exits 0.
 check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
 # check_eq DESC EXPECTED ACTUAL
