@@ -102,8 +102,8 @@ lg_start_mock() {
 # lg_stats: prints the mock's /__stats JSON.
 lg_stats() { curl -s "$MOCK_URL/__stats"; }
 
-# lg_json EXPR: evaluates a Python expression on the JSON read from stdin (bound to j).
-lg_json() { python3 -c "import json,sys; j=json.load(sys.stdin); print($1)"; }
+# lg_json EXPR: evaluates a Python expression (Debian's /usr/bin/python3) on the JSON read from stdin (bound to j).
+lg_json() { /usr/bin/python3 -c "import json,sys; j=json.load(sys.stdin); print($1)"; }
 
 # lg_gencerts: creates a test CA and a server certificate for the provider hosts in $LG_TMP/certs.
 lg_gencerts() { bash "$LG_ROOT/tests/gen-certs.sh" "$LG_TMP/certs" >/dev/null 2>&1; }

@@ -4,7 +4,8 @@
 # 1. $client->post() (CurlHandler, curl_exec), over http and https: the host sees the success, the mock the
 #    pool's key, never the site's; llmgate status counts what the mock counted. Without a configuration,
 #    CURLOPT_CONNECT_TO in Guzzle's curl options: the site's own key.
-# 2. A 429 retried on the other key, and on a single key after the configured backoff: one 200.
+# 2. A 429 retried on the other key, and on a single key after the configured backoff: one 200. Also with
+#    a body over 1 MB, which Guzzle hands libcurl through a read callback: llmgate holds it to send again.
 # 3. Every key dry or limited past the wait: one normalized 429 (ClientException with http_errors, the
 #    response without, a RequestException from the promise), with Retry-After, the reason, the JSON error.
 # 4. Pool (concurrency 6) and Promise\Utils::settle (8 at once) over CurlMultiHandler, with 429s on both
@@ -14,7 +15,7 @@
 # 6. Guzzle's RetryMiddleware on top: its retries do not multiply llmgate's (no storm at the mock).
 # 7. A host of no provider, through the same Client: untouched (its key, its 429, one request each).
 source "$(dirname "$0")/../lib.sh"
-CHECKS=45
+CHECKS=51
 if ! command -v php >/dev/null || ! php -r 'require "GuzzleHttp/autoload.php"; new GuzzleHttp\Client();' 2>/dev/null; then
     skip "php or Guzzle not installed (make deps: php-cli php-curl php-guzzlehttp-guzzle)" "$CHECKS"
     lg_done
@@ -88,6 +89,24 @@ gated single sk-gz-once - sync "$URL" 1
 check_eq "2 a 429 on the only key: Guzzle sees one 200" "200 sk-gz-once gpt-4o-mini" "$OUT"
 gap=$(lg_arrivals sk-gz-once | paste -sd' ' | awk '{ print NF == 2 ? $2 - $1 : -1 }')
 check "2 a 429 on the only key: two attempts, the second after the 300 ms backoff (${gap} ms)" test "$gap" -ge 290
+
+# 2b. a body of 1.5 MB, which Guzzle hands libcurl through a read callback (without a seek callback): held
+# by llmgate, so that the 429 is retried on the other key as for a smaller body; the model pinned to the
+# provider ("gpt-4o-mini:openai"): the pin taken off the held body, its length with it
+reqbodies() { curl -s "$MOCK_URL/__requests" | lg_json '" ".join(r["key"] + ":" + r["body_sha256"] for r in j)'; }
+for how in sync async; do
+    gated http sk-gz-once sk-gz-good big "$URL" 1500000 "$how"
+    sha=$(awk '{ print $5 }' <<<"$OUT")
+    check_eq "2b a 1.5 MB body ($how), a 429 on the first key: Guzzle sees one 200, from the other" \
+        "big 200 sk-gz-good gpt-4o-mini $sha" "$OUT"
+    check_eq "2b a 1.5 MB body ($how): both keys got it whole" "sk-gz-once:$sha sk-gz-good:$sha" "$(reqbodies)"
+done
+gated http sk-gz-once sk-gz-good big "$URL" 1500000 sync gpt-4o-mini:openai
+sha=$(php -r 'echo hash("sha256", json_encode(["model" => "gpt-4o-mini", "max_tokens" => 16,
+    "messages" => [["role" => "user", "content" => str_repeat("y", 1500000)]]]));')
+check_match "2b a 1.5 MB body pinned to the provider: one 200, the pin taken off" '^big 200 sk-gz-good gpt-4o-mini ' "$OUT"
+check_eq "2b a 1.5 MB body pinned to the provider: both keys got the body without the pin" \
+    "sk-gz-once:$sha sk-gz-good:$sha" "$(reqbodies)"
 
 # 3. the wait exhausted: every key out of quota; every key limited for 20 s with 1 s allowed
 gated http sk-gz-dry sk-gz-dry errors "$URL"

@@ -19,6 +19,10 @@
 //                    progress=P intact=yes|no body=BODY"
 //   retry URL        Guzzle's RetryMiddleware on top (429 and 5xx retried up to 3 times, 20 ms apart),
 //                    http_errors off: "retry STATUS tries=T reason=R"
+//   big URL BYTES sync|async [MODEL]   a JSON body of about BYTES bytes (from 1 MB Guzzle hands libcurl the
+//                    body through CURLOPT_READFUNCTION, with CURLOPT_UPLOAD), through post() or
+//                    postAsync()->wait(), http_errors off: "big STATUS KEY MODEL SHA256" (SHA256: of the body
+//                    sent; MODEL: the answer's)
 //   plain URL OTHER  one post to the provider's URL, then two to OTHER (no provider's), on one Client,
 //                    http_errors off: "plain STATUS KEY REASON" each (KEY: the mock's x-mock-key)
 // BODY has its newlines written as \n; "-" stands for an absent value.
@@ -199,6 +203,16 @@ case 'retry':
         fn () => 20));
     $r = client($stack)->post($url, ['json' => chat(), 'http_errors' => false]);
     printf("retry %d tries=%d reason=%s\n", $r->getStatusCode(), $tries, header_of($r, 'X-Llmgate-Reason'));
+    break;
+
+case 'big':
+    $body = chat($argv[5] ?? 'gpt-4o-mini');
+    $body['messages'][0]['content'] = str_repeat('y', (int)$argv[3]);
+    $c = client();
+    $opts = ['json' => $body, 'http_errors' => false];
+    $r = $argv[4] === 'async' ? $c->postAsync($url, $opts)->wait() : $c->post($url, $opts);
+    printf("big %d %s %s %s\n", $r->getStatusCode(), field($r, 'mock_key'), field($r, 'model'),
+           hash('sha256', json_encode($body)));
     break;
 
 case 'plain':
