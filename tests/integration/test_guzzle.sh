@@ -12,10 +12,11 @@
 #    keys: each promise fulfilled once with its own request's answer, nothing lost or sent twice.
 # 5. Streams: 'stream' => true (StreamHandler: PHP's http stream wrapper over sockets and TLS) read line by
 #    line as the mock sends it; the curl handler with a sink, on_headers and progress: the success alone.
-# 6. Guzzle's RetryMiddleware on top: its retries do not multiply llmgate's (no storm at the mock).
+# 6. Guzzle's RetryMiddleware on top: its retries do not multiply llmgate's (no storm at the mock): keys
+#    cooling down, the breaker open.
 # 7. A host of no provider, through the same Client: untouched (its key, its 429, one request each).
 source "$(dirname "$0")/../lib.sh"
-CHECKS=51
+CHECKS=53
 if ! command -v php >/dev/null || ! php -r 'require "GuzzleHttp/autoload.php"; new GuzzleHttp\Client();' 2>/dev/null; then
     skip "php or Guzzle not installed (make deps: php-cli php-curl php-guzzlehttp-guzzle)" "$CHECKS"
     lg_done
@@ -28,6 +29,7 @@ cat >"$LG_TMP/scenario.json" <<JSON
  "sk-gz-dry":   {"sequence": [{"error": "quota"}], "repeat": true},
  "sk-gz-once":  {"sequence": [$RL429, {}]},
  "sk-gz-flaky": {"sequence": [{"error": "server_error"}, {}]},
+ "sk-gz-down":  {"sequence": [{"error": "server_error"}], "repeat": true},
  "sk-gz-pa":    {"sequence": [{}, {}, {"error": "rate_limit", "retry_after_ms": 300}], "repeat": true},
  "sk-gz-pb":    {"sequence": [{}, {}, {}, {"error": "rate_limit", "retry_after_ms": 300}], "repeat": true},
  "sk-gz-sse":   {"sequence": [{"chunk": 48, "chunk_delay_ms": 20}], "repeat": true},
@@ -42,7 +44,7 @@ GC=$LG_ROOT/tests/clients/php/guzzle_client.php
 config() {
     cat >"$LG_TMP/$1.json" <<JSON
 {"providers": {"openai": {"upstream": "$2", "accounts": [$4]}},
- "retry": {"switch_delay_ms": 20, "max_rate_limit_wait_seconds": $3},
+ "retry": {"switch_delay_ms": 20, "max_rate_limit_wait_seconds": $3}, "breaker": {"consecutive_failures": 3},
  "backoff": {"single_account_base_ms": 300, "dedup_window_ms": 10}}
 JSON
     chmod 600 "$LG_TMP/$1.json"
@@ -173,6 +175,11 @@ check_eq "6 retry middleware, every key limited: the mock got each key once" 2 "
 gated single sk-gz-flaky - retry "$URL"
 check_eq "6 retry middleware, a 500 llmgate retries itself: Guzzle sees a 200 at its first try" "retry 200 tries=1 reason=-" "$OUT"
 check_eq "6 retry middleware, a 500: two requests at the mock" 2 "$(stat_of sk-gz-flaky requests)"
+gated single sk-gz-down - retry "$URL"
+check_eq "6 retry middleware, the provider down: Guzzle tries 4 times, the last answered by the open breaker" \
+    "retry 503 tries=4 reason=circuit_open" "$OUT"
+check_eq "6 retry middleware, the provider down: the mock got the breaker's 3 failures, not 4 times llmgate's retries" \
+    3 "$(stat_of sk-gz-down requests)"
 
 # 7. the same Client to a host of no provider (the mock's own address): the site's key, its 429 as sent
 OUT=$(fresh; K1=sk-gz-good K2=sk-gz-good HOST_KEY=sk-gz-plain LLMGATE_CONFIG=$LG_TMP/http.json LD_PRELOAD=$LG_LIB timeout 30 \
