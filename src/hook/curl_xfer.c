@@ -62,7 +62,10 @@ __attribute__((cold)) static struct curl_slist *headers_translated(const lg_curl
 }
 
 /* The option of the size of r's body when it is read from a callback: an upload's or a POST's. */
-static CURLoption read_size_option(const lg_curl_rec *r) { return r->upload ? CURLOPT_INFILESIZE_LARGE : CURLOPT_POSTFIELDSIZE_LARGE; }
+static CURLoption read_size_option(const lg_curl_rec *r)
+{
+    return r->upload ? CURLOPT_INFILESIZE_LARGE : CURLOPT_POSTFIELDSIZE_LARGE;
+}
 
 /* Sets the attempt's body (the engine's rewrite) or puts the host's back. A held body (x->body.on) is read
  * by our callback, which sends the rewrite in its place (libcurl reads an upload's body from the callback
@@ -342,7 +345,10 @@ bool lg_xfer_open(lg_curl_xfer *x, CURL *h, lg_curl_rec *r, const lg_runtime *rt
         .host_key = has_key ? x->host_key : NULL,
         .replayable = r->postfields || !(r->post || r->upload) || r->has_seekfn || held,
         .body = held ? x->body.held : r->postfields,
-        .body_len = held ? x->body.held_len : !r->postfields ? 0 : r->postsize >= 0 ? (size_t)r->postsize : strlen(r->postfields),
+        .body_len = held             ? x->body.held_len
+                    : !r->postfields ? 0
+                    : r->postsize >= 0 ? (size_t)r->postsize
+                                       : strlen(r->postfields),
         .pin = x->has_pin ? x->pin : NULL,
         .url = r->url,
         .reroutes = true,
