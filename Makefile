@@ -48,6 +48,8 @@ DEPS_PKGS += redis-server libhiredis-dev
 DEPS_PKGS += libwww-perl libio-socket-ssl-perl liblwp-protocol-https-perl
 # asyncio hosts of the event-loop tests (aiohttp)
 DEPS_PKGS += python3-aiohttp
+# PHP's Guzzle, the HTTP client PHP sites call LLM APIs with (test_guzzle: its curl, multi and stream handlers)
+DEPS_PKGS += php-guzzlehttp-guzzle
 # make bench's footprint figures (callgrind: instructions and code lines per request)
 DEPS_PKGS += valgrind
 
@@ -117,6 +119,8 @@ $(B)/tests/test_auth_key: $(B)/san/src/hook/auth_key.o
 $(B)/tests/test_auth_key: EXTRA_OBJ = $(B)/san/src/hook/auth_key.o
 $(B)/tests/test_fd_watch: $(B)/san/src/hook/fd_watch.o
 $(B)/tests/test_fd_watch: EXTRA_OBJ = $(B)/san/src/hook/fd_watch.o
+$(B)/tests/test_curl_body: $(B)/san/src/hook/curl_body.o
+$(B)/tests/test_curl_body: EXTRA_OBJ = $(B)/san/src/hook/curl_body.o
 
 # test_json_scan_portable: the JSON skimmers built with their portable block classifier (LG_JSON_PORTABLE)
 # instead of SSE2, linked in place of the usual objects, through the same differential test.

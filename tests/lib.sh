@@ -29,6 +29,8 @@ ok()     { LG_COUNT=$((LG_COUNT + 1)); echo "ok $LG_COUNT - $*"; }
 not_ok() { LG_COUNT=$((LG_COUNT + 1)); echo "not ok $LG_COUNT - $*"; LG_FAILS=$((LG_FAILS + 1)); }
 diag()   { echo "# $*"; }
 
+# skip REASON N: N checks skipped (TAP "ok N # skip REASON"), for a host that is not installed.
+skip() { local i; for ((i = 0; i < $2; i++)); do LG_COUNT=$((LG_COUNT + 1)); echo "ok $LG_COUNT # skip $1"; done; }
 # check DESC CMD...: passes when CMD exits 0.
 check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
 # check_eq DESC EXPECTED ACTUAL
@@ -100,8 +102,8 @@ lg_start_mock() {
 # lg_stats: prints the mock's /__stats JSON.
 lg_stats() { curl -s "$MOCK_URL/__stats"; }
 
-# lg_json EXPR: evaluates a Python expression on the JSON read from stdin (bound to j).
-lg_json() { python3 -c "import json,sys; j=json.load(sys.stdin); print($1)"; }
+# lg_json EXPR: evaluates a Python expression (Debian's /usr/bin/python3) on the JSON read from stdin (bound to j).
+lg_json() { /usr/bin/python3 -c "import json,sys; j=json.load(sys.stdin); print($1)"; }
 
 # lg_gencerts: creates a test CA and a server certificate for the provider hosts in $LG_TMP/certs.
 lg_gencerts() { bash "$LG_ROOT/tests/gen-certs.sh" "$LG_TMP/certs" >/dev/null 2>&1; }

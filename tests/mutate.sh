@@ -20,6 +20,12 @@ MUTATIONS=$(cat <<'EOF'
 stale-resend|src/hook/curl_xfer.c|test_curl_cli
     if (LG_UNLIKELY(x->sends++ > 0 && !x->cap.any_line)) {
     if (LG_UNLIKELY(x->sends++ > 99 && !x->cap.any_line)) {
+read-body-not-held|src/hook/curl_xfer.c|test_guzzle
+    if (LG_UNLIKELY(lg_curl_body_is_read(r)) && lg_curl_body_hold(&x->body, r, rt->cfg->max_held_body)) {
+    if (0 && lg_curl_body_hold(&x->body, r, rt->cfg->max_held_body)) {
+held-reader-left|src/hook/curl_xfer.c|test_curl_options
+        put_host_reader(real, h, r);
+        (void)0;
 sticky|src/store/slots.c|test_curl_cli
     size_t pref = preferred < n ? preferred : cur < n ? cur : 0;
     size_t pref = preferred < n ? preferred : cur < n ? 0 : 0;

@@ -31,6 +31,8 @@ static void defaults(lg_curl_rec *r, CURL *h)
     memset(r, 0, sizeof *r);
     r->handle = h;
     r->postsize = -1;
+    r->infilesize = -1;
+    r->readdata = stdin;
     r->writedata = stdout;
     r->noprogress = 1;
 }

@@ -21,6 +21,9 @@ typedef struct {
     char *copied_postfields;     /* our copy when the host used CURLOPT_COPYPOSTFIELDS */
     curl_off_t postsize;         /* -1: strlen */
     bool post, upload;           /* CURLOPT_POST / CURLOPT_UPLOAD: without postfields the body is read */
+    curl_read_callback readfn;   /* CURLOPT_READFUNCTION, NULL: libcurl's default (fread) */
+    void *readdata;              /* CURLOPT_READDATA, default stdin */
+    curl_off_t infilesize;       /* CURLOPT_INFILESIZE(_LARGE), -1: unknown (the size of an upload's body) */
     bool has_seekfn;
     curl_seek_callback seekfn;
     void *seekdata;

@@ -32,6 +32,7 @@ static void record_long(lg_curl_rec *r, CURLoption opt, long v)
     case CURLOPT_TIMEOUT_MS: r->timeout_ms = v > 0 ? v : 0; break;
     case CURLOPT_FOLLOWLOCATION: r->followlocation = v; break;
     case CURLOPT_POSTFIELDSIZE: r->postsize = v; break;
+    case CURLOPT_INFILESIZE: r->infilesize = v; break;
     case CURLOPT_POST: r->post = v != 0; break;
     case CURLOPT_UPLOAD: r->upload = v != 0; break;
     case CURLOPT_HTTPGET:
@@ -68,6 +69,7 @@ static void record_ptr(lg_curl_rec *r, CURLoption opt, void *p)
     case CURLOPT_WRITEDATA: r->writedata = p; break;
     case CURLOPT_HEADERDATA: r->headerdata = p; break;
     case CURLOPT_SEEKDATA: r->seekdata = p; break;
+    case CURLOPT_READDATA: r->readdata = p; break;
     case CURLOPT_PREREQDATA: r->prereqdata = p; break;
     case CURLOPT_XOAUTH2_BEARER: lg_rec_set_str(&r->xoauth2, p); break;
     case CURLOPT_ERRORBUFFER: r->errorbuffer = p; break;
@@ -114,6 +116,7 @@ static void record_fn(lg_curl_rec *r, CURLoption opt, any_fn f)
     case CURLOPT_HEADERFUNCTION: r->headerfn = (curl_write_callback)f; break;
     case CURLOPT_DEBUGFUNCTION: r->debugfn = (curl_debug_callback)f; break;
     case CURLOPT_PREREQFUNCTION: r->prereqfn = (curl_prereq_callback)f; break;
+    case CURLOPT_READFUNCTION: r->readfn = (curl_read_callback)f; break;
     case CURLOPT_XFERINFOFUNCTION: r->xferinfofn = (curl_xferinfo_callback)f; break;
     case PROGRESSFUNCTION: r->progressfn = (curl_progress_callback)f; break;
     case CURLOPT_SEEKFUNCTION:
@@ -151,8 +154,9 @@ EXPORT CURLcode curl_easy_setopt(CURL *h, CURLoption opt, ...)
     } else if (opt < CURLOPTTYPE_BLOB) {
         curl_off_t v = va_arg(ap, curl_off_t);
         rc = real->setopt(h, opt, v);
-        if (rc == CURLE_OK && opt == CURLOPT_POSTFIELDSIZE_LARGE && (r = lg_rec_get(h, true)))
-            r->postsize = v;
+        if (rc == CURLE_OK && (opt == CURLOPT_POSTFIELDSIZE_LARGE || opt == CURLOPT_INFILESIZE_LARGE) &&
+            (r = lg_rec_get(h, true)))
+            *(opt == CURLOPT_INFILESIZE_LARGE ? &r->infilesize : &r->postsize) = v;
     } else {
         void *blob = va_arg(ap, void *);
         rc = real->setopt(h, opt, blob);

@@ -61,11 +61,22 @@ __attribute__((cold)) static struct curl_slist *headers_translated(const lg_curl
     return l;
 }
 
-/* Sets the attempt's body (the engine's rewrite) or puts the host's back. */
+/* The option of the size of r's body when it is read from a callback: an upload's or a POST's. */
+static CURLoption read_size_option(const lg_curl_rec *r)
+{
+    return r->upload ? CURLOPT_INFILESIZE_LARGE : CURLOPT_POSTFIELDSIZE_LARGE;
+}
+
+/* Sets the attempt's body (the engine's rewrite) or puts the host's back. A held body (x->body.on) is read
+ * by our callback, which sends the rewrite in its place (libcurl reads an upload's body from the callback
+ * whatever POSTFIELDS holds), with its size. */
 static void shape_body(lg_curl_xfer *x, const lg_attempt *at)
 {
     const lg_curl_rec *r = x->rec;
-    if (LG_UNLIKELY(at->body)) {
+    if (LG_UNLIKELY(x->body.on)) {
+        lg_curl_body_send(&x->body, at->body, at->body_len);
+        x->real->setopt(x->h, read_size_option(r), (curl_off_t)x->body.src_len);
+    } else if (LG_UNLIKELY(at->body)) {
         x->real->setopt(x->h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)at->body_len);
         x->real->setopt(x->h, CURLOPT_POSTFIELDS, at->body);
         x->body_replaced = true;
@@ -217,8 +228,28 @@ static void install_capture(lg_curl_xfer *x)
     x->installed = true;
 }
 
+/* The host's own read and seek callbacks and body size on handle h, in place of our reader of a held body. */
+static void put_host_reader(const lg_curl_real *real, CURL *h, const lg_curl_rec *r)
+{
+    real->setopt(h, CURLOPT_READFUNCTION, r->readfn);
+    real->setopt(h, CURLOPT_READDATA, r->readdata);
+    real->setopt(h, CURLOPT_SEEKFUNCTION, r->seekfn);
+    real->setopt(h, CURLOPT_SEEKDATA, r->seekdata);
+    real->setopt(h, read_size_option(r), r->upload ? r->infilesize : r->postsize);
+}
+
+/* Our reader (and seek callback) of x's held body on its handle, in place of the host's. */
+static void put_reader(lg_curl_xfer *x)
+{
+    x->real->setopt(x->h, CURLOPT_READFUNCTION, lg_curl_body_read);
+    x->real->setopt(x->h, CURLOPT_READDATA, &x->body);
+    x->real->setopt(x->h, CURLOPT_SEEKFUNCTION, lg_curl_body_seek);
+    x->real->setopt(x->h, CURLOPT_SEEKDATA, &x->body);
+    x->body.on = true;
+}
+
 /* Sets the host's own options, as record r holds them, on handle h in place of everything x shapes (the
- * body too when x replaced it). */
+ * body too when x replaced it or reads a held one). */
 static void put_host(const lg_curl_xfer *x, CURL *h, const lg_curl_rec *r)
 {
     const lg_curl_real *real = x->real;
@@ -241,6 +272,8 @@ static void put_host(const lg_curl_xfer *x, CURL *h, const lg_curl_rec *r)
         real->setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, r->postsize);
         real->setopt(h, CURLOPT_POSTFIELDS, r->postfields);
     }
+    if (x->body.on)
+        put_host_reader(real, h, r);
     if (r->xoauth2)
         real->setopt(h, CURLOPT_XOAUTH2_BEARER, r->xoauth2);
 }
@@ -250,6 +283,7 @@ static void restore_host(lg_curl_xfer *x)
 {
     put_host(x, x->h, x->rec);
     x->body_replaced = false;
+    x->body.on = false;
     if (x->attempt_hdrs)
         lg_slist_free(x->attempt_hdrs);
     x->attempt_hdrs = NULL;
@@ -296,14 +330,25 @@ bool lg_xfer_open(lg_curl_xfer *x, CURL *h, lg_curl_rec *r, const lg_runtime *rt
                              : lg_curl_key_again(r, x->host_key, sizeof x->host_key, &x->key_spot);
     bool has_key = key_bytes > 0;
     x->host_key_used = has_key ? key_bytes : sizeof x->host_key;
+    /* a body only the host's callback can give, once: held, so that an attempt can be sent again */
+    if (LG_UNLIKELY(lg_curl_body_is_read(r)) && lg_curl_body_hold(&x->body, r, rt->cfg->max_held_body)) {
+        put_reader(x);
+    } else if (LG_UNLIKELY(x->body.on)) {
+        put_host_reader(x->real, h, r);
+        x->body.on = false;
+    }
+    bool held = x->body.on && x->body.whole;
     *req = (lg_gate_request){
         .cfg = rt->cfg,
         .prov = r->prov,
         .store = rt->store,
         .host_key = has_key ? x->host_key : NULL,
-        .replayable = r->postfields || !(r->post || r->upload) || r->has_seekfn,
-        .body = r->postfields,
-        .body_len = !r->postfields ? 0 : r->postsize >= 0 ? (size_t)r->postsize : strlen(r->postfields),
+        .replayable = r->postfields || !(r->post || r->upload) || r->has_seekfn || held,
+        .body = held ? x->body.held : r->postfields,
+        .body_len = held             ? x->body.held_len
+                    : !r->postfields ? 0
+                    : r->postsize >= 0 ? (size_t)r->postsize
+                                       : strlen(r->postfields),
         .pin = x->has_pin ? x->pin : NULL,
         .url = r->url,
         .reroutes = true,
@@ -424,6 +469,8 @@ int lg_xfer_result(lg_curl_xfer *x, CURLcode rc, lg_response_view *resp)
 bool lg_xfer_rewind(lg_curl_xfer *x)
 {
     lg_curl_rec *r = x->rec;
+    if (LG_UNLIKELY(x->body.on))
+        return lg_curl_body_seek(&x->body, 0, SEEK_SET) == CURL_SEEKFUNC_OK;
     if (r->postfields || !(r->post || r->upload))
         return true;
     return r->has_seekfn && r->seekfn(r->seekdata, 0, SEEK_SET) == CURL_SEEKFUNC_OK;
@@ -435,6 +482,7 @@ bool lg_xfer_rewind(lg_curl_xfer *x)
 static void release(lg_curl_xfer *x)
 {
     lg_xfer_forget_key(x);
+    lg_curl_body_release(&x->body);
     lg_relay_free(&x->relay);
     lg_attempt_tr_free(&x->tr);
     x->sink.tr = NULL;

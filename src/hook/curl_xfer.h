@@ -12,6 +12,7 @@
 
 #include "hook/attempt_tr.h"
 #include "hook/curl_auth.h"
+#include "hook/curl_body.h"
 #include "hook/curl_capture.h"
 #include "hook/curl_debug.h"
 #include "hook/curl_handles.h"
@@ -44,6 +45,7 @@ typedef struct lg_curl_xfer {
     bool drops_lines;                /* ... or another line our lists leave out (lg_slist_drops_lines) */
     char pin[LG_NAME_MAX];           /* its value */
     bool body_replaced;              /* an attempt's body, not the host's, is set on the handle */
+    lg_curl_body body;               /* a body read from the host's callback, held to be sent again */
     int hops;                        /* redirects followed in this attempt */
     lg_capture cap;
     lg_relay relay;
@@ -110,7 +112,8 @@ bool lg_xfer_follow(lg_curl_xfer *x, const lg_runtime *rt, const lg_attempt *at,
 /* False when lg_xfer_follow would be false by resp's status alone (no 301-303, 307, 308): a check inline. */
 static inline bool lg_xfer_may_follow(const lg_response_view *resp) { return resp->status >= 301 && resp->status <= 308; }
 
-/* Makes the request body ready to be sent again; false when it cannot be rewound. */
+/* Makes the request body ready to be sent again (a held body from its start, else the host's seek
+ * callback); false when it cannot be rewound. */
 bool lg_xfer_rewind(lg_curl_xfer *x);
 
 /* Hands the engine's final result to the host (lg_curl_deliver, or the last attempt's own error), the

@@ -6,6 +6,8 @@
  * usage: options_client CASE URL CONNECT_TO KEY
  *   mutate     POSTFIELDS from a buffer the host rewrites between two performs without setting it again
  *   readfn     the body from a read callback (POSTFIELDSIZE known, no seek callback), then with a seek callback
+ *   readplain  the body from a read callback (no seek callback), then the same handle to the address of
+ *              CONNECT_TO (no provider's host: the host's own read callback reads the body again)
  *   httpget    a POST, then CURLOPT_HTTPGET on the same handle
  *   nobody     CURLOPT_NOBODY (a HEAD request)
  *   dup        a perform, then curl_easy_duphandle of the handle and a perform of the duplicate
@@ -83,6 +85,15 @@ static int on_seek(void *ud, curl_off_t offset, int origin)
         return CURL_SEEKFUNC_FAIL;
     src->off = (size_t)offset;
     return CURL_SEEKFUNC_OK;
+}
+
+/* A POST of h whose body (of a known size, no seek callback) the read callback takes from src. */
+static void post_from(CURL *h, source *src)
+{
+    curl_easy_setopt(h, CURLOPT_POST, 1L);
+    curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long)src->len);
+    curl_easy_setopt(h, CURLOPT_READFUNCTION, on_read);
+    curl_easy_setopt(h, CURLOPT_READDATA, src);
 }
 
 static char errbuf[CURL_ERROR_SIZE];
@@ -176,15 +187,21 @@ int main(int argc, char **argv)
         memcpy(strstr(buf, "\"hi\""), "\"yo\"", 4);
         run(h, "rewritten", &s);
     } else if (!strcmp(c, "readfn")) {
-        curl_easy_setopt(h, CURLOPT_POST, 1L);
-        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long)src.len);
-        curl_easy_setopt(h, CURLOPT_READFUNCTION, on_read);
-        curl_easy_setopt(h, CURLOPT_READDATA, &src);
+        post_from(h, &src);
         run(h, "noseek", &s);
         src.off = 0;
         curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, on_seek);
         curl_easy_setopt(h, CURLOPT_SEEKDATA, &src);
         run(h, "seek", &s);
+    } else if (!strcmp(c, "readplain")) {
+        post_from(h, &src);
+        run(h, "provider", &s);
+        const char *addr = strchr(strchr(argv[3], ':') + 1, ':'); /* HOST:PORT:ADDR:PORT */
+        char url[300];
+        snprintf(url, sizeof url, "http://%s/v1/chat/completions", addr ? addr + 1 : "");
+        curl_easy_setopt(h, CURLOPT_URL, url);
+        src.off = 0;
+        run(h, "plain", &s);
     } else if (!strcmp(c, "httpget")) {
         curl_easy_setopt(h, CURLOPT_POSTFIELDS, BODY);
         run(h, "post", &s);

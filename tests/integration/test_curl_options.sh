@@ -136,6 +136,15 @@ same() { # DESC CONFIG CASE KEY
 }
 same "POSTFIELDS rewritten in place between performs: the new body goes out" good mutate sk-opt-good
 same "CURLOPT_HTTPGET after a POST on the same handle: a GET without a body" good httpget sk-opt-good
+# a body from a read callback without a seek callback is held by llmgate (its reader on the handle); the
+# handle then sent to no provider's host reads the body from the host's own callback again
+fresh
+out=$(options good readplain)
+check_eq "read callback body, then the handle to another host: both served" "provider rc=0 code=200,plain rc=0 code=200" \
+    "$(cut -d' ' -f1-3 <<<"$out" | paste -sd,)"
+check_eq "read callback body, then the handle to another host: the whole body both times, each with its key" \
+    "$(printf %s "$BODY" | sha256sum | cut -c1-8):sk-opt-good $(printf %s "$BODY" | sha256sum | cut -c1-8):sk-host-own" \
+    "$(reqlog '" ".join(r["body_sha256"][:8] + ":" + r["key"] for r in j)')"
 same "CURLOPT_NOBODY: a HEAD request" good nobody sk-opt-good
 same "curl_easy_duphandle after a perform: the duplicate and the original are both served" good dup sk-opt-good
 same "a body from a read callback, with and without a seek callback" good readfn sk-opt-good

@@ -71,8 +71,6 @@ print(text + ("|DONE" if done else ""))'
 # the stream the mock sends without llmgate, as text
 WANT_SSE=$(curl -s -H 'Authorization: Bearer sk-sse' -d '{"model":"gpt-4o-mini","stream":true,"messages":[]}' "$MOCK_URL/v1/chat/completions" | sse_text)
 [[ $WANT_SSE == *"|DONE" ]] || diag "the mock's own stream: $WANT_SSE"
-# skip REASON N: N skipped checks
-skip() { local i; for ((i = 0; i < $2; i++)); do LG_COUNT=$((LG_COUNT + 1)); echo "ok $LG_COUNT # skip $1"; done; }
 GOOD='"mock_key":"sk-good"'
 QUOTA_LINE='^429 60 QUOTA_EXHAUSTED '
 
