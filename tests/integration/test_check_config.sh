@@ -39,7 +39,7 @@ chmod 600 "$D/good.json"
 run_cc "$D/good.json"
 check_eq "good config exits 0" 0 "$RC"
 check_eq "nothing on stderr for a good config" "" "$ERR"
-check "output is JSON" python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$D/out"
+check "output is JSON" /usr/bin/python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$D/out"
 check_eq "source is the file" "$D/good.json" "$(lg_json 'j["source"]' <"$D/out")"
 check_eq "account keys shown as references" \
     "['env:LGT_OPENAI_KEY', 'file:$D/openai-2.key', 'literal:$(printf %s sk-literal-secret-333 | sha256sum | cut -c1-16)']" \

@@ -7,7 +7,7 @@ FIX=$LG_ROOT/tests/fixtures/responses
 
 # matches_expect FIXTURE LINE: the classify output line agrees with expect or one of its alternatives.
 matches_expect() {
-    python3 - "$1" "$2" <<'EOF'
+    /usr/bin/python3 - "$1" "$2" <<'EOF'
 import json, sys
 fx = json.load(open(sys.argv[1]))
 out = json.loads(sys.argv[2])
@@ -43,12 +43,12 @@ rc=$?
 check_eq "malformed files make the exit status 1" 1 "$rc"
 check_eq "every file still gets a line" 5 "$(printf '%s\n' "$out" | grep -c '^{')"
 check_eq "unreadable and malformed files print an error object" 4 \
-    "$(printf '%s\n' "$out" | python3 -c 'import json,sys; print(sum("error" in json.loads(l) for l in sys.stdin))')"
+    "$(printf '%s\n' "$out" | /usr/bin/python3 -c 'import json,sys; print(sum("error" in json.loads(l) for l in sys.stdin))')"
 check_match "the good file in between is classified" '"retry_after_ms":644' "$out"
 
 # raw PROVIDER < http-text: classifies a raw HTTP response read from stdin.
 raw() { local p=$1; shift; printf "$@" | "$LG_CLI" classify --provider "$p"; }
-field() { python3 -c "import json,sys; j=json.load(sys.stdin); print(json.dumps(j$1))"; }
+field() { /usr/bin/python3 -c "import json,sys; j=json.load(sys.stdin); print(json.dumps(j$1))"; }
 
 out=$(raw openai 'HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nretry-after: 20\r\n\r\n{"error":{"message":"Rate limit reached for gpt-4o on requests per min (RPM).","type":"requests","code":"rate_limit_exceeded"}}')
 check_eq "CRLF 429 with retry-after: state" '"RETRYABLE_RATE_LIMIT"' "$(field '["state"]' <<<"$out")"

@@ -15,7 +15,7 @@ body() { cat "$LG_TMP/body"; }
 bjson() { lg_json "$1" <"$LG_TMP/body"; }
 # sse_data: prints the JSON list of the data payloads of the event stream on stdin ([DONE] skipped).
 sse_data() {
-    python3 -c '
+    /usr/bin/python3 -c '
 import json, sys
 out = []
 for block in sys.stdin.read().replace("\r\n", "\n").split("\n\n"):
@@ -155,7 +155,7 @@ for accept in "gzip" "deflate, gzip;q=0.5" "*" "gzip;q=0" "identity" "br"; do
 done
 call -H 'Accept-Encoding: gzip' -H 'Authorization: Bearer sk-gz' -d "$REQ" "$U/v1/chat/completions" >/dev/null
 check_eq "gzip: the body decodes to the answer its x-mock-body-sha256 names" "$(hdr x-mock-body-sha256) sk-gz" \
-    "$(python3 -c 'import gzip, hashlib, json, sys; b = gzip.decompress(open(sys.argv[1], "rb").read()); print(hashlib.sha256(b).hexdigest(), json.loads(b)["mock_key"])' "$LG_TMP/body")"
+    "$(/usr/bin/python3 -c 'import gzip, hashlib, json, sys; b = gzip.decompress(open(sys.argv[1], "rb").read()); print(hashlib.sha256(b).hexdigest(), json.loads(b)["mock_key"])' "$LG_TMP/body")"
 
 # --- /__stats, /__requests, /__reset ----------------------------------------------------------------
 check_eq "POST /__reset" 200 "$(call -X POST "$U/__reset")"
@@ -279,7 +279,7 @@ check_eq "error server_error: 500" 500 "$(seq_call -d '{}')"
 check_eq "error auth: 401 invalid_api_key" "401 invalid_api_key" "$(seq_call -d '{}') $(bjson "j['error']['code']")"
 t=$(curl -s -o /dev/null -w '%{http_code} %{time_total}' -H 'Authorization: Bearer k-seq' -d '{}' "$C/v1/chat/completions")
 check_match "delay step: normal answer after the delay" '^200 0*[0-9]*\.?[0-9]+$' "$t"
-check "delay step: took at least 0.4 s" python3 -c "import sys; sys.exit(0 if float('${t#* }') >= 0.4 else 1)"
+check "delay step: took at least 0.4 s" /usr/bin/python3 -c "import sys; sys.exit(0 if float('${t#* }') >= 0.4 else 1)"
 curl -s -o /dev/null -H 'Authorization: Bearer k-seq' -d '{}' "$C/v1/chat/completions"
 check_eq "reset step: connection closed without a reply (curl 52)" 52 "$?"
 curl -s -o "$LG_TMP/trunc" -H 'Authorization: Bearer k-seq' -d '{}' "$C/v1/chat/completions"

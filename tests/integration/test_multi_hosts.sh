@@ -103,7 +103,7 @@ LLMGATE_CONFIG=$LG_TMP/stream.json LD_PRELOAD=$LG_LIB timeout 60 curl -s -Z -o "
     -H 'x-api-key: sk-host' -d '{"model":"claude-sonnet-4-5","max_tokens":64,"stream":true,"messages":[]}' \
     http://api.anthropic.com/v1/messages --next -o /dev/null "$MOCK_URL/__stats"
 check_eq "curl -Z stream: the host got the good stream, byte for byte" \
-    "$(python3 -c "import json; print(json.load(open('$F/anthropic_multibyte.json'))['body'], end='')" | md5sum)" \
+    "$(/usr/bin/python3 -c "import json; print(json.load(open('$F/anthropic_multibyte.json'))['body'], end='')" | md5sum)" \
     "$(md5sum <"$LG_TMP/stream.out")"
 check_eq "curl -Z stream: two attempts reached the mock" 2 "$(curl -s "$MOCK_URL/__requests" | lg_json 'len(j)')"
 

@@ -57,7 +57,7 @@ count() { grep -c -E "$1" <<<"$OUT"; }
 # sse_text: the text of an OpenAI event stream on stdin (newlines written as \n), "|DONE" after it when it
 # ended with [DONE]
 sse_text() {
-    python3 -c '
+    /usr/bin/python3 -c '
 import json, sys
 text, done = "", False
 for line in sys.stdin.read().replace("\\n", "\n").splitlines():
@@ -116,7 +116,7 @@ fi
 # wget: plain http (blocking sockets; wget select()s before every read, with its read timeout) and https
 # (GnuTLS); several URLs on one command line share one kept-alive connection
 if command -v wget >/dev/null; then
-    python3 -c 'import json; print(json.dumps({"model": "gpt-4o-mini", "max_tokens": 16, "messages": [{"role": "user", "content": "y" * 2000000}]}))' >"$LG_TMP/big.json"
+    /usr/bin/python3 -c 'import json; print(json.dumps({"model": "gpt-4o-mini", "max_tokens": 16, "messages": [{"role": "user", "content": "y" * 2000000}]}))' >"$LG_TMP/big.json"
     echo '{"model":"gpt-4o-mini","max_tokens":16,"messages":[{"role":"user","content":"hi"}]}' >"$LG_TMP/body.json"
     echo '{"model":"gpt-4o-mini","max_tokens":16,"stream":true,"messages":[{"role":"user","content":"hi"}]}' >"$LG_TMP/sse.json"
     W=(wget -O - --ca-certificate="$SSL_CERT_FILE" --header 'Authorization: Bearer sk-host' --header 'Content-Type: application/json')

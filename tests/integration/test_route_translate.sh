@@ -69,17 +69,17 @@ reset_mock
 BODY='{"model":"gpt-4o","stream":true,"stream_options":{"include_usage":true},"max_tokens":64,"messages":[{"role":"user","content":"hi"}]}'
 ask fb "$BODY" >"$LG_TMP/stream.out"
 check_eq "stream: every event is a chat.completion.chunk, then data: [DONE]" "chat.completion.chunk [DONE]" \
-    "$(sed -n 's/^data: //p' "$LG_TMP/stream.out" | python3 -c '
+    "$(sed -n 's/^data: //p' "$LG_TMP/stream.out" | /usr/bin/python3 -c '
 import json, sys
 lines = sys.stdin.read().splitlines()
 kinds = sorted({json.loads(l)["object"] for l in lines[:-1]})
 print(" ".join(kinds), lines[-1])')"
 check_eq "stream: the deltas carry the whole text" "$TEXT" \
-    "$(sed -n 's/^data: {/{/p' "$LG_TMP/stream.out" | python3 -c '
+    "$(sed -n 's/^data: {/{/p' "$LG_TMP/stream.out" | /usr/bin/python3 -c '
 import json, sys
 print("".join((c.get("delta") or {}).get("content") or "" for l in sys.stdin for c in json.loads(l)["choices"]))')"
 check_eq "stream: a final usage chunk" "1" \
-    "$(sed -n 's/^data: {/{/p' "$LG_TMP/stream.out" | python3 -c '
+    "$(sed -n 's/^data: {/{/p' "$LG_TMP/stream.out" | /usr/bin/python3 -c '
 import json, sys
 print(sum(1 for l in sys.stdin if json.loads(l).get("usage")))')"
 check_eq "stream: the Anthropic endpoint was asked for a stream, and answered it" "/v1/messages sk-claude 1" \
@@ -105,7 +105,7 @@ check_eq "gemini: a valid generateContent request with the target's key" \
     "$(reqlog | lg_json '" ".join([j[-1]["path"], j[-1]["key"], j[-1]["auth_header_name"]])')"
 ask fbg '{"model":"gpt-4o-mini","stream":true,"messages":[{"role":"user","content":"hi"}]}' >"$LG_TMP/gstream.out"
 check_eq "gemini stream: chat.completion.chunk deltas with the whole text, then data: [DONE]" "$TEXT|[DONE]" \
-    "$(sed -n 's/^data: //p' "$LG_TMP/gstream.out" | python3 -c '
+    "$(sed -n 's/^data: //p' "$LG_TMP/gstream.out" | /usr/bin/python3 -c '
 import json, sys
 lines = sys.stdin.read().splitlines()
 chunks = [json.loads(l) for l in lines[:-1]]
@@ -146,7 +146,7 @@ check_eq "gemini host: the strict mock took the OpenAI request (the mapped model
     "$(lg_stats | lg_json 'j["keys"]["sk-oa"]["success"]')"
 "$LG_CLI" run --config "$LG_TMP/gem.json" -- "$LG_TMP/gem.sh" "streamGenerateContent?alt=sse" "$GBODY" >"$LG_TMP/gemstream.out"
 check_eq "gemini host stream: Gemini SSE chunks carrying the whole text" "$TEXT" \
-    "$(sed -n 's/^data: //p' "$LG_TMP/gemstream.out" | python3 -c '
+    "$(sed -n 's/^data: //p' "$LG_TMP/gemstream.out" | /usr/bin/python3 -c '
 import json, sys
 print("".join(p.get("text", "") for l in sys.stdin for c in json.loads(l).get("candidates", []) for p in c.get("content", {}).get("parts", [])))')"
 check_eq "gemini host stream: OpenAI's endpoint was asked for a stream" "/v1/chat/completions" "$(reqlog | lg_json 'j[-1]["path"]')"

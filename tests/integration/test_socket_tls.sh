@@ -45,9 +45,9 @@ check_eq "wget non-provider, no config: the same answer" "$plain" "$pre"
 
 # an event stream, sent by the provider in pieces of 1..3 bytes, read by the host 64 bytes at a time
 F=$LG_ROOT/tests/fixtures/streams
-python3 -c "import json,sys; sys.stdout.write(json.load(open('$F/openai_multibyte.json'))['body'])" >"$LG_TMP/sse.expected"
+/usr/bin/python3 -c "import json,sys; sys.stdout.write(json.load(open('$F/openai_multibyte.json'))['body'])" >"$LG_TMP/sse.expected"
 for n in 1 2 3; do
-    python3 - "$LG_TMP/scenario.json" "$F/openai_multibyte.json" "$n" <<'PY'
+    /usr/bin/python3 - "$LG_TMP/scenario.json" "$F/openai_multibyte.json" "$n" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
 s["keys"]["sk-sse"] = {"sequence": [{"fixture": sys.argv[2], "chunk": int(sys.argv[3]), "chunk_delay_ms": 1}], "repeat": True}
@@ -79,7 +79,7 @@ cat >"$LG_TMP/errstart.json" <<JSON
 JSON
 chmod 600 "$LG_TMP/errstart.json"
 fresh
-python3 -c "import json,sys; sys.stdout.write(json.load(open('$F/anthropic_multibyte.json'))['body'])" >"$LG_TMP/errstart.expected"
+/usr/bin/python3 -c "import json,sys; sys.stdout.write(json.load(open('$F/anthropic_multibyte.json'))['body'])" >"$LG_TMP/errstart.expected"
 K1=sk-errstart LLMGATE_CONFIG=$LG_TMP/errstart.json LD_PRELOAD=$LG_LIB timeout 30 $PY "$CLIENT" sse https://api.anthropic.com/v1/messages >"$LG_TMP/errstart.out"
 read -r stats <"$LG_TMP/errstart.out"
 tail -n +2 "$LG_TMP/errstart.out" >"$LG_TMP/errstart.body"

@@ -5,7 +5,7 @@
 # invisibly; an error after content passes through and still marks the account.
 source "$(dirname "$0")/../lib.sh"
 F=$LG_ROOT/tests/fixtures/streams
-python3 - "$F" >"$LG_TMP/scenario.json" <<'PY'
+/usr/bin/python3 - "$F" >"$LG_TMP/scenario.json" <<'PY'
 import json, sys
 f = sys.argv[1]
 keys = {}
@@ -35,7 +35,7 @@ declare -A URL=(
   [gemini]="http://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
   [dashscope]=http://dashscope.aliyuncs.com/api/v1/services/aigc/text-generation/generation)
 declare -A AUTH=([openai]=Authorization:\ Bearer [anthropic]=x-api-key: [gemini]=x-goog-api-key: [dashscope]=Authorization:\ Bearer)
-expected() { python3 -c "import json,sys; sys.stdout.write(json.load(open('$F/$1'))['body'])"; }
+expected() { /usr/bin/python3 -c "import json,sys; sys.stdout.write(json.load(open('$F/$1'))['body'])"; }
 
 for d in openai anthropic gemini dashscope; do
     expected "${d}_multibyte.json" >"$LG_TMP/$d.expected"
