@@ -117,8 +117,6 @@ $(B)/tests/test_capture: $(B)/san/src/hook/curl_capture.o
 $(B)/tests/test_capture: EXTRA_OBJ = $(B)/san/src/hook/curl_capture.o
 $(B)/tests/test_auth_key: $(B)/san/src/hook/auth_key.o
 $(B)/tests/test_auth_key: EXTRA_OBJ = $(B)/san/src/hook/auth_key.o
-$(B)/tests/test_fd_watch: $(B)/san/src/hook/fd_watch.o
-$(B)/tests/test_fd_watch: EXTRA_OBJ = $(B)/san/src/hook/fd_watch.o
 $(B)/tests/test_curl_body: $(B)/san/src/hook/curl_body.o
 $(B)/tests/test_curl_body: EXTRA_OBJ = $(B)/san/src/hook/curl_body.o
 

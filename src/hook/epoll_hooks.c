@@ -35,28 +35,46 @@ static void arm(int ep, int fd, short events)
     errno = saved;
 }
 
-EXPORT int epoll_ctl(int ep, int op, int fd, struct epoll_event *ev) { return lg_fd_epoll_ctl(ep, op, fd, ev); }
+EXPORT int epoll_ctl(int ep, int op, int fd, struct epoll_event *ev)
+{
+    int r = lg_sock_real_get()->epoll_ctl(ep, op, fd, ev);
+    if (r == 0) {
+        int saved = errno;
+        lg_fd_epoll_ctl(ep, op, fd, ev);
+        errno = saved;
+    }
+    return r;
+}
 
 /* Our events for instance ep into out (at most max); *due: the earliest due time of a waiting one.
- * Each watched descriptor's state is in state[i] for fds[i], and the host's data of its registration in
- * data[i] (when not idle). */
-static int ours(int ep, const int *fds, size_t n, lg_h1_readiness *state, epoll_data_t *data,
-                struct epoll_event *out, int max, int64_t *due)
+ * Each watched descriptor's state is in state[i] for fds[i]. */
+static int ours(int ep, const int *fds, size_t n, lg_h1_readiness *state, struct epoll_event *out, int max,
+                int64_t *due)
 {
     int k = 0;
     *due = INT64_MAX;
     for (size_t i = 0; i < n; i++) {
+        lg_fd_epoll *e = lg_fd_epoll_get(fds[i], ep);
         lg_h1_conn *c = lg_fd_watched(fds[i]);
         int64_t d;
-        state[i] = c && lg_fd_epoll_reads(fds[i], ep, &data[i]) ? lg_h1_ready(c, &d) : LG_H1_IDLE;
+        state[i] = e && c && (e->ev.events & EPOLLIN) ? lg_h1_ready(c, &d) : LG_H1_IDLE;
         if (state[i] == LG_H1_WAITING && d < *due)
             *due = d;
+        if (e)
+            lg_fd_epoll_hide(fds[i], ep, e, state[i] == LG_H1_WAITING);
         short wev;
         int wfd = state[i] == LG_H1_WAITING ? lg_h1_wait_fd(c, &wev) : -1;
         if (wfd >= 0)
             arm(ep, wfd, wev);
-        if (lg_fd_epoll_apply(fds[i], ep, state[i], k < max, &out[k]))
-            k++;
+        if (state[i] != LG_H1_READY && e)
+            e->reported = false;
+        if (state[i] != LG_H1_READY || k >= max || (e->reported && (e->ev.events & EPOLLET)))
+            continue;
+        e->reported = true;
+        out[k].events = EPOLLIN;
+        out[k++].data = e->ev.data;
+        if (e->ev.events & EPOLLONESHOT)
+            e->ev.events &= ~(uint32_t)EPOLLIN;
     }
     return k;
 }
@@ -64,7 +82,7 @@ static int ours(int ep, const int *fds, size_t n, lg_h1_readiness *state, epoll_
 /* Drops the kernel's EPOLLIN for our descriptors (their readiness is ours), duplicates of events we
  * reported, and the events of llmgate's own connections (*woke); returns the events left, compacted after
  * the first `mine`. */
-static int filter(size_t n, const lg_h1_readiness *state, const epoll_data_t *data, struct epoll_event *ev,
+static int filter(int ep, const int *fds, size_t n, const lg_h1_readiness *state, struct epoll_event *ev,
                   int mine, int got, bool *woke)
 {
     int k = mine;
@@ -74,9 +92,11 @@ static int filter(size_t n, const lg_h1_readiness *state, const epoll_data_t *da
             *woke = true;
             continue;
         }
-        for (size_t i = 0; i < n; i++)
-            if (state[i] != LG_H1_IDLE && data[i].u64 == ev[j].data.u64)
+        for (size_t i = 0; i < n; i++) {
+            lg_fd_epoll *e = state[i] != LG_H1_IDLE ? lg_fd_epoll_get(fds[i], ep) : NULL;
+            if (e && e->ev.data.u64 == ev[j].data.u64)
                 ev[j].events &= ~(uint32_t)EPOLLIN;
+        }
         if (ev[j].events)
             ev[k++] = ev[j];
     }
@@ -88,12 +108,11 @@ static int wait_gated(int ep, struct epoll_event *ev, int max, int timeout_ms, c
 {
     int fds[SCAN_MAX];
     lg_h1_readiness state[SCAN_MAX];
-    epoll_data_t data[SCAN_MAX];
     int64_t deadline = timeout_ms < 0 ? -1 : lg_now_ms() + timeout_ms;
     for (;;) {
         size_t n = lg_fd_watch_list(fds, SCAN_MAX);
         int64_t due;
-        int mine = ours(ep, fds, n, state, data, ev, max, &due);
+        int mine = ours(ep, fds, n, state, ev, max, &due);
         int64_t now = lg_now_ms();
         int64_t left = deadline < 0 ? -1 : deadline > now ? deadline - now : 0;
         bool capped = due != INT64_MAX && (left < 0 || due - now < left);
@@ -107,7 +126,7 @@ static int wait_gated(int ep, struct epoll_event *ev, int max, int timeout_ms, c
         if (got < 0)
             return mine > 0 ? mine : got;
         bool woke;
-        int total = filter(n, state, data, ev, mine, got, &woke);
+        int total = filter(ep, fds, n, state, ev, mine, got, &woke);
         if (total > 0 || !(capped || woke))
             return total;
     }

@@ -17,17 +17,7 @@ atomic_int lg_fd_n_watched;
 static int list[LIST_MAX]; /* the watched descriptors, compact, under list_lock */
 static size_t n_list;
 static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* The host's epoll registration of a descriptor. */
-typedef struct {
-    int epfd;             /* the epoll instance + 1; 0: none */
-    struct epoll_event ev; /* as the host gave it */
-    bool reported;        /* edge-triggered: our readiness was reported since it last changed */
-    bool hidden;          /* the kernel holds it without EPOLLIN while its exchange waits */
-} lg_fd_epoll;
-
-static lg_fd_epoll epolls[FD_MAX]; /* under epoll_lock; epfd is stored + 1: 0 means none, so the table
-                                    * starts empty */
+static lg_fd_epoll epolls[FD_MAX]; /* epfd is stored + 1: 0 means none, so the table starts empty */
 static pthread_mutex_t epoll_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void after_fork(void)
@@ -43,25 +33,6 @@ static void setup_fork(void)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, register_fork);
-}
-
-/* Holds fd's registration e in the kernel without EPOLLIN (waiting), or as the host made it; epoll_lock
- * held. */
-static void hide(int fd, lg_fd_epoll *e, bool waiting)
-{
-    if (e->hidden == waiting)
-        return;
-    struct epoll_event ev = e->ev;
-    if (waiting)
-        ev.events &= ~(uint32_t)(EPOLLIN | EPOLLRDHUP | EPOLLPRI);
-    int saved = errno;
-    int (*ctl)(int, int, int, struct epoll_event *) = lg_sock_real_get()->epoll_ctl;
-    /* ENOENT: a retry's new connection was put on the number (dup3), and the kernel dropped the host's
-     * registration with the old one */
-    int ep = e->epfd - 1;
-    if (ctl(ep, EPOLL_CTL_MOD, fd, &ev) == 0 || (errno == ENOENT && ctl(ep, EPOLL_CTL_ADD, fd, &ev) == 0))
-        e->hidden = waiting;
-    errno = saved;
 }
 
 void lg_fd_watch(int fd, lg_h1_conn *c)
@@ -86,10 +57,8 @@ void lg_fd_unwatch(int fd, const lg_h1_conn *c)
     if (!cur || (c && cur != c) || !atomic_compare_exchange_strong(&watched[fd], &cur, NULL))
         return;
     atomic_fetch_sub(&lg_fd_n_watched, 1);
-    pthread_mutex_lock(&epoll_lock);
-    if (epolls[fd].epfd) /* no wait will put its registration back: now */
-        hide(fd, &epolls[fd], false);
-    pthread_mutex_unlock(&epoll_lock);
+    if (epolls[fd].epfd && epolls[fd].hidden) /* no wait will put its registration back: now */
+        lg_fd_epoll_hide(fd, epolls[fd].epfd - 1, &epolls[fd], false);
     pthread_mutex_lock(&list_lock);
     for (size_t i = 0; i < n_list; i++)
         if (list[i] == fd) {
@@ -115,73 +84,42 @@ size_t lg_fd_watch_list(int *fds, size_t max)
     return n;
 }
 
-int lg_fd_epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
+void lg_fd_epoll_ctl(int epfd, int op, int fd, const struct epoll_event *ev)
 {
-    int (*ctl)(int, int, int, struct epoll_event *) = lg_sock_real_get()->epoll_ctl;
-    if ((unsigned)fd >= FD_MAX)
-        return ctl(epfd, op, fd, ev);
+    if ((unsigned)fd >= FD_MAX || (op == EPOLL_CTL_DEL && !epolls[fd].epfd))
+        return;
     setup_fork();
     pthread_mutex_lock(&epoll_lock);
-    int r = ctl(epfd, op, fd, ev);
-    int err = errno;
     lg_fd_epoll *e = &epolls[fd];
-    if (r == 0 && op == EPOLL_CTL_DEL) {
-        if (e->epfd == epfd + 1)
+    if (op == EPOLL_CTL_DEL) {
+        if (epfd < 0 || e->epfd == epfd + 1)
             e->epfd = 0;
-    } else if (r == 0 && ev) {
+    } else if (ev) {
         e->epfd = epfd + 1;
         e->ev = *ev;
         e->reported = false;
         e->hidden = false; /* the kernel has the host's registration again */
     }
     pthread_mutex_unlock(&epoll_lock);
-    errno = err;
-    return r;
 }
 
-void lg_fd_epoll_forget(int fd)
+lg_fd_epoll *lg_fd_epoll_get(int fd, int epfd)
 {
-    if ((unsigned)fd >= FD_MAX)
+    return (unsigned)fd < FD_MAX && epolls[fd].epfd == epfd + 1 ? &epolls[fd] : NULL;
+}
+
+void lg_fd_epoll_hide(int fd, int ep, lg_fd_epoll *e, bool waiting)
+{
+    if (e->hidden == waiting)
         return;
-    setup_fork();
-    pthread_mutex_lock(&epoll_lock);
-    epolls[fd].epfd = 0;
-    pthread_mutex_unlock(&epoll_lock);
-}
-
-bool lg_fd_epoll_reads(int fd, int epfd, epoll_data_t *data)
-{
-    if ((unsigned)fd >= FD_MAX)
-        return false;
-    pthread_mutex_lock(&epoll_lock);
-    const lg_fd_epoll *e = &epolls[fd];
-    bool reads = e->epfd == epfd + 1 && (e->ev.events & EPOLLIN);
-    if (reads)
-        *data = e->ev.data;
-    pthread_mutex_unlock(&epoll_lock);
-    return reads;
-}
-
-bool lg_fd_epoll_apply(int fd, int epfd, lg_h1_readiness state, bool room, struct epoll_event *out)
-{
-    if ((unsigned)fd >= FD_MAX)
-        return false;
-    bool report = false;
-    pthread_mutex_lock(&epoll_lock);
-    lg_fd_epoll *e = &epolls[fd];
-    if (e->epfd == epfd + 1) {
-        hide(fd, e, state == LG_H1_WAITING);
-        if (state != LG_H1_READY)
-            e->reported = false;
-        else if (room && (e->ev.events & EPOLLIN) && !(e->reported && (e->ev.events & EPOLLET))) {
-            report = true;
-            e->reported = true;
-            out->events = EPOLLIN;
-            out->data = e->ev.data;
-            if (e->ev.events & EPOLLONESHOT)
-                e->ev.events &= ~(uint32_t)EPOLLIN;
-        }
-    }
-    pthread_mutex_unlock(&epoll_lock);
-    return report;
+    struct epoll_event ev = e->ev;
+    if (waiting)
+        ev.events &= ~(uint32_t)(EPOLLIN | EPOLLRDHUP | EPOLLPRI);
+    int saved = errno;
+    int (*ctl)(int, int, int, struct epoll_event *) = lg_sock_real_get()->epoll_ctl;
+    /* ENOENT: a retry's new connection was put on the number (dup3), and the kernel dropped the host's
+     * registration with the old one */
+    if (ctl(ep, EPOLL_CTL_MOD, fd, &ev) == 0 || (errno == ENOENT && ctl(ep, EPOLL_CTL_ADD, fd, &ev) == 0))
+        e->hidden = waiting;
+    errno = saved;
 }

@@ -145,7 +145,7 @@ EXPORT int close(int fd)
         if (lg_sock_table[fd])
             forget(fd);
         lg_fd_unwatch(fd, NULL);
-        lg_fd_epoll_forget(fd);
+        lg_fd_epoll_ctl(-1, EPOLL_CTL_DEL, fd, NULL);
         errno = saved;
     }
     return lg_sock_real_get()->close(fd);
