@@ -17,14 +17,14 @@ TREE=$SCRATCH/tree
 # The mutations: NAME|FILE|TESTS (space-separated run.sh patterns), then the text to find and its
 # replacement, each on its own line ("{NL}" stands for a newline).
 MUTATIONS=$(cat <<'EOF'
-stale-resend|src/hook/curl_xfer.c|test_curl_cli
+stale-resend|src/hook/curl_shape.c|test_curl_cli
     if (LG_UNLIKELY(x->sends++ > 0 && !x->cap.any_line)) {
     if (LG_UNLIKELY(x->sends++ > 99 && !x->cap.any_line)) {
 read-body-not-held|src/hook/curl_xfer.c|test_guzzle
     if (LG_UNLIKELY(lg_curl_body_is_read(r)) && lg_curl_body_hold(&x->body, r, rt->cfg->max_held_body)) {
     if (0 && lg_curl_body_hold(&x->body, r, rt->cfg->max_held_body)) {
-held-reader-left|src/hook/curl_xfer.c|test_curl_options
-        put_host_reader(real, h, r);
+held-reader-left|src/hook/curl_shape.c|test_curl_options
+        lg_shape_put_host_reader(real, h, r);
         (void)0;
 sticky|src/store/slots.c|test_curl_cli
     size_t pref = preferred < n ? preferred : cur < n ? cur : 0;
@@ -101,9 +101,9 @@ hint-unchecked|src/store/shm.c|test_store
 redirect-leaks-key|src/hook/curl_xfer.c|test_redirect
     bool ours = same_origin(from, to) ||
     bool ours = 1 || same_origin(from, to) ||
-kept-shape-leaks|src/hook/curl_xfer.c|test_handle_reuse
-    if (r->kept && r->kept->installed)
-    if (0 && r->kept && r->kept->installed)
+kept-shape-leaks|src/hook/curl_shape.c|test_handle_reuse
+    if (r->kept && r->kept->installed){NL}        lg_shape_restore_host(r->kept);
+    if (0 && r->kept && r->kept->installed){NL}        lg_shape_restore_host(r->kept);
 kept-shape-stale|src/hook/curl_xfer.c|test_handle_reuse
     bool fresh = !x->installed || x->gen != r->gen || x->headers_print != print || !x->base_url;
     bool fresh = !x->installed || !x->base_url;

@@ -1,4 +1,7 @@
-/* One gated libcurl transfer, shaped attempt by attempt (see curl_xfer.h). */
+/* The life of one gated libcurl transfer (see curl_xfer.h): opened on the handle's kept transfer (the
+ * request the engine sees), each attempt prepared and its result read back, redirects followed with or
+ * without the key, the final response delivered to the host, refusals and cancellation, and what an
+ * exchange held released. The handle is shaped for each attempt by curl_shape.c. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,165 +12,11 @@
 #include "hook/curl_auth.h"
 #include "hook/curl_deliver.h"
 #include "hook/curl_progress.h"
+#include "hook/curl_shape.h"
 #include "hook/curl_translate.h"
 #include "hook/curl_xfer.h"
 #include "llmgate/log.h"
 #include "llmgate/url.h"
-
-/* The URL of an attempt on provider p, another than the request's own: the host's path and query on p's
- * upstream, else on p's first host over https. Caller frees. Cold: only fallbacks take it. */
-__attribute__((cold)) static char *url_on(const lg_provider *p, const char *url)
-{
-    if (p->upstream)
-        return lg_url_rebase(p->upstream, url);
-    char *base = NULL;
-    if (!p->n_hosts || asprintf(&base, "https://%s", p->hosts[0]) < 0)
-        return NULL;
-    char *out = lg_url_rebase(base, url);
-    free(base);
-    return out;
-}
-
-/* The URL of an attempt translated for provider p: p's upstream (or first host over https) and the
- * target's path. Caller frees. Cold: only translated fallbacks take it. */
-__attribute__((cold)) static char *url_translated(const lg_provider *p, const char *path)
-{
-    char *out = NULL;
-    if (p->upstream) {
-        size_t n = strlen(p->upstream);
-        while (n > 0 && p->upstream[n - 1] == '/')
-            n--;
-        return asprintf(&out, "%.*s%s", (int)n, p->upstream, path) < 0 ? NULL : out;
-    }
-    return p->n_hosts && asprintf(&out, "https://%s%s", p->hosts[0], path) >= 0 ? out : NULL;
-}
-
-/* Our header list for an attempt translated for provider p: the host's headers without its auth and pin,
- * key in p's auth style, the target's extra header, and a JSON content type when the host named none
- * (curl -d would send a form's). NULL when out of memory. Cold, as url_translated. */
-__attribute__((cold)) static struct curl_slist *headers_translated(const lg_curl_xfer *x, const lg_provider *p, const char *key,
-                                             const lg_translation *tr)
-{
-    struct curl_slist *l = lg_slist_with_key(x->rec->headers, key, p->auth, false, true);
-    if (l && !lg_curl_has_header(x->rec, "content-type") &&
-        !lg_slist_append_copy(&l, "Content-Type: application/json")) {
-        lg_slist_free(l);
-        return NULL;
-    }
-    if (l && tr->header && !lg_slist_append_copy(&l, tr->header)) {
-        lg_slist_free(l);
-        return NULL;
-    }
-    return l;
-}
-
-/* The option of the size of r's body when it is read from a callback: an upload's or a POST's. */
-static CURLoption read_size_option(const lg_curl_rec *r)
-{
-    return r->upload ? CURLOPT_INFILESIZE_LARGE : CURLOPT_POSTFIELDSIZE_LARGE;
-}
-
-/* Sets the attempt's body (the engine's rewrite) or puts the host's back. A held body (x->body.on) is read
- * by our callback, which sends the rewrite in its place (libcurl reads an upload's body from the callback
- * whatever POSTFIELDS holds), with its size. */
-static void shape_body(lg_curl_xfer *x, const lg_attempt *at)
-{
-    const lg_curl_rec *r = x->rec;
-    if (LG_UNLIKELY(x->body.on)) {
-        lg_curl_body_send(&x->body, at->body, at->body_len);
-        x->real->setopt(x->h, read_size_option(r), (curl_off_t)x->body.src_len);
-    } else if (LG_UNLIKELY(at->body)) {
-        x->real->setopt(x->h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)at->body_len);
-        x->real->setopt(x->h, CURLOPT_POSTFIELDS, at->body);
-        x->body_replaced = true;
-    } else if (LG_UNLIKELY(x->body_replaced)) {
-        x->real->setopt(x->h, CURLOPT_POSTFIELDSIZE_LARGE, r->postsize);
-        x->real->setopt(x->h, CURLOPT_POSTFIELDS, r->postfields);
-        x->body_replaced = false;
-    }
-}
-
-/* Sets url on the handle unless it is what we set last (libcurl copies it: only our copy is kept, to
- * compare; base_url set last is known without comparing). */
-static void put_url(lg_curl_xfer *x, const char *url)
-{
-    bool base = url == x->base_url;
-    if (base && x->url_is_base)
-        return;
-    if (LG_UNLIKELY(!x->set_url || strcmp(x->set_url, url))) { /* a kept handle has it already */
-        x->real->setopt(x->h, CURLOPT_URL, url);
-        free(x->set_url);
-        x->set_url = strdup(url); /* NULL: set again next time */
-    }
-    x->url_is_base = base && x->set_url;
-}
-
-/* Sets list (ours, or the host's when list is NULL and own is false) as the handle's header list; our
- * previous list is freed once off the handle. */
-static void put_headers(lg_curl_xfer *x, struct curl_slist *list, bool own)
-{
-    struct curl_slist *old = x->attempt_hdrs;
-    x->real->setopt(x->h, CURLOPT_HTTPHEADER, own ? list : x->rec->headers);
-    x->attempt_hdrs = own ? list : NULL;
-    x->hdrs_reusable = false;
-    if (old && old != list)
-        lg_slist_free(old);
-}
-
-/* Sets CURLOPT_FOLLOWLOCATION to v unless it is what we set last. */
-static void put_follow(lg_curl_xfer *x, long v)
-{
-    if (x->set_follow != v)
-        x->real->setopt(x->h, CURLOPT_FOLLOWLOCATION, v);
-    x->set_follow = v;
-}
-
-/* Installs the URL, header list and body of an attempt; what is already on the handle as the attempt needs
- * it (the same URL, a header list made for the same key and provider) is left as it is. */
-static bool shape_request(lg_curl_xfer *x, const lg_attempt *at)
-{
-    const char *key = at->key;
-    x->debug.key = key;
-    const lg_provider *prov = at->prov ? at->prov : x->prov;
-    bool other = prov != x->prov;
-    if (LG_UNLIKELY(at->tr && !key))
-        return false; /* a translated request goes with a key of the target's own, never the host's */
-    char *other_base = at->tr ? url_translated(prov, at->tr->path) : other ? url_on(prov, x->rec->url) : NULL;
-    const char *url = other ? other_base : x->base_url;
-    char *keyed = LG_UNLIKELY(url && key && x->key_in_query && !at->tr) ? lg_url_query_set(url, "key", key) : NULL;
-    if (LG_UNLIKELY(keyed))
-        url = keyed;
-    else if (LG_UNLIKELY(key && x->key_in_query && !at->tr))
-        url = NULL;
-    bool key_elsewhere = (x->key_in_query || x->rec->xoauth2) && !at->tr;
-    bool own_list = (key && (x->rec->headers || !key_elsewhere)) || x->drops_lines || at->tr;
-    bool reuse = !at->tr && x->hdrs_reusable && x->hdrs_own == own_list &&
-                 (!own_list || (x->hdrs_key == key && x->hdrs_prov == prov));
-    struct curl_slist *list = NULL;
-    if (own_list && !reuse)
-        list = at->tr ? headers_translated(x, prov, key, at->tr)
-                      : lg_slist_with_key(x->rec->headers, key, prov->auth, key_elsewhere, other);
-    bool ok = url && (!own_list || reuse || list);
-    if (ok) {
-        put_url(x, url);
-        if (!reuse) {
-            put_headers(x, list, own_list);
-            x->hdrs_reusable = !at->tr;
-            x->hdrs_own = own_list;
-            x->hdrs_key = key;
-            x->hdrs_prov = prov;
-        }
-        if (LG_UNLIKELY(key && x->rec->xoauth2))
-            x->real->setopt(x->h, CURLOPT_XOAUTH2_BEARER, key);
-        put_follow(x, key ? 0L : x->rec->followlocation); /* a key of ours never follows a redirect to another host */
-        shape_body(x, at);
-    } else if (list) {
-        lg_slist_free(list);
-    }
-    free(keyed);
-    free(other_base);
-    return ok;
-}
 
 /* Classifies a libcurl error: worth a bounded retry, or to be shown to the host at once (cold: a
  * transfer that fails). */
@@ -185,113 +34,6 @@ __attribute__((cold)) static lg_transport_failure transport_error(CURLcode rc)
     default:
         return LG_ATTEMPT_FATAL;
     }
-}
-
-/* CURLOPT_PREREQFUNCTION while an attempt runs: a request goes (the host's own callback, if any, has its
- * say) unless it is libcurl sending the attempt's request a second time, after a kept-alive connection
- * closed before any answer: that one is refused (the engine decides about sending again). A request after
- * an answer (a redirect libcurl follows for the host's own credentials, an auth round) goes. */
-static int count_send(void *clientp, char *primary_ip, char *local_ip, int primary_port, int local_port)
-{
-    lg_curl_xfer *x = clientp;
-    if (LG_UNLIKELY(x->sends++ > 0 && !x->cap.any_line)) {
-        x->resend_refused = true;
-        return CURL_PREREQFUNC_ABORT;
-    }
-    const lg_curl_rec *r = x->rec;
-    return r->prereqfn ? r->prereqfn(r->prereqdata, primary_ip, local_ip, primary_port, local_port)
-                       : CURL_PREREQFUNC_OK;
-}
-
-/* Our trampolines in; what we set of the request before is forgotten (set again by the next attempt). */
-static void install_capture(lg_curl_xfer *x)
-{
-    const lg_curl_real *real = x->real;
-    real->setopt(x->h, CURLOPT_PREREQFUNCTION, count_send); /* an older libcurl without it sends again itself */
-    real->setopt(x->h, CURLOPT_PREREQDATA, x);
-    real->setopt(x->h, CURLOPT_WRITEFUNCTION, lg_relay_write);
-    real->setopt(x->h, CURLOPT_WRITEDATA, &x->relay);
-    real->setopt(x->h, CURLOPT_HEADERFUNCTION, lg_capture_header);
-    real->setopt(x->h, CURLOPT_HEADERDATA, &x->cap);
-    real->setopt(x->h, CURLOPT_HEADER, 0L);
-    real->setopt(x->h, CURLOPT_FAILONERROR, 0L);
-    if (LG_UNLIKELY(lg_curl_debug_wanted(x->rec))) {
-        x->debug.rec = x->rec;
-        real->setopt(x->h, CURLOPT_DEBUGFUNCTION, lg_curl_debug_relay);
-        real->setopt(x->h, CURLOPT_DEBUGDATA, &x->debug);
-    }
-    free(x->set_url);
-    x->set_url = NULL;
-    x->url_is_base = false;
-    x->hdrs_reusable = false;
-    x->set_follow = -1;
-    x->installed = true;
-}
-
-/* The host's own read and seek callbacks and body size on handle h, in place of our reader of a held body. */
-static void put_host_reader(const lg_curl_real *real, CURL *h, const lg_curl_rec *r)
-{
-    real->setopt(h, CURLOPT_READFUNCTION, r->readfn);
-    real->setopt(h, CURLOPT_READDATA, r->readdata);
-    real->setopt(h, CURLOPT_SEEKFUNCTION, r->seekfn);
-    real->setopt(h, CURLOPT_SEEKDATA, r->seekdata);
-    real->setopt(h, read_size_option(r), r->upload ? r->infilesize : r->postsize);
-}
-
-/* Our reader (and seek callback) of x's held body on its handle, in place of the host's. */
-static void put_reader(lg_curl_xfer *x)
-{
-    x->real->setopt(x->h, CURLOPT_READFUNCTION, lg_curl_body_read);
-    x->real->setopt(x->h, CURLOPT_READDATA, &x->body);
-    x->real->setopt(x->h, CURLOPT_SEEKFUNCTION, lg_curl_body_seek);
-    x->real->setopt(x->h, CURLOPT_SEEKDATA, &x->body);
-    x->body.on = true;
-}
-
-/* Sets the host's own options, as record r holds them, on handle h in place of everything x shapes (the
- * body too when x replaced it or reads a held one). */
-static void put_host(const lg_curl_xfer *x, CURL *h, const lg_curl_rec *r)
-{
-    const lg_curl_real *real = x->real;
-    real->setopt(h, CURLOPT_URL, r->url);
-    real->setopt(h, CURLOPT_HTTPHEADER, r->headers);
-    real->setopt(h, CURLOPT_PREREQFUNCTION, r->prereqfn);
-    real->setopt(h, CURLOPT_PREREQDATA, r->prereqdata);
-    real->setopt(h, CURLOPT_WRITEFUNCTION, r->writefn);
-    real->setopt(h, CURLOPT_WRITEDATA, r->writedata);
-    real->setopt(h, CURLOPT_HEADERFUNCTION, r->headerfn);
-    real->setopt(h, CURLOPT_HEADERDATA, r->headerdata);
-    real->setopt(h, CURLOPT_HEADER, r->header_opt);
-    real->setopt(h, CURLOPT_FAILONERROR, r->failonerror);
-    real->setopt(h, CURLOPT_FOLLOWLOCATION, r->followlocation);
-    if (LG_UNLIKELY(lg_curl_debug_wanted(r))) {
-        real->setopt(h, CURLOPT_DEBUGFUNCTION, r->debugfn);
-        real->setopt(h, CURLOPT_DEBUGDATA, r->debugdata);
-    }
-    if (x->body_replaced) {
-        real->setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, r->postsize);
-        real->setopt(h, CURLOPT_POSTFIELDS, r->postfields);
-    }
-    if (x->body.on)
-        put_host_reader(real, h, r);
-    if (r->xoauth2)
-        real->setopt(h, CURLOPT_XOAUTH2_BEARER, r->xoauth2);
-}
-
-/* The host's own options back out; our URL and header list freed. */
-static void restore_host(lg_curl_xfer *x)
-{
-    put_host(x, x->h, x->rec);
-    x->body_replaced = false;
-    x->body.on = false;
-    if (x->attempt_hdrs)
-        lg_slist_free(x->attempt_hdrs);
-    x->attempt_hdrs = NULL;
-    x->hdrs_reusable = false;
-    free(x->set_url);
-    x->set_url = NULL;
-    x->url_is_base = false;
-    x->installed = false;
 }
 
 /* A fingerprint of the host's header list as it is now: its nodes and their strings (a host may append to
@@ -332,9 +74,9 @@ bool lg_xfer_open(lg_curl_xfer *x, CURL *h, lg_curl_rec *r, const lg_runtime *rt
     x->host_key_used = has_key ? key_bytes : sizeof x->host_key;
     /* a body only the host's callback can give, once: held, so that an attempt can be sent again */
     if (LG_UNLIKELY(lg_curl_body_is_read(r)) && lg_curl_body_hold(&x->body, r, rt->cfg->max_held_body)) {
-        put_reader(x);
+        lg_shape_put_reader(x);
     } else if (LG_UNLIKELY(x->body.on)) {
-        put_host_reader(x->real, h, r);
+        lg_shape_put_host_reader(x->real, h, r);
         x->body.on = false;
     }
     bool held = x->body.on && x->body.whole;
@@ -362,7 +104,7 @@ bool lg_xfer_open(lg_curl_xfer *x, CURL *h, lg_curl_rec *r, const lg_runtime *rt
     r->info_override = false;
     x->cap.skip_lines = !lg_curl_takes_headers(r); /* raw lines go nowhere else (lg_curl_deliver_headers) */
     if (fresh) {
-        install_capture(x);
+        lg_shape_install_capture(x);
         x->gen = r->gen;
         x->headers_print = print;
     }
@@ -374,18 +116,6 @@ lg_curl_xfer *lg_xfer_kept(lg_curl_rec *r)
     if (!r->kept)
         r->kept = calloc(1, sizeof *r->kept);
     return r->kept;
-}
-
-void lg_xfer_unshape(lg_curl_rec *r)
-{
-    if (r->kept && r->kept->installed)
-        restore_host(r->kept);
-}
-
-void lg_xfer_unshape_dup(const lg_curl_rec *r, CURL *dup, const lg_curl_rec *dup_rec)
-{
-    if (r->kept && r->kept->installed)
-        put_host(r->kept, dup, dup_rec);
 }
 
 void lg_xfer_forget_key(lg_curl_xfer *x)
@@ -422,7 +152,7 @@ static bool reset_response(lg_curl_xfer *x, const lg_attempt *at)
 bool lg_xfer_prepare(lg_curl_xfer *x, const lg_attempt *at)
 {
     x->hops = 0;
-    if (reset_response(x, at) && shape_request(x, at))
+    if (reset_response(x, at) && lg_shape_request(x, at))
         return true;
     x->last_rc = CURLE_OUT_OF_MEMORY;
     return false;
@@ -513,7 +243,7 @@ CURLcode lg_xfer_close(lg_curl_xfer *x, const lg_gate_result *res)
 
 void lg_xfer_abandon(lg_curl_xfer *x)
 {
-    restore_host(x);
+    lg_shape_restore_host(x);
     release(x);
 }
 
@@ -601,9 +331,9 @@ bool lg_xfer_follow(lg_curl_xfer *x, const lg_runtime *rt, const lg_attempt *at,
             lg_slist_free(hdrs);
         return false;
     }
-    put_url(x, url);
+    lg_shape_put_url(x, url);
     free(url);
-    put_headers(x, hdrs, true); /* NULL: the host's list held only credentials */
+    lg_shape_put_headers(x, hdrs, true); /* NULL: the host's list held only credentials */
     x->hops++;
     lg_log(LG_LOG_DEBUG, "[Redirect] %s: %d to %s %s", p->name, s, host, ours ? "with the key" : "without any key");
     return true;

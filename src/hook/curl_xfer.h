@@ -3,7 +3,8 @@
  * with the chosen key, our capture trampolines), the attempt's result read back, and the final response
  * delivered to the host. The transfer is kept with the handle's record and the handle stays shaped between
  * exchanges; the host's own options go back before the handle is used any other way. It performs nothing
- * itself: the front end runs the handle (curl_easy_perform, or the host's multi). */
+ * itself: the front end runs the handle (curl_easy_perform, or the host's multi). The transfer's life is
+ * curl_xfer.c's; the shaping of its handle, curl_shape.c's (curl_shape.h, private to them). */
 #ifndef LLMGATE_HOOK_CURL_XFER_H
 #define LLMGATE_HOOK_CURL_XFER_H
 
