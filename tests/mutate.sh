@@ -39,8 +39,8 @@ no-doubling|src/gate/policy.c|test_curl_cli test_policy
         d *= 2;
         d *= 1;
 quota-waits|src/gate/policy.c|test_curl_cli
-switch_account(s, n, current, 0, now_ms)
-switch_account(s, n, current, r->switch_delay_ms, now_ms)
+return n > 1 ? switch_account(s, n, current, mask, 0, now_ms) : wait_cooldown(s, current, now_ms);
+return n > 1 ? switch_account(s, n, current, mask, r->switch_delay_ms, now_ms) : wait_cooldown(s, current, now_ms);
 retry-after-ms-giveup|src/hook/resp_lines.c|test_curl_cli
 !lg_lines_add(out, "Retry-After: %ld\r\n", lg_retry_after_s(res->retry_after_ms))) ||
 !lg_lines_add(out, "Retry-After: %ld\r\n", (long)res->retry_after_ms)) ||
