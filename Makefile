@@ -119,6 +119,8 @@ $(B)/tests/test_auth_key: $(B)/san/src/hook/auth_key.o
 $(B)/tests/test_auth_key: EXTRA_OBJ = $(B)/san/src/hook/auth_key.o
 $(B)/tests/test_curl_body: $(B)/san/src/hook/curl_body.o
 $(B)/tests/test_curl_body: EXTRA_OBJ = $(B)/san/src/hook/curl_body.o
+$(B)/tests/test_fd_watch: $(B)/san/src/hook/fd_watch.o
+$(B)/tests/test_fd_watch: EXTRA_OBJ = $(B)/san/src/hook/fd_watch.o
 
 # test_json_scan_portable: the JSON skimmers built with their portable block classifier (LG_JSON_PORTABLE)
 # instead of SSE2, linked in place of the usual objects, through the same differential test.

@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <unistd.h>
 
 #include "hook/fd_watch.h"
 #include "hook/runtime.h"
@@ -17,7 +18,18 @@ atomic_int lg_fd_n_watched;
 static int list[LIST_MAX]; /* the watched descriptors, compact, under list_lock */
 static size_t n_list;
 static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
-static lg_fd_epoll epolls[FD_MAX]; /* epfd is stored + 1: 0 means none, so the table starts empty */
+
+/* The host's epoll registration of a descriptor. */
+typedef struct {
+    int epfd;             /* the epoll instance + 1; 0: none */
+    struct epoll_event ev; /* as the host gave it */
+    bool reported;        /* edge-triggered: our readiness was reported since it last changed */
+    bool hidden;          /* the kernel holds it without EPOLLIN (or armed with our wake event) while its
+                           * exchange waits */
+} lg_fd_epoll;
+
+static lg_fd_epoll epolls[FD_MAX]; /* under epoll_lock; epfd is stored + 1: 0 means none, so the table
+                                    * starts empty */
 static pthread_mutex_t epoll_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void after_fork(void)
@@ -33,6 +45,41 @@ static void setup_fork(void)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, register_fork);
+}
+
+/* fd's registration e as the kernel is to hold it: as the host made it, or hidden (without EPOLLIN). */
+static struct epoll_event held(const lg_fd_epoll *e, bool hidden)
+{
+    struct epoll_event ev = e->ev;
+    if (hidden)
+        ev.events &= ~(uint32_t)(EPOLLIN | EPOLLRDHUP | EPOLLPRI);
+    return ev;
+}
+
+/* Holds fd's registration e in the kernel hidden (waiting), or as the host made it; epoll_lock held. The
+ * kernel has the registration whenever the record does (the host's calls and a retry's dup3 change both
+ * under the lock): a MOD, never an ADD that would bring back what the host removed. */
+static void hide(int fd, lg_fd_epoll *e, bool waiting)
+{
+    if (e->hidden == waiting)
+        return;
+    struct epoll_event ev = held(e, waiting);
+    int saved = errno;
+    if (lg_sock_real_get()->epoll_ctl(e->epfd - 1, EPOLL_CTL_MOD, fd, &ev) == 0)
+        e->hidden = waiting;
+    errno = saved;
+}
+
+/* Arms wake in instance ep; epoll_lock held. The host's own descriptor (host_fd) is registered there (a
+ * MOD); llmgate's own is added the first time. */
+static void arm(int ep, const lg_fd_wake *wake, bool host_fd)
+{
+    int (*ctl)(int, int, int, struct epoll_event *) = lg_sock_real_get()->epoll_ctl;
+    struct epoll_event ev = wake->ev;
+    int saved = errno;
+    if (ctl(ep, EPOLL_CTL_MOD, wake->fd, &ev) != 0 && errno == ENOENT && !host_fd)
+        ctl(ep, EPOLL_CTL_ADD, wake->fd, &ev);
+    errno = saved;
 }
 
 void lg_fd_watch(int fd, lg_h1_conn *c)
@@ -57,8 +104,10 @@ void lg_fd_unwatch(int fd, const lg_h1_conn *c)
     if (!cur || (c && cur != c) || !atomic_compare_exchange_strong(&watched[fd], &cur, NULL))
         return;
     atomic_fetch_sub(&lg_fd_n_watched, 1);
-    if (epolls[fd].epfd && epolls[fd].hidden) /* no wait will put its registration back: now */
-        lg_fd_epoll_hide(fd, epolls[fd].epfd - 1, &epolls[fd], false);
+    pthread_mutex_lock(&epoll_lock);
+    if (epolls[fd].epfd) /* no wait will put its registration back: now */
+        hide(fd, &epolls[fd], false);
+    pthread_mutex_unlock(&epoll_lock);
     pthread_mutex_lock(&list_lock);
     for (size_t i = 0; i < n_list; i++)
         if (list[i] == fd) {
@@ -73,7 +122,6 @@ lg_h1_conn *lg_fd_watched(int fd)
     return (unsigned)fd < FD_MAX ? atomic_load_explicit(&watched[fd], memory_order_relaxed) : NULL;
 }
 
-
 size_t lg_fd_watch_list(int *fds, size_t max)
 {
     pthread_mutex_lock(&list_lock);
@@ -84,42 +132,96 @@ size_t lg_fd_watch_list(int *fds, size_t max)
     return n;
 }
 
-void lg_fd_epoll_ctl(int epfd, int op, int fd, const struct epoll_event *ev)
+int lg_fd_epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 {
-    if ((unsigned)fd >= FD_MAX || (op == EPOLL_CTL_DEL && !epolls[fd].epfd))
-        return;
+    int (*ctl)(int, int, int, struct epoll_event *) = lg_sock_real_get()->epoll_ctl;
+    if ((unsigned)fd >= FD_MAX)
+        return ctl(epfd, op, fd, ev);
     setup_fork();
     pthread_mutex_lock(&epoll_lock);
+    int r = ctl(epfd, op, fd, ev);
+    int err = errno;
     lg_fd_epoll *e = &epolls[fd];
-    if (op == EPOLL_CTL_DEL) {
-        if (epfd < 0 || e->epfd == epfd + 1)
+    if (r == 0 && op == EPOLL_CTL_DEL) {
+        if (e->epfd == epfd + 1)
             e->epfd = 0;
-    } else if (ev) {
+    } else if (r == 0 && ev) {
         e->epfd = epfd + 1;
         e->ev = *ev;
         e->reported = false;
         e->hidden = false; /* the kernel has the host's registration again */
     }
     pthread_mutex_unlock(&epoll_lock);
+    errno = err;
+    return r;
 }
 
-lg_fd_epoll *lg_fd_epoll_get(int fd, int epfd)
+void lg_fd_epoll_forget(int fd)
 {
-    return (unsigned)fd < FD_MAX && epolls[fd].epfd == epfd + 1 ? &epolls[fd] : NULL;
-}
-
-void lg_fd_epoll_hide(int fd, int ep, lg_fd_epoll *e, bool waiting)
-{
-    if (e->hidden == waiting)
+    if ((unsigned)fd >= FD_MAX)
         return;
-    struct epoll_event ev = e->ev;
-    if (waiting)
-        ev.events &= ~(uint32_t)(EPOLLIN | EPOLLRDHUP | EPOLLPRI);
-    int saved = errno;
-    int (*ctl)(int, int, int, struct epoll_event *) = lg_sock_real_get()->epoll_ctl;
-    /* ENOENT: a retry's new connection was put on the number (dup3), and the kernel dropped the host's
-     * registration with the old one */
-    if (ctl(ep, EPOLL_CTL_MOD, fd, &ev) == 0 || (errno == ENOENT && ctl(ep, EPOLL_CTL_ADD, fd, &ev) == 0))
-        e->hidden = waiting;
-    errno = saved;
+    setup_fork();
+    pthread_mutex_lock(&epoll_lock);
+    epolls[fd].epfd = 0;
+    pthread_mutex_unlock(&epoll_lock);
+}
+
+int lg_fd_epoll_dup3(int fresh, int fd, int flags)
+{
+    if ((unsigned)fd >= FD_MAX)
+        return dup3(fresh, fd, flags);
+    setup_fork();
+    pthread_mutex_lock(&epoll_lock);
+    int r = dup3(fresh, fd, flags);
+    int err = errno;
+    lg_fd_epoll *e = &epolls[fd];
+    if (r == fd && e->epfd) {
+        struct epoll_event ev = held(e, e->hidden);
+        lg_sock_real_get()->epoll_ctl(e->epfd - 1, EPOLL_CTL_ADD, fd, &ev);
+    }
+    pthread_mutex_unlock(&epoll_lock);
+    errno = err;
+    return r;
+}
+
+bool lg_fd_epoll_reads(int fd, int epfd, epoll_data_t *data)
+{
+    if ((unsigned)fd >= FD_MAX)
+        return false;
+    pthread_mutex_lock(&epoll_lock);
+    const lg_fd_epoll *e = &epolls[fd];
+    bool reads = e->epfd == epfd + 1 && (e->ev.events & EPOLLIN);
+    if (reads)
+        *data = e->ev.data;
+    pthread_mutex_unlock(&epoll_lock);
+    return reads;
+}
+
+bool lg_fd_epoll_apply(int fd, int epfd, lg_h1_readiness state, const lg_fd_wake *wake, bool room,
+                       struct epoll_event *out)
+{
+    if ((unsigned)fd >= FD_MAX)
+        return false;
+    bool report = false;
+    pthread_mutex_lock(&epoll_lock);
+    lg_fd_epoll *e = &epolls[fd];
+    if (e->epfd == epfd + 1) {
+        bool waiting = state == LG_H1_WAITING;
+        hide(fd, e, waiting);
+        if (waiting && wake && (wake->fd != fd || e->hidden)) /* on fd, the armed event replaces the hidden
+                                                                * registration until it is put back */
+            arm(epfd, wake, wake->fd == fd);
+        if (state != LG_H1_READY)
+            e->reported = false;
+        else if (room && (e->ev.events & EPOLLIN) && !(e->reported && (e->ev.events & EPOLLET))) {
+            report = true;
+            e->reported = true;
+            out->events = EPOLLIN;
+            out->data = e->ev.data;
+            if (e->ev.events & EPOLLONESHOT)
+                e->ev.events &= ~(uint32_t)EPOLLIN;
+        }
+    }
+    pthread_mutex_unlock(&epoll_lock);
+    return report;
 }

@@ -1,6 +1,7 @@
 /* connect() and close() interposers and the descriptor table (see sock_conns.h). The transport under a
  * gated connection is the descriptor itself; a new connection for a retry is put on the same descriptor
- * number (dup3), so the host's descriptor stays valid. */
+ * number (dup3), so the host's descriptor stays valid (and its epoll registration is made again at once,
+ * fd_watch.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -61,8 +62,9 @@ static bool io_reopen(void *io, const struct lg_h1_target *to)
     if (getsockopt(s->fd, IPPROTO_TCP, TCP_NODELAY, &nodelay, &len) == 0 && nodelay)
         setsockopt(fresh, IPPROTO_TCP, TCP_NODELAY, &nodelay, sizeof nodelay);
     int fdflags = fcntl(s->fd, F_GETFD), flflags = fcntl(s->fd, F_GETFL);
+    int cloexec = fdflags >= 0 && (fdflags & FD_CLOEXEC) ? O_CLOEXEC : 0;
     bool ok = real->connect(fresh, (struct sockaddr *)&s->peer, s->peer_len) == 0 &&
-              dup3(fresh, s->fd, fdflags >= 0 && (fdflags & FD_CLOEXEC) ? O_CLOEXEC : 0) == s->fd &&
+              lg_fd_epoll_dup3(fresh, s->fd, cloexec) == s->fd && /* its epoll registration made again */
               (flflags < 0 || fcntl(s->fd, F_SETFL, flflags) == 0);
     real->close(fresh);
     return ok;
@@ -145,7 +147,7 @@ EXPORT int close(int fd)
         if (lg_sock_table[fd])
             forget(fd);
         lg_fd_unwatch(fd, NULL);
-        lg_fd_epoll_ctl(-1, EPOLL_CTL_DEL, fd, NULL);
+        lg_fd_epoll_forget(fd);
         errno = saved;
     }
     return lg_sock_real_get()->close(fd);
