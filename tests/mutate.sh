@@ -182,7 +182,7 @@ cp -a "$TREE/src" "$SCRATCH/orig/"
 # restore FILE...: puts the original text back with a new time stamp, so that make rebuilds it
 restore() { local f; for f in "$@"; do cp "$SCRATCH/orig/$f" "$TREE/$f"; done; }
 
-build() { make -C "$TREE" -j2 all unit clients >"$SCRATCH/build.log" 2>&1; }
+build() { make -C "$TREE" -j2 PGO=0 all unit clients >"$SCRATCH/build.log" 2>&1; } # behaviour, not speed: no profile
 # run_tests PATTERN...: runs each pattern's tests in the scratch tree; prints one line per failed test
 # program: its name, how many checks failed and the first failed check.
 run_tests() {

@@ -4,8 +4,9 @@ the same client, SHORT and LONG requests (REQUESTS = LONG - SHORT): instructions
 distinct 64-byte code lines executed per request in all and in libllmgate.so. A line counts when its
 instructions ran at least once per request more in LONG than in SHORT (start-up code does not). Between two
 requests the kernel's network stack evicts the caches, so each such line is a cache miss every request: the
-lines, more than the instructions, are what a request through the preload costs in time.
-Prints "instructions=N lines=N ours=N"."""
+lines, more than the instructions, are what a request through the preload costs in time; and so are the
+4 KiB pages of libllmgate.so's code they lie in, where a system call empties the TLB (PTI without PCID).
+Prints "instructions=N lines=N ours=N pages=N" (pages: of libllmgate.so's code)."""
 import sys
 
 
@@ -36,7 +37,8 @@ def main():
         if n - short.get(key, 0) >= requests * 0.97:
             lines.add((key[0], key[1] >> 6))
     ours = sum(1 for obj, _ in lines if obj.startswith("libllmgate"))
-    print("instructions=%.0f lines=%d ours=%d" % (instructions, len(lines), ours))
+    pages = len({line >> 6 for obj, line in lines if obj.startswith("libllmgate")})
+    print("instructions=%.0f lines=%d ours=%d pages=%d" % (instructions, len(lines), ours, pages))
 
 
 if __name__ == "__main__":

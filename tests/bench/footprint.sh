@@ -35,8 +35,8 @@ footprint() {
     done
     awk -v n="$1" -v b="${out[0]}" -v p="${out[1]}" 'BEGIN {
         split(b, x, /[ =]/); split(p, y, /[ =]/)
-        printf "%-18s instructions %6d -> %6d /req (x%.3f)   code lines %4d -> %4d /req (x%.3f, %d in llmgate)\n",
-               n, x[2], y[2], y[2] / x[2], x[4], y[4], y[4] / x[4], y[6] }'
+        printf "%-18s instructions %6d -> %6d /req (x%.3f)   code lines %4d -> %4d /req (x%.3f, %d in llmgate on %d pages)\n",
+               n, x[2], y[2], y[2] / x[2], x[4], y[4], y[4] / x[4], y[6], y[8] }'
 }
 
 echo "footprint (callgrind, ($LONG - $SHORT requests) / $((LONG - SHORT))):"

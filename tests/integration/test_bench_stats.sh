@@ -31,15 +31,17 @@ check "no goal: no verdict" test -z "$(grep goal <<<"$out")"
 out=$(rounds 100 110 3 | /usr/bin/python3 "$PAIRED" p 1000 1.03)
 check_match "fewer than five rounds: no figure" "too few complete rounds \\(3\\)" "$out"
 
-# footprint.py on two hand-written profiles: libllmgate.so's line 0x1000>>6 runs once per request, libc's
-# line 0x2040>>6 twice, a call line's inclusive cost and start-up code (same count in both) do not count.
+# footprint.py on two hand-written profiles: libllmgate.so's lines 0x1000>>6 and 0x1040>>6 (one page) and
+# 0x5000>>6 (another) run once per request, libc's line 0x2040>>6 twice, a call line's inclusive cost and
+# start-up code (same count in both) do not count.
 profile() { # REQUESTS
     printf 'events: Ir\nob=/x/libllmgate.so\nfn=f\n0x1000 1 %d\n0x1004 1 %d\ncalls=%d 0x3000\n0x1008 1 %d\n0x9000 1 5\n' \
         "$1" "$1" "$1" $(($1 * 50))
+    printf '0x1040 1 %d\n0x5000 1 %d\n' "$1" "$1"
     printf 'ob=/x/libc.so.6\nfn=g\n0x2040 1 %d\n0x20c0 1 7\n' $(($1 * 2))
 }
 profile 300 >"$LG_TMP/s"; profile 600 >"$LG_TMP/l"
-check_eq "footprint: instructions and lines per request" "instructions=4 lines=2 ours=1" \
+check_eq "footprint: instructions and lines per request" "instructions=6 lines=4 ours=3 pages=2" \
     "$(/usr/bin/python3 "$LG_ROOT/tests/bench/footprint.py" "$LG_TMP/s" "$LG_TMP/l" 300)"
 
 # The real bench, short: both hosts give their figures and a verdict line.
