@@ -46,6 +46,8 @@ DEPS_PKGS += python3-pycurl php-cli php-curl git nghttp2-server
 DEPS_PKGS += redis-server libhiredis-dev
 # Perl hosts of test_other_hosts (LWP over http and https; HTTP::Tiny is core Perl)
 DEPS_PKGS += libwww-perl libio-socket-ssl-perl liblwp-protocol-https-perl
+# Ruby's Net::HTTP, the host of test_ruby_host (its sockets; over https its openssl extension on libssl)
+DEPS_PKGS += ruby
 # asyncio hosts of the event-loop tests (aiohttp)
 DEPS_PKGS += python3-aiohttp
 # PHP's Guzzle, the HTTP client PHP sites call LLM APIs with (test_guzzle: its curl, multi and stream handlers)

@@ -86,15 +86,17 @@ size_t lg_h1_pending(const lg_h1_conn *c);
 typedef enum {
     LG_H1_IDLE,    /* nothing of ours: the kernel's readiness is the truth */
     LG_H1_READY,   /* a read returns at once (held bytes, an error, the end, a committed stream) */
-    LG_H1_WAITING, /* the exchange waits until *due_ms: the descriptor is not readable before */
+    LG_H1_WAITING, /* the exchange waits until *due_ms: the descriptor is not readable before; or, idle on
+                    * a connection of the transport's own beside the host's (a TLS replacement), until that
+                    * one is readable (*due_ms INT64_MAX) */
 } lg_h1_readiness;
 /* What the host's readiness wait should see now; runs the parked exchange first when its time came (its
  * attempts are llmgate's own I/O to the provider: blocking, except on a transport with `wait`, whose
  * attempt in flight is parked too and goes on here as far as its connection allows). */
 lg_h1_readiness lg_h1_ready(lg_h1_conn *c, int64_t *due_ms);
 /* While the connection waits on llmgate's own connection (an attempt in flight, or a committed stream's
- * next piece, on a transport with `wait`): its descriptor and events, which the host's readiness wait
- * must include; else -1. */
+ * next piece, on a transport with `wait`; or idle there, beside the host's descriptor): its descriptor
+ * and events, which the host's readiness wait must include; else -1. */
 int lg_h1_wait_fd(const lg_h1_conn *c, short *events);
 
 #endif

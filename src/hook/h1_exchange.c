@@ -3,12 +3,14 @@
  * the exchange on a non-blocking one, and so does an attempt in flight on a transport that never blocks;
  * a parked exchange goes on from the host's reads and readiness waits. */
 #include <errno.h>
+#include <poll.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "hook/fd_wait.h"
 #include "hook/h1_conn_internal.h"
 #include "hook/runtime.h"
+#include "hook/sock_real.h"
 #include "llmgate/clock.h"
 #include "llmgate/engine.h"
 
@@ -172,6 +174,29 @@ void lg_h1_cancel_parked(lg_h1_conn *c)
     c->inflight = false;
 }
 
+/* An idle connection whose provider side is a connection of the transport's own beside the host's
+ * descriptor (a TLS session's replacement after the provider closed the host's): the descriptor the host's
+ * reads go to, which its readiness is that of, else -1. The host's own socket is left unused then, and its
+ * kernel readiness (the provider's close, readable for ever) is not the connection's. */
+static int idle_elsewhere(const lg_h1_conn *c)
+{
+    short ev;
+    if (c->wx || c->x || c->wio != c->io || c->io->detached || !c->io->wait || !c->io->fd)
+        return -1;
+    int fd = c->io->wait(c->ioctx, &ev);
+    return fd >= 0 && fd != c->io->fd(c->ioctx) ? fd : -1;
+}
+
+/* True when fd has something to read now (its end included). */
+static bool readable_now(int fd)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    int saved = errno;
+    bool r = lg_sock_real_get()->poll(&p, 1, 0) > 0;
+    errno = saved;
+    return r;
+}
+
 lg_h1_readiness lg_h1_ready(lg_h1_conn *c, int64_t *due_ms)
 {
     if (c->released)
@@ -188,11 +213,21 @@ lg_h1_readiness lg_h1_ready(lg_h1_conn *c, int64_t *due_ms)
     }
     if (lg_h1_pending(c) > 0 || c->host_errno || c->x || (c->dead && !c->io->detached))
         return LG_H1_READY;
-    return LG_H1_IDLE;
+    int elsewhere = idle_elsewhere(c);
+    if (elsewhere >= 0 && !readable_now(elsewhere)) {
+        *due_ms = INT64_MAX; /* until that connection has something: lg_h1_wait_fd adds it to the wait */
+        return LG_H1_WAITING;
+    }
+    return elsewhere >= 0 ? LG_H1_READY : LG_H1_IDLE;
 }
 
 int lg_h1_wait_fd(const lg_h1_conn *c, short *events)
 {
-    bool waits = !c->released && ((c->wx && c->inflight) || (!c->wx && c->x && lg_h1_pending(c) == 0));
-    return waits && c->wio->wait ? c->wio->wait(c->wctx, events) : -1;
+    if (c->released)
+        return -1;
+    if ((c->wx && c->inflight) || (!c->wx && c->x && lg_h1_pending(c) == 0))
+        return c->wio->wait ? c->wio->wait(c->wctx, events) : -1;
+    int fd = lg_h1_pending(c) == 0 && !c->host_errno && !c->dead ? idle_elsewhere(c) : -1;
+    *events = POLLIN;
+    return fd;
 }

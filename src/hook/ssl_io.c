@@ -51,6 +51,20 @@ static SSL *read_target(SSL *ssl, lg_ssl_conn *c, int rc)
     return c && rc == READ_WIRE && !lg_ssl_conn_detached(c) ? lg_ssl_conn_wire(c) : ssl;
 }
 
+/* After a real read on target that returned ret (ok: it read something): when target is llmgate's
+ * replacement of the host's session, the host's SSL_get_error tells what happened there (WANT_READ on its
+ * non-blocking socket, the end), not what its own idle session would say (SSL_ERROR_SYSCALL: Ruby took
+ * that for an error and read again at once, for ever). */
+static int wire_read_done(SSL *ssl, lg_ssl_conn *c, SSL *target, int ret, bool ok)
+{
+    if (c && target != ssl && !ok) {
+        int saved = errno;
+        lg_ssl_conn_set_error(c, lg_ssl_real_get()->get_error(target, ret));
+        errno = saved;
+    }
+    return ret;
+}
+
 EXPORT int SSL_write_ex(SSL *ssl, const void *p, size_t n, size_t *written)
 {
     const lg_ssl_real *real = lg_ssl_real_get();
@@ -79,7 +93,9 @@ static int read_ex(SSL *ssl, void *p, size_t n, size_t *got, bool peek)
     if (r >= 0)
         return r;
     int (*fn)(SSL *, void *, size_t, size_t *) = peek ? real->peek_ex : real->read_ex;
-    return fn ? fn(read_target(ssl, c, r), p, n, got) : 0;
+    SSL *target = read_target(ssl, c, r);
+    int ret = fn ? fn(target, p, n, got) : 0;
+    return wire_read_done(ssl, c, target, ret, ret == 1);
 }
 
 /* The int form: bytes, or <= 0 as OpenSSL returns them. */
@@ -92,7 +108,9 @@ static int read_int(SSL *ssl, void *p, int n, bool peek)
     if (r >= 0)
         return r == 1 ? (int)got : lg_ssl_conn_error(c) == SSL_ERROR_ZERO_RETURN ? 0 : -1;
     int (*fn)(SSL *, void *, int) = peek ? real->peek : real->read;
-    return fn ? fn(read_target(ssl, c, r), p, n) : -1;
+    SSL *target = read_target(ssl, c, r);
+    int ret = fn ? fn(target, p, n) : -1;
+    return wire_read_done(ssl, c, target, ret, ret > 0);
 }
 
 EXPORT int SSL_read_ex(SSL *ssl, void *p, size_t n, size_t *got) { return read_ex(ssl, p, n, got, false); }

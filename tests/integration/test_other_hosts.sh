@@ -9,70 +9,7 @@
 # Node's https (its own static OpenSSL) is not reachable: it must still work, untouched. Last, a Python
 # client that reads to the end after Connection: close gets llmgate's own answer, then the end.
 source "$(dirname "$0")/../lib.sh"
-cat >"$LG_TMP/scenario.json" <<'JSON'
-{"keys": {
- "sk-dead":  {"sequence": [{"error": "rate_limit", "retry_after_ms": 20000}], "repeat": true},
- "sk-close": {"sequence": [{"status": 429, "headers": {"Connection": "close", "retry-after": "20"},
-                            "body": {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}}], "repeat": true},
- "sk-dry":   {"sequence": [{"error": "quota"}], "repeat": true},
- "sk-in200": {"sequence": [{"status": 200, "body": {"error": {"message": "You exceeded your current quota, please check your plan and billing details.",
-                            "type": "insufficient_quota", "code": "insufficient_quota"}}}], "repeat": true},
- "sk-once":  {"sequence": [{"status": 429, "headers": {"retry-after": "1"},
-                            "body": {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}}, {}]},
- "sk-sse":   {"sequence": [{"chunk": 48, "chunk_delay_ms": 3}], "repeat": true}
-}}
-JSON
-lg_gencerts || { not_ok "test certificates created"; exit 1; }
-lg_start_mock --scenario "$LG_TMP/scenario.json" --tls-port 0 --cert "$LG_TMP/certs/server.pem" --key "$LG_TMP/certs/server.key"
-export SSL_CERT_FILE=$LG_TMP/certs/ca.pem
-CLIENTS=$LG_ROOT/tests/clients
-for scheme in http https; do
-    server=$MOCK_URL
-    [ "$scheme" = https ] && server=https://127.0.0.1:$MOCK_TLS_PORT
-    cat >"$LG_TMP/$scheme.json" <<JSON
-{"providers": {"openai": {"upstream": "$server", "accounts": [{"name": "dead", "key": "env:K1"}, {"name": "live", "key": "env:K2"}]}},
- "retry": {"switch_delay_ms": 20, "max_rate_limit_wait_seconds": 1}, "backoff": {"single_account_base_ms": 50, "dedup_window_ms": 10}}
-JSON
-done
-cat >"$LG_TMP/single.json" <<JSON
-{"providers": {"openai": {"upstream": "$MOCK_URL", "accounts": [{"name": "only", "key": "env:K1"}]}},
- "backoff": {"single_account_base_ms": 50, "dedup_window_ms": 10}}
-JSON
-chmod 600 "$LG_TMP"/*.json
-
-reqkeys() { curl -s "$MOCK_URL/__requests" | lg_json '" ".join(r["key"] for r in j)'; }
-fresh() { rm -rf "$XDG_RUNTIME_DIR/llmgate" "$XDG_STATE_HOME/llmgate"; curl -s -X POST "$MOCK_URL/__reset" >/dev/null; }
-# gated CONFIG K1 K2 CMD...: runs CMD under the preload with the accounts' keys K1 and K2 after a fresh
-# start; sets OUT (stdout), RC, and the host's stderr in $LG_TMP/err
-gated() {
-    local cfg=$1 k1=$2 k2=$3
-    shift 3
-    fresh
-    OUT=$(K1=$k1 K2=$k2 LLMGATE_CONFIG=$LG_TMP/$cfg.json LD_PRELOAD=$LG_LIB timeout 30 "$@" 2>"$LG_TMP/err")
-    RC=$?
-    [ "$RC" = 0 ] || diag "exit $RC: $(head -c 400 "$LG_TMP/err")"
-}
-# count REGEX: the lines of OUT matching REGEX
-count() { grep -c -E "$1" <<<"$OUT"; }
-# sse_text: the text of an OpenAI event stream on stdin (newlines written as \n), "|DONE" after it when it
-# ended with [DONE]
-sse_text() {
-    /usr/bin/python3 -c '
-import json, sys
-text, done = "", False
-for line in sys.stdin.read().replace("\\n", "\n").splitlines():
-    if line.startswith("data: [DONE]"):
-        done = True
-    elif line.startswith("data: "):
-        for c in json.loads(line[6:]).get("choices", []):
-            text += c.get("delta", {}).get("content") or ""
-print(text + ("|DONE" if done else ""))'
-}
-# the stream the mock sends without llmgate, as text
-WANT_SSE=$(curl -s -H 'Authorization: Bearer sk-sse' -d '{"model":"gpt-4o-mini","stream":true,"messages":[]}' "$MOCK_URL/v1/chat/completions" | sse_text)
-[[ $WANT_SSE == *"|DONE" ]] || diag "the mock's own stream: $WANT_SSE"
-GOOD='"mock_key":"sk-good"'
-QUOTA_LINE='^429 60 QUOTA_EXHAUSTED '
+source "$(dirname "$0")/host_setup.sh"
 
 # Node.js over plain http: gated through its sockets (its TLS is its own: https below passes by)
 NODE_CHECKS=19

@@ -28,6 +28,37 @@ for k1 in sk-dead sk-close; do
     check_match "wget ($k1 first): the live key's answer" '"mock_key":"sk-good"' "$out"
     check_eq "wget ($k1 first): $k1 then the live key, never the host's" "$k1 sk-good" "$(reqkeys)"
 done
+# a kept-alive connection idle on llmgate's own session (the provider closed the host's after its 429): the
+# host's socket is neither readable (poll, epoll) nor at its end (a non-blocking read wants to read), as the
+# session the host's reads go to says; it was, from the host's closed socket, and Ruby's Net::HTTP spun
+# reading it (test_ruby_host.sh)
+fresh
+out=$(K1=sk-close K2=sk-good LLMGATE_CONFIG=$LG_TMP/config.json LD_PRELOAD=$LG_LIB timeout 30 $PY -c '
+import http.client, json, select, ssl
+c = http.client.HTTPSConnection("api.openai.com", timeout=20)
+body, hdrs = json.dumps({"model": "gpt-4o-mini", "messages": []}), {"Authorization": "Bearer sk-host"}
+def ask():
+    c.request("POST", "/v1/chat/completions", body, hdrs)
+    r = c.getresponse()
+    return "%d %s" % (r.status, json.loads(r.read())["mock_key"])
+print(ask())
+s = c.sock
+print("readable" if select.select([s], [], [], 0)[0] else "idle")
+ep = select.epoll()
+ep.register(s.fileno(), select.EPOLLIN)
+print("epoll", "readable" if ep.poll(0) else "idle")
+s.setblocking(False)
+try:
+    print("read", s.recv(1))
+except ssl.SSLWantReadError:
+    print("wants to read")
+s.settimeout(20)
+print(ask(), "same socket" if c.sock is s else "another socket")' 2>"$LG_TMP/err")
+check_eq "idle on llmgate's own session after a 429 that closed the host's: not readable, not at its end, reused" \
+    "200 sk-good|idle|epoll idle|wants to read|200 sk-good same socket" "$(paste -sd'|' <<<"$out")"
+check_eq "idle on llmgate's own session: sk-close, then the live key twice" "sk-close sk-good sk-good" "$(reqkeys)"
+[ -n "$out" ] || diag "$(head -c 600 "$LG_TMP/err")"
+
 # wget pinned to the backup (socket_cases.sh's reroute.json): a new GnuTLS session of wget's credentials to
 # the backup's upstream, verified for its name
 fresh
