@@ -99,7 +99,11 @@ LIB_CFLAGS += $(LTO) -ffat-lto-objects
 PGO ?= 1
 ifeq ($(PGO),1)
 TRAIN      := $(B)/train
-TRAIN_FLAGS := -fprofile-generate # not -fprofile-update=atomic: with it, GCC 12's libgcov aborted writing the counts
+# No value profiles (their top-N lists): the trained processes write their counts from a destructor through
+# libc's I/O, which our own hooks (write, close) serve, instrumented too; a list they change while it is
+# being written made libgcov abort the process.
+PGO_VALUES  := -fno-profile-values
+TRAIN_FLAGS := -fprofile-generate $(PGO_VALUES)
 TRAIN_CORE := $(CORE_SRC:%.c=$(TRAIN)/%.o)
 TRAIN_HOOK := $(HOOK_SRC:%.c=$(TRAIN)/%.o)
 PROFILE    := $(TRAIN)/profile.stamp
@@ -116,7 +120,9 @@ $(PROFILE): $(TRAIN)/libllmgate.so $(TRAIN)/llmgate-mock $(B)/clients/bench_clie
 	bash tests/bench/train.sh $(TRAIN) $(B)/obj
 	@touch $@
 $(CORE_OBJ) $(HOOK_OBJ): $(PROFILE)
-PGO_USE := -fprofile-use -fprofile-partial-training -Wno-missing-profile -Wno-error
+# Read when the objects compile, after the training: without its counts (profile.ok missing) no -fprofile-use
+# at all, since that also turns on loop unrolling and peeling, which without counts lay the path out worse.
+PGO_USE = $(if $(wildcard $(TRAIN)/profile.ok),-fprofile-use $(PGO_VALUES) -fprofile-partial-training -Wno-missing-profile -Wno-error)
 endif
 $(CORE_OBJ) $(HOOK_OBJ): CFLAGS += $(LIB_CFLAGS) $(PGO_USE)
 

@@ -5,8 +5,8 @@
 # -fprofile-use reads them; the instrumented objects name that place). The mock's own counts go apart.
 # The mix: chat completions through libcurl in the OpenAI and Anthropic dialects with small and larger
 # bodies (most of it: what a host does most), streams, and Python's urllib on the socket path.
-# usage: tests/bench/train.sh DIR OBJ. A failed run leaves no counts: the library is then built without
-# profile feedback (a warning, not an error).
+# usage: tests/bench/train.sh DIR OBJ. Success leaves DIR/profile.ok; a failed run leaves no counts and no
+# profile.ok: the library is then built without profile feedback (a warning, not an error).
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 dir=$1 obj=$2
@@ -18,7 +18,7 @@ cleanup() {
     rm -rf "$tmp"
 }
 trap cleanup EXIT
-forget() { find "$obj/src" -name '*.gcda' -delete 2>/dev/null; }
+forget() { find "$obj/src" -name '*.gcda' -delete 2>/dev/null; rm -f "$dir/profile.ok"; }
 forget # counts add up across runs: each training starts from none
 export XDG_RUNTIME_DIR=$tmp/run XDG_STATE_HOME=$tmp/state XDG_CONFIG_HOME=$tmp/config HOME=$tmp
 mkdir -p "$XDG_RUNTIME_DIR" "$XDG_STATE_HOME" "$XDG_CONFIG_HOME"
@@ -55,3 +55,4 @@ if [ -x /usr/bin/python3 ]; then # the socket path: the provider host, its upstr
 fi
 $ok || { echo "train: a training run failed; the library is built without profile feedback" >&2
          forget; exit 0; }
+touch "$dir/profile.ok"
