@@ -117,7 +117,7 @@ $(TRAIN)/llmgate-mock: $(TRAIN_CORE) $(MOCK_OBJ)
 	$(CC) $(CFLAGS) $(LTO) $(TRAIN_FLAGS) -o $@ $(MOCK_OBJ) $(TRAIN_CORE) -lmicrohttpd -lz $(CORE_LIBS)
 $(PROFILE): $(TRAIN)/libllmgate.so $(TRAIN)/llmgate-mock $(B)/clients/bench_client $(B)/clients/stream_client \
             tests/bench/train.sh tests/bench/socket_client.py
-	bash tests/bench/train.sh $(TRAIN) $(B)/obj
+	bash tests/bench/train.sh $(TRAIN) $(B)/obj || echo "train: the training failed; the library is built without profile feedback" >&2
 	@touch $@
 $(CORE_OBJ) $(HOOK_OBJ): $(PROFILE)
 # Read when the objects compile, after the training: without its counts (profile.ok missing) no -fprofile-use
