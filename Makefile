@@ -10,9 +10,11 @@ CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE $(WARN) -Iinclude -Isrc $(PKG_CFLAGS) -fPIC -fvisibility=hidden
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-CORE_SRC  := $(wildcard src/util/*.c src/conf/*.c src/classify/*.c src/providers/*.c src/gate/*.c src/store/*.c \
-                       src/translate/*.c)
-HOOK_SRC  := $(wildcard src/hook/*.c)
+CORE_SRC  := $(wildcard src/util/*.c src/conf/*.c src/classify/*.c src/providers/*.c src/limiter/*.c src/gate/*.c \
+                       src/store/*.c src/translate/*.c)
+# The library's own: the front ends' shared part (src/front: HTTP/1.1 framing, a connection's exchange
+# driver, answers) and the interposed hooks, in wings (src/hook/base, curl, multi, sock, tls).
+HOOK_SRC  := $(wildcard src/front/*.c src/hook/*/*.c)
 CLI_SRC   := $(wildcard src/cli/*.c)
 MOCK_SRC  := $(wildcard src/mock/*.c)
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
@@ -110,8 +112,8 @@ PROFILE    := $(TRAIN)/profile.stamp
 $(TRAIN)/%.o: %.c $(wildcard include/llmgate/*.h) | $(B)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LIB_CFLAGS) $(TRAIN_FLAGS) -dumpdir $(B)/obj/$(dir $<) -MMD -MP -c $< -o $@
-$(TRAIN)/libllmgate.so: $(TRAIN_CORE) $(TRAIN_HOOK) src/hook/exports.map
-	$(CC) $(CFLAGS) $(LTO) $(TRAIN_FLAGS) -shared -Wl,--version-script=src/hook/exports.map -Wl,-z,now -o $@ \
+$(TRAIN)/libllmgate.so: $(TRAIN_CORE) $(TRAIN_HOOK) src/hook/base/exports.map
+	$(CC) $(CFLAGS) $(LTO) $(TRAIN_FLAGS) -shared -Wl,--version-script=src/hook/base/exports.map -Wl,-z,now -o $@ \
 		$(TRAIN_CORE) $(TRAIN_HOOK) $(HOOK_LIBS) $(CORE_LIBS)
 $(TRAIN)/llmgate-mock: $(TRAIN_CORE) $(MOCK_OBJ)
 	$(CC) $(CFLAGS) $(LTO) $(TRAIN_FLAGS) -o $@ $(MOCK_OBJ) $(TRAIN_CORE) -lmicrohttpd -lz $(CORE_LIBS)
@@ -141,8 +143,8 @@ REDIS_SCRIPT_OBJ := $(foreach d,obj san fuzzobj train,$(B)/$(d)/src/store/redis_
 $(REDIS_SCRIPT_OBJ): $(B)/gen/redis_script.inc
 $(REDIS_SCRIPT_OBJ): CFLAGS += -I$(B)/gen
 
-$(LIB): $(CORE_OBJ) $(HOOK_OBJ) src/hook/exports.map
-	$(CC) $(CFLAGS) $(LIB_CFLAGS) $(PGO_USE) -shared -Wl,--version-script=src/hook/exports.map -Wl,-z,now -Wl,--no-undefined -o $@ $(CORE_OBJ) $(HOOK_OBJ) $(HOOK_LIBS) $(CORE_LIBS)
+$(LIB): $(CORE_OBJ) $(HOOK_OBJ) src/hook/base/exports.map
+	$(CC) $(CFLAGS) $(LIB_CFLAGS) $(PGO_USE) -shared -Wl,--version-script=src/hook/base/exports.map -Wl,-z,now -Wl,--no-undefined -o $@ $(CORE_OBJ) $(HOOK_OBJ) $(HOOK_LIBS) $(CORE_LIBS)
 
 $(CLI): $(CORE_OBJ) $(CLI_OBJ)
 	$(CC) -o $@ $(CLI_OBJ) $(CORE_OBJ) $(CORE_LIBS)
@@ -155,22 +157,22 @@ $(B)/tests/%: tests/unit/%.c $(SAN_CORE_OBJ)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $< $(EXTRA_OBJ) $(SAN_CORE_OBJ) -lcmocka $(CORE_LIBS)
 
 # Unit tests of transport-neutral hook modules link those modules too.
-$(B)/tests/test_h1_request: $(B)/san/src/hook/h1_request.o $(B)/san/src/hook/auth_key.o
-$(B)/tests/test_h1_request: EXTRA_OBJ = $(B)/san/src/hook/h1_request.o $(B)/san/src/hook/auth_key.o -lhttp_parser
-$(B)/tests/test_h1_target: $(B)/san/src/hook/h1_target.o
-$(B)/tests/test_h1_target: EXTRA_OBJ = $(B)/san/src/hook/h1_target.o
-$(B)/tests/test_capture: $(B)/san/src/hook/curl_capture.o
-$(B)/tests/test_capture: EXTRA_OBJ = $(B)/san/src/hook/curl_capture.o
-$(B)/tests/test_auth_key: $(B)/san/src/hook/auth_key.o
-$(B)/tests/test_auth_key: EXTRA_OBJ = $(B)/san/src/hook/auth_key.o
-$(B)/tests/test_curl_body: $(B)/san/src/hook/curl_body.o
-$(B)/tests/test_curl_body: EXTRA_OBJ = $(B)/san/src/hook/curl_body.o
-$(B)/tests/test_fd_watch: $(B)/san/src/hook/fd_watch.o
-$(B)/tests/test_fd_watch: EXTRA_OBJ = $(B)/san/src/hook/fd_watch.o
+$(B)/tests/test_h1_request: $(B)/san/src/front/h1_request.o $(B)/san/src/front/auth_key.o
+$(B)/tests/test_h1_request: EXTRA_OBJ = $(B)/san/src/front/h1_request.o $(B)/san/src/front/auth_key.o -lhttp_parser
+$(B)/tests/test_h1_target: $(B)/san/src/front/h1_target.o
+$(B)/tests/test_h1_target: EXTRA_OBJ = $(B)/san/src/front/h1_target.o
+$(B)/tests/test_capture: $(B)/san/src/front/capture.o
+$(B)/tests/test_capture: EXTRA_OBJ = $(B)/san/src/front/capture.o
+$(B)/tests/test_auth_key: $(B)/san/src/front/auth_key.o
+$(B)/tests/test_auth_key: EXTRA_OBJ = $(B)/san/src/front/auth_key.o
+$(B)/tests/test_curl_body: $(B)/san/src/hook/curl/body.o
+$(B)/tests/test_curl_body: EXTRA_OBJ = $(B)/san/src/hook/curl/body.o
+$(B)/tests/test_fd_watch: $(B)/san/src/hook/sock/fd_watch.o
+$(B)/tests/test_fd_watch: EXTRA_OBJ = $(B)/san/src/hook/sock/fd_watch.o
 
 # test_json_scan_portable: the JSON skimmers built with their portable block classifier (LG_JSON_PORTABLE)
 # instead of SSE2, linked in place of the usual objects, through the same differential test.
-PORTABLE_SRC := src/classify/json.c src/classify/lazy.c src/gate/estimate.c src/gate/body_model.c
+PORTABLE_SRC := src/classify/json.c src/classify/lazy.c src/limiter/estimate.c src/gate/body_model.c
 PORTABLE_OBJ := $(PORTABLE_SRC:%.c=$(B)/portable/%.o)
 $(B)/portable/%.o: %.c $(wildcard include/llmgate/*.h) | $(B)
 	@mkdir -p $(dir $@)
@@ -197,9 +199,9 @@ clients: $(CLIENT_BIN)
 # the ASan runtime first: LD_PRELOAD="$$(cc -print-file-name=libasan.so) build/asan/libllmgate.so").
 ASAN_LIB := $(B)/asan/libllmgate.so
 SAN_HOOK_OBJ := $(HOOK_SRC:%.c=$(B)/san/%.o)
-$(ASAN_LIB): $(SAN_CORE_OBJ) $(SAN_HOOK_OBJ) src/hook/exports.map
+$(ASAN_LIB): $(SAN_CORE_OBJ) $(SAN_HOOK_OBJ) src/hook/base/exports.map
 	@mkdir -p $(dir $@)
-	$(CC) $(SANFLAGS) -shared -Wl,--version-script=src/hook/exports.map -Wl,-z,now -o $@ $(SAN_CORE_OBJ) $(SAN_HOOK_OBJ) $(HOOK_LIBS) $(CORE_LIBS)
+	$(CC) $(SANFLAGS) -shared -Wl,--version-script=src/hook/base/exports.map -Wl,-z,now -o $@ $(SAN_CORE_OBJ) $(SAN_HOOK_OBJ) $(HOOK_LIBS) $(CORE_LIBS)
 asan: $(ASAN_LIB)
 
 # libFuzzer harnesses (tests/fuzz/fuzz_*.c, clang): `make fuzz` runs each for FUZZ_SECONDS on a seed corpus
@@ -214,9 +216,9 @@ $(B)/fuzzobj/%.o: %.c $(wildcard include/llmgate/*.h) | $(B)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CFLAGS) $(FUZZ_FLAGS) -MMD -MP -c $< -o $@
 # the socket path's HTTP/1.1 framing is hook code: its harnesses link those objects too
-$(B)/fuzz/fuzz_h1_request: FUZZ_EXTRA = $(B)/fuzzobj/src/hook/h1_request.o $(B)/fuzzobj/src/hook/auth_key.o $(HOOK_LIBS)
-$(B)/fuzz/fuzz_h1_request: $(B)/fuzzobj/src/hook/h1_request.o $(B)/fuzzobj/src/hook/auth_key.o
-H1_RESPONSE_FUZZ_OBJ := $(patsubst %,$(B)/fuzzobj/src/hook/%.o,h1_response relay curl_capture)
+$(B)/fuzz/fuzz_h1_request: FUZZ_EXTRA = $(B)/fuzzobj/src/front/h1_request.o $(B)/fuzzobj/src/front/auth_key.o $(HOOK_LIBS)
+$(B)/fuzz/fuzz_h1_request: $(B)/fuzzobj/src/front/h1_request.o $(B)/fuzzobj/src/front/auth_key.o
+H1_RESPONSE_FUZZ_OBJ := $(patsubst %,$(B)/fuzzobj/src/front/%.o,h1_response stream_relay capture)
 $(B)/fuzz/fuzz_h1_response: FUZZ_EXTRA = $(H1_RESPONSE_FUZZ_OBJ) $(HOOK_LIBS)
 $(B)/fuzz/fuzz_h1_response: $(H1_RESPONSE_FUZZ_OBJ)
 $(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/response.h $(FUZZ_CORE_OBJ)

@@ -17,43 +17,43 @@ TREE=$SCRATCH/tree
 # The mutations: NAME|FILE|TESTS (space-separated run.sh patterns), then the text to find and its
 # replacement, each on its own line ("{NL}" stands for a newline).
 MUTATIONS=$(cat <<'EOF'
-stale-resend|src/hook/curl_shape.c|test_curl_cli
+stale-resend|src/hook/curl/shape.c|test_curl_cli
     if (LG_UNLIKELY(x->sends++ > 0 && !x->cap.any_line)) {
     if (LG_UNLIKELY(x->sends++ > 99 && !x->cap.any_line)) {
-read-body-not-held|src/hook/curl_xfer.c|test_guzzle
+read-body-not-held|src/hook/curl/xfer.c|test_guzzle
     if (LG_UNLIKELY(lg_curl_body_is_read(r)) && lg_curl_body_hold(&x->body, r, rt->cfg->max_held_body)) {
     if (0 && lg_curl_body_hold(&x->body, r, rt->cfg->max_held_body)) {
-held-reader-left|src/hook/curl_shape.c|test_curl_options
+held-reader-left|src/hook/curl/shape.c|test_curl_options
         lg_shape_put_host_reader(real, h, r);
         (void)0;
-sticky|src/store/slots.c|test_curl_cli
+sticky|src/limiter/slots.c|test_curl_cli
     size_t pref = preferred < n ? preferred : cur < n ? cur : 0;
     size_t pref = preferred < n ? preferred : cur < n ? 0 : 0;
-limiter-off|src/gate/window.c|test_limiter test_plain_host test_window
+limiter-off|src/limiter/window.c|test_limiter test_plain_host test_window
 if (l->limit[0] <= 0 && l->limit[1] <= 0)
 if (l->limit[0] <= 0 || l->limit[1] >= 0)
-no-rotation|src/gate/policy.c|test_curl_cli test_policy
+no-rotation|src/limiter/policy.c|test_curl_cli test_policy
     a.account = i;
     a.account = current;
-no-doubling|src/gate/policy.c|test_curl_cli test_policy
+no-doubling|src/limiter/policy.c|test_curl_cli test_policy
         d *= 2;
         d *= 1;
-quota-waits|src/gate/policy.c|test_curl_cli
+quota-waits|src/limiter/policy.c|test_curl_cli
 return n > 1 ? switch_account(s, n, current, mask, 0, now_ms) : wait_cooldown(s, current, now_ms);
 return n > 1 ? switch_account(s, n, current, mask, r->switch_delay_ms, now_ms) : wait_cooldown(s, current, now_ms);
-retry-after-ms-giveup|src/hook/resp_lines.c|test_curl_cli
+retry-after-ms-giveup|src/front/resp_lines.c|test_curl_cli
 !lg_lines_add(out, "Retry-After: %ld\r\n", lg_retry_after_s(res->retry_after_ms))) ||
 !lg_lines_add(out, "Retry-After: %ld\r\n", (long)res->retry_after_ms)) ||
-retry-after-ms-refusal|src/hook/resp_lines.c|test_limiter test_plain_host
+retry-after-ms-refusal|src/front/resp_lines.c|test_limiter test_plain_host
             lg_lines_add(out, "Retry-After: %ld\r\n", lg_retry_after_s(res->retry_after_ms))) &&
             lg_lines_add(out, "Retry-After: %ld\r\n", (long)res->retry_after_ms)) &&
 refusal-body|src/gate/synth.c|test_curl_cli
 quota ? "insufficient_quota" : "rate_limit_exceeded");
 quota ? "insufficient_quota" : "rate_limited");
-key-slice-logged|src/hook/curl_auth.c|test_curl_cli
+key-slice-logged|src/hook/curl/auth.c|test_curl_cli
     struct curl_slist *head = NULL, *tail = NULL;{NL}    bool carried = key_elsewhere || !key;
     struct curl_slist *head = NULL, *tail = NULL;{NL}    bool carried = key_elsewhere || !key;{NL}    lg_log(LG_LOG_WARN, "[Auth] %.10s", key && strlen(key) > 3 ? key + 3 : "-");
-key-slice-logged|src/hook/curl_auth.c|
+key-slice-logged|src/hook/curl/auth.c|
 #include "llmgate/url.h"
 #include "llmgate/url.h"{NL}#include "llmgate/log.h"
 log-file-mode|src/util/log.c|test_curl_cli
@@ -62,16 +62,16 @@ O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 literal-key-shown|src/conf/keys.c|test_check_config
 asprintf(&ref, "literal:%s", acct->digest)
 asprintf(&ref, "literal:%.10s", key + 3)
-lockstep|src/gate/policy.c|test_probe test_storm
+lockstep|src/limiter/policy.c|test_probe test_storm
     st->probe_until_ms = now_ms + LG_PROBE_LEASE_MS;
     return false;
-no-budget|src/gate/budget.c|test_resilience
+no-budget|src/limiter/budget.c|test_resilience
     if (retries + 1 > (allowed > floor ? allowed : floor))
     if (0 && retries + 1 > (allowed > floor ? allowed : floor))
-breaker-never-opens|src/gate/breaker.c|test_resilience
+breaker-never-opens|src/limiter/breaker.c|test_resilience
     if (by_ratio || by_run)
     if (0 && (by_ratio || by_run))
-fold-breaker-ignored|src/store/slots.c|test_store_fold
+fold-breaker-ignored|src/limiter/slots.c|test_store_fold
         if (out.breaker == LG_BREAKER_REJECT)
         if (0 && out.breaker == LG_BREAKER_REJECT)
 fold-budget-unspent|src/gate/accounts.c|test_admission
@@ -80,7 +80,7 @@ fold-budget-unspent|src/gate/accounts.c|test_admission
 no-fallback|src/gate/exchange.c|test_resilience
     size_t next = x->chain_i + 1;
     size_t next = x->n_chain;
-pools-ignored|src/gate/policy.c|test_resilience
+pools-ignored|src/limiter/policy.c|test_resilience
     if (!pool && pool_fallback) {
     if (0) {
 memo-any-mapping|src/store/shm.c|test_store
@@ -92,37 +92,37 @@ model-hash-stale|src/gate/accounts.c|test_engine_memo
 model-hash-memo-unchecked|src/gate/accounts.c|test_engine_memo
     if (l->hash && !strcmp(l->model, model))
     if (l->hash)
-one-account-shortcut-wide|src/store/slots.c|test_engine_memo
+one-account-shortcut-wide|src/limiter/slots.c|test_engine_memo
     bool all = n == 1 || !sc->accounts;
     bool all = n <= 2 || !sc->accounts;
 hint-unchecked|src/store/shm.c|test_store
         if (!e->used || !holds(e->digest, refs[i].digest) || !holds(e->name, refs[i].name) ||
         if (!e->used || (0 && !holds(e->digest, refs[i].digest)) || (0 && !holds(e->name, refs[i].name)) ||
-redirect-leaks-key|src/hook/curl_xfer.c|test_redirect
+redirect-leaks-key|src/hook/curl/xfer.c|test_redirect
     bool ours = same_origin(from, to) ||
     bool ours = 1 || same_origin(from, to) ||
-kept-shape-leaks|src/hook/curl_shape.c|test_handle_reuse
+kept-shape-leaks|src/hook/curl/shape.c|test_handle_reuse
     if (r->kept && r->kept->installed){NL}        lg_shape_restore_host(r->kept);
     if (0 && r->kept && r->kept->installed){NL}        lg_shape_restore_host(r->kept);
-kept-shape-stale|src/hook/curl_xfer.c|test_handle_reuse
+kept-shape-stale|src/hook/curl/xfer.c|test_handle_reuse
     bool fresh = !x->installed || x->gen != r->gen || x->headers_print != print || !x->base_url;
     bool fresh = !x->installed || !x->base_url;
-kept-key-spot|src/hook/curl_auth.c|test_handle_reuse
+kept-key-spot|src/hook/curl/auth.c|test_handle_reuse
     if (l && l->data && !strncmp(l->data, spot->prefix, spot->off)) {
     if (l && l->data) {
-capture-status-plain|src/hook/curl_capture.c|test_capture
+capture-status-plain|src/front/capture.c|test_capture
 (unsigned)(d[2] - '0') < 10 && (unsigned)(d[3] - '0') >= 10;
 (unsigned)(d[2] - '0') < 10;
-capture-stream-gate|src/hook/curl_capture.c|test_capture
+capture-stream-gate|src/front/capture.c|test_capture
 c->event_stream = end - v >= 17 && lg_is_event_stream(h->value);
 c->event_stream = end - v > 17 && lg_is_event_stream(h->value);
-capture-content-type-case|src/hook/curl_capture.c|test_capture
+capture-content-type-case|src/front/capture.c|test_capture
     const char *head = "       \0", *tail = "   \0    ";
     const char *head = "\0\0\0\0\0\0\0\0", *tail = "   \0    ";
-capture-lines-skipped|src/hook/curl_xfer.c|test_handle_reuse test_curl_cli
+capture-lines-skipped|src/hook/curl/xfer.c|test_handle_reuse test_curl_cli
     x->cap.skip_lines = !lg_curl_takes_headers(r);
     x->cap.skip_lines = true;
-auth-name-words|src/hook/auth_key.c|test_auth_key
+auth-name-words|src/front/auth_key.c|test_auth_key
 (lg_load8(s + 5) | lower) == lg_load8("rization");
 (lg_load8(s + 4) | lower) == lg_load8("orizatio");
 memo-generation-unchecked|src/gate/accounts.c|test_engine_memo
@@ -134,7 +134,7 @@ memo-digests-unchecked|src/gate/accounts.c|test_engine_memo
 memo-epoch-unchecked|src/store/shm.c|test_store
     if (h->map != m || h->n != n || h->epoch != closed_stores())
     if (h->map != m || h->n != n)
-ratelimit-last-wins|src/gate/learn.c|test_learn
+ratelimit-last-wins|src/limiter/learn.c|test_learn
             if (!*slot)
             if (1)
 ratelimit-exact-any-separator|src/classify/rl_header.c|test_learn test_rl_header
@@ -146,7 +146,7 @@ ratelimit-io-swapped|src/classify/rl_header.c|test_rl_header
 pin-separator-lost|src/gate/exchange_plan.c|test_resilience
     x->sep_known = true;
     x->sep_known = true, x->sep = NULL;
-slots-all-usable-wide|src/store/slots.c|test_engine_memo
+slots-all-usable-wide|src/limiter/slots.c|test_engine_memo
     while (!all && !usable[pref])
     while (0 && !usable[pref])
 EOF

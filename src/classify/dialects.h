@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "classify/json_scan.h"
+#include "util/json_scan.h"
 #include "classify/rl_header.h"
 #include "llmgate/classify.h"
 
@@ -140,7 +140,7 @@ bool lg_prose_wait(const char *text, size_t len, int64_t *ms);
 bool lg_prose_reset_wait(const char *text, size_t len, int64_t *ms);
 bool lg_prose_time(const char *text, size_t len, int64_t *at_ms);
 
-/* JSON helpers (src/classify/json.c; the skimming ones are in classify/json_scan.h). */
+/* JSON helpers (src/classify/json.c; the skimming ones are in util/json_scan.h). */
 cJSON *lg_json_parse(const char *s, size_t len); /* NULL on malformed or oversized input */
 const char *lg_json_str(const cJSON *o, const char *key); /* non-empty string member or NULL */
 bool lg_json_int(const cJSON *o, const char *key, int64_t *v); /* integral number (or numeric string) */

@@ -1,5 +1,5 @@
 /* One reading of a provider's rate-limit header (src/classify/rl_header.c), shared by the limiter's learning
- * (src/gate/learn.c) and the classifier's families (ratelimit_headers.c): the name recognised once into its
+ * (src/limiter/learn.c) and the classifier's families (ratelimit_headers.c): the name recognised once into its
  * family key, dimension, window and kind, and one value reader per kind. Standalone (no lg_dim or lg_window
  * type here: limiter.h has its own of those names). */
 #ifndef LLMGATE_CLASSIFY_RL_HEADER_H

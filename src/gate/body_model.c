@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "classify/json_scan.h"
+#include "util/json_scan.h"
 #include "gate/body_model.h"
 
 static inline size_t skip_ws(const char *s, size_t n, size_t i)

@@ -1,9 +1,9 @@
 -- llmgate's Redis store: every operation on one provider's accounts as one atomic step, with the time
--- from Redis. The window is src/gate/window.c's: LG_WINDOW_BUCKETS sub-buckets per span (window +
+-- from Redis. The window is src/limiter/window.c's: LG_WINDOW_BUCKETS sub-buckets per span (window +
 -- margin), every run of B+1 consecutive buckets kept within the limits, reservations placed in the bucket
 -- of their time (FIFO: a later admission only finds room after those already placed).
 -- KEYS[1]: the provider hash (field cur); KEYS[2..n+1]: the account hashes. Account fields: cu rs fl le pr
--- (policy state; pr: the probe lease, src/gate/policy.c's probe_until_ms), sp wm l0 l1 ll0 ll1 cl0 cl1 cx0 cx1 (window, limits, provider caps), q<epoch> k<epoch>
+-- (policy state; pr: the probe lease, src/limiter/policy.c's probe_until_ms), sp wm l0 l1 ll0 ll1 cl0 cl1 cx0 cx1 (window, limits, provider caps), q<epoch> k<epoch>
 -- (requests and tokens of a bucket), n_* (counters).
 -- ARGV[1]: op; ARGV[2]: ttl ms; the rest per op. Returns {now_ms, ..., then cu rs fl le pr per account}.
 local B, RING = 64, 512

@@ -1,4 +1,4 @@
-/* libFuzzer harness: the socket path's HTTP/1.1 request framing (src/hook/h1_request.c) on any bytes, fed
+/* libFuzzer harness: the socket path's HTTP/1.1 request framing (src/front/h1_request.c) on any bytes, fed
  * whole and in pieces split where the first byte says. Invariants: the same state and the same request
  * however it is split; a complete request renders with a key, and its rendering parses again to a
  * complete request carrying that key and the same body. */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hook/h1_request.h"
+#include "front/h1_request.h"
 
 #define MAX_RAW (1 << 20)
 

@@ -1,5 +1,5 @@
-/* libFuzzer harness: the socket path's reading of a provider's HTTP/1.1 response (src/hook/h1_response.c
- * with libhttp-parser) into the capture and the relay (src/hook/relay.c: a 2xx event stream held, then
+/* libFuzzer harness: the socket path's reading of a provider's HTTP/1.1 response (src/front/h1_response.c
+ * with libhttp-parser) into the capture and the relay (src/front/stream_relay.c: a 2xx event stream held, then
  * committed through cut points; anything else buffered), on any bytes a server may send. Byte 0: the
  * size of each read (1-17 bytes; the same response is also read whole); byte 1: bit 0 a HEAD request,
  * bits 1-3 the dialect, bits 4-5 the stream boundary, bit 6 a small pass-over limit. Invariants: no
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hook/h1_response.h"
+#include "front/h1_response.h"
 
 #define MAX_OUT (1 << 18) /* more than a 64 KiB input can relay */
 

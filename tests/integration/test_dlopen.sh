@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The dlopen hook (src/hook/dlopen.c): RTLD_DEEPBIND is dropped only for an object that needs libcurl, so
+# The dlopen hook (src/hook/base/dlopen.c): RTLD_DEEPBIND is dropped only for an object that needs libcurl, so
 # its libcurl calls are gated; a deep-bound plugin without libcurl keeps binding to its own dependencies
 # first; and a host library's bare-name dlopen still searches that library's DT_RPATH (glibc still sees it
 # as the caller).

@@ -1,4 +1,4 @@
-/* The API key headers of a request (src/hook/auth_key.c): lg_auth_value, which recognises the
+/* The API key headers of a request (src/front/auth_key.c): lg_auth_value, which recognises the
  * Authorization name and the Bearer scheme by word compares, against the reading it replaced
  * (strncasecmp), on listed and generated lines; and the key's extent. */
 #include <setjmp.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "hook/auth_key.h"
+#include "front/auth_key.h"
 
 /* lg_auth_value as it was read before: the reference. */
 static const char *ref_auth_value(const char *line)

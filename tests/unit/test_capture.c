@@ -1,4 +1,4 @@
-/* The capture of an attempt's response (src/hook/curl_capture.c): header lines kept as they came, each
+/* The capture of an attempt's response (src/front/capture.c): header lines kept as they came, each
  * split into a trimmed name and value as it arrives, a second status line starting a new block, the
  * event-stream content type noted, lines replaced, and buffers kept between responses unless large. */
 #include <setjmp.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "hook/curl_capture.h"
+#include "front/capture.h"
 
 /* Hands each line to the header callback as libcurl does (not NUL-terminated: a copy without the NUL). */
 static void headers(lg_capture *c, const char *const *lines)

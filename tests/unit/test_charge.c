@@ -1,4 +1,4 @@
-/* Unit tests of the charge model per dialect (src/gate/charge.c): the tokens reserved at admission, what
+/* Unit tests of the charge model per dialect (src/limiter/charge.c): the tokens reserved at admission, what
  * the provider counted once it answered (OpenAI keeps a named max_tokens and refused requests, Anthropic
  * and the others count the usage, Gemini the input only), the learned charge only raising it, and the
  * bounded calibration of the prompt estimate per model. */

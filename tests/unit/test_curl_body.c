@@ -1,4 +1,4 @@
-/* A request body read ahead from the host's read callback (src/hook/curl_body.c): held whole when its size is
+/* A request body read ahead from the host's read callback (src/hook/curl/body.c): held whole when its size is
  * known and fits, sent again from the start as often as asked (or the engine's rewrite in its place), and,
  * when the host's callback pauses, ends early or aborts, what it gave first followed by what libcurl would
  * have got from it; nothing held for a body of unknown or too large a size, or one a seek callback rewinds. */
@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hook/curl_body.h"
+#include "hook/curl/body.h"
 
 /* A host's body source: text, given at most `step` bytes a call; after `stop_at` bytes it answers `stop`
  * (once, when pause: then it goes on). */

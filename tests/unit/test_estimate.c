@@ -1,4 +1,4 @@
-/* Unit tests of the token estimate at admission (src/gate/estimate.c): one scan of the body counting the
+/* Unit tests of the token estimate at admission (src/limiter/estimate.c): one scan of the body counting the
  * text the provider tokenizes (not the JSON envelope), the output limit per dialect times the number of
  * choices, the default when absent, the model, and any input. */
 #include <setjmp.h>

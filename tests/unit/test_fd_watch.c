@@ -1,4 +1,4 @@
-/* The host's epoll registrations as the readiness hooks keep, hide, arm and put back (src/hook/fd_watch.c),
+/* The host's epoll registrations as the readiness hooks keep, hide, arm and put back (src/hook/sock/fd_watch.c),
  * against the kernel's epoll: a waiting descriptor is held without EPOLLIN and put back as the host made
  * it; the descriptor an attempt in flight reads is armed after the hide, the host's own one included (a
  * plain connection: the hide must not overwrite the arm, or the wait sleeps through the provider's answer);
@@ -21,11 +21,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "hook/fd_watch.h"
-#include "hook/runtime.h"
-#include "hook/sock_real.h"
+#include "hook/sock/fd_watch.h"
+#include "hook/base/runtime.h"
+#include "hook/base/libc_real.h"
 
-#define TAG 0x4c47415445000000ull /* a data value of ours, as epoll_hooks.c arms with */
+#define TAG 0x4c47415445000000ull /* a data value of ours, as epoll.c arms with */
 
 static pthread_mutex_t gate = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t moved = PTHREAD_COND_INITIALIZER;

@@ -1,4 +1,4 @@
-/* HTTP/1.1 requests as hosts write them (src/hook/h1_request.c): parsed in any split, rendered again with
+/* HTTP/1.1 requests as hosts write them (src/front/h1_request.c): parsed in any split, rendered again with
  * another key in whatever place the request carried it, re-framed with a Content-Length, and refused
  * (INVALID) when llmgate cannot follow them. */
 #include <setjmp.h>
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hook/h1_request.h"
+#include "front/h1_request.h"
 
 #define MAX (1 << 20)
 

@@ -1,4 +1,4 @@
-/* Where the socket/TLS front end sends an attempt for another provider (src/hook/h1_target.c): the
+/* Where the socket/TLS front end sends an attempt for another provider (src/front/h1_target.c): the
  * provider's upstream (scheme, host, port, path prefix) or its first host over https:443, the Host header
  * it gets, and the request-target with the upstream's path prefix. */
 #include <setjmp.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "hook/h1_target.h"
+#include "front/h1_target.h"
 
 static void check_target(const char *upstream, const char *host0, const char *host, const char *port, bool tls,
                          const char *authority, bool ip)

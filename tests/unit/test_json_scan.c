@@ -1,4 +1,4 @@
-/* Differential test of the JSON skimmers (classify/json_scan.h, the lazy success reader, the token
+/* Differential test of the JSON skimmers (util/json_scan.h, the lazy success reader, the token
  * estimate, the model reader, the array splitter): every body of the fixture corpus (tests/fixtures/ at any depth:
  * response bodies, stream events, translated requests and responses, the fixture files themselves) and
  * many variants of each (every truncation, inserted backslashes and quotes, substituted structural bytes
@@ -36,7 +36,7 @@
 #define lg_window lg_cls_window
 #include "classify/dialects.h"
 #undef lg_window
-#include "classify/json_scan.h"
+#include "util/json_scan.h"
 #include "gate/body_model.h"
 #include "llmgate/limiter.h"
 

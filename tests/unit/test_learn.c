@@ -1,4 +1,4 @@
-/* Unit tests of the provider rate-limit headers (src/gate/learn.c): OpenAI's x-ratelimit-* with Go-duration
+/* Unit tests of the provider rate-limit headers (src/limiter/learn.c): OpenAI's x-ratelimit-* with Go-duration
  * resets, Anthropic's anthropic-ratelimit-* with RFC 3339 resets, partial and malformed values. */
 #include <setjmp.h>
 #include <stdarg.h>

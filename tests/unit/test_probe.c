@@ -1,4 +1,4 @@
-/* Unit tests of what requests do when a shared cooldown ends (src/gate/policy.c lg_policy_ready_at and
+/* Unit tests of what requests do when a shared cooldown ends (src/limiter/policy.c lg_policy_ready_at and
  * lg_policy_claim_probe, through the engine and a real shared store, with a fake clock): wake-ups are
  * spread, and the first request probes the key alone while the others wait for its outcome. */
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* Unit tests of the retry budget and the circuit breaker (src/gate/budget.c, breaker.c), with a fake clock
+/* Unit tests of the retry budget and the circuit breaker (src/limiter/budget.c, breaker.c), with a fake clock
  * (plain integers), at every boundary. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* Unit tests of the sliding-window math (src/gate/window.c) with a fake clock: never an over-admission in
+/* Unit tests of the sliding-window math (src/limiter/window.c) with a fake clock: never an over-admission in
  * any window (checked by brute force over every window), at most one sub-bucket of delay against the exact
  * sliding window, reservations in arrival order, release and reconciliation, provider caps, the horizon. */
 #include <setjmp.h>

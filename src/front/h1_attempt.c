@@ -1,0 +1,181 @@
+/* One attempt on the provider side of an HTTP/1.1 connection (see h1_conn_internal.h): where it goes (the
+ * host's own connection, or llmgate's own to another provider's target), the request sent as the engine's
+ * step says, and its response read (and, once committed, relayed) as far as the connection allows. */
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hook/sock/fd_wait.h"
+#include "front/h1_conn_internal.h"
+#include "hook/sock/plain_conn.h"
+#include "front/h1_target.h"
+#include "hook/base/runtime.h"
+#include "hook/base/libc_real.h"
+#include "llmgate/clock.h"
+#include "llmgate/log.h"
+
+/* The next piece of the response: as lg_h1_resp_step, waiting on LG_H1R_AGAIN unless driven (then
+ * LG_H1R_AGAIN is returned). */
+static lg_h1r_step resp_step(lg_h1_conn *c, bool drive_async)
+{
+    for (;;) {
+        lg_h1r_step s = lg_h1_resp_step(&c->resp, c->wio, c->wctx);
+        if (s == LG_H1R_INTR)
+            return s;
+        short ev = 0;
+        int fd = s == LG_H1R_AGAIN && !drive_async && c->wio->wait ? c->wio->wait(c->wctx, &ev) : -1;
+        if (s != LG_H1R_AGAIN || drive_async)
+            return s;
+        if (fd < 0 || !lg_fd_wait(fd, ev & POLLOUT))
+            return LG_H1R_FAILED;
+    }
+}
+
+lg_h1_attempt_rc lg_h1_attempt_read(lg_h1_conn *c, bool drive_async)
+{
+    for (;;) {
+        lg_h1r_step s = resp_step(c, drive_async);
+        if (s == LG_H1R_AGAIN || s == LG_H1R_INTR) /* driven, or a signal the host takes: parked */
+            return LG_H1A_PENDING;
+        if (s == LG_H1R_DONE) {
+            c->dead = !c->resp.keep_alive;
+            c->served = true;
+            return lg_relay_committed(&c->relay) ? LG_H1A_ENDED : LG_H1A_RESPONSE;
+        }
+        if (s == LG_H1R_STOPPED) {
+            c->dead = true; /* the rest of that response is still on the wire */
+            return c->relay.host_refused ? LG_H1A_FATAL : LG_H1A_RESPONSE;
+        }
+        if (s != LG_H1R_MORE) {
+            c->dead = true;
+            return lg_relay_committed(&c->relay) ? LG_H1A_COMMITTED
+                   : c->served && !c->resp.got_any ? LG_H1A_STALE
+                                                   : LG_H1A_RETRYABLE;
+        }
+        if (lg_relay_committed(&c->relay))
+            return LG_H1A_COMMITTED;
+    }
+}
+
+void lg_h1_leave_target(lg_h1_conn *c)
+{
+    if (c->plain_fd >= 0)
+        lg_sock_real_get()->close(c->plain_fd);
+    c->plain_fd = -1;
+    c->wio = c->io;
+    c->wctx = c->ioctx;
+    c->dead = c->own_dead;
+    c->served = c->own_served;
+    c->at = NULL;
+}
+
+/* Points the provider side at p (NULL: the host's own provider), over a new connection when it goes
+ * elsewhere or is closed. LG_H1A_RESPONSE when it is ready, else how the attempt fails. */
+static lg_h1_attempt_rc aim(lg_h1_conn *c, const lg_provider *p)
+{
+    if (c->at && (p != c->at || c->dead))
+        lg_h1_leave_target(c);
+    if (p == c->at) {
+        if (c->dead && !c->io->reopen(c->ioctx, NULL))
+            return LG_H1A_RETRYABLE;
+        if (c->dead)
+            c->served = false;
+        c->dead = false;
+        return LG_H1A_RESPONSE;
+    }
+    lg_h1_target t;
+    if (!lg_h1_target_of(p, &t))
+        return LG_H1A_FATAL;
+    bool own_dead = c->dead, own_served = c->served;
+    if (t.tls && !c->io->tls) {
+        lg_log(LG_LOG_DEBUG, "[%s] %s: an https target cannot be reached from a plain connection", c->prov->name,
+               p->name);
+        return LG_H1A_FATAL;
+    }
+    if (t.tls && !c->io->reopen(c->ioctx, &t)) {
+        c->dead = true; /* the transport's own connection may be gone too */
+        return LG_H1A_RETRYABLE;
+    }
+    if (!t.tls && (c->plain_fd = lg_h1_target_socket(&t, false)) < 0)
+        return LG_H1A_RETRYABLE;
+    if (!t.tls) {
+        c->wio = &lg_h1_plain_io;
+        c->wctx = &c->plain_fd;
+    }
+    c->own_dead = own_dead || t.tls; /* a TLS target took the transport's connection */
+    c->own_served = own_served;
+    c->at = p;
+    c->dead = c->served = false;
+    return LG_H1A_RESPONSE;
+}
+
+lg_h1_attempt_rc lg_h1_attempt(lg_h1_conn *c, const lg_step *st, bool drive_async)
+{
+    const lg_provider *p = st && st->prov && st->prov != c->prov ? st->prov : NULL;
+    const lg_provider *to = p ? p : c->prov;
+    const lg_translation *tr = st ? st->tr : NULL;
+    if (p && !st->key)
+        return LG_H1A_FATAL; /* another provider only ever gets a key of its own */
+    if (!lg_attempt_tr_start(&c->tr, c->prov->dialect, to->dialect, tr))
+        return LG_H1A_FATAL;
+    lg_h1_attempt_rc aimed = aim(c, p);
+    if (aimed != LG_H1A_RESPONSE)
+        return aimed;
+    lg_h1_target t;
+    const char *host_path = tr ? tr->path : c->req.url; /* translated: the target's own path */
+    char *path = p && host_path ? lg_h1_target_path(p, host_path) : NULL;
+    lg_h1_render o = {.key = st ? st->key : NULL, .style = to->auth, .restyle = p != NULL, .target = path,
+                      .body = st ? st->body : NULL, .body_len = st ? st->body_len : 0,
+                      .extra = tr ? tr->header : NULL, .json = tr != NULL};
+    if (p && (!path || !lg_h1_target_of(p, &t))) {
+        free(path);
+        return LG_H1A_FATAL;
+    }
+    o.host = p ? t.authority : NULL;
+    size_t len = 0;
+    char *wire = lg_h1_req_render(&c->req, &o, &len);
+    free(path);
+    if (!wire)
+        return LG_H1A_FATAL;
+    bool sent = c->wio->send(c->wctx, wire, len);
+    explicit_bzero(wire, len);
+    free(wire);
+    if (!sent) {
+        c->dead = true;
+        return c->served ? LG_H1A_STALE : LG_H1A_RETRYABLE;
+    }
+    lg_capture_reset(&c->cap);
+    lg_relay_sink sink = lg_h1_host_sink(c);
+    lg_relay_start(&c->relay, &c->cap, to->dialect, to->boundary, &sink);
+    /* a whole translated answer is translated at delivery: never let it through untranslated */
+    c->relay.pass_over = c->tr.on ? SIZE_MAX : (size_t)lg_runtime_get()->cfg->max_held_body;
+    lg_h1_resp_start(&c->resp, &c->cap, &c->relay, c->head);
+    return lg_h1_attempt_read(c, drive_async && lg_h1_driven(c));
+}
+
+bool lg_h1_stream_next(lg_h1_conn *c, bool drive_async)
+{
+    lg_h1r_step s = resp_step(c, drive_async);
+    if (s == LG_H1R_AGAIN || s == LG_H1R_INTR)
+        return false;
+    if (s == LG_H1R_MORE)
+        return true;
+    if (s == LG_H1R_DONE) {
+        c->dead = !c->resp.keep_alive;
+        lg_h1_stream_end(c);
+    } else {
+        c->dead = true;
+        lg_relay_finish(&c->relay);
+        c->host_errno = ECONNRESET;
+    }
+    lg_response_view v;
+    lg_capture_view(&c->cap, &v);
+    v.delivered = true;
+    lg_step step;
+    lg_exchange_on_response(c->x, &v, lg_now_ms(), &step);
+    lg_exchange_free(c->x);
+    c->x = NULL;
+    return true;
+}

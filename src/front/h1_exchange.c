@@ -1,0 +1,233 @@
+/* The exchange driver of an HTTP/1.1 connection (see h1_conn_internal.h): a whole request runs through the
+ * engine, its attempts made as each step says (h1_attempt.c); a wait sleeps on a blocking host and parks
+ * the exchange on a non-blocking one, and so does an attempt in flight on a transport that never blocks;
+ * a parked exchange goes on from the host's reads and readiness waits. */
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "hook/sock/fd_wait.h"
+#include "front/h1_conn_internal.h"
+#include "hook/base/runtime.h"
+#include "hook/base/libc_real.h"
+#include "llmgate/clock.h"
+#include "llmgate/engine.h"
+
+#define KEY_MAX 1024
+
+/* Parks exchange x at step on a non-blocking host: until step.at_ms, or (inflight) until its attempt's
+ * response is in. */
+static void park(lg_h1_conn *c, lg_exchange *x, lg_step step, bool inflight)
+{
+    c->wx = x;
+    c->wstep = step;
+    c->inflight = inflight;
+    lg_h1_watch_host(c);
+}
+
+/* Tells the engine how the attempt ended (rc); false when its stream was committed to the host (c->x). */
+static bool settle(lg_h1_conn *c, lg_exchange *x, lg_h1_attempt_rc rc, lg_step *step)
+{
+    if (rc == LG_H1A_COMMITTED) {
+        c->x = x; /* the host reads the rest as it comes; the engine hears at its end */
+        lg_h1_request_done(c);
+        return false;
+    }
+    if (rc == LG_H1A_RESPONSE || rc == LG_H1A_ENDED) {
+        lg_response_view v;
+        if (rc == LG_H1A_ENDED)
+            lg_h1_stream_end(c);
+        lg_capture_view(&c->cap, &v);
+        v.delivered = rc == LG_H1A_ENDED;
+        lg_exchange_on_response(x, &v, lg_now_ms(), step);
+    } else {
+        lg_transport_failure f = rc == LG_H1A_STALE ? LG_ATTEMPT_STALE
+                                 : rc == LG_H1A_RETRYABLE ? LG_ATTEMPT_RETRYABLE
+                                                          : LG_ATTEMPT_FATAL;
+        lg_exchange_on_transport_error(x, f, lg_now_ms(), step);
+    }
+    return true;
+}
+
+/* Drives exchange x from step until the host has its answer (or a committed stream); a wait on a
+ * non-blocking host parks the exchange instead of sleeping (c->wx), and so does an attempt whose
+ * response is not in yet when the transport is driven. */
+static void drive(lg_h1_conn *c, lg_exchange *x, lg_step step)
+{
+    while (step.kind != LG_STEP_DONE) {
+        if (step.kind == LG_STEP_WAIT) {
+            int64_t ms = step.at_ms - lg_now_ms();
+            if (ms > 0 && (lg_h1_nonblocking_fd(c) >= 0 || !lg_sleep_until(step.at_ms))) {
+                park(c, x, step, false); /* a blocking host's signal handler runs when we return */
+                return;
+            }
+            lg_exchange_on_timer(x, lg_now_ms(), &step);
+            continue;
+        }
+        lg_h1_attempt_rc rc = lg_h1_attempt(c, &step, true);
+        if (rc == LG_H1A_PENDING) {
+            park(c, x, step, true);
+            return;
+        }
+        if (!settle(c, x, rc, &step))
+            return;
+    }
+    lg_h1_deliver(c, &step.result);
+    lg_exchange_free(x);
+    lg_h1_request_done(c);
+}
+
+/* For routes: the request carries header name. */
+static bool has_header(const void *req, const char *name) { return lg_h1_req_header(req, name) != NULL; }
+
+/* Copies the request's X-Llmgate-Pin value into buf; false when it has none (or it does not fit). */
+static bool find_pin(const lg_h1_conn *c, char *buf, size_t size)
+{
+    const char *v = lg_h1_req_header(&c->req, "x-llmgate-pin");
+    size_t len = v ? strcspn(v += strspn(v, " \t"), " \t") : 0;
+    if (!len || len >= size)
+        return false;
+    memcpy(buf, v, len);
+    buf[len] = '\0';
+    return true;
+}
+
+void lg_h1_run_exchange(lg_h1_conn *c)
+{
+    const lg_runtime *rt = lg_runtime_get();
+    char host_key[KEY_MAX], pin[128];
+    bool has_key = lg_h1_req_find_key(&c->req, host_key, sizeof host_key);
+    lg_gate_request gr = {.cfg = rt->cfg, .prov = c->prov, .store = rt->store,
+                          .host_key = has_key ? host_key : NULL, .replayable = true,
+                          .body = c->req.body, .body_len = c->req.body_len,
+                          .pin = find_pin(c, pin, sizeof pin) ? pin : NULL, .url = c->req.url, .reroutes = true,
+                          .program = program_invocation_short_name, .has_header = has_header,
+                          .header_ctx = &c->req};
+    lg_step step;
+    lg_exchange *x = lg_exchange_begin(&gr, lg_now_ms(), &step);
+    explicit_bzero(host_key, sizeof host_key);
+    lg_h1_watch_host(c);
+    if (!x) {
+        lg_h1_attempt_rc rc = lg_h1_attempt(c, NULL, false);
+        while (rc == LG_H1A_PENDING) /* a signal: no exchange to park, the answer is read on */
+            rc = lg_h1_attempt_read(c, false);
+        if (rc != LG_H1A_RESPONSE)
+            c->host_errno = ECONNRESET;
+        lg_gate_result as_is = {.verdict = LG_GATE_DELIVER, .status = c->cap.status};
+        lg_h1_deliver(c, &as_is);
+        lg_h1_request_done(c);
+        return;
+    }
+    drive(c, x, step);
+}
+
+void lg_h1_run_paced(lg_h1_conn *c)
+{
+    const lg_runtime *rt = lg_runtime_get();
+    lg_gate_request gr = {.cfg = rt->cfg, .prov = c->prov, .store = rt->store};
+    lg_gate_result res;
+    if (!lg_gate_admit(&gr, &res)) {
+        lg_capture_reset(&c->cap);
+        lg_h1_deliver(c, &res);
+        lg_h1_request_done(c);
+        return;
+    }
+    if (!c->io->send(c->ioctx, c->req.raw, c->req.raw_len))
+        c->host_errno = errno ? errno : EPIPE;
+    lg_h1_request_done(c);
+}
+
+bool lg_h1_resume(lg_h1_conn *c, bool blocking)
+{
+    lg_exchange *x = c->wx;
+    lg_step step = c->wstep;
+    if (c->inflight) {
+        lg_h1_attempt_rc rc = lg_h1_attempt_read(c, !blocking);
+        if (rc == LG_H1A_PENDING)
+            return false;
+        c->wx = NULL;
+        c->inflight = false;
+        if (!settle(c, x, rc, &step))
+            return true;
+    } else {
+        if (blocking && !lg_sleep_until(step.at_ms))
+            return false;
+        c->wx = NULL;
+        lg_exchange_on_timer(x, lg_now_ms(), &step);
+    }
+    drive(c, x, step);
+    return !c->wx;
+}
+
+void lg_h1_land_inflight(lg_h1_conn *c)
+{
+    while (c->wx && c->inflight && !c->io->detached)
+        lg_h1_resume(c, true);
+}
+
+void lg_h1_cancel_parked(lg_h1_conn *c)
+{
+    lg_exchange_free(c->wx);
+    c->wx = NULL;
+    c->dead |= c->inflight; /* an attempt's response is still on the wire */
+    c->inflight = false;
+}
+
+/* An idle connection whose provider side is a connection of the transport's own beside the host's
+ * descriptor (a TLS session's replacement after the provider closed the host's): the descriptor the host's
+ * reads go to, which its readiness is that of, else -1. The host's own socket is left unused then, and its
+ * kernel readiness (the provider's close, readable for ever) is not the connection's. */
+static int idle_elsewhere(const lg_h1_conn *c)
+{
+    short ev;
+    if (c->wx || c->x || c->wio != c->io || c->io->detached || !c->io->wait || !c->io->fd)
+        return -1;
+    int fd = c->io->wait(c->ioctx, &ev);
+    return fd >= 0 && fd != c->io->fd(c->ioctx) ? fd : -1;
+}
+
+/* True when fd has something to read now (its end included). */
+static bool readable_now(int fd)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    int saved = errno;
+    bool r = lg_sock_real_get()->poll(&p, 1, 0) > 0;
+    errno = saved;
+    return r;
+}
+
+lg_h1_readiness lg_h1_ready(lg_h1_conn *c, int64_t *due_ms)
+{
+    if (c->released)
+        return LG_H1_IDLE;
+    int saved = errno;
+    if (c->wx && (c->inflight || c->wstep.at_ms <= lg_now_ms()))
+        lg_h1_resume(c, false);
+    while (!c->wx && c->x && lg_h1_pending(c) == 0 && lg_h1_driven(c) && lg_h1_stream_next(c, true))
+        ;
+    errno = saved;
+    if (c->wx || (c->x && lg_h1_pending(c) == 0 && lg_h1_driven(c))) {
+        *due_ms = c->wx && !c->inflight ? c->wstep.at_ms : INT64_MAX;
+        return LG_H1_WAITING;
+    }
+    if (lg_h1_pending(c) > 0 || c->host_errno || c->x || (c->dead && !c->io->detached))
+        return LG_H1_READY;
+    int elsewhere = idle_elsewhere(c);
+    if (elsewhere >= 0 && !readable_now(elsewhere)) {
+        *due_ms = INT64_MAX; /* until that connection has something: lg_h1_wait_fd adds it to the wait */
+        return LG_H1_WAITING;
+    }
+    return elsewhere >= 0 ? LG_H1_READY : LG_H1_IDLE;
+}
+
+int lg_h1_wait_fd(const lg_h1_conn *c, short *events)
+{
+    if (c->released)
+        return -1;
+    if ((c->wx && c->inflight) || (!c->wx && c->x && lg_h1_pending(c) == 0))
+        return c->wio->wait ? c->wio->wait(c->wctx, events) : -1;
+    int fd = lg_h1_pending(c) == 0 && !c->host_errno && !c->dead ? idle_elsewhere(c) : -1;
+    *events = POLLIN;
+    return fd;
+}

@@ -1,9 +1,0 @@
-/* Thread-local re-entrancy guard (see guard.h). */
-#include "hook/curl_real.h"
-#include "hook/guard.h"
-
-static __attribute__((tls_model("initial-exec"))) _Thread_local int depth;
-
-void lg_guard_enter(void) { depth++; }
-void lg_guard_leave(void) { depth--; }
-bool lg_guard_active(void) { return depth > 0 || lg_curl_depth > 0; /* inside any of libcurl's calls, too */ }

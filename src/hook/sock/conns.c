@@ -1,0 +1,154 @@
+/* connect() and close() interposers and the descriptor table (see conns.h). The transport under a
+ * gated connection is the descriptor itself; a new connection for a retry is put on the same descriptor
+ * number (dup3), so the host's descriptor stays valid (and its epoll registration is made again at once,
+ * fd_watch.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hook/sock/fd_wait.h"
+#include "hook/sock/fd_watch.h"
+#include "hook/base/guard.h"
+#include "hook/sock/plain_conn.h"
+#include "hook/sock/conns.h"
+#include "hook/sock/names.h"
+#include "hook/base/libc_real.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define FD_MAX LG_SOCK_FD_MAX
+
+typedef struct lg_sock_entry {
+    int fd;
+    struct sockaddr_storage peer;
+    socklen_t peer_len;
+    lg_h1_conn *h1;
+} sock_conn;
+
+sock_conn *lg_sock_table[FD_MAX];
+
+static bool io_send(void *io, const void *p, size_t n) { return lg_h1_fd_send(((sock_conn *)io)->fd, p, n); }
+
+/* Receives as the host set its descriptor: a blocking one waits in the kernel (LG_IO_INTR when a signal the
+ * host takes interrupts it); a non-blocking one returns LG_IO_AGAIN when nothing is there yet, and the
+ * attempt is then driven from the host's own readiness waits (io_wait), which its time limit bounds. */
+static ssize_t io_recv(void *io, void *p, size_t n) { return lg_h1_fd_recv(((sock_conn *)io)->fd, p, n, true); }
+
+/* The attempt in flight waits for the provider's answer on the host's own descriptor. */
+static int io_wait(void *io, short *events)
+{
+    *events = POLLIN;
+    return ((sock_conn *)io)->fd;
+}
+
+/* A new connection to the same peer, on the same descriptor number, with the same descriptor and status
+ * flags (O_NONBLOCK) and TCP_NODELAY. Never to another target: a plain connection has no TLS of its own
+ * (an http target is reached over lg_h1_plain_io). */
+static bool io_reopen(void *io, const struct lg_h1_target *to)
+{
+    sock_conn *s = io;
+    if (to)
+        return false;
+    const lg_sock_real *real = lg_sock_real_get();
+    int fresh = socket(s->peer.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fresh < 0)
+        return false;
+    int nodelay = 0;
+    socklen_t len = sizeof nodelay;
+    if (getsockopt(s->fd, IPPROTO_TCP, TCP_NODELAY, &nodelay, &len) == 0 && nodelay)
+        setsockopt(fresh, IPPROTO_TCP, TCP_NODELAY, &nodelay, sizeof nodelay);
+    int fdflags = fcntl(s->fd, F_GETFD), flflags = fcntl(s->fd, F_GETFL);
+    int cloexec = fdflags >= 0 && (fdflags & FD_CLOEXEC) ? O_CLOEXEC : 0;
+    bool ok = real->connect(fresh, (struct sockaddr *)&s->peer, s->peer_len) == 0 &&
+              lg_fd_epoll_dup3(fresh, s->fd, cloexec) == s->fd && /* its epoll registration made again */
+              (flflags < 0 || fcntl(s->fd, F_SETFL, flflags) == 0);
+    real->close(fresh);
+    return ok;
+}
+
+static int io_fd(void *io) { return ((sock_conn *)io)->fd; }
+
+static const lg_h1_io sock_io = {.send = io_send, .recv = io_recv, .wait = io_wait, .reopen = io_reopen, .fd = io_fd};
+
+lg_h1_conn *lg_sock_conn_held(int fd)
+{
+    if (lg_guard_active() || lg_h1_passed(lg_sock_table[fd]->h1))
+        return NULL;
+    return lg_sock_table[fd]->h1;
+}
+
+static void forget(int fd)
+{
+    if ((unsigned)fd >= FD_MAX || !lg_sock_table[fd])
+        return;
+    sock_conn *s = lg_sock_table[fd];
+    lg_sock_table[fd] = NULL;
+    lg_h1_free(s->h1);
+    free(s);
+}
+
+/* Starts following fd when it is a TCP stream connected (or connecting) to the address of providers
+ * provs[0..n). */
+static void follow(int fd, const lg_provider *const *provs, size_t n, const struct sockaddr *addr, socklen_t len)
+{
+    if ((unsigned)fd >= FD_MAX || len > sizeof(struct sockaddr_storage))
+        return;
+    int type = 0;
+    socklen_t tlen = sizeof type;
+    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tlen) != 0 || type != SOCK_STREAM)
+        return;
+    forget(fd);
+    sock_conn *s = calloc(1, sizeof *s);
+    if (!s)
+        return;
+    s->fd = fd;
+    memcpy(&s->peer, addr, len);
+    s->peer_len = len;
+    s->h1 = lg_h1_new(provs, n, &sock_io, s);
+    if (!s->h1) {
+        free(s);
+        return;
+    }
+    lg_sock_table[fd] = s;
+}
+
+EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
+{
+    const lg_sock_real *real = lg_sock_real_get();
+    if (!addr || lg_guard_active() || (addr->sa_family != AF_INET && addr->sa_family != AF_INET6))
+        return real->connect(fd, addr, len);
+    int saved = errno;
+    struct sockaddr_storage to;
+    const lg_provider *provs[LG_H1_PROVS];
+    size_t n = lg_sock_names_lookup(addr, len, &to, provs, LG_H1_PROVS);
+    errno = saved;
+    int rc = real->connect(fd, n ? (struct sockaddr *)&to : addr, len);
+    if (rc != 0 && errno != EINPROGRESS)
+        return rc;
+    int err = errno;
+    if ((unsigned)fd < FD_MAX && lg_sock_table[fd] && !n) { /* a new connection on a number closed */
+        forget(fd);                                              /* without close() (close_range, fclose) */
+        lg_fd_unwatch(fd, NULL);
+    }
+    if (n)
+        follow(fd, provs, n, (struct sockaddr *)&to, len);
+    errno = rc == 0 ? saved : err;
+    return rc;
+}
+
+EXPORT int close(int fd)
+{
+    if ((unsigned)fd < FD_MAX) {
+        int saved = errno;
+        if (lg_sock_table[fd])
+            forget(fd);
+        lg_fd_unwatch(fd, NULL);
+        lg_fd_epoll_forget(fd);
+        errno = saved;
+    }
+    return lg_sock_real_get()->close(fd);
+}

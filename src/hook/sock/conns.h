@@ -1,0 +1,26 @@
+/* The table of gated socket connections, keyed by file descriptor: a connection is added when a
+ * TCP socket connects to an address a provider host resolved to, and dropped when it is closed. A lookup
+ * is one array load, so read() and write() stay cheap on every other descriptor. */
+#ifndef LLMGATE_HOOK_SOCK_CONNS_H
+#define LLMGATE_HOOK_SOCK_CONNS_H
+
+#include <stdbool.h>
+
+#include "front/h1_conn.h"
+
+#define LG_SOCK_FD_MAX 65536
+
+struct lg_sock_entry;
+extern struct lg_sock_entry *lg_sock_table[LG_SOCK_FD_MAX]; /* by descriptor: NULL when not ours */
+
+/* True when the table holds fd (one load, inline): only then may lg_sock_conn find a connection. */
+static inline bool lg_sock_held(int fd) { return (unsigned)fd < LG_SOCK_FD_MAX && lg_sock_table[fd]; }
+
+/* lg_sock_conn of a descriptor the table holds. */
+lg_h1_conn *lg_sock_conn_held(int fd);
+
+/* The connection on fd that llmgate still follows, or NULL (not ours, released, or inside a guarded
+ * section on this thread). Any other descriptor costs one load, inline. */
+static inline lg_h1_conn *lg_sock_conn(int fd) { return lg_sock_held(fd) ? lg_sock_conn_held(fd) : NULL; }
+
+#endif

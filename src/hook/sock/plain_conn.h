@@ -1,0 +1,28 @@
+/* llmgate's own TCP connections to the target of a rerouted attempt (h1_target.h): connecting (resolved
+ * with the real getaddrinfo), and a blocking plain transport over one. */
+#ifndef LLMGATE_HOOK_SOCK_PLAIN_CONN_H
+#define LLMGATE_HOOK_SOCK_PLAIN_CONN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "front/h1_conn.h"
+#include "front/h1_target.h"
+
+/* A TCP socket (close-on-exec, TCP_NODELAY; non-blocking when nonblock) connected to t, or connecting
+ * (non-blocking: EINPROGRESS); -1 when no address of t could be reached. Resolves with the real
+ * getaddrinfo. Preserves nothing (the caller saves errno). */
+int lg_h1_target_socket(const lg_h1_target *t, bool nonblock);
+
+/* Sends all n bytes on fd, waiting when it is non-blocking; false on failure. */
+bool lg_h1_fd_send(int fd, const void *p, size_t n);
+/* Receives up to n bytes from fd: > 0, 0 at the end, -1 on failure, LG_IO_INTR when a signal the host takes
+ * interrupted a blocking wait. A non-blocking fd with nothing there yet is waited for, or (park) answered
+ * LG_IO_AGAIN, for the caller's readiness waits. */
+ssize_t lg_h1_fd_recv(int fd, void *p, size_t n, bool park);
+/* llmgate's own blocking plain TCP connection to a target: send and recv of lg_h1_io over an int fd
+ * (the context is a pointer to it). */
+extern const lg_h1_io lg_h1_plain_io;
+
+#endif

@@ -1,0 +1,266 @@
+/* The table of followed GnuTLS sessions and their transport (see gnutls_conns.h); gnutls_deinit,
+ * gnutls_bye and gnutls_record_check_pending interposers. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <uthash.h>
+
+#include "hook/sock/fd_wait.h"
+#include "hook/tls/gnutls_conns.h"
+#include "hook/base/gnutls_real.h"
+#include "hook/base/guard.h"
+#include "hook/sock/plain_conn.h"
+#include "hook/base/runtime.h"
+#include "hook/base/libc_real.h"
+#include "llmgate/log.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+struct lg_gnutls_conn {
+    gnutls_session_t session; /* the host's */
+    lg_h1_conn *h1;           /* NULL: decided not ours */
+    gnutls_session_t repl;    /* a replacement of ours, or NULL */
+    int repl_fd;
+    char name[256];           /* the server name the host set (gnutls_server_name_set) */
+    bool decided;
+    struct sockaddr_storage peer; /* the host's peer, read when the session was taken (a reset socket no
+                                   * longer tells it) */
+    socklen_t peer_len;           /* 0: unknown */
+    UT_hash_handle hh;
+};
+
+static lg_gnutls_conn *table;
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void after_fork(void) { pthread_mutex_init(&table_lock, NULL); }
+static void setup_fork(void) { lg_runtime_on_fork_child(after_fork); }
+
+gnutls_session_t lg_gnutls_conn_wire(lg_gnutls_conn *c) { return c->repl ? c->repl : c->session; }
+lg_h1_conn *lg_gnutls_conn_h1(lg_gnutls_conn *c) { return c->h1; }
+
+/* Waits for the wire's descriptor after GNUTLS_E_AGAIN; false when it cannot. */
+static bool wait_wire(lg_gnutls_conn *c, bool write)
+{
+    return lg_fd_wait(lg_gnutls_real_get()->transport_get_int(lg_gnutls_conn_wire(c)), write);
+}
+
+static bool io_send(void *io, const void *p, size_t n)
+{
+    lg_gnutls_conn *c = io;
+    const lg_gnutls_real *real = lg_gnutls_real_get();
+    bool ok = true;
+    lg_guard_enter();
+    for (size_t off = 0; ok && off < n;) {
+        ssize_t w = real->record_send(lg_gnutls_conn_wire(c), (const char *)p + off, n - off);
+        if (w == GNUTLS_E_AGAIN || w == GNUTLS_E_INTERRUPTED)
+            ok = w == GNUTLS_E_INTERRUPTED || wait_wire(c, true);
+        else if (w < 0)
+            ok = false;
+        else
+            off += (size_t)w;
+    }
+    lg_guard_leave();
+    return ok;
+}
+
+static ssize_t io_recv(void *io, void *p, size_t n)
+{
+    lg_gnutls_conn *c = io;
+    const lg_gnutls_real *real = lg_gnutls_real_get();
+    ssize_t r;
+    lg_guard_enter();
+    for (;;) {
+        r = real->record_recv(lg_gnutls_conn_wire(c), p, n);
+        if (r == GNUTLS_E_INTERRUPTED && lg_host_takes_eintr())
+            break;
+        if (r == GNUTLS_E_INTERRUPTED || (r == GNUTLS_E_AGAIN && wait_wire(c, false)))
+            continue;
+        break;
+    }
+    lg_guard_leave();
+    if (r == GNUTLS_E_INTERRUPTED)
+        return LG_IO_INTR;
+    if (r >= 0)
+        return r;
+    return r == GNUTLS_E_PREMATURE_TERMINATION ? 0 : -1;
+}
+
+static void drop_repl(lg_gnutls_conn *c)
+{
+    if (!c->repl)
+        return;
+    lg_gnutls_real_get()->deinit(c->repl);
+    lg_sock_real_get()->close(c->repl_fd);
+    c->repl = NULL;
+}
+
+/* A blocking socket connected to the host's own peer; -1 on failure. */
+static int own_socket(lg_gnutls_conn *c)
+{
+    if (!c->peer_len)
+        return -1;
+    int fd = socket(c->peer.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0 && lg_sock_real_get()->connect(fd, (struct sockaddr *)&c->peer, c->peer_len) != 0) {
+        lg_sock_real_get()->close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* A new client session with the host's credentials and verification: to the same peer with the host's
+ * name (to NULL), or to an https target with its name (sent as the server name unless an address). */
+static bool io_reopen(void *io, const lg_h1_target *to)
+{
+    lg_gnutls_conn *c = io;
+    const lg_gnutls_real *real = lg_gnutls_real_get();
+    void *cred = NULL;
+    if ((to && !to->tls) || real->credentials_get(c->session, GNUTLS_CRD_CERTIFICATE, &cred) < 0)
+        return false;
+    drop_repl(c);
+    lg_guard_enter();
+    int fd = to ? lg_h1_target_socket(to, false) : own_socket(c);
+    const char *name = to ? to->host : c->name;
+    gnutls_session_t s = NULL;
+    bool ok = fd >= 0 && real->init(&s, GNUTLS_CLIENT) == 0 &&
+              real->credentials_set(s, GNUTLS_CRD_CERTIFICATE, cred) == 0 && real->set_default_priority(s) == 0 &&
+              ((to && to->ip) || real->server_name_set(s, GNUTLS_NAME_DNS, name, strlen(name)) == 0);
+    if (ok) {
+        /* the host's credentials' callbacks (a verify function) run on s and find the host's pointer there */
+        real->session_set_ptr(s, real->session_get_ptr(c->session));
+        real->session_set_verify_cert(s, name, 0);
+        real->transport_set_int2(s, fd, fd);
+        int rc;
+        do
+            rc = real->handshake(s);
+        while (rc == GNUTLS_E_AGAIN || rc == GNUTLS_E_INTERRUPTED);
+        ok = rc == 0;
+    }
+    lg_guard_leave();
+    if (!ok) {
+        if (s)
+            real->deinit(s);
+        if (fd >= 0)
+            lg_sock_real_get()->close(fd);
+        return false;
+    }
+    c->repl = s;
+    c->repl_fd = fd;
+    return true;
+}
+
+static const lg_h1_io gnutls_io = {.send = io_send, .recv = io_recv, .reopen = io_reopen, .tls = true};
+
+/* The provider of a session we can follow, by the server name the host set. */
+static const lg_provider *provider_of(lg_gnutls_conn *c, const lg_gnutls_real *real)
+{
+    const lg_runtime *rt = lg_runtime_get();
+    const lg_provider *prov = rt->cfg && c->name[0] ? lg_config_match_host(rt->cfg, c->name) : NULL;
+    int fd = prov ? real->transport_get_int(c->session) : -1;
+    int fl = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
+    gnutls_datum_t alpn = {0};
+    bool h2 = prov && real->alpn_get_selected_protocol(c->session, &alpn) == 0 && alpn.size == 2 &&
+              !memcmp(alpn.data, "h2", 2);
+    if (prov && (fl < 0 || (fl & O_NONBLOCK) || h2)) {
+        lg_log(LG_LOG_DEBUG, "[%s] TLS connection passed through untouched (%s)", prov->name,
+               h2 ? "HTTP/2" : "non-blocking");
+        return NULL;
+    }
+    return prov;
+}
+
+/* The entry of session, created when create is set (NULL when absent or on allocation failure). */
+static lg_gnutls_conn *entry(gnutls_session_t session, bool create)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, setup_fork);
+    lg_gnutls_conn *c;
+    pthread_mutex_lock(&table_lock);
+    HASH_FIND_PTR(table, &session, c);
+    if (!c && create && (c = calloc(1, sizeof *c))) {
+        c->session = session;
+        HASH_ADD_PTR(table, session, c);
+    }
+    pthread_mutex_unlock(&table_lock);
+    return c;
+}
+
+lg_gnutls_conn *lg_gnutls_conn_get(gnutls_session_t session, bool decide)
+{
+    const lg_gnutls_real *real = lg_gnutls_real_get();
+    if (!session || lg_guard_active() || !real->complete)
+        return NULL;
+    int saved = errno;
+    lg_gnutls_conn *c = entry(session, decide);
+    if (c && decide && !c->decided) {
+        c->decided = true;
+        const lg_provider *prov = provider_of(c, real);
+        c->h1 = prov ? lg_h1_new(&prov, 1, &gnutls_io, c) : NULL;
+        c->peer_len = sizeof c->peer;
+        if (c->h1 && getpeername(real->transport_get_int(session), (struct sockaddr *)&c->peer, &c->peer_len) != 0)
+            c->peer_len = 0;
+    }
+    errno = saved;
+    return c && c->h1 && !lg_h1_passed(c->h1) ? c : NULL;
+}
+
+EXPORT int gnutls_server_name_set(gnutls_session_t session, gnutls_server_name_type_t type, const void *name,
+                                  size_t len)
+{
+    const lg_gnutls_real *real = lg_gnutls_real_get();
+    int rc = real->server_name_set ? real->server_name_set(session, type, name, len) : GNUTLS_E_INTERNAL_ERROR;
+    if (rc != 0 || type != GNUTLS_NAME_DNS || lg_guard_active() || len >= sizeof ((lg_gnutls_conn *)0)->name)
+        return rc;
+    int saved = errno;
+    lg_gnutls_conn *c = entry(session, true);
+    if (c && !c->decided) {
+        memcpy(c->name, name, len);
+        c->name[len] = '\0';
+    }
+    errno = saved;
+    return rc;
+}
+
+EXPORT void gnutls_deinit(gnutls_session_t session)
+{
+    const lg_gnutls_real *real = lg_gnutls_real_get();
+    lg_gnutls_conn *c;
+    int saved = errno;
+    pthread_mutex_lock(&table_lock);
+    HASH_FIND_PTR(table, &session, c);
+    if (c)
+        HASH_DEL(table, c);
+    pthread_mutex_unlock(&table_lock);
+    if (c) {
+        lg_h1_free(c->h1);
+        drop_repl(c);
+        free(c);
+    }
+    errno = saved;
+    if (real->deinit)
+        real->deinit(session);
+}
+
+EXPORT int gnutls_bye(gnutls_session_t session, gnutls_close_request_t how)
+{
+    const lg_gnutls_real *real = lg_gnutls_real_get();
+    lg_gnutls_conn *c = lg_gnutls_conn_get(session, false);
+    if (c && c->repl) {
+        lg_guard_enter();
+        real->bye(c->repl, how);
+        lg_guard_leave();
+    }
+    return real->bye ? real->bye(session, how) : GNUTLS_E_INTERNAL_ERROR;
+}
+
+EXPORT size_t gnutls_record_check_pending(gnutls_session_t session)
+{
+    const lg_gnutls_real *real = lg_gnutls_real_get();
+    lg_gnutls_conn *c = lg_gnutls_conn_get(session, false);
+    if (c)
+        return lg_h1_pending(c->h1) + real->record_check_pending(lg_gnutls_conn_wire(c));
+    return real->record_check_pending ? real->record_check_pending(session) : 0;
+}
