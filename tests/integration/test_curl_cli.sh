@@ -63,6 +63,12 @@ got_sizes() {
     echo "$(stat -c %s "$LG_TMP/h.txt") $(stat -c %s "$LG_TMP/b.txt") $(cat "$LG_TMP/w.txt")"
 }
 fresh_store() { rm -rf "$XDG_RUNTIME_DIR/llmgate" "$XDG_STATE_HOME/llmgate"; }
+# provider_answered WHAT: the answer checked came from the provider, not from llmgate's store (the mock
+# logged the request since its last reset)
+provider_answered() {
+    local n; n=$(reqlog | lg_json 'len(j)')
+    check "$1: the answer is the provider's (the mock got ${n:-0} requests)" test "${n:-0}" -ge 1
+}
 
 # 1. rotation: the first key is rate limited, the second serves; curl prints the success and exits 0
 write_config rotate "$(openai "$(acct main KEY_LIMITED), $(acct backup KEY_GOOD)")"
@@ -154,22 +160,30 @@ cat >"$LG_TMP/baidu.json" <<JSON
  "retry": {"max_rate_limit_wait_seconds": 0.3}, "backoff": {"single_account_base_ms": 100}}
 JSON
 chmod 600 "$LG_TMP/baidu.json"
+# Each request of this section starts from a fresh store and a fresh mock log: the single account's backoff
+# that a request leaves running would otherwise answer the next one locally (rightly, but then the answer
+# checked here would be llmgate's refusal, not the provider's 200 read as a 429).
+reset_mock
+fresh_store
 out=$(LLMGATE_CONFIG=$LG_TMP/baidu.json LD_PRELOAD=$LG_LIB curl -s -i \
       --connect-to "aip.baidubce.com:80:127.0.0.1:$MOCK_PORT" \
       "http://aip.baidubce.com/rpc/2.0/ai_custom/v1/wenxinworkshop/chat/completions" -d "$BODY" -w '\n%{http_code}')
 check_match "200-with-error: status line rewritten to 429" '^HTTP/1\.1 429' "$out"
 check_eq "200-with-error: -w http_code says 429" 429 "$(tail -n1 <<<"$out")"
 check_match "200-with-error: body kept in Baidu's format" '"error_code": ?18' "$out"
+provider_answered "200-with-error"
 # the same answer compressed (the mock gzips when asked, as providers do): a raw Accept-Encoding line of the
 # host's is left out, so the provider answers plainly and the error is read; with --compressed libcurl
 # asks and decodes itself, and the error is read from what it decoded
 for enc in "-H Accept-Encoding:gzip" --compressed; do
-    curl -s -X POST "$MOCK_URL/__reset" >/dev/null
+    reset_mock
+    fresh_store
     out=$(LLMGATE_CONFIG=$LG_TMP/baidu.json LD_PRELOAD=$LG_LIB curl -s -i $enc \
           --connect-to "aip.baidubce.com:80:127.0.0.1:$MOCK_PORT" \
           "http://aip.baidubce.com/rpc/2.0/ai_custom/v1/wenxinworkshop/chat/completions" -d "$BODY" -w '\n%{http_code}')
     check_eq "200-with-error, curl $enc: -w http_code says 429" 429 "$(tail -n1 <<<"$out")"
     check_match "200-with-error, curl $enc: the body readable in Baidu's format" '"error_code": ?18' "$out"
+    provider_answered "200-with-error, curl $enc"
     want='^-$'; [ "$enc" = --compressed ] && want='gzip'
     check_match "200-with-error, curl $enc: Accept-Encoding at the provider (- for none): $want" "$want" \
         "$(reqlog | lg_json 'j[0]["headers"].get("accept-encoding", "-")')"
