@@ -3,7 +3,8 @@
 #include <stdarg.h>
 #include <strings.h>
 
-#include "hook/multi/multi.h"
+#include "hook/curl/records.h"
+#include "hook/curl/xfer.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -108,7 +109,7 @@ EXPORT void curl_easy_reset(CURL *h)
     const lg_curl_real *real = lg_curl_real_get();
     lg_curl_rec *r = lg_rec_get(h, false);
     if (r && r->multi_xfer) /* still in a multi: llmgate's exchange ends there (lg_mxfer_detach) */
-        lg_mxfer_detach(r->multi_xfer);
+        lg_rec_multi_ops_get()->detach(r->multi_xfer);
     if (real->reset)
         real->reset(h);
     if (r) { /* libcurl no longer refers to anything of ours */
@@ -138,8 +139,8 @@ EXPORT void curl_easy_cleanup(CURL *h)
 {
     const lg_curl_real *real = lg_curl_real_get();
     lg_curl_rec *r = lg_rec_get(h, false);
-    if (r && r->multi_xfer) /* still in a multi: its exchange ends here */
-        lg_mxfer_cancel(r->multi_xfer, true);
+    if (r && r->multi_xfer) /* still in a multi: its exchange ends here (lg_mxfer_cancel) */
+        lg_rec_multi_ops_get()->cancel(r->multi_xfer, true);
     lg_curl_xfer *kept = r ? r->kept : NULL;
     lg_rec_remove(h);
     if (real->cleanup)

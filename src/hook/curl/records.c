@@ -15,6 +15,12 @@ unsigned lg_rec_removals;
 __attribute__((tls_model("initial-exec"))) _Thread_local lg_rec_last lg_rec_last_found;
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 
+static const lg_rec_multi_ops *multi_ops;
+
+void lg_rec_multi_ops_register(const lg_rec_multi_ops *ops) { __atomic_store_n(&multi_ops, ops, __ATOMIC_RELEASE); }
+
+const lg_rec_multi_ops *lg_rec_multi_ops_get(void) { return __atomic_load_n(&multi_ops, __ATOMIC_ACQUIRE); }
+
 static void reinit_after_fork(void) { pthread_mutex_init(&table_mu, NULL); }
 
 static void register_fork(void) { lg_runtime_on_fork_child(reinit_after_fork); }

@@ -86,6 +86,18 @@ static inline lg_curl_rec *lg_rec_get(CURL *h, bool create)
         return l->r;
     return lg_rec_find(h, create);
 }
+/* What the multi front end does with a handle it holds (a record's multi_xfer) when the host resets or
+ * cleans the handle up. src/hook/multi registers it before it sets a first multi_xfer; the handle's hooks
+ * read it only for a record that has one, so that src/hook/curl never calls into src/hook/multi. */
+typedef struct {
+    void (*detach)(struct lg_mxfer *t);                   /* curl_easy_reset: lg_mxfer_detach */
+    void (*cancel)(struct lg_mxfer *t, bool remove_real); /* curl_easy_cleanup: lg_mxfer_cancel */
+} lg_rec_multi_ops;
+/* Registers the multi front end's ops (the same table every time). */
+void lg_rec_multi_ops_register(const lg_rec_multi_ops *ops);
+/* The registered ops; set whenever some record's multi_xfer is. */
+const lg_rec_multi_ops *lg_rec_multi_ops_get(void);
+
 /* Forgets h (curl_easy_cleanup). */
 void lg_rec_remove(CURL *h);
 /* Resets h's record to libcurl's defaults (curl_easy_reset); multi_xfer stays. */

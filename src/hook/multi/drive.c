@@ -109,6 +109,9 @@ static void apply_step(lg_mxfer *t, lg_step *step, bool may_deliver)
     }
 }
 
+/* What a handle's own hooks (reset, cleanup) do with its transfer here (records.h). */
+static const lg_rec_multi_ops rec_ops = {.detach = lg_mxfer_detach, .cancel = lg_mxfer_cancel};
+
 int lg_mxfer_add(lg_multi *m, CURL *h, lg_curl_rec *r)
 {
     const lg_runtime *rt = lg_runtime_get();
@@ -144,6 +147,7 @@ int lg_mxfer_add(lg_multi *m, CURL *h, lg_curl_rec *r)
     }
     m->active = true;
     HASH_ADD_PTR(m->xfers, h, t);
+    lg_rec_multi_ops_register(&rec_ops);
     r->multi_xfer = t;
     if (step.kind == LG_STEP_SEND) { /* an error adding it is the host's to see, as without us */
         t->at = (lg_attempt){.prov = step.prov, .key = step.key, .body = step.body, .body_len = step.body_len,
