@@ -15,6 +15,7 @@
 
 #include "hook/sock/fd_wait.h"
 #include "hook/sock/fd_watch.h"
+#include "hook/sock/ready_scan.h"
 #include "hook/base/guard.h"
 #include "hook/base/libc_real.h"
 #include "llmgate/clock.h"
@@ -26,23 +27,20 @@
 
 EXPORT int epoll_ctl(int ep, int op, int fd, struct epoll_event *ev) { return lg_fd_epoll_ctl(ep, op, fd, ev); }
 
-/* Our events for instance ep into out (at most max); *due: the earliest due time of a waiting one.
- * Each watched descriptor's state is in state[i] for fds[i], and the host's data of its registration in
- * data[i] (when not idle). */
+/* Our events for instance ep into out (at most max), the pass noted in s (ready_scan.h). Each watched
+ * descriptor's state is in state[i] for fds[i], and the host's data of its registration in data[i] (when
+ * not idle). */
 static int ours(int ep, const int *fds, size_t n, lg_h1_readiness *state, epoll_data_t *data,
-                struct epoll_event *out, int max, int64_t *due)
+                struct epoll_event *out, int max, lg_ready_scan *s)
 {
     int k = 0;
-    *due = INT64_MAX;
+    lg_ready_scan_start(s);
     for (size_t i = 0; i < n; i++) {
         lg_h1_conn *c = lg_fd_watched(fds[i]);
-        int64_t d;
-        state[i] = c && lg_fd_epoll_reads(fds[i], ep, &data[i]) ? lg_h1_ready(c, &d) : LG_H1_IDLE;
-        if (state[i] == LG_H1_WAITING && d < *due)
-            *due = d;
-        short wev = 0;
-        lg_fd_wake wake = {.fd = state[i] == LG_H1_WAITING ? lg_h1_wait_fd(c, &wev) : -1};
-        wake.ev.events = EPOLLONESHOT | (wev & POLLOUT ? EPOLLOUT : EPOLLIN);
+        struct pollfd w;
+        state[i] = lg_ready_scan_note(s, c && lg_fd_epoll_reads(fds[i], ep, &data[i]) ? c : NULL, &w);
+        lg_fd_wake wake = {.fd = w.fd};
+        wake.ev.events = EPOLLONESHOT | (w.events & POLLOUT ? EPOLLOUT : EPOLLIN);
         wake.ev.data.u64 = OURS_TAG | (unsigned)wake.fd;
         if (lg_fd_epoll_apply(fds[i], ep, state[i], wake.fd >= 0 ? &wake : NULL, k < max, &out[k]))
             k++;
@@ -81,18 +79,11 @@ static int wait_gated(int ep, struct epoll_event *ev, int max, int timeout_ms, c
     int64_t deadline = timeout_ms < 0 ? -1 : lg_now_ms() + timeout_ms;
     for (;;) {
         size_t n = lg_fd_watch_list(fds, SCAN_MAX);
-        int64_t due;
-        int mine = ours(ep, fds, n, state, data, ev, max, &due);
-        int64_t now = lg_now_ms();
-        int64_t left = deadline < 0 ? -1 : deadline > now ? deadline - now : 0;
-        bool capped = due != INT64_MAX && (left < 0 || due - now < left);
-        if (capped)
-            left = due > now ? due - now : 0;
-        if (mine > 0)
-            left = 0;
-        int got = mine < max ? lg_sock_real_get()->epoll_pwait(ep, ev + mine, max - mine,
-                                                             left > INT32_MAX ? INT32_MAX : (int)left, mask)
-                             : 0;
+        lg_ready_scan s;
+        bool capped;
+        int mine = ours(ep, fds, n, state, data, ev, max, &s);
+        int ms = lg_ready_scan_wait_ms(&s, deadline, mine > 0, &capped);
+        int got = mine < max ? lg_sock_real_get()->epoll_pwait(ep, ev + mine, max - mine, ms, mask) : 0;
         if (got < 0)
             return mine > 0 ? mine : got;
         bool woke;

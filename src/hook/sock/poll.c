@@ -13,6 +13,7 @@
 
 #include "hook/sock/fd_wait.h"
 #include "hook/sock/fd_watch.h"
+#include "hook/sock/ready_scan.h"
 #include "hook/base/guard.h"
 #include "hook/base/libc_real.h"
 #include "llmgate/clock.h"
@@ -26,28 +27,15 @@ enum { MARK_NONE = 0, MARK_OURS = 1 };
 /* The watched connection of fd when the host waits to read it. */
 static lg_h1_conn *asked(int fd, bool reading) { return reading && fd >= 0 ? lg_fd_watched(fd) : NULL; }
 
-/* The time left until deadline (-1: none) in ms, capped at our due time; *capped when due came first. */
-static int wait_ms(int64_t deadline, int64_t due, bool any_ready, bool *capped)
+/* Notes c in the pass s (ready_scan.h): its readiness; the descriptor a waiting exchange reads from goes to
+ * extra (k of at most EXTRA_MAX so far). */
+static lg_h1_readiness note(lg_ready_scan *s, lg_h1_conn *c, struct pollfd *extra, size_t *k)
 {
-    int64_t now = lg_now_ms();
-    int64_t left = deadline < 0 ? -1 : (deadline > now ? deadline - now : 0);
-    *capped = false;
-    if (any_ready)
-        return 0;
-    if (due != INT64_MAX && (left < 0 || due - now < left)) {
-        *capped = true;
-        left = due > now ? due - now : 0;
-    }
-    return left > INT32_MAX ? INT32_MAX : (int)left;
-}
-
-/* Adds c's own connection, when it waits on one, to extra (k of at most EXTRA_MAX so far). */
-static void add_extra(const lg_h1_conn *c, struct pollfd *extra, size_t *k)
-{
-    short ev;
-    int fd = *k < EXTRA_MAX ? lg_h1_wait_fd(c, &ev) : -1;
-    if (fd >= 0)
-        extra[(*k)++] = (struct pollfd){.fd = fd, .events = ev};
+    struct pollfd wake;
+    lg_h1_readiness st = lg_ready_scan_note(s, c, &wake);
+    if (wake.fd >= 0 && *k < EXTRA_MAX)
+        extra[(*k)++] = wake;
+    return st;
 }
 
 /* The real ppoll over fds and the k extra ones (*woke when one of those is ready). */
@@ -87,26 +75,20 @@ static int poll_gated(struct pollfd *fds, nfds_t n, int timeout_ms, const sigset
     int64_t deadline = timeout_ms < 0 ? -1 : lg_now_ms() + timeout_ms;
     int r;
     for (;;) {
-        int64_t due = INT64_MAX, d;
-        bool any_ready = false, capped, woke;
+        lg_ready_scan s;
+        bool capped, woke;
         struct pollfd extra[EXTRA_MAX];
         size_t k = 0;
+        lg_ready_scan_start(&s);
         for (nfds_t i = 0; i < n; i++) {
-            lg_h1_conn *c = asked(fds[i].fd, fds[i].events & POLLIN);
-            lg_h1_readiness st = c ? lg_h1_ready(c, &d) : LG_H1_IDLE;
-            if (st == LG_H1_IDLE)
+            if (note(&s, asked(fds[i].fd, fds[i].events & POLLIN), extra, &k) == LG_H1_IDLE)
                 continue;
             marks[i] = MARK_OURS;
             fds[i].fd = ~fds[i].fd; /* hidden from the kernel */
-            any_ready |= st == LG_H1_READY;
-            if (st == LG_H1_WAITING && d < due)
-                due = d;
-            if (st == LG_H1_WAITING)
-                add_extra(c, extra, &k);
         }
-        int ms = wait_ms(deadline, due, any_ready, &capped);
+        int ms = lg_ready_scan_wait_ms(&s, deadline, s.any_ready, &capped);
         struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-        r = ppoll_with(fds, n, extra, any_ready ? 0 : k, ms < 0 ? NULL : &ts, mask, &woke);
+        r = ppoll_with(fds, n, extra, s.any_ready ? 0 : k, ms < 0 ? NULL : &ts, mask, &woke);
         int saved = errno;
         int ours = 0;
         for (nfds_t i = 0; i < n; i++) {
@@ -114,8 +96,7 @@ static int poll_gated(struct pollfd *fds, nfds_t n, int timeout_ms, const sigset
                 continue;
             marks[i] = MARK_NONE;
             fds[i].fd = ~fds[i].fd;
-            lg_h1_conn *c = lg_fd_watched(fds[i].fd);
-            fds[i].revents = c && lg_h1_ready(c, &d) == LG_H1_READY ? POLLIN : 0;
+            fds[i].revents = lg_ready_scan_ready_now(fds[i].fd) ? POLLIN : 0;
             ours += fds[i].revents != 0;
         }
         errno = saved;
@@ -206,37 +187,30 @@ static int select_gated(int nfds, fd_set *rd, fd_set *wr, fd_set *ex, struct tim
         in_ex = *ex;
     int r;
     for (;;) {
-        int64_t due = INT64_MAX, d;
-        bool any_ready = false, capped;
+        lg_ready_scan s;
+        bool capped;
         int ready = 0, woke = 0;
         struct pollfd extra[EXTRA_MAX];
         size_t k = 0;
+        lg_ready_scan_start(&s);
         FD_ZERO(&ours);
         for (int fd = 0; rd && fd < nfds && fd < FD_SETSIZE; fd++) {
-            lg_h1_conn *c = asked(fd, FD_ISSET(fd, &in_rd));
-            lg_h1_readiness st = c ? lg_h1_ready(c, &d) : LG_H1_IDLE;
-            if (st == LG_H1_IDLE)
+            if (note(&s, asked(fd, FD_ISSET(fd, &in_rd)), extra, &k) == LG_H1_IDLE)
                 continue;
             FD_SET(fd, &ours);
             FD_CLR(fd, rd);
-            any_ready |= st == LG_H1_READY;
-            if (st == LG_H1_WAITING && d < due)
-                due = d;
-            if (st == LG_H1_WAITING)
-                add_extra(c, extra, &k);
         }
-        int ms = wait_ms(deadline, due, any_ready, &capped);
+        int ms = lg_ready_scan_wait_ms(&s, deadline, s.any_ready, &capped);
         struct timeval t = {ms / 1000, (ms % 1000) * 1000};
         fd_set blank_rd, blank_wr, *prd = rd, *pwr = wr;
-        k = any_ready ? 0 : k;
+        k = s.any_ready ? 0 : k;
         int top = select_add(nfds, &prd, &pwr, ex, extra, k, &blank_rd, &blank_wr);
         r = lg_sock_real_get()->select(top, prd, pwr, ex, ms < 0 ? NULL : &t);
         int saved = errno;
         if (r > 0 && k > 0)
             r -= woke = select_take(prd, pwr, extra, k);
         for (int fd = 0; rd && r >= 0 && fd < nfds && fd < FD_SETSIZE; fd++) {
-            lg_h1_conn *c = FD_ISSET(fd, &ours) ? lg_fd_watched(fd) : NULL;
-            if (c && lg_h1_ready(c, &d) == LG_H1_READY) {
+            if (FD_ISSET(fd, &ours) && lg_ready_scan_ready_now(fd)) {
                 FD_SET(fd, rd);
                 ready++;
             }
