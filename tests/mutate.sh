@@ -80,6 +80,12 @@ fold-budget-unspent|src/gate/accounts.c|test_admission
 no-fallback|src/gate/exchange.c|test_resilience
     size_t next = x->chain_i + 1;
     size_t next = x->n_chain;
+phase-untraced|src/gate/exchange.c|test_exchange
+    if (LG_UNLIKELY(lg_log_debugging))
+    if (0)
+phase-change-skipped|src/gate/exchange.c|test_exchange
+    set_phase(x, X_SENT, "admitted");
+    (void)0;
 pools-ignored|src/limiter/policy.c|test_resilience
     if (!pool && pool_fallback) {
     if (0) {

@@ -10,6 +10,9 @@ void lg_log_init(const lg_config *cfg);
 /* Cold: a call marks its path as rare, so GCC moves it out of the hot code (a request that succeeds logs
  * nothing). */
 void lg_log(lg_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3), cold));
+/* True when debug lines go out (set by lg_log_init only). A hot path's debug trace tests it before calling
+ * lg_log: one predictable branch instead of a call when debugging is off. */
+extern bool lg_log_debugging;
 /* One notice line on stderr even when logging is off ("llmgate: ..."): at most one per request (nothing
  * when *once, the request's own flag, is already set; set when the line is printed) and, within the
  * process, at most once per min_interval_ms for the same key string. */

@@ -16,6 +16,29 @@
 #define NOTICE_AFTER_MS 3000     /* a wait this long gets a notice on stderr */
 #define NOTICE_INTERVAL_MS 10000 /* at most one notice per provider this often, across processes */
 
+/* The phases' names in trace lines, the one table of them. */
+static const char *const phase_names[] = {
+    [X_ADMIT] = "ADMIT", [X_CONFIRM] = "CONFIRM", [X_BACKOFF] = "BACKOFF", [X_SENT] = "SENT", [X_DONE] = "DONE",
+};
+_Static_assert(sizeof phase_names / sizeof *phase_names == X_DONE + 1, "a name for each phase");
+
+/* The debug line of x's move to phase, for why (none when x already stands there). */
+__attribute__((cold, noinline)) static void trace_phase(const lg_exchange *x, x_phase phase, const char *why)
+{
+    if (x->phase != phase)
+        lg_log(LG_LOG_DEBUG, "[Phase] %s %p: %s -> %s (%s)", x->req.prov->name, (const void *)x,
+               phase_names[x->phase], phase_names[phase], why);
+}
+
+/* The one writer of x->phase (the shape of libcurl's mstate()): moves x to phase, traced at debug level;
+ * when debugging is off, one predictable branch. */
+static inline void set_phase(lg_exchange *x, x_phase phase, const char *why)
+{
+    if (LG_UNLIKELY(lg_log_debugging))
+        trace_phase(x, phase, why);
+    x->phase = phase;
+}
+
 static bool is_failure(const lg_outcome *o)
 {
     return o->state == LG_STATE_RETRYABLE_RATE_LIMIT || o->state == LG_STATE_PROVIDER_DOWN;
@@ -70,7 +93,7 @@ static void finish(lg_exchange *x, int64_t now, lg_step *step)
         res->retry_after_ms = res->outcome.retry_after_ms > 0 ? res->outcome.retry_after_ms : soonest;
     }
     res->prov = x->req.prov;
-    x->phase = X_DONE;
+    set_phase(x, X_DONE, "finished");
     step_done(step, res);
 }
 
@@ -98,7 +121,7 @@ __attribute__((cold)) static void refuse(lg_exchange *x, size_t idx, int64_t wai
     lg_log(LG_LOG_INFO, "[GiveUp] %s: no account can admit for %lldms, answering 429 locally", x->req.prov->name,
            (long long)wait_ms);
     res->prov = x->req.prov;
-    x->phase = X_DONE;
+    set_phase(x, X_DONE, "refused: no account can admit in time");
     step_done(step, res);
 }
 
@@ -121,7 +144,7 @@ __attribute__((cold)) static void circuit_open(lg_exchange *x, int64_t wait_ms, 
     res->prov = x->req.prov;
     lg_log(LG_LOG_INFO, "[Circuit] %s: open, answering 503 locally (next probe in %lldms)", x->req.prov->name,
            (long long)wait_ms);
-    x->phase = X_DONE;
+    set_phase(x, X_DONE, "refused: circuit open");
     step_done(step, res);
 }
 
@@ -136,7 +159,7 @@ __attribute__((cold)) static void wait_until(lg_exchange *x, x_phase phase, int6
     if (ms >= NOTICE_AFTER_MS && !x->a.noticed && lg_accounts_notice_due(&x->a, now, NOTICE_INTERVAL_MS))
         lg_notice(&x->a.noticed, p->name, NOTICE_INTERVAL_MS, "%s: %s, waiting %llds", p->name, why,
                   (long long)((ms + 999) / 1000));
-    x->phase = phase;
+    set_phase(x, phase, why);
     x->wait_at = at;
     x->wait_why = why;
     step_start(step, LG_STEP_WAIT);
@@ -170,11 +193,11 @@ static void admitted(lg_exchange *x, size_t idx, bool counted, lg_step *step)
     if (x->req.prov->dialect == LG_DIALECT_NONE) {
         lg_accounts_count(&x->a, idx, LG_EV_SENT, 0);
         x->res.verdict = LG_GATE_PASS;
-        x->phase = X_DONE;
+        set_phase(x, X_DONE, "admitted: the host's own request");
         step_done(step, &x->res);
         return;
     }
-    x->phase = X_SENT;
+    set_phase(x, X_SENT, "admitted");
     send_step(x, step);
 }
 
@@ -305,7 +328,7 @@ __attribute__((cold)) static void refuse_locally(lg_exchange *x, int status, con
     res->why = "route_refused";
     res->prov = x->req.prov;
     x->req.host_key = NULL;
-    x->phase = X_DONE;
+    set_phase(x, X_DONE, "refused locally");
     step_done(step, res);
 }
 
@@ -393,11 +416,11 @@ lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_st
     }
     if (req->prov->dialect == LG_DIALECT_NONE) { /* fail open: pace nothing */
         x->res.verdict = LG_GATE_PASS;
-        x->phase = X_DONE;
+        set_phase(x, X_DONE, "no account state: the host's own request");
         step_done(step, &x->res);
         return x;
     }
-    x->phase = X_SENT;
+    set_phase(x, X_SENT, "no account state: the host's credentials");
     send_step(x, step);
     return x;
 }
@@ -556,7 +579,7 @@ void lg_exchange_withdraw(lg_exchange *x, lg_step *step)
     res->status = 0;
     res->prov = x->req.prov;
     lg_log(LG_LOG_INFO, "[Withdrawn] %s: the host gave the request up while it waited", x->req.prov->name);
-    x->phase = X_DONE;
+    set_phase(x, X_DONE, "withdrawn");
     step_done(step, res);
 }
 

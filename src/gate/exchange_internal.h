@@ -12,8 +12,8 @@
 #define CHAIN_MAX 8              /* a provider and its fallbacks */
 #define BODY_COPY_MAX (8 << 20)  /* a larger body is not copied: no fallback, no rewrite for it */
 
-typedef enum {
-    X_ADMIT,   /* asking for admission (again at the timer) */
+typedef enum { /* named in exchange.c's phase_names, X_DONE last */
+    X_ADMIT,   /* asking for admission (again at the timer); 0, where lg_exchange_begin's clear starts */
     X_CONFIRM, /* a place is reserved: confirm it at the timer */
     X_BACKOFF, /* waiting before asking for admission for a retry */
     X_SENT,    /* an attempt is out */
@@ -38,7 +38,7 @@ struct lg_exchange {
     bool bare;           /* no account state could be set up: one attempt with the host's credentials */
     bool first;          /* the first admission is still pending (its failure is a local refusal) */
     bool waited;         /* the first admission had to wait */
-    x_phase phase;
+    x_phase phase;       /* written by exchange.c's set_phase only, past the clear that starts it */
     size_t preferred;    /* account to ask for at the next admission */
     size_t idx;          /* account of the reservation or of the attempt out */
     int64_t deadline;

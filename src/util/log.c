@@ -13,6 +13,7 @@
 
 static int log_fd = -1;                 /* -1: logging off */
 static lg_log_level log_level = LG_LOG_INFO;
+bool lg_log_debugging;
 static pthread_mutex_t notice_mu = PTHREAD_MUTEX_INITIALIZER;
 
 #define NOTICE_SLOTS 16
@@ -40,6 +41,7 @@ void lg_log_init(const lg_config *cfg)
         log_fd = STDERR_FILENO;
         log_level = LG_LOG_DEBUG;
     }
+    lg_log_debugging = log_fd >= 0 && log_level >= LG_LOG_DEBUG;
     errno = saved;
 }
 

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "llmgate/engine.h"
+#include "llmgate/log.h"
 #include "llmgate/store.h"
 #include "store_fixture.h"
 
@@ -463,6 +464,66 @@ static void routes_refuse_and_send(void **state)
     lg_exchange_free(x);
 }
 
+/* The phase changes in the debug log at path, as "FROM->TO (why)" joined by ", " into out. */
+static void phase_trace(const char *path, char *out, size_t cap)
+{
+    FILE *fp = fopen(path, "r");
+    assert_non_null(fp);
+    char line[1024];
+    size_t len = 0;
+    out[0] = '\0';
+    while (fgets(line, sizeof line, fp)) {
+        const char *tag = strstr(line, "[Phase] ");
+        const char *from = tag ? strstr(tag, ": ") : NULL;
+        if (!from)
+            continue;
+        char a[16], b[16], why[256];
+        assert_int_equal(sscanf(from + 2, "%15s -> %15s (%255[^)])", a, b, why), 3);
+        len += (size_t)snprintf(out + len, cap - len, "%s%s->%s (%s)", len ? ", " : "", a, b, why);
+        assert_true(len < cap);
+    }
+    fclose(fp);
+}
+
+/* Each phase change goes through one place that traces it at debug level: an attempt, its backoff, a
+ * reserved place confirmed at its timer, the retry, the answer; a timer that fires early changes nothing.
+ * Not a line with the log at info level. */
+static void phase_changes_traced_at_debug_level(void **state)
+{
+    fixture *f = *state;
+    char path[128], trace[1024];
+    snprintf(path, sizeof path, "%s/debug.log", f->dir);
+    setenv("LLMGATE_LOG", path, 1);
+    for (int debug = 1; debug >= 0; debug--) {
+        char extra[256];
+        snprintf(extra, sizeof extra,
+                 "\"log\": {\"level\": \"%s\"}, "
+                 "\"backoff\": {\"single_account_base_ms\": 100, \"single_account_max_ms\": 100}",
+                 debug ? "debug" : "info");
+        lg_gate_request req = request(f, openai(f, true, "{\"rpm\": 1, \"window_ms\": 1000}", extra));
+        lg_log_init(f->cfg);
+        assert_int_equal(lg_log_debugging, debug);
+        lg_step s;
+        int64_t t = T0 + (debug ? 0 : 10000); /* the second exchange starts in a fresh window */
+        lg_exchange *x = lg_exchange_begin(&req, t, &s);
+        respond(x, 500, SERVER_BODY, NULL, t + 10, &s);
+        lg_exchange_on_timer(x, s.at_ms, &s);
+        assert_int_equal(s.kind, LG_STEP_WAIT);
+        lg_exchange_on_timer(x, s.at_ms - 1, &s);
+        lg_exchange_on_timer(x, s.at_ms, &s);
+        assert_send(&s, 0, "sk-a", true);
+        respond(x, 200, OK_BODY, NULL, s.at_ms + 20, &s);
+        assert_int_equal(s.kind, LG_STEP_DONE);
+        lg_exchange_free(x);
+    }
+    unsetenv("LLMGATE_LOG");
+    lg_log_init(NULL);
+    phase_trace(path, trace, sizeof trace);
+    assert_string_equal(trace, "ADMIT->SENT (admitted), SENT->BACKOFF (rate limited, backing off), "
+                               "BACKOFF->CONFIRM (rate limit window full), CONFIRM->SENT (admitted), "
+                               "SENT->DONE (finished)");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -479,6 +540,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(free_mid_wait_gives_back_the_reservation, setup, teardown),
         cmocka_unit_test_setup_teardown(cross_dialect_fallback, setup, teardown),
         cmocka_unit_test_setup_teardown(routes_refuse_and_send, setup, teardown),
+        cmocka_unit_test_setup_teardown(phase_changes_traced_at_debug_level, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
