@@ -7,12 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hook/sock/fd_wait.h"
 #include "front/h1_conn_internal.h"
-#include "hook/sock/plain_conn.h"
 #include "front/h1_target.h"
-#include "hook/base/runtime.h"
-#include "hook/base/libc_real.h"
 #include "llmgate/clock.h"
 #include "llmgate/log.h"
 
@@ -28,7 +24,7 @@ static lg_h1r_step resp_step(lg_h1_conn *c, bool drive_async)
         int fd = s == LG_H1R_AGAIN && !drive_async && c->wio->wait ? c->wio->wait(c->wctx, &ev) : -1;
         if (s != LG_H1R_AGAIN || drive_async)
             return s;
-        if (fd < 0 || !lg_fd_wait(fd, ev & POLLOUT))
+        if (fd < 0 || !c->host->wait_fd(fd, ev & POLLOUT))
             return LG_H1R_FAILED;
     }
 }
@@ -62,7 +58,7 @@ lg_h1_attempt_rc lg_h1_attempt_read(lg_h1_conn *c, bool drive_async)
 void lg_h1_leave_target(lg_h1_conn *c)
 {
     if (c->plain_fd >= 0)
-        lg_sock_real_get()->close(c->plain_fd);
+        c->host->close(c->plain_fd);
     c->plain_fd = -1;
     c->wio = c->io;
     c->wctx = c->ioctx;
@@ -98,10 +94,10 @@ static lg_h1_attempt_rc aim(lg_h1_conn *c, const lg_provider *p)
         c->dead = true; /* the transport's own connection may be gone too */
         return LG_H1A_RETRYABLE;
     }
-    if (!t.tls && (c->plain_fd = lg_h1_target_socket(&t, false)) < 0)
+    if (!t.tls && (c->plain_fd = c->host->target_socket(&t, false)) < 0)
         return LG_H1A_RETRYABLE;
     if (!t.tls) {
-        c->wio = &lg_h1_plain_io;
+        c->wio = c->host->plain_io;
         c->wctx = &c->plain_fd;
     }
     c->own_dead = own_dead || t.tls; /* a TLS target took the transport's connection */
@@ -150,7 +146,7 @@ lg_h1_attempt_rc lg_h1_attempt(lg_h1_conn *c, const lg_step *st, bool drive_asyn
     lg_relay_sink sink = lg_h1_host_sink(c);
     lg_relay_start(&c->relay, &c->cap, to->dialect, to->boundary, &sink);
     /* a whole translated answer is translated at delivery: never let it through untranslated */
-    c->relay.pass_over = c->tr.on ? SIZE_MAX : (size_t)lg_runtime_get()->cfg->max_held_body;
+    c->relay.pass_over = c->tr.on ? SIZE_MAX : (size_t)c->cfg->max_held_body;
     lg_h1_resp_start(&c->resp, &c->cap, &c->relay, c->head);
     return lg_h1_attempt_read(c, drive_async && lg_h1_driven(c));
 }

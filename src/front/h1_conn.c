@@ -6,21 +6,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hook/sock/fd_watch.h"
 #include "front/h1_conn.h"
 #include "front/h1_conn_internal.h"
-#include "hook/base/runtime.h"
-#include "hook/base/libc_real.h"
 #include "llmgate/boundary.h"
 #include "llmgate/log.h"
 
 #define HEAD_ROOM 65536 /* a request is held when its body fits hold.max_body_bytes and its head this */
 
-lg_h1_conn *lg_h1_new(const lg_provider *const *provs, size_t n, const lg_h1_io *io, void *ioctx)
+lg_h1_conn *lg_h1_new(const lg_front_host *host, const lg_provider *const *provs, size_t n, const lg_h1_io *io,
+                      void *ioctx)
 {
     lg_h1_conn *c = n && n <= LG_H1_PROVS ? calloc(1, sizeof *c) : NULL;
     if (!c)
         return NULL;
+    c->host = host;
+    c->cfg = host->config();
+    c->store = host->store();
     c->prov = provs[0];
     memcpy(c->provs, provs, n * sizeof *provs);
     c->n_provs = n;
@@ -36,7 +37,7 @@ void lg_h1_free(lg_h1_conn *c)
 {
     if (!c)
         return;
-    lg_fd_unwatch(c->watch_fd, c);
+    c->host->unwatch(c->watch_fd, c);
     lg_exchange_free(c->x);
     lg_exchange_free(c->wx);
     lg_h1_req_free(&c->req);
@@ -45,7 +46,7 @@ void lg_h1_free(lg_h1_conn *c)
     lg_capture_free(&c->cap);
     lg_attempt_tr_free(&c->tr);
     if (c->plain_fd >= 0)
-        lg_sock_real_get()->close(c->plain_fd);
+        c->host->close(c->plain_fd);
     free(c->out);
     free(c);
 }
@@ -71,9 +72,9 @@ void lg_h1_watch_host(lg_h1_conn *c)
 {
     int fd = c->io->fd ? c->io->fd(c->ioctx) : -1;
     if (fd >= 0 && c->watch_fd != fd) {
-        lg_fd_unwatch(c->watch_fd, c);
+        c->host->unwatch(c->watch_fd, c);
         c->watch_fd = fd;
-        lg_fd_watch(fd, c);
+        c->host->watch(fd, c);
     }
 }
 
@@ -102,8 +103,7 @@ static ssize_t release(lg_h1_conn *c, const void *p, size_t n)
 static const lg_provider *owner(const lg_h1_conn *c)
 {
     const char *host = lg_h1_req_header(&c->req, "host");
-    const lg_runtime *rt = lg_runtime_get();
-    if (!host || !rt->cfg)
+    if (!host || !c->cfg)
         return NULL;
     char name[256];
     size_t len = strcspn(host, host[0] == '[' ? "]" : ":");
@@ -113,7 +113,7 @@ static const lg_provider *owner(const lg_h1_conn *c)
         return NULL;
     memcpy(name, host, len);
     name[len] = '\0';
-    const lg_provider *p = lg_config_match_host(rt->cfg, name);
+    const lg_provider *p = lg_config_match_host(c->cfg, name);
     for (size_t i = 0; p && i < c->n_provs; i++)
         if (c->provs[i] == p)
             return p;
@@ -136,7 +136,7 @@ ssize_t lg_h1_write(lg_h1_conn *c, const void *p, size_t n)
         return release(c, p, n);
     while (off < n) {
         size_t used = 0;
-        size_t max = (size_t)lg_runtime_get()->cfg->max_held_body + HEAD_ROOM;
+        size_t max = (size_t)c->cfg->max_held_body + HEAD_ROOM;
         lg_h1_state s = lg_h1_req_feed(&c->req, b + off, n - off, max, &used);
         if (s == LG_H1_INVALID)
             return release(c, b + off, n - off) < 0 ? -1 : (ssize_t)n;

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "front/host.h"
 #include "llmgate/config.h"
 
 struct lg_h1_target;
@@ -25,7 +26,7 @@ struct lg_h1_target;
 #define LG_IO_INTR (-3)  /* a blocking receive a signal interrupted that the host takes (lg_host_takes_eintr) */
 
 /* The transport under the connection. Each function preserves nothing: the caller saves errno. */
-typedef struct {
+typedef struct lg_h1_io {
     /* Sends all n bytes (blocking; a transport with `wait` may only take them, to go out from recv);
      * false on failure. */
     bool (*send)(void *io, const void *p, size_t n);
@@ -56,9 +57,11 @@ typedef struct lg_h1_conn lg_h1_conn;
 
 #define LG_H1_PROVS 8 /* providers one connection may carry: those whose names share its address */
 
-/* A connection of providers provs[0..n) (1 <= n <= LG_H1_PROVS; provs[0] first) over io (borrowed; must
- * outlive it): each request's Host picks its provider among them. NULL on allocation failure. */
-lg_h1_conn *lg_h1_new(const lg_provider *const *provs, size_t n, const lg_h1_io *io, void *ioctx);
+/* A connection of providers provs[0..n) (1 <= n <= LG_H1_PROVS; provs[0] first) over io, in the program
+ * host (both borrowed; must outlive it): each request's Host picks its provider among them. NULL on
+ * allocation failure. */
+lg_h1_conn *lg_h1_new(const lg_front_host *host, const lg_provider *const *provs, size_t n, const lg_h1_io *io,
+                      void *ioctx);
 void lg_h1_free(lg_h1_conn *c);
 /* True once the connection passes through untouched (its writes go out as the host wrote them). */
 bool lg_h1_released(const lg_h1_conn *c);

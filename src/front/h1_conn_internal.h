@@ -20,6 +20,9 @@
 #include "llmgate/engine.h"
 
 struct lg_h1_conn {
+    const lg_front_host *host; /* the program the connection runs in */
+    const lg_config *cfg;      /* the host's configuration and store (they never change) */
+    lg_store *store;
     const lg_provider *prov; /* the provider of the request in hand (or the last one) */
     const lg_provider *provs[LG_H1_PROVS]; /* those the connection may carry (their names share its address) */
     size_t n_provs;

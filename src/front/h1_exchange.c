@@ -7,10 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "hook/sock/fd_wait.h"
 #include "front/h1_conn_internal.h"
-#include "hook/base/runtime.h"
-#include "hook/base/libc_real.h"
 #include "llmgate/clock.h"
 #include "llmgate/engine.h"
 
@@ -58,7 +55,7 @@ static void drive(lg_h1_conn *c, lg_exchange *x, lg_step step)
     while (step.kind != LG_STEP_DONE) {
         if (step.kind == LG_STEP_WAIT) {
             int64_t ms = step.at_ms - lg_now_ms();
-            if (ms > 0 && (lg_h1_nonblocking_fd(c) >= 0 || !lg_sleep_until(step.at_ms))) {
+            if (ms > 0 && (lg_h1_nonblocking_fd(c) >= 0 || !c->host->sleep_until(step.at_ms))) {
                 park(c, x, step, false); /* a blocking host's signal handler runs when we return */
                 return;
             }
@@ -95,10 +92,9 @@ static bool find_pin(const lg_h1_conn *c, char *buf, size_t size)
 
 void lg_h1_run_exchange(lg_h1_conn *c)
 {
-    const lg_runtime *rt = lg_runtime_get();
     char host_key[KEY_MAX], pin[128];
     bool has_key = lg_h1_req_find_key(&c->req, host_key, sizeof host_key);
-    lg_gate_request gr = {.cfg = rt->cfg, .prov = c->prov, .store = rt->store,
+    lg_gate_request gr = {.cfg = c->cfg, .prov = c->prov, .store = c->store,
                           .host_key = has_key ? host_key : NULL, .replayable = true,
                           .body = c->req.body, .body_len = c->req.body_len,
                           .pin = find_pin(c, pin, sizeof pin) ? pin : NULL, .url = c->req.url, .reroutes = true,
@@ -124,8 +120,7 @@ void lg_h1_run_exchange(lg_h1_conn *c)
 
 void lg_h1_run_paced(lg_h1_conn *c)
 {
-    const lg_runtime *rt = lg_runtime_get();
-    lg_gate_request gr = {.cfg = rt->cfg, .prov = c->prov, .store = rt->store};
+    lg_gate_request gr = {.cfg = c->cfg, .prov = c->prov, .store = c->store};
     lg_gate_result res;
     if (!lg_gate_admit(&gr, &res)) {
         lg_capture_reset(&c->cap);
@@ -151,7 +146,7 @@ bool lg_h1_resume(lg_h1_conn *c, bool blocking)
         if (!settle(c, x, rc, &step))
             return true;
     } else {
-        if (blocking && !lg_sleep_until(step.at_ms))
+        if (blocking && !c->host->sleep_until(step.at_ms))
             return false;
         c->wx = NULL;
         lg_exchange_on_timer(x, lg_now_ms(), &step);
@@ -187,12 +182,12 @@ static int idle_elsewhere(const lg_h1_conn *c)
     return fd >= 0 && fd != c->io->fd(c->ioctx) ? fd : -1;
 }
 
-/* True when fd has something to read now (its end included). */
-static bool readable_now(int fd)
+/* True when fd, a descriptor of c's transport, has something to read now (its end included). */
+static bool readable_now(const lg_h1_conn *c, int fd)
 {
     struct pollfd p = {.fd = fd, .events = POLLIN};
     int saved = errno;
-    bool r = lg_sock_real_get()->poll(&p, 1, 0) > 0;
+    bool r = c->host->poll(&p, 1, 0) > 0;
     errno = saved;
     return r;
 }
@@ -214,7 +209,7 @@ lg_h1_readiness lg_h1_ready(lg_h1_conn *c, int64_t *due_ms)
     if (lg_h1_pending(c) > 0 || c->host_errno || c->x || (c->dead && !c->io->detached))
         return LG_H1_READY;
     int elsewhere = idle_elsewhere(c);
-    if (elsewhere >= 0 && !readable_now(elsewhere)) {
+    if (elsewhere >= 0 && !readable_now(c, elsewhere)) {
         *due_ms = INT64_MAX; /* until that connection has something: lg_h1_wait_fd adds it to the wait */
         return LG_H1_WAITING;
     }

@@ -1,9 +1,9 @@
 /* Where the socket/TLS front end sends an attempt that goes to another provider than the host's own (a
  * fallback, a pin, a route): the provider's upstream (scheme, host, port, path prefix), else its first
- * host over https:443; and a TCP connection of llmgate's own to it. Also splits an upstream URL for the
- * getaddrinfo hook. A target over plain http is reached through lg_h1_plain_io (plain_conn.h), whatever
- * the host's own transport is; one over https through the host's TLS transport (its reopen), which has
- * the trust. Pure: no I/O. */
+ * host over https:443. Also splits an upstream URL for the getaddrinfo hook. A target over plain http is
+ * reached over a TCP connection of llmgate's own, through the program's plain transport (host.h),
+ * whatever the host's own transport is; one over https through the host's TLS transport (its reopen),
+ * which has the trust. Pure: no I/O. */
 #ifndef LLMGATE_FRONT_H1_TARGET_H
 #define LLMGATE_FRONT_H1_TARGET_H
 

@@ -14,6 +14,7 @@
 #include "hook/sock/fd_wait.h"
 #include "hook/sock/fd_watch.h"
 #include "hook/base/guard.h"
+#include "hook/sock/front_host.h"
 #include "hook/sock/plain_conn.h"
 #include "hook/sock/conns.h"
 #include "hook/sock/names.h"
@@ -108,7 +109,7 @@ static void follow(int fd, const lg_provider *const *provs, size_t n, const stru
     s->fd = fd;
     memcpy(&s->peer, addr, len);
     s->peer_len = len;
-    s->h1 = lg_h1_new(provs, n, &sock_io, s);
+    s->h1 = lg_h1_new(&lg_sock_front_host, provs, n, &sock_io, s);
     if (!s->h1) {
         free(s);
         return;

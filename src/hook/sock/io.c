@@ -2,6 +2,7 @@
  * read/readv. A descriptor llmgate does not follow costs one table load before the real call; a followed one
  * goes through its HTTP/1.1 connection (h1_conn.c). */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sendfile.h>
@@ -9,9 +10,9 @@
 
 #include "hook/sock/conns.h"
 #include "hook/sock/fd_watch.h"
+#include "hook/sock/io.h"
 #include "hook/base/libc_real.h"
-#include "hook/tls/ssl_conns.h"
-#include "hook/tls/tls_hello.h"
+#include "hook/sock/tls_hello.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -144,9 +145,20 @@ EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t count)
 /* The same function under its large-file name (off_t is 64 bits here), which CPython's os.sendfile calls. */
 EXPORT ssize_t sendfile64(int out, int in, off64_t *off, size_t count) { return sendfile(out, in, off, count); }
 
-/* What a read of a descriptor the socket layer does not follow returns: a memory-BIO session's wake-up
- * byte (lg_ssl_wake) when something is watched, else LG_H1_PASS. */
-static ssize_t unfollowed(int fd, void *p, size_t n) { return lg_fd_watch_any() ? lg_ssl_wake(fd, p, n) : LG_H1_PASS; }
+static _Atomic(lg_sock_read_fn) unfollowed_read; /* lg_sock_on_unfollowed_read's, or NULL */
+
+void lg_sock_on_unfollowed_read(lg_sock_read_fn fn)
+{
+    atomic_store_explicit(&unfollowed_read, fn, memory_order_release);
+}
+
+/* What a read of a descriptor the socket layer does not follow returns: what the wing that answers such
+ * reads says (a memory-BIO session's wake-up byte) when something is watched, else LG_H1_PASS. */
+static ssize_t unfollowed(int fd, void *p, size_t n)
+{
+    lg_sock_read_fn fn = lg_fd_watch_any() ? atomic_load_explicit(&unfollowed_read, memory_order_acquire) : NULL;
+    return fn ? fn(fd, p, n) : LG_H1_PASS;
+}
 
 /* unfollowed() for a scatter read: the wake-up byte goes into the first non-empty iovec. */
 static ssize_t unfollowed_vec(int fd, const struct iovec *iov, int cnt)

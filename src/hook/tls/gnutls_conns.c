@@ -13,6 +13,7 @@
 #include "hook/tls/gnutls_conns.h"
 #include "hook/base/gnutls_real.h"
 #include "hook/base/guard.h"
+#include "hook/sock/front_host.h"
 #include "hook/sock/plain_conn.h"
 #include "hook/base/runtime.h"
 #include "hook/base/libc_real.h"
@@ -198,7 +199,7 @@ lg_gnutls_conn *lg_gnutls_conn_get(gnutls_session_t session, bool decide)
     if (c && decide && !c->decided) {
         c->decided = true;
         const lg_provider *prov = provider_of(c, real);
-        c->h1 = prov ? lg_h1_new(&prov, 1, &gnutls_io, c) : NULL;
+        c->h1 = prov ? lg_h1_new(&lg_sock_front_host, &prov, 1, &gnutls_io, c) : NULL;
         c->peer_len = sizeof c->peer;
         if (c->h1 && getpeername(real->transport_get_int(session), (struct sockaddr *)&c->peer, &c->peer_len) != 0)
             c->peer_len = 0;

@@ -17,12 +17,14 @@
 #include "hook/sock/fd_wait.h"
 #include "hook/sock/fd_watch.h"
 #include "hook/base/guard.h"
+#include "hook/sock/front_host.h"
+#include "hook/sock/io.h"
 #include "hook/sock/plain_conn.h"
 #include "hook/base/runtime.h"
 #include "hook/base/libc_real.h"
 #include "hook/tls/ssl_conns.h"
 #include "hook/base/ssl_real.h"
-#include "hook/tls/tls_hello.h"
+#include "hook/sock/tls_hello.h"
 #include "llmgate/log.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -453,8 +455,9 @@ lg_ssl_conn *lg_ssl_conn_get(SSL *ssl, bool decide)
         if (prov && membio_fd >= 0) {
             c->host_fd = membio_fd;
             by_fd[membio_fd] = c;
+            lg_sock_on_unfollowed_read(lg_ssl_wake); /* its wake-up byte comes through the socket hooks */
         }
-        c->h1 = prov ? lg_h1_new(&prov, 1, membio_fd >= 0 ? &membio_io : &ssl_io, c) : NULL;
+        c->h1 = prov ? lg_h1_new(&lg_sock_front_host, &prov, 1, membio_fd >= 0 ? &membio_io : &ssl_io, c) : NULL;
         c->peer_len = sizeof c->peer;
         if (c->h1 && getpeername(membio_fd >= 0 ? membio_fd : real->get_fd(ssl), (struct sockaddr *)&c->peer,
                                  &c->peer_len) != 0)

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "hook/base/runtime.h"
-#include "hook/tls/tls_hello.h"
+#include "hook/sock/tls_hello.h"
 
 #define SLOTS 64
 #define RANDOM_LEN 32

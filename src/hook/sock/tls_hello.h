@@ -1,8 +1,8 @@
 /* Which socket carries which TLS session when the host does TLS on memory BIOs (asyncio's SSLObject:
  * SSL_get_fd is -1): the client random of each ClientHello a host sends on a followed provider socket is
  * remembered with the descriptor (the last 64), and found again from the SSL's own client random. */
-#ifndef LLMGATE_HOOK_TLS_TLS_HELLO_H
-#define LLMGATE_HOOK_TLS_TLS_HELLO_H
+#ifndef LLMGATE_HOOK_SOCK_TLS_HELLO_H
+#define LLMGATE_HOOK_SOCK_TLS_HELLO_H
 
 #include <stddef.h>
 

@@ -1,0 +1,43 @@
+/* What the front (a connection's HTTP/1.1 framing and exchange driver) needs from the program it runs in:
+ * its configuration and store, the plain libc calls it makes on descriptors of its own, waits, the table of
+ * descriptors whose readiness the program answers for, and llmgate's own plain connections to a target.
+ * The front calls nothing else of its program: a preload fills it from its hooks (hook/sock/front_host.h),
+ * another program (a daemon) with plain libc. A connection keeps the host it was made with (lg_h1_new). */
+#ifndef LLMGATE_FRONT_HOST_H
+#define LLMGATE_FRONT_HOST_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "llmgate/config.h"
+#include "llmgate/store.h"
+
+struct lg_h1_conn;
+struct lg_h1_target;
+struct lg_h1_io;
+
+typedef struct lg_front_host {
+    /* The configuration (NULL: llmgate is inactive) and the shared store (NULL: none); neither changes once
+     * a connection exists. */
+    const lg_config *(*config)(void);
+    lg_store *(*store)(void);
+    /* close(2) and poll(2) as libc does them, whatever the program interposes. */
+    int (*close)(int fd);
+    int (*poll)(struct pollfd *fds, nfds_t n, int timeout_ms);
+    /* Waits until fd is readable (write: writable); false when the wait fails. */
+    bool (*wait_fd)(int fd, bool write);
+    /* Sleeps until at_ms (lg_now_ms's clock): false when a signal the program takes interrupted the sleep
+     * (the caller parks its exchange and returns, for the handler to run), true when the time came. */
+    bool (*sleep_until)(int64_t at_ms);
+    /* The program's readiness waits ask connection c about fd from now on (replacing what was there) /
+     * no longer (when fd is watched for c; c NULL: whatever watches it). */
+    void (*watch)(int fd, struct lg_h1_conn *c);
+    void (*unwatch)(int fd, const struct lg_h1_conn *c);
+    /* A TCP socket connected (non-blocking: connecting) to target t, or -1; preserves nothing. */
+    int (*target_socket)(const struct lg_h1_target *t, bool nonblock);
+    /* A blocking transport over such a socket (the context: a pointer to its int descriptor). */
+    const struct lg_h1_io *plain_io;
+} lg_front_host;
+
+#endif
