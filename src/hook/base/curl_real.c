@@ -5,8 +5,6 @@
 #include "hook/base/curl_real.h"
 #include "hook/base/real_sym.h"
 
-__attribute__((tls_model("initial-exec"))) _Thread_local int lg_curl_depth;
-
 lg_curl_real lg_curl_real_table;
 int lg_curl_real_ready;
 static lg_curl_real *const real = &lg_curl_real_table;

@@ -28,11 +28,6 @@ typedef struct {
     CURLMcode (*m_cleanup)(CURLM *);
 } lg_curl_real;
 
-/* How deep this thread is inside our own calls into libcurl. libcurl's curl_easy_perform calls the
- * curl_multi_* functions through its PLT, and they call one another: a multi interposer entered at depth
- * > 0 goes straight to libcurl. */
-extern __attribute__((tls_model("initial-exec"))) _Thread_local int lg_curl_depth;
-
 extern lg_curl_real lg_curl_real_table; /* filled once by lg_curl_real_resolve */
 extern int lg_curl_real_ready;          /* set (release) once the table is filled */
 

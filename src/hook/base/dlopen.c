@@ -8,9 +8,8 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "hook/base/export.h"
 #include "llmgate/elf.h"
-
-#define EXPORT __attribute__((visibility("default")))
 
 static void *(*real_dlopen)(const char *, int);
 static pthread_once_t once = PTHREAD_ONCE_INIT;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <uthash.h>
 
+#include "hook/base/export.h"
 #include "hook/sock/fd_wait.h"
 #include "hook/sock/fd_watch.h"
 #include "hook/base/guard.h"
@@ -25,7 +26,6 @@
 #include "hook/tls/tls_hello.h"
 #include "llmgate/log.h"
 
-#define EXPORT __attribute__((visibility("default")))
 #define FD_MAX 65536
 
 struct lg_ssl_conn {
@@ -142,25 +142,30 @@ static bool membio_send(lg_ssl_conn *c, const void *p, size_t n)
 static bool host_send(lg_ssl_conn *c, const void *p, size_t n)
 {
     size_t done = 0;
-    lg_guard_enter();
-    int ok = lg_ssl_real_get()->write_ex(c->ssl, p, n, &done);
-    lg_guard_leave();
+    int ok;
+    LG_OURS(ok = lg_ssl_real_get()->write_ex(c->ssl, p, n, &done));
+    return ok == 1 && done == n;
+}
+
+/* Socket BIOs: writes on the wire, again while it waits for the host's non-blocking socket. */
+static bool wire_send(lg_ssl_conn *c, const void *p, size_t n)
+{
+    size_t done = 0;
+    int ok;
+    do
+        ok = lg_ssl_real_get()->write_ex(lg_ssl_conn_wire(c), p, n, &done);
+    while (again(c, ok));
     return ok == 1 && done == n;
 }
 
 static bool io_send(void *io, const void *p, size_t n)
 {
     lg_ssl_conn *c = io;
-    size_t done = 0;
-    int ok;
+    bool ok;
     if (c->host_fd >= 0) /* memory BIOs: llmgate's own connection, until released */
         return lg_h1_released(c->h1) ? host_send(c, p, n) : membio_send(c, p, n);
-    lg_guard_enter();
-    do
-        ok = lg_ssl_real_get()->write_ex(lg_ssl_conn_wire(c), p, n, &done);
-    while (again(c, ok));
-    lg_guard_leave();
-    return ok == 1 && done == n;
+    LG_OURS(ok = wire_send(c, p, n));
+    return ok;
 }
 
 /* A call on our non-blocking session returned ok: > 0 to go on, LG_IO_AGAIN (c->want says for what), 0
@@ -176,26 +181,33 @@ static ssize_t membio_result(lg_ssl_conn *c, int ok)
     return err == SSL_ERROR_ZERO_RETURN || err == SSL_ERROR_SSL || err == SSL_ERROR_SYSCALL ? 0 : -1;
 }
 
+/* Memory BIOs: sends what was taken on our session, then reads from it (membio_result's answer, *done
+ * bytes read). The thread's OpenSSL error queue is left as it was. */
+static ssize_t membio_pump(lg_ssl_conn *c, void *p, size_t n, size_t *done)
+{
+    const lg_ssl_real *real = lg_ssl_real_get();
+    ssize_t r = 1;
+    ERR_set_mark();
+    while (c->unsent && r > 0) {
+        r = membio_result(c, real->write_ex(c->repl, c->unsent + c->unsent_off, c->unsent_len - c->unsent_off, done));
+        if (r > 0 && (c->unsent_off += *done) == c->unsent_len)
+            drop_unsent(c);
+    }
+    if (r > 0)
+        r = membio_result(c, real->read_ex(c->repl, p, n, done));
+    ERR_pop_to_mark();
+    return r;
+}
+
 /* Memory BIOs: sends what was taken (the handshake goes on inside), then reads; never blocks. Runs inside
  * the host's calls (its readiness waits): the thread's OpenSSL error queue is left as the host had it. */
 static ssize_t membio_recv(lg_ssl_conn *c, void *p, size_t n)
 {
-    const lg_ssl_real *real = lg_ssl_real_get();
     size_t done = 0;
-    ssize_t r = 1;
+    ssize_t r;
     if (!c->repl)
         return -1;
-    lg_guard_enter();
-    ERR_set_mark();
-    while (c->unsent && r > 0) {
-        r = membio_result(c, real->write_ex(c->repl, c->unsent + c->unsent_off, c->unsent_len - c->unsent_off, &done));
-        if (r > 0 && (c->unsent_off += done) == c->unsent_len)
-            drop_unsent(c);
-    }
-    if (r > 0)
-        r = membio_result(c, real->read_ex(c->repl, p, n, &done));
-    ERR_pop_to_mark();
-    lg_guard_leave();
+    LG_OURS(r = membio_pump(c, p, n, &done));
     if (r == 0 && c->unsent) /* the request did not go out */
         r = -1;
     if (r <= 0 && r != LG_IO_AGAIN)
@@ -215,12 +227,10 @@ static ssize_t io_recv(void *io, void *p, size_t n)
     int ok, err;
     if (c->host_fd >= 0)
         return membio_recv(c, p, n);
-    lg_guard_enter();
     errno = 0; /* EINTR after the call: a signal interrupted a blocking socket's wait */
-    ok = real->read_ex(lg_ssl_conn_wire(c), p, n, &got);
+    LG_OURS(ok = real->read_ex(lg_ssl_conn_wire(c), p, n, &got));
     bool interrupted = errno == EINTR;
-    err = ok == 1 ? SSL_ERROR_NONE : real->get_error(lg_ssl_conn_wire(c), 0);
-    lg_guard_leave();
+    LG_OURS(err = ok == 1 ? SSL_ERROR_NONE : real->get_error(lg_ssl_conn_wire(c), 0));
     if (ok == 1)
         return (ssize_t)got;
     if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {
@@ -284,9 +294,8 @@ static int own_socket(lg_ssl_conn *c, bool nb)
      * request until the peer's delayed ACK (40 ms per attempt, measured) */
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    lg_guard_enter();
-    int rc = lg_sock_real_get()->connect(fd, (struct sockaddr *)&peer, plen);
-    lg_guard_leave();
+    int rc;
+    LG_OURS(rc = lg_sock_real_get()->connect(fd, (struct sockaddr *)&peer, plen));
     if (rc != 0 && !(nb && errno == EINPROGRESS)) {
         lg_sock_real_get()->close(fd);
         return -1;
@@ -316,21 +325,11 @@ static bool verify_target(SSL *s, SSL *host, const lg_h1_target *to)
                   : X509_VERIFY_PARAM_set1_host(vp, to->host, 0) == 1;
 }
 
-/* A new TLS connection with the host's SSL_CTX and verification parameters: to the same peer with the
- * host's name (to NULL), or to an https target with its name (SNI unless an address). For memory BIOs it
- * is non-blocking: connected and shaken hands as far as it goes at once, the rest inside membio_recv. */
-static bool io_reopen(void *io, const lg_h1_target *to)
+/* A new SSL over fd, as io_reopen describes, its handshake begun (done unless nb); NULL on failure. The
+ * thread's OpenSSL error queue is left as it was. */
+static SSL *handshake_new(lg_ssl_conn *c, int fd, const lg_h1_target *to, bool nb)
 {
-    lg_ssl_conn *c = io;
     const lg_ssl_real *real = lg_ssl_real_get();
-    if (to && !to->tls)
-        return false;
-    drop_repl(c);
-    bool nb = c->host_fd >= 0 || host_nonblocking(c);
-    int fd = to ? lg_h1_target_socket(to, nb) : own_socket(c, nb);
-    if (fd < 0)
-        return false;
-    lg_guard_enter();
     ERR_set_mark();
     SSL *s = real->new_(real->get_ssl_ctx(c->ssl));
     if (s)
@@ -346,8 +345,25 @@ static bool io_reopen(void *io, const lg_h1_target *to)
     if (!ok && s)
         free_repl(s);
     ERR_pop_to_mark();
-    lg_guard_leave();
-    if (!ok) {
+    return ok ? s : NULL;
+}
+
+/* A new TLS connection with the host's SSL_CTX and verification parameters: to the same peer with the
+ * host's name (to NULL), or to an https target with its name (SNI unless an address). For memory BIOs it
+ * is non-blocking: connected and shaken hands as far as it goes at once, the rest inside membio_recv. */
+static bool io_reopen(void *io, const lg_h1_target *to)
+{
+    lg_ssl_conn *c = io;
+    if (to && !to->tls)
+        return false;
+    drop_repl(c);
+    bool nb = c->host_fd >= 0 || host_nonblocking(c);
+    int fd = to ? lg_h1_target_socket(to, nb) : own_socket(c, nb);
+    if (fd < 0)
+        return false;
+    SSL *s;
+    LG_OURS(s = handshake_new(c, fd, to, nb));
+    if (!s) {
         lg_sock_real_get()->close(fd);
         return false;
     }
@@ -503,11 +519,8 @@ EXPORT int SSL_shutdown(SSL *ssl)
 {
     const lg_ssl_real *real = lg_ssl_real_get();
     lg_ssl_conn *c = lg_ssl_conn_get(ssl, false);
-    if (c && c->repl) {
-        lg_guard_enter();
-        real->shutdown(c->repl);
-        lg_guard_leave();
-    }
+    if (c && c->repl)
+        LG_OURS(real->shutdown(c->repl));
     return real->shutdown ? real->shutdown(ssl) : -1;
 }
 
