@@ -13,8 +13,8 @@ defined=$(nm -D --defined-only "$LG_LIB" | awk '{ print $3 }' | sed 's/@.*//' | 
 check_eq "libllmgate.so defines exactly the version script's global symbols" "$mapped" "$defined"
 
 # Every "EXPORT <type> name(" of the source: the last identifier before the parameter list.
-exported=$(grep -rh --include='*.c' '^EXPORT ' "$LG_ROOT/src" | sed 's/(.*//' | awk '{ n = $NF; sub(/^\**/, "", n); print n }' |
-    sort -u)
+exported=$(grep -rh --include='*.c' '^EXPORT ' "$LG_ROOT/src" | sed 's/(.*//' |
+    awk '{ n = $NF; sub(/^\**/, "", n); print n }' | sort -u)
 check "the source marks functions EXPORT" test -n "$exported"
 stray=$(comm -23 <(echo "$exported") <(echo "$mapped"))
 check_eq "every EXPORT of the source is in the version script" "" "$stray"
