@@ -5,33 +5,34 @@
 #define CURL_DISABLE_TYPECHECK 1
 #include <curl/curl.h>
 
-typedef struct {
-    CURLcode (*setopt)(CURL *, CURLoption, ...);
-    CURLcode (*perform)(CURL *);
-    CURLcode (*getinfo)(CURL *, CURLINFO, ...);
-    void (*reset)(CURL *);
-    CURL *(*duphandle)(CURL *);
-    void (*cleanup)(CURL *);
-    const char *(*strerror)(CURLcode);
-    CURLMcode (*m_add)(CURLM *, CURL *);
-    CURLMcode (*m_remove)(CURLM *, CURL *);
-    CURLMcode (*m_perform)(CURLM *, int *);
-    CURLMcode (*m_socket_action)(CURLM *, curl_socket_t, int, int *);
-    CURLMcode (*m_socket_all)(CURLM *, int *);
-    CURLMsg *(*m_info_read)(CURLM *, int *);
-    CURLMcode (*m_wait)(CURLM *, struct curl_waitfd *, unsigned int, int, int *);
-    CURLMcode (*m_poll)(CURLM *, struct curl_waitfd *, unsigned int, int, int *);
-    CURLMcode (*m_wakeup)(CURLM *);
-    CURLMcode (*m_fdset)(CURLM *, fd_set *, fd_set *, fd_set *, int *);
-    CURLMcode (*m_timeout)(CURLM *, long *);
-    CURLMcode (*m_setopt)(CURLM *, CURLMoption, ...);
-    CURLMcode (*m_cleanup)(CURLM *);
-} lg_curl_real;
+#include "hook/base/real_sym.h"
 
-/* How deep this thread is inside our own calls into libcurl. libcurl's curl_easy_perform calls the
- * curl_multi_* functions through its PLT, and they call one another: a multi interposer entered at depth
- * > 0 goes straight to libcurl. */
-extern __attribute__((tls_model("initial-exec"))) _Thread_local int lg_curl_depth;
+/* The table, one X(field, symbol, ret, params) a real libcurl function (real_sym.h). */
+#define LG_CURL_REAL(X)                                                                              \
+    X(setopt, curl_easy_setopt, CURLcode, (CURL *, CURLoption, ...))                                 \
+    X(perform, curl_easy_perform, CURLcode, (CURL *))                                                \
+    X(getinfo, curl_easy_getinfo, CURLcode, (CURL *, CURLINFO, ...))                                 \
+    X(reset, curl_easy_reset, void, (CURL *))                                                        \
+    X(duphandle, curl_easy_duphandle, CURL *, (CURL *))                                              \
+    X(cleanup, curl_easy_cleanup, void, (CURL *))                                                    \
+    X(strerror, curl_easy_strerror, const char *, (CURLcode))                                        \
+    X(m_add, curl_multi_add_handle, CURLMcode, (CURLM *, CURL *))                                    \
+    X(m_remove, curl_multi_remove_handle, CURLMcode, (CURLM *, CURL *))                              \
+    X(m_perform, curl_multi_perform, CURLMcode, (CURLM *, int *))                                    \
+    X(m_socket_action, curl_multi_socket_action, CURLMcode, (CURLM *, curl_socket_t, int, int *))    \
+    X(m_socket_all, curl_multi_socket_all, CURLMcode, (CURLM *, int *))                              \
+    X(m_info_read, curl_multi_info_read, CURLMsg *, (CURLM *, int *))                                \
+    X(m_wait, curl_multi_wait, CURLMcode, (CURLM *, struct curl_waitfd *, unsigned int, int, int *)) \
+    X(m_poll, curl_multi_poll, CURLMcode, (CURLM *, struct curl_waitfd *, unsigned int, int, int *)) \
+    X(m_wakeup, curl_multi_wakeup, CURLMcode, (CURLM *))                                             \
+    X(m_fdset, curl_multi_fdset, CURLMcode, (CURLM *, fd_set *, fd_set *, fd_set *, int *))          \
+    X(m_timeout, curl_multi_timeout, CURLMcode, (CURLM *, long *))                                   \
+    X(m_setopt, curl_multi_setopt, CURLMcode, (CURLM *, CURLMoption, ...))                           \
+    X(m_cleanup, curl_multi_cleanup, CURLMcode, (CURLM *))
+
+typedef struct {
+    LG_CURL_REAL(LG_REAL_FIELD)
+} lg_curl_real;
 
 extern lg_curl_real lg_curl_real_table; /* filled once by lg_curl_real_resolve */
 extern int lg_curl_real_ready;          /* set (release) once the table is filled */

@@ -8,14 +8,14 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "hook/base/export.h"
+#include "hook/base/real_sym.h"
 #include "llmgate/elf.h"
-
-#define EXPORT __attribute__((visibility("default")))
 
 static void *(*real_dlopen)(const char *, int);
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-static void resolve(void) { *(void **)&real_dlopen = dlsym(RTLD_NEXT, "dlopen"); }
+static void resolve(void) { *(void **)&real_dlopen = lg_real_sym("dlopen", NULL, NULL, 0); }
 
 /* True when file, opened with flags, is a deep-bound object that calls libcurl. */
 static bool deep_curl_user(const char *file, int flags)

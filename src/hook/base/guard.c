@@ -1,7 +1,7 @@
-/* Thread-local re-entrancy guard (see guard.h). */
-#include "hook/base/curl_real.h"
+/* Thread-local re-entrancy guards (see guard.h). */
 #include "hook/base/guard.h"
 
+__attribute__((tls_model("initial-exec"))) _Thread_local int lg_curl_depth;
 static __attribute__((tls_model("initial-exec"))) _Thread_local int depth;
 
 void lg_guard_enter(void) { depth++; }

@@ -12,28 +12,34 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
+#include "hook/base/real_sym.h"
+
+/* The table, one X(field, symbol, ret, params) a real libc function (real_sym.h). */
+#define LG_LIBC_REAL(X)                                                                                             \
+    X(connect, connect, int, (int, const struct sockaddr *, socklen_t))                                             \
+    X(getaddrinfo, getaddrinfo, int, (const char *, const char *, const struct addrinfo *, struct addrinfo **))     \
+    X(close, close, int, (int))                                                                                     \
+    X(send, send, ssize_t, (int, const void *, size_t, int))                                                        \
+    X(sendto, sendto, ssize_t, (int, const void *, size_t, int, const struct sockaddr *, socklen_t))                \
+    X(sendmsg, sendmsg, ssize_t, (int, const struct msghdr *, int))                                                 \
+    X(write, write, ssize_t, (int, const void *, size_t))                                                           \
+    X(writev, writev, ssize_t, (int, const struct iovec *, int))                                                    \
+    X(recv, recv, ssize_t, (int, void *, size_t, int))                                                              \
+    X(recvfrom, recvfrom, ssize_t, (int, void *, size_t, int, struct sockaddr *, socklen_t *))                      \
+    X(recvmsg, recvmsg, ssize_t, (int, struct msghdr *, int))                                                       \
+    X(read, read, ssize_t, (int, void *, size_t))                                                                   \
+    X(readv, readv, ssize_t, (int, const struct iovec *, int))                                                      \
+    X(sendfile, sendfile, ssize_t, (int, int, off_t *, size_t))                                                     \
+    X(poll, poll, int, (struct pollfd *, nfds_t, int))                                                              \
+    X(ppoll, ppoll, int, (struct pollfd *, nfds_t, const struct timespec *, const sigset_t *))                      \
+    X(select, select, int, (int, fd_set *, fd_set *, fd_set *, struct timeval *))                                   \
+    X(epoll_ctl, epoll_ctl, int, (int, int, int, struct epoll_event *))                                             \
+    X(epoll_wait, epoll_wait, int, (int, struct epoll_event *, int, int))                                           \
+    X(epoll_pwait, epoll_pwait, int, (int, struct epoll_event *, int, int, const sigset_t *))                       \
+    X(epoll_pwait2, epoll_pwait2, int, (int, struct epoll_event *, int, const struct timespec *, const sigset_t *))
+
 typedef struct {
-    int (*connect)(int, const struct sockaddr *, socklen_t);
-    int (*getaddrinfo)(const char *, const char *, const struct addrinfo *, struct addrinfo **);
-    int (*close)(int);
-    ssize_t (*send)(int, const void *, size_t, int);
-    ssize_t (*sendto)(int, const void *, size_t, int, const struct sockaddr *, socklen_t);
-    ssize_t (*sendmsg)(int, const struct msghdr *, int);
-    ssize_t (*write)(int, const void *, size_t);
-    ssize_t (*writev)(int, const struct iovec *, int);
-    ssize_t (*recv)(int, void *, size_t, int);
-    ssize_t (*recvfrom)(int, void *, size_t, int, struct sockaddr *, socklen_t *);
-    ssize_t (*recvmsg)(int, struct msghdr *, int);
-    ssize_t (*read)(int, void *, size_t);
-    ssize_t (*readv)(int, const struct iovec *, int);
-    ssize_t (*sendfile)(int, int, off_t *, size_t);
-    int (*poll)(struct pollfd *, nfds_t, int);
-    int (*ppoll)(struct pollfd *, nfds_t, const struct timespec *, const sigset_t *);
-    int (*select)(int, fd_set *, fd_set *, fd_set *, struct timeval *);
-    int (*epoll_ctl)(int, int, int, struct epoll_event *);
-    int (*epoll_wait)(int, struct epoll_event *, int, int);
-    int (*epoll_pwait)(int, struct epoll_event *, int, int, const sigset_t *);
-    int (*epoll_pwait2)(int, struct epoll_event *, int, const struct timespec *, const sigset_t *);
+    LG_LIBC_REAL(LG_REAL_FIELD)
 } lg_sock_real;
 
 extern lg_sock_real lg_sock_real_table; /* filled once by lg_sock_real_resolve */

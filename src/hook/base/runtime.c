@@ -50,9 +50,7 @@ static void init_guarded(void)
 /* Sets up the runtime with the socket and TLS hooks passing through on this thread. */
 static void init(void)
 {
-    lg_guard_enter(); /* what the set-up does on this thread (a store that resolves or connects) is ours */
-    init_guarded();
-    lg_guard_leave();
+    LG_OURS(init_guarded()); /* what the set-up does on this thread (a store that resolves or connects) is ours */
     __atomic_store_n(&lg_runtime_ready, 1, __ATOMIC_RELEASE);
 }
 

@@ -8,37 +8,43 @@
 #include <openssl/ssl.h>
 #include <stdbool.h>
 
+#include "hook/base/real_sym.h"
+
+/* The table, one X(field, symbol, ret, params) a real OpenSSL function (real_sym.h). */
+#define LG_SSL_REAL(X)                                                                                         \
+    X(read, SSL_read, int, (SSL *, void *, int))                                                               \
+    X(read_ex, SSL_read_ex, int, (SSL *, void *, size_t, size_t *))                                            \
+    X(peek, SSL_peek, int, (SSL *, void *, int))                                                               \
+    X(peek_ex, SSL_peek_ex, int, (SSL *, void *, size_t, size_t *))                                            \
+    X(write, SSL_write, int, (SSL *, const void *, int))                                                       \
+    X(write_ex, SSL_write_ex, int, (SSL *, const void *, size_t, size_t *))                                    \
+    X(pending, SSL_pending, int, (const SSL *))                                                                \
+    X(has_pending, SSL_has_pending, int, (const SSL *))                                                        \
+    X(get_error, SSL_get_error, int, (const SSL *, int))                                                       \
+    X(shutdown, SSL_shutdown, int, (SSL *))                                                                    \
+    X(get_shutdown, SSL_get_shutdown, int, (const SSL *))                                                      \
+    X(set_shutdown, SSL_set_shutdown, void, (SSL *, int))                                                      \
+    X(free, SSL_free, void, (SSL *))                                                                           \
+    X(get_servername, SSL_get_servername, const char *, (const SSL *, int))                                    \
+    X(get_fd, SSL_get_fd, int, (const SSL *))                                                                  \
+    X(new_, SSL_new, SSL *, (SSL_CTX *))                                                                       \
+    X(set_fd, SSL_set_fd, int, (SSL *, int))                                                                   \
+    X(connect, SSL_connect, int, (SSL *))                                                                      \
+    X(get_ssl_ctx, SSL_get_SSL_CTX, SSL_CTX *, (const SSL *))                                                  \
+    X(ctrl, SSL_ctrl, long, (SSL *, int, long, void *))                                                        \
+    X(get0_param, SSL_get0_param, X509_VERIFY_PARAM *, (SSL *))                                                \
+    X(set1_param, SSL_set1_param, int, (SSL *, X509_VERIFY_PARAM *))                                           \
+    X(get0_alpn_selected, SSL_get0_alpn_selected, void, (const SSL *, const unsigned char **, unsigned int *)) \
+    X(get_client_random, SSL_get_client_random, size_t, (const SSL *, unsigned char *, size_t))                \
+    X(get_rbio, SSL_get_rbio, BIO *, (const SSL *))                                                            \
+    X(get_ex_data, SSL_get_ex_data, void *, (const SSL *, int))                                                \
+    X(set_ex_data, SSL_set_ex_data, int, (SSL *, int, void *))                                                 \
+    X(get_verify_mode, SSL_get_verify_mode, int, (const SSL *))                                                \
+    X(get_verify_callback, SSL_get_verify_callback, SSL_verify_cb, (const SSL *))                              \
+    X(set_verify, SSL_set_verify, void, (SSL *, int, SSL_verify_cb))
+
 typedef struct {
-    int (*read)(SSL *, void *, int);
-    int (*read_ex)(SSL *, void *, size_t, size_t *);
-    int (*peek)(SSL *, void *, int);
-    int (*peek_ex)(SSL *, void *, size_t, size_t *);
-    int (*write)(SSL *, const void *, int);
-    int (*write_ex)(SSL *, const void *, size_t, size_t *);
-    int (*pending)(const SSL *);
-    int (*has_pending)(const SSL *);
-    int (*get_error)(const SSL *, int);
-    int (*shutdown)(SSL *);
-    int (*get_shutdown)(const SSL *);
-    void (*set_shutdown)(SSL *, int);
-    void (*free)(SSL *);
-    const char *(*get_servername)(const SSL *, int);
-    int (*get_fd)(const SSL *);
-    SSL *(*new_)(SSL_CTX *);
-    int (*set_fd)(SSL *, int);
-    int (*connect)(SSL *);
-    SSL_CTX *(*get_ssl_ctx)(const SSL *);
-    long (*ctrl)(SSL *, int, long, void *);
-    X509_VERIFY_PARAM *(*get0_param)(SSL *);
-    int (*set1_param)(SSL *, X509_VERIFY_PARAM *);
-    void (*get0_alpn_selected)(const SSL *, const unsigned char **, unsigned int *);
-    size_t (*get_client_random)(const SSL *, unsigned char *, size_t);
-    BIO *(*get_rbio)(const SSL *);
-    void *(*get_ex_data)(const SSL *, int);
-    int (*set_ex_data)(SSL *, int, void *);
-    int (*get_verify_mode)(const SSL *);
-    SSL_verify_cb (*get_verify_callback)(const SSL *);
-    void (*set_verify)(SSL *, int, SSL_verify_cb);
+    LG_SSL_REAL(LG_REAL_FIELD)
     bool complete; /* every member was found */
 } lg_ssl_real;
 

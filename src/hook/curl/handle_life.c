@@ -3,10 +3,9 @@
 #include <stdarg.h>
 #include <strings.h>
 
+#include "hook/base/export.h"
 #include "hook/curl/records.h"
 #include "hook/curl/xfer.h"
-
-#define EXPORT __attribute__((visibility("default")))
 
 /* info as its curl_off_t twin: the deprecated double infos (SIZE_DOWNLOAD, ...) share their numbers. */
 static CURLINFO off_t_twin(CURLINFO info)

@@ -3,10 +3,10 @@
  * libcurl's own perform re-enters the multi interposers: they see lg_curl_depth and pass straight on. */
 #include <string.h>
 
+#include "hook/base/export.h"
+#include "hook/base/guard.h"
 #include "hook/curl/progress.h"
 #include "hook/curl/xfer.h"
-
-#define EXPORT __attribute__((visibility("default")))
 
 static int attempt(void *ctx, const lg_attempt *at, lg_response_view *resp)
 {
@@ -71,8 +71,7 @@ EXPORT CURLcode curl_easy_perform(CURL *h)
     const lg_curl_real *real = lg_curl_real_get();
     if (!real->perform)
         return CURLE_FAILED_INIT;
-    lg_curl_depth++; /* also keeps libcurl's own socket and TLS calls inside from being gated again */
-    CURLcode rc = perform(h, real);
-    lg_curl_depth--;
+    CURLcode rc; /* the bracket also keeps libcurl's own socket and TLS calls inside from being gated again */
+    LG_AS_LIBCURL(rc = perform(h, real));
     return rc;
 }

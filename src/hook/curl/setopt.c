@@ -5,11 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hook/base/export.h"
 #include "hook/curl/records.h"
 #include "hook/base/runtime.h"
 #include "llmgate/url.h"
-
-#define EXPORT __attribute__((visibility("default")))
 
 /* Matches the URL's host against the configured providers. */
 static const lg_provider *provider_of(const char *url)

@@ -9,9 +9,8 @@
 
 static CURLMcode real_add(lg_mxfer *t)
 {
-    lg_curl_depth++;
-    CURLMcode rc = lg_curl_real_get()->m_add(t->m->multi, t->h);
-    lg_curl_depth--;
+    CURLMcode rc;
+    LG_AS_LIBCURL(rc = lg_curl_real_get()->m_add(t->m->multi, t->h));
     if (rc == CURLM_OK)
         t->in_real = true;
     t->counted = false;
@@ -22,9 +21,7 @@ static void real_remove(lg_mxfer *t)
 {
     if (!t->in_real)
         return;
-    lg_curl_depth++;
-    lg_curl_real_get()->m_remove(t->m->multi, t->h);
-    lg_curl_depth--;
+    LG_AS_LIBCURL(lg_curl_real_get()->m_remove(t->m->multi, t->h));
     t->in_real = false;
 }
 
@@ -235,9 +232,8 @@ void lg_multi_drain(lg_multi *m)
     const lg_curl_real *real = lg_curl_real_get();
     for (;;) {
         int left;
-        lg_curl_depth++;
-        CURLMsg *msg = real->m_info_read(m->multi, &left);
-        lg_curl_depth--;
+        CURLMsg *msg;
+        LG_AS_LIBCURL(msg = real->m_info_read(m->multi, &left));
         if (!msg)
             return;
         lg_mxfer *t = NULL;

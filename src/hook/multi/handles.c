@@ -1,8 +1,7 @@
 /* curl_multi_add_handle / remove_handle / cleanup interposers: a provider handle is taken over by the
  * multi front end (drive.c); removing it cancels its exchange; everything else is libcurl's. */
+#include "hook/base/export.h"
 #include "hook/multi/multi.h"
-
-#define EXPORT __attribute__((visibility("default")))
 
 /* curl_multi_add_handle of the host's own (not libcurl's inside a perform of ours). */
 static __attribute__((noinline)) CURLMcode add_by_host(const lg_curl_real *real, CURLM *multi, CURL *h)
@@ -20,9 +19,8 @@ static __attribute__((noinline)) CURLMcode add_by_host(const lg_curl_real *real,
     }
     if (r)
         lg_xfer_unshape(r); /* the host's transfer as the host set it up */
-    lg_curl_depth++;
-    CURLMcode rc = real->m_add(multi, h);
-    lg_curl_depth--;
+    CURLMcode rc;
+    LG_AS_LIBCURL(rc = real->m_add(multi, h));
     return rc;
 }
 
@@ -52,9 +50,8 @@ static __attribute__((noinline)) CURLMcode remove_by_host(const lg_curl_real *re
         if (m)
             lg_multi_queue_drop(m, h);
     }
-    lg_curl_depth++;
-    CURLMcode rc = real->m_remove(multi, h);
-    lg_curl_depth--;
+    CURLMcode rc;
+    LG_AS_LIBCURL(rc = real->m_remove(multi, h));
     return rc;
 }
 
@@ -75,9 +72,8 @@ EXPORT CURLMcode curl_multi_cleanup(CURLM *multi)
         return CURLM_INTERNAL_ERROR;
     if (lg_curl_depth)
         return real->m_cleanup(multi);
-    lg_curl_depth++;
-    CURLMcode rc = real->m_cleanup(multi);
-    lg_curl_depth--;
+    CURLMcode rc;
+    LG_AS_LIBCURL(rc = real->m_cleanup(multi));
     lg_multi_forget(multi);
     return rc;
 }

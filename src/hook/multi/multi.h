@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <uthash.h>
 
+#include "hook/base/guard.h"
 #include "hook/curl/xfer.h"
 #include "llmgate/engine.h"
 

@@ -1,9 +1,8 @@
 /* curl_multi_perform / socket_action / socket_all / info_read interposers: on a multi carrying provider
  * transfers, each real call is wrapped by the front end's bookkeeping (due steps, attempt completions, the
  * running count, the host's timer) and messages come from our queue; on any other multi, libcurl alone. */
+#include "hook/base/export.h"
 #include "hook/multi/multi.h"
-
-#define EXPORT __attribute__((visibility("default")))
 
 /* The state of multi when it carries provider transfers and this call is the host's own; else NULL. */
 static lg_multi *active(CURLM *multi)
@@ -31,9 +30,8 @@ static __attribute__((noinline)) CURLMcode perform_by_host(const lg_curl_real *r
         return real->m_perform(multi, running);
     lg_multi_before(m);
     int n = 0;
-    lg_curl_depth++;
-    CURLMcode rc = real->m_perform(multi, &n);
-    lg_curl_depth--;
+    CURLMcode rc;
+    LG_AS_LIBCURL(rc = real->m_perform(multi, &n));
     return after(m, rc, n, running);
 }
 
@@ -57,9 +55,8 @@ EXPORT CURLMcode curl_multi_socket_action(CURLM *multi, curl_socket_t s, int ev_
         return real->m_socket_action(multi, s, ev_bitmask, running);
     lg_multi_before(m);
     int n = 0;
-    lg_curl_depth++;
-    CURLMcode rc = real->m_socket_action(multi, s, ev_bitmask, &n);
-    lg_curl_depth--;
+    CURLMcode rc;
+    LG_AS_LIBCURL(rc = real->m_socket_action(multi, s, ev_bitmask, &n));
     return after(m, rc, n, running);
 }
 
@@ -73,9 +70,8 @@ EXPORT CURLMcode curl_multi_socket_all(CURLM *multi, int *running)
         return real->m_socket_all(multi, running);
     lg_multi_before(m);
     int n = 0;
-    lg_curl_depth++;
-    CURLMcode rc = real->m_socket_all(multi, &n);
-    lg_curl_depth--;
+    CURLMcode rc;
+    LG_AS_LIBCURL(rc = real->m_socket_all(multi, &n));
     return after(m, rc, n, running);
 }
 

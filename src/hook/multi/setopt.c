@@ -4,9 +4,8 @@
  * reports their sockets itself. Every other option goes to libcurl with one argument of its type. */
 #include <stdarg.h>
 
+#include "hook/base/export.h"
 #include "hook/multi/multi.h"
-
-#define EXPORT __attribute__((visibility("default")))
 
 typedef void (*any_fn)(void);
 
@@ -15,20 +14,16 @@ static CURLMcode set_timer(lg_multi *m, CURLMoption opt, va_list ap)
 {
     const lg_curl_real *real = lg_curl_real_get();
     CURLMcode rc;
-    lg_curl_depth++;
     if (opt == CURLMOPT_TIMERFUNCTION) {
         curl_multi_timer_callback fn = va_arg(ap, curl_multi_timer_callback);
-        rc = real->m_setopt(m->multi, CURLMOPT_TIMERFUNCTION, fn ? lg_multi_timer_tramp : NULL);
-        if (rc == CURLM_OK) {
-            m->host_timerfn = fn;
-            m->told = m->curl_expire = LG_NEVER;
-            rc = real->m_setopt(m->multi, CURLMOPT_TIMERDATA, (void *)m);
-        }
-    } else {
+        LG_AS_LIBCURL(rc = real->m_setopt(m->multi, CURLMOPT_TIMERFUNCTION, fn ? lg_multi_timer_tramp : NULL));
+        if (rc != CURLM_OK)
+            return rc;
+        m->host_timerfn = fn;
+        m->told = m->curl_expire = LG_NEVER;
+    } else
         m->host_timerdata = va_arg(ap, void *);
-        rc = real->m_setopt(m->multi, CURLMOPT_TIMERDATA, (void *)m);
-    }
-    lg_curl_depth--;
+    LG_AS_LIBCURL(rc = real->m_setopt(m->multi, CURLMOPT_TIMERDATA, (void *)m));
     return rc;
 }
 

@@ -3,9 +3,8 @@
  * reports it. curl_multi_fdset and curl_multi_wakeup need nothing of ours: attempts run on the host's multi,
  * so libcurl's descriptors are the whole truth, and a host that selects on them takes its timeout from
  * curl_multi_timeout. */
+#include "hook/base/export.h"
 #include "hook/multi/multi.h"
-
-#define EXPORT __attribute__((visibility("default")))
 
 /* The state of multi when one of its provider transfers has a step pending and the call is the host's. */
 static lg_multi *waiting(CURLM *multi, long *due)
@@ -27,9 +26,8 @@ static CURLMcode capped_poll(CURLM *multi, struct curl_waitfd *extra, unsigned n
     CURLMcode (*fn)(CURLM *, struct curl_waitfd *, unsigned int, int, int *) = real->m_poll ? real->m_poll : fallback;
     if (due < timeout_ms)
         timeout_ms = (int)due;
-    lg_curl_depth++;
-    CURLMcode rc = fn(multi, extra, n, timeout_ms, numfds);
-    lg_curl_depth--;
+    CURLMcode rc;
+    LG_AS_LIBCURL(rc = fn(multi, extra, n, timeout_ms, numfds));
     return rc;
 }
 
@@ -73,9 +71,8 @@ EXPORT CURLMcode curl_multi_timeout(CURLM *multi, long *timeout_ms)
     long due;
     if (!waiting(multi, &due))
         return real->m_timeout(multi, timeout_ms);
-    lg_curl_depth++;
-    CURLMcode rc = real->m_timeout(multi, timeout_ms);
-    lg_curl_depth--;
+    CURLMcode rc;
+    LG_AS_LIBCURL(rc = real->m_timeout(multi, timeout_ms));
     if (rc == CURLM_OK && timeout_ms && (*timeout_ms < 0 || due < *timeout_ms))
         *timeout_ms = due;
     return rc;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hook/base/export.h"
 #include "hook/sock/fd_wait.h"
 #include "hook/sock/fd_watch.h"
 #include "hook/base/guard.h"
@@ -20,7 +21,6 @@
 #include "hook/sock/names.h"
 #include "hook/base/libc_real.h"
 
-#define EXPORT __attribute__((visibility("default")))
 #define FD_MAX LG_SOCK_FD_MAX
 
 typedef struct lg_sock_entry {

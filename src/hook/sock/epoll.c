@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "hook/base/export.h"
 #include "hook/sock/fd_wait.h"
 #include "hook/sock/fd_watch.h"
 #include "hook/sock/ready_scan.h"
@@ -20,7 +21,6 @@
 #include "hook/base/libc_real.h"
 #include "llmgate/clock.h"
 
-#define EXPORT __attribute__((visibility("default")))
 #define SCAN_MAX 256
 #define OURS_TAG 0x4c47415445000000ull /* "LGATE" above a descriptor number: the data of our events */
 #define OURS_MASK 0xffffffffff000000ull

@@ -8,13 +8,12 @@
 #include <sys/sendfile.h>
 #include <unistd.h>
 
+#include "hook/base/export.h"
 #include "hook/sock/conns.h"
 #include "hook/sock/fd_watch.h"
 #include "hook/sock/io.h"
 #include "hook/base/libc_real.h"
 #include "hook/sock/tls_hello.h"
-
-#define EXPORT __attribute__((visibility("default")))
 
 /* The iovecs gathered into one buffer (caller frees); NULL with *total 0 when empty or on failure. */
 static char *gather(const struct iovec *iov, int cnt, size_t *total)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hook/base/export.h"
 #include "hook/base/guard.h"
 #include "front/h1_target.h"
 #include "hook/base/runtime.h"
@@ -14,7 +15,6 @@
 #include "hook/base/libc_real.h"
 #include "llmgate/url.h"
 
-#define EXPORT __attribute__((visibility("default")))
 #define SLOTS 64
 
 typedef struct {

@@ -10,13 +10,13 @@
 #include "hook/sock/plain_conn.h"
 #include "hook/base/libc_real.h"
 
-int lg_h1_target_socket(const lg_h1_target *t, bool nonblock)
+/* A socket connected (or, nonblock, connecting) to the first address of t that takes one; -1 on failure. */
+static int connect_first(const lg_h1_target *t, bool nonblock)
 {
     const lg_sock_real *real = lg_sock_real_get();
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
     struct addrinfo *res = NULL;
     int fd = -1;
-    lg_guard_enter();
     if (real->getaddrinfo(t->host, t->port, &hints, &res) == 0) {
         for (struct addrinfo *a = res; a && fd < 0; a = a->ai_next) {
             fd = socket(a->ai_family, SOCK_STREAM | SOCK_CLOEXEC | (nonblock ? SOCK_NONBLOCK : 0), 0);
@@ -31,7 +31,13 @@ int lg_h1_target_socket(const lg_h1_target *t, bool nonblock)
         }
         freeaddrinfo(res);
     }
-    lg_guard_leave();
+    return fd;
+}
+
+int lg_h1_target_socket(const lg_h1_target *t, bool nonblock)
+{
+    int fd;
+    LG_OURS(fd = connect_first(t, nonblock));
     return fd;
 }
 

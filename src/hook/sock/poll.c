@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hook/base/export.h"
 #include "hook/sock/fd_wait.h"
 #include "hook/sock/fd_watch.h"
 #include "hook/sock/ready_scan.h"
@@ -18,7 +19,6 @@
 #include "hook/base/libc_real.h"
 #include "llmgate/clock.h"
 
-#define EXPORT __attribute__((visibility("default")))
 #define MARKS_ON_STACK 256
 #define EXTRA_MAX 16 /* llmgate's own connections added to one wait */
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <uthash.h>
 
+#include "hook/base/export.h"
 #include "hook/sock/fd_wait.h"
 #include "hook/tls/gnutls_conns.h"
 #include "hook/base/gnutls_real.h"
@@ -18,8 +19,6 @@
 #include "hook/base/runtime.h"
 #include "hook/base/libc_real.h"
 #include "llmgate/log.h"
-
-#define EXPORT __attribute__((visibility("default")))
 
 struct lg_gnutls_conn {
     gnutls_session_t session; /* the host's */
@@ -49,12 +48,11 @@ static bool wait_wire(lg_gnutls_conn *c, bool write)
     return lg_fd_wait(lg_gnutls_real_get()->transport_get_int(lg_gnutls_conn_wire(c)), write);
 }
 
-static bool io_send(void *io, const void *p, size_t n)
+/* Sends all n bytes on c's wire, waiting for its socket when it is non-blocking; false on failure. */
+static bool send_all(lg_gnutls_conn *c, const void *p, size_t n)
 {
-    lg_gnutls_conn *c = io;
     const lg_gnutls_real *real = lg_gnutls_real_get();
     bool ok = true;
-    lg_guard_enter();
     for (size_t off = 0; ok && off < n;) {
         ssize_t w = real->record_send(lg_gnutls_conn_wire(c), (const char *)p + off, n - off);
         if (w == GNUTLS_E_AGAIN || w == GNUTLS_E_INTERRUPTED)
@@ -64,16 +62,22 @@ static bool io_send(void *io, const void *p, size_t n)
         else
             off += (size_t)w;
     }
-    lg_guard_leave();
     return ok;
 }
 
-static ssize_t io_recv(void *io, void *p, size_t n)
+static bool io_send(void *io, const void *p, size_t n)
 {
-    lg_gnutls_conn *c = io;
+    bool ok;
+    LG_OURS(ok = send_all(io, p, n));
+    return ok;
+}
+
+/* One record read on c's wire, waiting for its socket when it is non-blocking: what gnutls_record_recv
+ * returned (GNUTLS_E_INTERRUPTED: a signal the host takes interrupted the wait). */
+static ssize_t recv_wire(lg_gnutls_conn *c, void *p, size_t n)
+{
     const lg_gnutls_real *real = lg_gnutls_real_get();
     ssize_t r;
-    lg_guard_enter();
     for (;;) {
         r = real->record_recv(lg_gnutls_conn_wire(c), p, n);
         if (r == GNUTLS_E_INTERRUPTED && lg_host_takes_eintr())
@@ -82,7 +86,13 @@ static ssize_t io_recv(void *io, void *p, size_t n)
             continue;
         break;
     }
-    lg_guard_leave();
+    return r;
+}
+
+static ssize_t io_recv(void *io, void *p, size_t n)
+{
+    ssize_t r;
+    LG_OURS(r = recv_wire(io, p, n));
     if (r == GNUTLS_E_INTERRUPTED)
         return LG_IO_INTR;
     if (r >= 0)
@@ -112,18 +122,13 @@ static int own_socket(lg_gnutls_conn *c)
     return fd;
 }
 
-/* A new client session with the host's credentials and verification: to the same peer with the host's
- * name (to NULL), or to an https target with its name (sent as the server name unless an address). */
-static bool io_reopen(void *io, const lg_h1_target *to)
+/* Opens *fdp (to the host's peer, or to the target to) and runs a new client session *sp over it, with the
+ * host's credentials cred and its verification, through its handshake; false on failure (*sp and *fdp, when
+ * set, are then the caller's to release). */
+static bool handshake_new(lg_gnutls_conn *c, const lg_h1_target *to, void *cred, gnutls_session_t *sp, int *fdp)
 {
-    lg_gnutls_conn *c = io;
     const lg_gnutls_real *real = lg_gnutls_real_get();
-    void *cred = NULL;
-    if ((to && !to->tls) || real->credentials_get(c->session, GNUTLS_CRD_CERTIFICATE, &cred) < 0)
-        return false;
-    drop_repl(c);
-    lg_guard_enter();
-    int fd = to ? lg_h1_target_socket(to, false) : own_socket(c);
+    int fd = *fdp = to ? lg_h1_target_socket(to, false) : own_socket(c);
     const char *name = to ? to->host : c->name;
     gnutls_session_t s = NULL;
     bool ok = fd >= 0 && real->init(&s, GNUTLS_CLIENT) == 0 &&
@@ -140,7 +145,24 @@ static bool io_reopen(void *io, const lg_h1_target *to)
         while (rc == GNUTLS_E_AGAIN || rc == GNUTLS_E_INTERRUPTED);
         ok = rc == 0;
     }
-    lg_guard_leave();
+    *sp = s;
+    return ok;
+}
+
+/* A new client session with the host's credentials and verification: to the same peer with the host's
+ * name (to NULL), or to an https target with its name (sent as the server name unless an address). */
+static bool io_reopen(void *io, const lg_h1_target *to)
+{
+    lg_gnutls_conn *c = io;
+    const lg_gnutls_real *real = lg_gnutls_real_get();
+    void *cred = NULL;
+    if ((to && !to->tls) || real->credentials_get(c->session, GNUTLS_CRD_CERTIFICATE, &cred) < 0)
+        return false;
+    drop_repl(c);
+    gnutls_session_t s = NULL;
+    int fd = -1;
+    bool ok;
+    LG_OURS(ok = handshake_new(c, to, cred, &s, &fd));
     if (!ok) {
         if (s)
             real->deinit(s);
@@ -249,11 +271,8 @@ EXPORT int gnutls_bye(gnutls_session_t session, gnutls_close_request_t how)
 {
     const lg_gnutls_real *real = lg_gnutls_real_get();
     lg_gnutls_conn *c = lg_gnutls_conn_get(session, false);
-    if (c && c->repl) {
-        lg_guard_enter();
-        real->bye(c->repl, how);
-        lg_guard_leave();
-    }
+    if (c && c->repl)
+        LG_OURS(real->bye(c->repl, how));
     return real->bye ? real->bye(session, how) : GNUTLS_E_INTERNAL_ERROR;
 }
 

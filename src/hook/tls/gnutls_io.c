@@ -2,10 +2,9 @@
  * its HTTP/1.1 connection; everything else, and anything llmgate holds nothing for, is the real call. */
 #include <errno.h>
 
+#include "hook/base/export.h"
 #include "hook/tls/gnutls_conns.h"
 #include "hook/base/gnutls_real.h"
-
-#define EXPORT __attribute__((visibility("default")))
 
 EXPORT ssize_t gnutls_record_send(gnutls_session_t session, const void *p, size_t n)
 {

@@ -35,5 +35,7 @@ void lg_ssl_conn_set_error(lg_ssl_conn *c, int err);
  * its session is marked as having received it (SSL_get_shutdown, which CPython checks before it takes a
  * read's 0 for the end) and SSL_get_error says SSL_ERROR_ZERO_RETURN. */
 void lg_ssl_conn_end(lg_ssl_conn *c);
+/* Forgets ssl and frees what llmgate kept for it (SSL_free). */
+void lg_ssl_conn_forget(SSL *ssl);
 
 #endif

@@ -4,10 +4,9 @@
 #include <errno.h>
 #include <limits.h>
 
+#include "hook/base/export.h"
 #include "hook/tls/ssl_conns.h"
 #include "hook/base/ssl_real.h"
-
-#define EXPORT __attribute__((visibility("default")))
 
 /* Writes through c; 1 with *written = n, or 0 with SSL_get_error saying SYSCALL. */
 static int write_conn(lg_ssl_conn *c, const void *p, size_t n, size_t *written)
