@@ -7,38 +7,10 @@
 
 #include "classify/dialects.h"
 #include "llmgate/config.h"
+#include "util/json_walk.h"
 
 /* Longest count accepted, in digits (the full parse accepts up to 10^15 too). */
 #define COUNT_DIGITS_MAX 15
-
-/* Reads the value, starting at s[j], of the member whose raw key is key[0..key_len): returns the end
- * (exclusive) of the value, or 0 to stop. */
-typedef size_t (*member_fn)(const char *key, size_t key_len, const char *s, size_t n, size_t j, void *ctx);
-
-/* The index of the first byte at or after i that is not whitespace (out of line: compact JSON has none;
- * next_token checks a byte first). */
-static __attribute__((noinline)) size_t skip_ws(const char *s, size_t n, size_t i)
-{
-    while (i < n && (unsigned char)s[i] <= ' ' && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n'))
-        i++;
-    return i;
-}
-
-/* The index after ch at s[i] or after the whitespace that follows i; 0 when ch is not there. Compact
- * JSON has ch right at i. */
-LG_JSON_INLINE size_t after(const char *s, size_t n, size_t i, char ch)
-{
-    if (LG_LIKELY(i < n && s[i] == ch))
-        return i + 1;
-    i = skip_ws(s, n, i);
-    return i < n && s[i] == ch ? i + 1 : 0;
-}
-
-/* skip_ws where compact JSON has no whitespace. */
-LG_JSON_INLINE size_t next_token(const char *s, size_t n, size_t i)
-{
-    return LG_LIKELY(i < n && (unsigned char)s[i] > ' ') ? i : skip_ws(s, n, i);
-}
 
 /* End (exclusive) of the value starting at s[i]; 0 when malformed or truncated. A number or literal ends
  * at the first character lg_json_scalar_stop names. */
@@ -54,37 +26,6 @@ LG_JSON_INLINE size_t value_end(const char *s, size_t n, size_t i)
     while (j < n && !lg_json_scalar_stop(s[j]))
         j++;
     return j < n ? j : 0;
-}
-
-/* Calls fn for each member of the object at s[i] == '{' with the raw key (quotes stripped, escapes kept)
- * and where its value starts; sets *end to the end of the object. Returns false when the object is
- * malformed or truncated, or when fn returns 0. Inlined into each caller, with its fn. */
-LG_JSON_INLINE bool each_member(const char *s, size_t n, size_t i, member_fn fn, void *ctx, size_t *end)
-{
-    i = next_token(s, n, i + 1);
-    if (i < n && s[i] == '}') {
-        *end = i + 1;
-        return true;
-    }
-    while (i < n && s[i] == '"') {
-        size_t key_end = lg_json_string_end(s, n, i);
-        size_t j = key_end ? after(s, n, key_end, ':') : 0;
-        if (!j)
-            return false;
-        j = next_token(s, n, j);
-        size_t v_end = fn(s + i + 1, key_end - i - 2, s, n, j, ctx);
-        if (!v_end)
-            return false;
-        i = next_token(s, n, v_end);
-        if (i < n && s[i] == '}') {
-            *end = i + 1;
-            return true;
-        }
-        if (i >= n || s[i] != ',')
-            return false;
-        i = next_token(s, n, i + 1);
-    }
-    return false;
 }
 
 /* Key comparison, length first (name is a literal: sizeof gives its length). */
@@ -144,7 +85,7 @@ static bool read_counts(const char *s, size_t n, size_t i, counts *c, size_t *en
 {
     c->f.has = 0;
     c->clean = true;
-    return each_member(s, n, i, on_count, c, end);
+    return lg_json_walk_object(s, n, i, on_count, c, end);
 }
 
 /* True when the text holds a quote followed by usage (any quote, escaped ones too): each 'u' is checked,
@@ -240,10 +181,11 @@ static const counts *counts_of(const usage_object *u, counts *scratch)
 
 bool lg_lazy_success(lg_cls *c, const char *s, size_t n)
 {
-    size_t i = skip_ws(s, n, 0), end;
+    size_t i = lg_json_skip_ws(s, n, 0), end;
     top_level t;
     t.usage.v = t.meta.v = NULL;
-    if (i >= n || s[i] != '{' || !each_member(s, n, i, on_top, &t, &end) || next_token(s, n, end) < n)
+    if (i >= n || s[i] != '{' || !lg_json_walk_object(s, n, i, on_top, &t, &end) ||
+        lg_json_next_token(s, n, end) < n)
         return false; /* not one document: another after it (NDJSON lines) goes to the full reading */
     const usage_object *u = t.meta.v ? &t.meta : t.usage.v ? &t.usage : NULL; /* usageMetadata first */
     if (!u)

@@ -1,13 +1,11 @@
 /* Key references: "env:NAME", "file:/path", "host" (the host program's own key) or a literal key. */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "conf/conf_internal.h"
+#include "llmgate/small_file.h"
 
 #define KEY_FILE_READ_MAX (LG_KEY_MAX + 256)
 
@@ -80,30 +78,17 @@ static char *key_from_file(conf_ctx *cx, const char *file, const char *path)
         conf_err(cx, path, "expected an absolute path after \"file:\"");
         return NULL;
     }
-    int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    if (fd < 0) {
-        conf_err(cx, path, "cannot read key file %.300s: %s", file, strerror(errno));
+    lg_small_file f;
+    if (!lg_small_file_read(file, 0, KEY_FILE_READ_MAX, LG_SMALL_FILE_PREFIX, &f)) {
+        if (f.status == LG_SMALL_FILE_NOT_REGULAR)
+            conf_err(cx, path, "key file %.300s is not a regular file", file);
+        else
+            conf_err(cx, path, "cannot read key file %.300s: %s", file,
+                     f.status == LG_SMALL_FILE_NO_MEMORY ? "out of memory" : strerror(f.error));
         return NULL;
     }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        conf_err(cx, path, "key file %.300s is not a regular file", file);
-        return NULL;
-    }
-    char buf[KEY_FILE_READ_MAX];
-    size_t len = 0;
-    while (len < sizeof buf) {
-        ssize_t r = read(fd, buf + len, sizeof buf - len);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        len += (size_t)r;
-    }
-    close(fd);
-    char *k = first_line_trimmed(buf, len);
-    explicit_bzero(buf, sizeof buf);
+    char *k = first_line_trimmed(f.data, f.len);
+    lg_small_file_free(&f);
     if (!k)
         conf_err(cx, path, "key file %.300s is empty", file);
     return k;

@@ -1,13 +1,11 @@
 /* lg_config_load: finds the config file (explicit path, $LLMGATE_CONFIG, XDG, /etc) and parses it. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "conf/conf_internal.h"
+#include "llmgate/small_file.h"
 
 #define ETC_CONFIG "/etc/llmgate/config.json"
 #define DEFAULT_PATH_MAX 4096
@@ -17,55 +15,19 @@
 static lg_config *load_file(const char *path, bool required, bool *found, lg_errors *errs)
 {
     *found = true;
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    if (fd < 0) {
-        if (!required && (errno == ENOENT || errno == ENOTDIR)) {
+    lg_small_file f;
+    if (!lg_small_file_read(path, 0, LG_CONF_MAX_BYTES, 0, &f)) {
+        if (!required && f.status == LG_SMALL_FILE_CANNOT_OPEN && (f.error == ENOENT || f.error == ENOTDIR)) {
             *found = false;
             return NULL;
         }
-        lg_errors_add(errs, "%s: cannot open: %s", path, strerror(errno));
+        char problem[256];
+        lg_errors_add(errs, "%s: %s", path, lg_small_file_problem(&f, problem, sizeof problem));
         return NULL;
     }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        lg_errors_add(errs, "%s: not a regular file", path);
-        return NULL;
-    }
-    if (st.st_size > LG_CONF_MAX_BYTES) {
-        close(fd);
-        lg_errors_add(errs, "%s: larger than %d bytes", path, LG_CONF_MAX_BYTES);
-        return NULL;
-    }
-    char *buf = malloc(LG_CONF_MAX_BYTES + 1);
-    if (!buf) {
-        close(fd);
-        lg_errors_add(errs, "%s: out of memory", path);
-        return NULL;
-    }
-    size_t len = 0;
-    int read_errno = 0;
-    while (len <= LG_CONF_MAX_BYTES) {
-        ssize_t r = read(fd, buf + len, LG_CONF_MAX_BYTES + 1 - len);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            read_errno = errno;
-        if (r <= 0)
-            break;
-        len += (size_t)r;
-    }
-    close(fd);
-    lg_config *c = NULL;
-    if (read_errno)
-        lg_errors_add(errs, "%s: cannot read: %s", path, strerror(read_errno));
-    else if (len > LG_CONF_MAX_BYTES)
-        lg_errors_add(errs, "%s: larger than %d bytes", path, LG_CONF_MAX_BYTES);
-    else
-        c = conf_parse_mode(buf, len, path, (st.st_mode & (S_IRGRP | S_IROTH)) != 0, (int)(st.st_mode & 07777),
-                            errs);
-    explicit_bzero(buf, len);
-    free(buf);
+    lg_config *c = conf_parse_mode(f.data, f.len, path, (f.st.st_mode & (S_IRGRP | S_IROTH)) != 0,
+                                   (int)(f.st.st_mode & 07777), errs);
+    lg_small_file_free(&f);
     return c;
 }
 

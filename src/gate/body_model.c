@@ -3,15 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/json_scan.h"
+#include "util/json_walk.h"
 #include "gate/body_model.h"
-
-static inline size_t skip_ws(const char *s, size_t n, size_t i)
-{
-    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n'))
-        i++;
-    return i;
-}
 
 /* The index just after the JSON value starting at s[i] (string, number, literal, object or array), or 0.
  * A number or literal ends at a comma, a closing bracket or whitespace (or at the end of the text); a
@@ -31,37 +24,37 @@ LG_JSON_INLINE size_t value_end(const char *s, size_t n, size_t i)
     return j;
 }
 
+/* The value of the first top-level "model" member, when it is a string: its bounds, quotes excluded. */
+typedef struct {
+    size_t start, end;
+    bool found;
+} model_value;
+
+/* Stops at the first "model" member (found when its value is a string), skips any other member's value. */
+static size_t on_member(const char *key, size_t key_len, const char *s, size_t n, size_t at, void *ctx)
+{
+    if (key_len != 5 || memcmp(key, "model", 5))
+        return value_end(s, n, at);
+    model_value *m = ctx;
+    size_t end = at < n && s[at] == '"' ? lg_json_string_end(s, n, at) : 0;
+    if (end) {
+        m->start = at + 1;
+        m->end = end - 1;
+        m->found = true;
+    }
+    return 0;
+}
+
 bool lg_body_model_span(const char *s, size_t n, size_t *start, size_t *end)
 {
-    size_t i = skip_ws(s, n, 0);
+    model_value m = {0, 0, false};
+    size_t i = lg_json_skip_ws(s, n, 0), object_end;
     if (i >= n || s[i] != '{')
         return false;
-    i = skip_ws(s, n, i + 1);
-    while (i < n && s[i] == '"') {
-        size_t kend = value_end(s, n, i);
-        if (!kend)
-            return false;
-        bool is_model = kend - i == 7 && !memcmp(s + i, "\"model\"", 7);
-        i = skip_ws(s, n, kend);
-        if (i >= n || s[i] != ':')
-            return false;
-        i = skip_ws(s, n, i + 1);
-        size_t vend = value_end(s, n, i);
-        if (!vend)
-            return false;
-        if (is_model) {
-            if (s[i] != '"')
-                return false;
-            *start = i + 1;
-            *end = vend - 1;
-            return true;
-        }
-        i = skip_ws(s, n, vend);
-        if (i >= n || s[i] != ',')
-            return false;
-        i = skip_ws(s, n, i + 1);
-    }
-    return false;
+    lg_json_walk_object(s, n, i, on_member, &m, &object_end);
+    if (m.found)
+        *start = m.start, *end = m.end;
+    return m.found;
 }
 
 char *lg_body_with_model(const char *s, size_t n, const char *model, size_t *out_len)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/json_scan.h"
+#include "util/json_walk.h"
 #include "llmgate/config.h"
 #include "llmgate/limiter.h"
 
@@ -62,34 +62,6 @@ static inline bool schema_key(const char *k, size_t n)
     case 21: return KEY_IS(k, n, "function_declarations");
     default: return false;
     }
-}
-
-/* Steps over the whitespace at s->p (out of line: compact JSON has none, and it is inlined nowhere). */
-static __attribute__((noinline)) void skip_ws_run(scanner *s)
-{
-    while (s->p < s->end && (unsigned char)*s->p <= ' ' &&
-           (*s->p == ' ' || *s->p == '\t' || *s->p == '\r' || *s->p == '\n'))
-        s->p++;
-}
-
-/* Steps over the whitespace at s->p: a byte's check here, the run in skip_ws_run. */
-static inline void skip_ws(scanner *s)
-{
-    if (__builtin_expect(s->p < s->end && (unsigned char)*s->p <= ' ', 0))
-        skip_ws_run(s);
-}
-
-/* Steps over ch at s->p, or after the whitespace there (compact JSON has ch right at s->p): false, with
- * the whitespace skipped, when ch is not there. */
-LG_JSON_INLINE bool take(scanner *s, char ch)
-{
-    if (LG_UNLIKELY(s->p >= s->end || *s->p != ch)) {
-        skip_ws(s);
-        if (s->p >= s->end || *s->p != ch)
-            return false;
-    }
-    s->p++;
-    return true;
 }
 
 /* A string at s->p (the opening quote); sets *start and *len to its raw bytes. False when unterminated. */
@@ -199,54 +171,67 @@ static void model_span(scanner *s)
     }
 }
 
+/* A container being read: its depth and the place of its members, and for an array the key its elements
+ * are found under. */
+typedef struct {
+    scanner *s;
+    int depth;
+    place pl;
+    const char *k;
+    size_t kn;
+    bool schema;
+} level;
+
+/* The value at index at of a container at level l, read by value() one level down: its end, or 0 when it
+ * is malformed. */
+LG_JSON_INLINE size_t value_at(const level *l, size_t at, place pl, const char *k, size_t kn, bool schema)
+{
+    scanner *s = l->s;
+    s->p = s->base + at;
+    return value(s, l->depth + 1, pl, k, kn, schema) ? (size_t)(s->p - s->base) : 0;
+}
+
+/* A member of an object (an lg_json_member_fn): its key counted in a schema, the top-level model noted. */
+static size_t on_member(const char *k, size_t kn, const char *base, size_t n, size_t at, void *ctx)
+{
+    const level *l = ctx;
+    scanner *s = l->s;
+    if (l->schema)
+        count_text(s, kn);
+    if (l->pl == AT_TOP && !s->span_seen && KEY_IS(k, kn, "model")) {
+        s->p = s->base + at;
+        model_span(s);
+    }
+    return value_at(l, at, l->pl, k, kn, l->schema || schema_key(k, kn));
+}
+
+/* An element of an array (an lg_json_element_fn), found under the array's key. */
+static size_t on_element(const char *base, size_t n, size_t at, void *ctx)
+{
+    const level *l = ctx;
+    return value_at(l, at, AT_OTHER, l->k, l->kn, l->schema);
+}
+
 /* An object at s->p whose members sit at place pl. */
 static bool object(scanner *s, int depth, place pl, bool schema)
 {
-    s->p++;
-    skip_ws(s);
-    if (s->p < s->end && *s->p == '}') {
-        s->p++;
-        return true;
-    }
-    for (;;) {
-        const char *k;
-        size_t kn;
-        skip_ws(s);
-        if (s->p >= s->end || *s->p != '"' || !string_at(s, &k, &kn))
-            return false;
-        if (schema)
-            count_text(s, kn);
-        if (!take(s, ':'))
-            return false;
-        skip_ws(s);
-        if (pl == AT_TOP && !s->span_seen && KEY_IS(k, kn, "model"))
-            model_span(s);
-        bool sub_schema = schema || schema_key(k, kn);
-        if (!value(s, depth + 1, pl, k, kn, sub_schema))
-            return false;
-        if (take(s, ','))
-            continue;
-        return take(s, '}');
-    }
+    level l = {s, depth, pl, NULL, 0, schema};
+    size_t end;
+    if (!lg_json_walk_object(s->base, (size_t)(s->end - s->base), (size_t)(s->p - s->base), on_member, &l, &end))
+        return false;
+    s->p = s->base + end;
+    return true;
 }
 
 /* An array at s->p, its elements found under key k. */
 static bool array(scanner *s, int depth, const char *k, size_t kn, bool schema)
 {
-    s->p++;
-    skip_ws(s);
-    if (s->p < s->end && *s->p == ']') {
-        s->p++;
-        return true;
-    }
-    for (;;) {
-        skip_ws(s);
-        if (!value(s, depth + 1, AT_OTHER, k, kn, schema))
-            return false;
-        if (take(s, ','))
-            continue;
-        return take(s, ']');
-    }
+    level l = {s, depth, AT_OTHER, k, kn, schema};
+    size_t end;
+    if (!lg_json_walk_array(s->base, (size_t)(s->end - s->base), (size_t)(s->p - s->base), on_element, &l, &end))
+        return false;
+    s->p = s->base + end;
+    return true;
 }
 
 /* A string, number or literal at s->p (s->p < s->end), found under key k at place pl. */
@@ -308,8 +293,13 @@ void lg_estimate_scan(lg_dialect d, const char *body, size_t len, lg_estimate *o
     scanner s = {.base = body, .p = body, .end = body + len, .text = 3, .choices = -1, .e = out};
     for (int f = 0; f < OUT_N; f++)
         s.out[f] = -1;
-    skip_ws(&s);
-    if (s.p >= s.end || *s.p != '{' || !object(&s, 0, AT_TOP, false)) {
+    size_t at = lg_json_skip_ws(body, len, 0);
+    bool parsed = at < len && body[at] == '{';
+    if (parsed) {
+        s.p = body + at;
+        parsed = object(&s, 0, AT_TOP, false);
+    }
+    if (!parsed) {
         out->model[0] = '\0';
         return;
     }

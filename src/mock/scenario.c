@@ -1,19 +1,19 @@
 /* Loading scenario files (see scenario.h and docs/MOCK.md). */
-#include <errno.h>
-#include <fcntl.h>
 #include <libgen.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
+#include "llmgate/small_file.h"
 #include "mock/errors.h"
 #include "mock/scenario.h"
+
+/* The largest scenario or fixture file read. */
+#define FILE_MAX ((size_t)64 << 20)
 
 typedef struct {
     char *err;
@@ -31,26 +31,6 @@ static int fail(loader *l, const char *where, const char *fmt, ...)
     va_end(ap);
     snprintf(l->err, l->errlen, "%s: %s", where, msg);
     return -1;
-}
-
-/* Reads a whole file into a NUL-terminated malloc'ed buffer; NULL with errno on failure. */
-static char *read_file(const char *path, size_t *len)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
-    struct stat st;
-    char *buf = NULL;
-    if (fstat(fd, &st) == 0 && (buf = malloc((size_t)st.st_size + 1))) {
-        size_t got = 0;
-        ssize_t n;
-        while (got < (size_t)st.st_size && (n = read(fd, buf + got, (size_t)st.st_size - got)) > 0)
-            got += (size_t)n;
-        buf[got] = '\0';
-        *len = got;
-    }
-    close(fd);
-    return buf;
 }
 
 /* A non-negative integer field; absent leaves *out unchanged. */
@@ -130,12 +110,12 @@ static int load_fixture(loader *l, mock_step *s, const char *file, const char *w
         snprintf(path, sizeof path, "%s", file);
     else
         snprintf(path, sizeof path, "%s/%s", l->dir, file);
-    size_t len = 0;
-    char *text = read_file(path, &len);
-    if (!text)
-        return fail(l, where, "fixture %s: %s", path, strerror(errno));
-    cJSON *fx = cJSON_ParseWithLength(text, len);
-    free(text);
+    lg_small_file f;
+    char problem[256];
+    if (!lg_small_file_read(path, 0, FILE_MAX, 0, &f))
+        return fail(l, where, "fixture %s: %s", path, lg_small_file_problem(&f, problem, sizeof problem));
+    cJSON *fx = cJSON_ParseWithLength(f.data, f.len);
+    lg_small_file_free(&f);
     if (!cJSON_IsObject(fx)) {
         cJSON_Delete(fx);
         return fail(l, where, "fixture %s: not a JSON object", path);
@@ -288,14 +268,14 @@ static int load(loader *l, mock_scenario *sc, const cJSON *root)
 int mock_scenario_load(const char *path, mock_scenario *sc, char *err, size_t errlen)
 {
     memset(sc, 0, sizeof *sc);
-    size_t len = 0;
-    char *text = read_file(path, &len);
-    if (!text) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    lg_small_file f;
+    char problem[256];
+    if (!lg_small_file_read(path, 0, FILE_MAX, 0, &f)) {
+        snprintf(err, errlen, "%s: %s", path, lg_small_file_problem(&f, problem, sizeof problem));
         return -1;
     }
-    cJSON *root = cJSON_ParseWithLength(text, len);
-    free(text);
+    cJSON *root = cJSON_ParseWithLength(f.data, f.len);
+    lg_small_file_free(&f);
     if (!root) {
         snprintf(err, errlen, "%s: not valid JSON", path);
         return -1;

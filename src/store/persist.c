@@ -13,6 +13,7 @@
 
 #include "llmgate/clock.h"
 #include "llmgate/duration.h"
+#include "llmgate/small_file.h"
 #include "store/persist.h"
 #include "store/shm.h"
 
@@ -126,23 +127,15 @@ void lg_persist_restore(lg_store_layout *m, int64_t now_ms)
 {
     int saved = errno;
     char path[4096];
-    int fd = lg_persist_path(path, sizeof path) ? open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
-    struct stat st;
-    char *buf = NULL;
-    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
-        st.st_size <= (off_t)FILE_MAX && (buf = malloc((size_t)st.st_size + 1))) {
-        ssize_t n = read(fd, buf, (size_t)st.st_size);
-        buf[n > 0 ? n : 0] = '\0';
-        if (n > 0 && !strncmp(buf, HEADER, strlen(HEADER))) {
-            char *save = NULL;
-            for (char *line = strtok_r(buf + strlen(HEADER), "\n", &save); line;
-                 line = strtok_r(NULL, "\n", &save))
-                restore_line(m, line, now_ms);
-        }
+    lg_small_file f = {.data = NULL};
+    if (lg_persist_path(path, sizeof path) && lg_small_file_read(path, O_NOFOLLOW, FILE_MAX, 0, &f) &&
+        f.st.st_uid == geteuid() && !strncmp(f.data, HEADER, strlen(HEADER))) {
+        char *save = NULL;
+        for (char *line = strtok_r(f.data + strlen(HEADER), "\n", &save); line;
+             line = strtok_r(NULL, "\n", &save))
+            restore_line(m, line, now_ms);
     }
-    free(buf);
-    if (fd >= 0)
-        close(fd);
+    lg_small_file_free(&f);
     errno = saved;
 }
 
