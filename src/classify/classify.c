@@ -1,8 +1,8 @@
 /* The response classifier: status gives the starting state, the body (JSON, JSON array, or event stream)
  * overrides it through the dialect readers (registered by src/providers), the most specific evidence picks
  * the reason, and the wait hint follows the documented precedence: retry-after-ms, retry-after, reset
- * headers of the exhausted dimension, RetryInfo, quotaResetDelay, quotaResetTimeStamp, then prose. Pure and bounded: no I/O,
- * allocations only inside cJSON and the SSE data buffer, both capped. */
+ * headers of the exhausted dimension, RetryInfo, quotaResetDelay, quotaResetTimeStamp, then prose. Pure
+ * and bounded: no I/O, allocations only inside cJSON and the SSE data buffer, both capped. */
 #include <errno.h>
 #include <string.h>
 
@@ -47,7 +47,7 @@ static bool scan_document(lg_cls *c, const cJSON *doc, bool http_error)
     for (size_t i = 0; !found && i < n; i++)
         if (all[i] != first)
             found = all[i]->read_error(c, doc, http_error);
-    if (found || http_error) /* an error document no scanner knows is still read at any depth */
+    if (found || http_error) /* an error document no reader knows is still read at any depth */
         lg_scan_nested(c, doc, scan_document);
     else if (!c->error)
         lg_usage_scan(c, doc);

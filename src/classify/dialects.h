@@ -1,7 +1,9 @@
 /* Internal interface between the classifier core (src/classify) and the dialect files (src/providers).
- * A dialect scanner reads one JSON document (a whole body, one array element or one stream event) and
+ * A dialect's reader reads one JSON document (a whole body, one array element or one stream event) and
  * records what it finds into an lg_cls: whether it is an error, signals at each level of evidence,
- * wait hints from structured fields, and token usage. classify.c turns that into an lg_outcome. */
+ * wait hints from structured fields, and token usage. classify.c turns that into an lg_outcome. The
+ * dialect files depend on this header; the classifier reaches them only through the readers they
+ * register (lg_dialect_reader), never by name. */
 #ifndef LLMGATE_CLASSIFY_DIALECTS_H
 #define LLMGATE_CLASSIFY_DIALECTS_H
 
@@ -103,8 +105,9 @@ typedef struct {
 } lg_num_code;
 /* The signal of code in the n entries of t, LG_SIG_NONE when absent. */
 lg_sig lg_num_code_signal(const lg_num_code *t, size_t n, int64_t code);
-/* Signal of a code or type name: the dialect's table first, then the others, then the suffix families.
- * *specific tells LG_EV_CODE from LG_EV_GENERIC. */
+/* Signal of a code or type name: the table of the dialect's reader first (the shared table when it has
+ * none), then the shared table and the registered readers' tables in their order, then the suffix
+ * families. *specific tells LG_EV_CODE from LG_EV_GENERIC. */
 lg_sig lg_code_signal(lg_dialect d, const char *code, bool *specific);
 /* Reads one document (an object, or an array of them) into c the way the classifier reads a body's
  * documents (src/classify/classify.c); returns whether a dialect reader recognised it as an error. */
