@@ -1,59 +1,13 @@
 /* The response classifier: status gives the starting state, the body (JSON, JSON array, or event stream)
- * overrides it through the dialect scanners, the most specific evidence picks the reason, and the wait
- * hint follows the documented precedence: retry-after-ms, retry-after, reset headers of the exhausted
- * dimension, RetryInfo, quotaResetDelay, quotaResetTimeStamp, then prose. Pure and bounded: no I/O,
- * allocations only inside cJSON and the SSE data buffer, both capped. */
+ * overrides it through the dialect readers (registered by src/providers), the most specific evidence picks
+ * the reason, and the wait hint follows the documented precedence: retry-after-ms, retry-after, reset
+ * headers of the exhausted dimension, RetryInfo, quotaResetDelay, quotaResetTimeStamp, then prose. Pure
+ * and bounded: no I/O, allocations only inside cJSON and the SSE data buffer, both capped. */
 #include <errno.h>
 #include <string.h>
 
 #include "classify/dialects.h"
 #include "llmgate/duration.h"
-
-typedef bool (*scanner)(lg_cls *c, const cJSON *doc, bool http_error);
-
-static bool scan_openai(lg_cls *c, const cJSON *doc, bool http_error)
-{
-    return lg_openai_error(c, doc, http_error);
-}
-static bool scan_anthropic(lg_cls *c, const cJSON *doc, bool http_error)
-{
-    return lg_anthropic_error(c, doc);
-}
-static bool scan_google(lg_cls *c, const cJSON *doc, bool http_error)
-{
-    return lg_google_error(c, doc);
-}
-static bool scan_dashscope(lg_cls *c, const cJSON *doc, bool http_error)
-{
-    return lg_dashscope_error(c, doc);
-}
-static bool scan_baidu(lg_cls *c, const cJSON *doc, bool http_error)
-{
-    return lg_baidu_error(c, doc);
-}
-/* APIs without a dialect of their own that state failure in a status field of a 200 body. */
-static bool scan_status_fields(lg_cls *c, const cJSON *doc, bool http_error)
-{
-    return lg_minimax_error(c, doc) || lg_spark_error(c, doc) || lg_tencent_error(c, doc);
-}
-
-/* The dialect's own scanner first, then the others: providers' compatible endpoints borrow each other's
- * envelopes. The OpenAI scanner goes last because it accepts the loosest shapes. */
-static scanner native_scanner(lg_dialect d)
-{
-    switch (d) {
-    case LG_DIALECT_ANTHROPIC:
-        return scan_anthropic;
-    case LG_DIALECT_GOOGLE:
-        return scan_google;
-    case LG_DIALECT_DASHSCOPE:
-        return scan_dashscope;
-    case LG_DIALECT_BAIDU:
-        return scan_baidu;
-    default:
-        return NULL;
-    }
-}
 
 typedef struct {
     lg_cls *c;
@@ -85,32 +39,19 @@ static bool scan_document(lg_cls *c, const cJSON *doc, bool http_error)
     }
     if (!cJSON_IsObject(doc))
         return false;
-    static const scanner all[] = {scan_anthropic, scan_google, scan_baidu, scan_status_fields, scan_dashscope,
-                                  scan_openai};
-    scanner first = native_scanner(c->dialect);
-    bool found = first && first(c, doc, http_error);
-    for (size_t i = 0; !found && i < sizeof all / sizeof all[0]; i++)
+    /* The dialect's own reader first, then the others in the table's order. */
+    size_t n;
+    const lg_dialect_reader *const *all = lg_readers(&n);
+    const lg_dialect_reader *first = lg_reader_of(c->dialect);
+    bool found = first && first->read_error(c, doc, http_error);
+    for (size_t i = 0; !found && i < n; i++)
         if (all[i] != first)
-            found = all[i](c, doc, http_error);
-    if (found || http_error) /* an error document no scanner knows is still read at any depth */
-        lg_scan_nested(c, doc);
+            found = all[i]->read_error(c, doc, http_error);
+    if (found || http_error) /* an error document no reader knows is still read at any depth */
+        lg_scan_nested(c, doc, scan_document);
     else if (!c->error)
         lg_usage_scan(c, doc);
     return found;
-}
-
-/* Quoted bodies read inside one another at most this deep. */
-#define EMBEDDED_MAX 3
-
-bool lg_scan_embedded(lg_cls *c, const cJSON *doc)
-{
-    if (c->embedded >= EMBEDDED_MAX)
-        return false;
-    c->embedded++;
-    bool was = c->error, found = scan_document(c, doc, true); /* walks it at any depth too */
-    c->error = was || found;
-    c->embedded--;
-    return true;
 }
 
 static bool on_event(const lg_sse_event *ev, void *ctx)

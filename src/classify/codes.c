@@ -94,7 +94,7 @@ static const lg_code_entry shared[] = {
     {"ValidationException", LG_SIG_REJECT, false},
     {"AccessDeniedException", LG_SIG_REJECT, false},
 };
-const lg_code_table lg_shared_codes = {shared, sizeof shared / sizeof shared[0]};
+static const lg_code_table shared_codes = {shared, sizeof shared / sizeof shared[0]};
 
 static bool entry_matches(const char *name, const char *code)
 {
@@ -115,18 +115,11 @@ static bool table_lookup(const lg_code_table *t, const char *code, lg_sig *sig, 
     return false;
 }
 
+/* The table of d's own reader, else the shared one. */
 static const lg_code_table *native_table(lg_dialect d)
 {
-    switch (d) {
-    case LG_DIALECT_ANTHROPIC:
-        return &lg_anthropic_codes;
-    case LG_DIALECT_GOOGLE:
-        return &lg_google_codes;
-    case LG_DIALECT_DASHSCOPE:
-        return &lg_dashscope_codes;
-    default:
-        return &lg_shared_codes;
-    }
+    const lg_dialect_reader *r = lg_reader_of(d);
+    return r && r->codes ? r->codes : &shared_codes;
 }
 
 /* Suffix families: "organization_spend_limit_exceeded", "ModelAccountTpmRateLimitExceeded",
@@ -142,11 +135,13 @@ lg_sig lg_code_signal(lg_dialect d, const char *code, bool *specific)
     *specific = false;
     if (!code || !*code)
         return LG_SIG_NONE;
-    const lg_code_table *all[] = {native_table(d),     &lg_shared_codes,    &lg_anthropic_codes,
-                                  &lg_google_codes,    &lg_dashscope_codes, &lg_tencent_codes};
     lg_sig s;
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        if (table_lookup(all[i], code, &s, specific))
+    if (table_lookup(native_table(d), code, &s, specific) || table_lookup(&shared_codes, code, &s, specific))
+        return s;
+    size_t n;
+    const lg_dialect_reader *const *readers = lg_readers(&n);
+    for (size_t i = 0; i < n; i++)
+        if (table_lookup(readers[i]->codes, code, &s, specific))
             return s;
     *specific = true;
     if (has_suffix(code, "spend_limit_exceeded") || has_suffix(code, "SpendLimitExceeded"))

@@ -1,7 +1,9 @@
 /* Internal interface between the classifier core (src/classify) and the dialect files (src/providers).
- * A dialect scanner reads one JSON document (a whole body, one array element or one stream event) and
+ * A dialect's reader reads one JSON document (a whole body, one array element or one stream event) and
  * records what it finds into an lg_cls: whether it is an error, signals at each level of evidence,
- * wait hints from structured fields, and token usage. classify.c turns that into an lg_outcome. */
+ * wait hints from structured fields, and token usage. classify.c turns that into an lg_outcome. The
+ * dialect files depend on this header; the classifier reaches them only through the readers they
+ * register (lg_dialect_reader), never by name. */
 #ifndef LLMGATE_CLASSIFY_DIALECTS_H
 #define LLMGATE_CLASSIFY_DIALECTS_H
 
@@ -84,7 +86,8 @@ void lg_cls_text(lg_cls *c, const char *text, size_t len, bool as_message);
  * read, and the signal s its code gives is recorded at level ev. */
 void lg_cls_status_error(lg_cls *c, const char *msg, lg_evidence ev, lg_sig s);
 
-/* Tables of structured codes and type names (src/classify/codes.c and the dialect files). */
+/* Tables of structured codes and type names (src/classify/codes.c: OpenAI and OpenAI-compatible APIs;
+ * a dialect's own in its reader). */
 typedef struct {
     const char *name; /* a name ending in '.' matches a dotted family by prefix */
     lg_sig sig;
@@ -94,11 +97,6 @@ typedef struct {
     const lg_code_entry *e;
     size_t n;
 } lg_code_table;
-extern const lg_code_table lg_shared_codes; /* OpenAI and OpenAI-compatible APIs */
-extern const lg_code_table lg_anthropic_codes;
-extern const lg_code_table lg_google_codes;
-extern const lg_code_table lg_dashscope_codes;
-extern const lg_code_table lg_tencent_codes;
 /* Numeric codes of one provider's status field (Baidu error_code, MiniMax base_resp, iFlytek header.code):
  * consulted only by that provider's scanner, since numbers mean different things elsewhere. */
 typedef struct {
@@ -107,22 +105,25 @@ typedef struct {
 } lg_num_code;
 /* The signal of code in the n entries of t, LG_SIG_NONE when absent. */
 lg_sig lg_num_code_signal(const lg_num_code *t, size_t n, int64_t code);
-/* Signal of a code or type name: the dialect's table first, then the others, then the suffix families.
- * *specific tells LG_EV_CODE from LG_EV_GENERIC. */
+/* Signal of a code or type name: the table of the dialect's reader first (the shared table when it has
+ * none), then the shared table and the registered readers' tables in their order, then the suffix
+ * families. *specific tells LG_EV_CODE from LG_EV_GENERIC. */
 lg_sig lg_code_signal(lg_dialect d, const char *code, bool *specific);
+/* Reads one document (an object, or an array of them) into c the way the classifier reads a body's
+ * documents (src/classify/classify.c); returns whether a dialect reader recognised it as an error. */
+typedef bool (*lg_document_reader)(lg_cls *c, const cJSON *doc, bool http_error);
 /* Walks an error document at any depth (nested objects, arrays, JSON documents embedded in message
- * strings) and records every known code and every message text found (src/classify/nested.c). */
-void lg_scan_nested(lg_cls *c, const cJSON *doc);
-/* Reads a provider's whole body found quoted inside another's message as an error document of its own
- * (every dialect scanner: its RetryInfo, QuotaFailure, codes; then lg_scan_nested); false, reading
- * nothing, when quoted bodies are already EMBEDDED_MAX deep (src/classify/classify.c). */
-bool lg_scan_embedded(lg_cls *c, const cJSON *doc);
+ * strings) and records every known code and every message text found. A provider's whole body found
+ * quoted inside another's message is read by read_document as an error document of its own (every
+ * dialect reader: its RetryInfo, QuotaFailure, codes; then this walk), up to a bounded depth of quoted
+ * bodies, below which it is only walked (src/classify/nested.c). */
+void lg_scan_nested(lg_cls *c, const cJSON *doc, lg_document_reader read_document);
 
-/* Text matching (src/classify/text.c). Case-insensitive; '-' and '_' in the text match a ' ' in the
- * needle. Returns the offset of the first match, or -1. */
+/* Text matching (src/classify/text_match.c). Case-insensitive; '-' and '_' in the text match a ' ' in the
+ * needle. Returns the offset of the first match, or -1 (text NULL: -1). */
 long lg_text_find(const char *text, size_t len, const char *needle);
-/* Like lg_text_find for short acronyms ("rpm"): the match must not touch letters or digits. */
-long lg_text_find_word(const char *text, size_t len, const char *word);
+/* lg_text_find in t[0..n) from offset from on (t not NULL). */
+long lg_text_find_from(const char *t, size_t n, size_t from, const char *needle);
 /* What a text says (src/classify/text.c). */
 typedef struct {
     lg_sig sig;        /* LG_SIG_NONE when it says nothing definite */
@@ -167,7 +168,7 @@ void lg_sse_each(const char *s, size_t len, bool (*fn)(const lg_sse_event *ev, v
 
 /* Usage objects (src/classify/usage.c): {prompt_tokens, completion_tokens} totals or Anthropic-style
  * {input_tokens, cache_*_input_tokens, output_tokens} fields, merged per field; Gemini's usageMetadata
- * counts (google.c). The counts of one object are first read into an lg_usage_fields. */
+ * counts. The counts of one object are first read into an lg_usage_fields. */
 enum {
     LG_UF_PROMPT, LG_UF_COMPLETION, LG_UF_INPUT, LG_UF_CACHE_WRITE, LG_UF_CACHE_READ, LG_UF_OUTPUT,
     LG_UF_G_PROMPT, LG_UF_G_CANDIDATES, LG_UF_G_TOOL, LG_UF_G_THOUGHTS,
@@ -187,7 +188,9 @@ void lg_usage_apply(lg_cls *c, const lg_usage_fields *f);
  * (xAI leaves reasoning out of completion_tokens) the object is read by the full parse, which reads
  * completion_tokens_details. */
 bool lg_usage_adds_up(const lg_usage_fields *f);
-void lg_google_usage_apply(lg_cls *c, const lg_usage_fields *f);
+/* Records the counts of a Gemini usageMetadata object read into f: prompt + tool-use prompt, candidates +
+ * thoughts; nothing when a count is negative or neither prompt nor candidates is given. */
+void lg_usage_metadata_apply(lg_cls *c, const lg_usage_fields *f);
 void lg_usage_object(lg_cls *c, const cJSON *usage);
 /* Finds usage anywhere a provider puts it in one document and records it. */
 void lg_usage_scan(lg_cls *c, const cJSON *doc);
@@ -219,18 +222,26 @@ bool lg_header_retry_after(const lg_response_view *r, int64_t *ms, int64_t *at_m
 bool lg_header_reset(const lg_rl_family *f, size_t n, lg_dim named, bool need_exhausted, int64_t *ms,
                      int64_t *at_ms);
 
-/* Dialect scanners (src/providers). Each returns true when the document is an error it recognises.
- * http_error tells whether the HTTP status is already an error (some shapes, such as a bare
- * {"message": ...}, are only errors then). */
-bool lg_openai_error(lg_cls *c, const cJSON *doc, bool http_error);
-bool lg_openai_error_object(lg_cls *c, const cJSON *err);
-bool lg_anthropic_error(lg_cls *c, const cJSON *doc);
-bool lg_google_error(lg_cls *c, const cJSON *doc);
-void lg_google_usage(lg_cls *c, const cJSON *meta);
-bool lg_dashscope_error(lg_cls *c, const cJSON *doc);
-bool lg_baidu_error(lg_cls *c, const cJSON *doc);
-bool lg_minimax_error(lg_cls *c, const cJSON *doc);
-bool lg_spark_error(lg_cls *c, const cJSON *doc);
-bool lg_tencent_error(lg_cls *c, const cJSON *doc);
+/* A dialect's reader (each src/providers file defines one). The classifier offers each document to the
+ * registered readers in their order, the reader that reads a dialect first before the others when the
+ * response is of that dialect: providers' compatible endpoints borrow each other's envelopes. */
+typedef struct {
+    lg_dialect reads_first; /* the dialect whose documents this reader reads before the others; LG_DIALECT_NONE:
+                             * none (the APIs without a dialect of their own, and OpenAI's reader, which takes
+                             * the loosest shapes and so goes in its place even for its own dialect) */
+    /* Whether doc is an error this reader recognises, recording what it says into c. http_error tells whether
+     * the HTTP status is already an error (some shapes, such as a bare {"message": ...}, are only errors then). */
+    bool (*read_error)(lg_cls *c, const cJSON *doc, bool http_error);
+    const lg_code_table *codes; /* the dialect's structured codes and type names; NULL: none */
+} lg_dialect_reader;
+
+/* The readers' registry (src/classify/readers.c). lg_classify_use_readers is the single registration
+ * point: src/providers hands its readers table over once when the library is loaded; readers[0..n) must
+ * outlive every classification. Before it, the classifier reads documents without dialect readers. */
+void lg_classify_use_readers(const lg_dialect_reader *const *readers, size_t n);
+/* The registered readers, in the order documents are offered to them; *n their count. */
+const lg_dialect_reader *const *lg_readers(size_t *n);
+/* The reader that reads d's documents first, NULL when none does. */
+const lg_dialect_reader *lg_reader_of(lg_dialect d);
 
 #endif

@@ -195,7 +195,7 @@ bool lg_lazy_success(lg_cls *c, const char *s, size_t n)
     if (!f || !lg_usage_adds_up(&f->f))
         return false;
     if (u == &t.meta)
-        lg_google_usage_apply(c, &f->f);
+        lg_usage_metadata_apply(c, &f->f);
     else
         lg_usage_apply(c, &f->f);
     return true;

@@ -8,6 +8,8 @@
 
 #define NEST_DEPTH_MAX 8
 #define NEST_VALUES_MAX 512
+/* Quoted bodies read inside one another at most this deep. */
+#define EMBEDDED_MAX 3
 
 /* Members whose string value is a code or type name. */
 static const char *const code_keys[] = {"code",      "type",       "reason",    "error_code", "errorCode",
@@ -59,9 +61,24 @@ static bool key_in(const char *key, const char *const *keys, size_t n)
 typedef struct {
     lg_cls *c;
     int budget;
+    lg_document_reader read_document;
 } walk_state;
 
 static void walk(walk_state *w, const cJSON *v, int depth);
+
+/* Reads a provider's whole body quoted inside another's message as an error document of its own (it is
+ * walked at any depth too); false, reading nothing, when quoted bodies are already EMBEDDED_MAX deep. */
+static bool read_embedded(walk_state *w, const cJSON *doc)
+{
+    lg_cls *c = w->c;
+    if (c->embedded >= EMBEDDED_MAX)
+        return false;
+    c->embedded++;
+    bool was = c->error, found = w->read_document(c, doc, true);
+    c->error = was || found;
+    c->embedded--;
+    return true;
+}
 
 /* A string member that is itself a JSON document (a relay quoting the upstream body) is walked as one;
  * returns false, reading nothing, when s is no JSON document. */
@@ -75,7 +92,7 @@ static bool embedded_value(walk_state *w, const char *s, int depth)
     cJSON *doc = lg_json_parse(s + i, n - i);
     if (!doc)
         return false;
-    if (!lg_scan_embedded(w->c, doc))
+    if (!read_embedded(w, doc))
         walk(w, doc, depth + 1);
     cJSON_Delete(doc);
     return true;
@@ -118,8 +135,8 @@ static void walk(walk_state *w, const cJSON *v, int depth)
     }
 }
 
-void lg_scan_nested(lg_cls *c, const cJSON *doc)
+void lg_scan_nested(lg_cls *c, const cJSON *doc, lg_document_reader read_document)
 {
-    walk_state w = {c, NEST_VALUES_MAX};
+    walk_state w = {c, NEST_VALUES_MAX, read_document};
     walk(&w, doc, 0);
 }

@@ -1,49 +1,21 @@
 /* What an error message says: quota, rate window, capacity, a request that can never fit, and which
- * rate-limit dimension it names. Phrases are matched case-insensitively, with '-' and '_' equal to ' '. */
+ * rate-limit dimension it names. Phrases are matched by lg_text_find (text_match.c). */
 #include <stdint.h>
 #include <string.h>
 #include <strings.h>
 
 #include "classify/dialects.h"
 
-static unsigned char fold(unsigned char ch)
-{
-    if (ch >= 'A' && ch <= 'Z')
-        return (unsigned char)(ch + 32);
-    if (ch == '-' || ch == '_')
-        return ' ';
-    return ch;
-}
-
 static int is_alnum(unsigned char ch)
 {
     return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
 }
 
-static long find_from(const char *t, size_t n, size_t from, const char *needle)
-{
-    size_t m = strlen(needle);
-    if (!m || m > n)
-        return -1;
-    for (size_t i = from; i + m <= n; i++) {
-        size_t j = 0;
-        while (j < m && fold((unsigned char)t[i + j]) == fold((unsigned char)needle[j]))
-            j++;
-        if (j == m)
-            return (long)i;
-    }
-    return -1;
-}
-
-long lg_text_find(const char *text, size_t len, const char *needle)
-{
-    return text ? find_from(text, len, 0, needle) : -1;
-}
-
-long lg_text_find_word(const char *text, size_t len, const char *word)
+/* Like lg_text_find for short acronyms ("rpm"): the match must not touch letters or digits. */
+static long find_word(const char *text, size_t len, const char *word)
 {
     size_t m = strlen(word);
-    for (long at = lg_text_find(text, len, word); at >= 0; at = find_from(text, len, (size_t)at + 1, word)) {
+    for (long at = lg_text_find(text, len, word); at >= 0; at = lg_text_find_from(text, len, (size_t)at + 1, word)) {
         size_t end = (size_t)at + m;
         if ((at == 0 || !is_alnum((unsigned char)text[at - 1])) && (end >= len || !is_alnum((unsigned char)text[end])))
             return at;
@@ -62,7 +34,7 @@ static bool any_phrase(const char *t, size_t n, const char *const *list, size_t 
 static bool any_word(const char *t, size_t n, const char *const *list, size_t count)
 {
     for (size_t i = 0; i < count; i++)
-        if (lg_text_find_word(t, n, list[i]) >= 0)
+        if (find_word(t, n, list[i]) >= 0)
             return true;
     return false;
 }
@@ -209,7 +181,7 @@ static int64_t rate_span(const char *t, size_t n)
 /* "limit: 0" (Gemini): a limit of zero, not 0.5 or 05. */
 static bool zero_limit(const char *t, size_t n)
 {
-    for (long at = lg_text_find(t, n, "limit: 0"); at >= 0; at = find_from(t, n, (size_t)at + 1, "limit: 0")) {
+    for (long at = lg_text_find(t, n, "limit: 0"); at >= 0; at = lg_text_find_from(t, n, (size_t)at + 1, "limit: 0")) {
         size_t end = (size_t)at + 8;
         if (end >= n || !(is_alnum((unsigned char)t[end]) || t[end] == '.'))
             return true;
@@ -221,9 +193,9 @@ static bool zero_limit(const char *t, size_t n)
  * clause (no punctuation between). */
 static bool out_of_quota(const char *t, size_t n)
 {
-    for (long at = lg_text_find(t, n, "out of "); at >= 0; at = find_from(t, n, (size_t)at + 1, "out of ")) {
+    for (long at = lg_text_find(t, n, "out of "); at >= 0; at = lg_text_find_from(t, n, (size_t)at + 1, "out of ")) {
         size_t from = (size_t)at + 7, end = from + 40 < n ? from + 40 : n;
-        long q = find_from(t, end, from, "quota");
+        long q = lg_text_find_from(t, end, from, "quota");
         size_t k = from;
         while (q >= 0 && k < (size_t)q && !strchr(".,;:!?\n", t[k]))
             k++;
@@ -237,7 +209,7 @@ static bool out_of_quota(const char *t, size_t n)
 static bool number_after(const char *t, size_t n, const char *keyword, int64_t *v)
 {
     size_t m = strlen(keyword);
-    for (long at = lg_text_find(t, n, keyword); at >= 0; at = find_from(t, n, (size_t)at + 1, keyword)) {
+    for (long at = lg_text_find(t, n, keyword); at >= 0; at = lg_text_find_from(t, n, (size_t)at + 1, keyword)) {
         size_t i = (size_t)at + m;
         while (i < n && (t[i] == ' ' || t[i] == ':' || t[i] == '~'))
             i++;
@@ -277,7 +249,7 @@ static lg_dim text_dimension(const char *t, size_t n)
     long best = -1;
     lg_dim dim = LG_DIM_NONE;
     for (size_t i = 0; i < COUNT(pats); i++) {
-        long at = pats[i].word ? lg_text_find_word(t, n, pats[i].p) : lg_text_find(t, n, pats[i].p);
+        long at = pats[i].word ? find_word(t, n, pats[i].p) : lg_text_find(t, n, pats[i].p);
         if (at >= 0 && (best < 0 || at < best)) {
             best = at;
             dim = pats[i].d;

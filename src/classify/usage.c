@@ -1,5 +1,6 @@
 /* Token usage wherever providers put it. Two shapes: totals ({prompt_tokens, completion_tokens}: OpenAI,
- * DeepSeek, Groq, Baidu; Gemini's usageMetadata), replaced by each newer object; and per-field counts
+ * DeepSeek, Groq, Baidu; Gemini's usageMetadata: prompt + tool-use prompt, candidates + thoughts), replaced
+ * by each newer object (a stream's last one counts); and per-field counts
  * ({input_tokens, cache_creation_input_tokens, cache_read_input_tokens, output_tokens}: Anthropic, DashScope
  * native, OpenAI Responses), where each field keeps its latest value because Anthropic streams split them
  * across events and report output_tokens cumulatively. The counts of one usage object are read into an
@@ -76,6 +77,22 @@ void lg_usage_apply(lg_cls *c, const lg_usage_fields *f)
         c->usage = LG_USAGE_FIELDS;
 }
 
+void lg_usage_metadata_apply(lg_cls *c, const lg_usage_fields *f)
+{
+    int64_t x[LG_UF_COUNT] = {0};
+    for (int i = LG_UF_G_PROMPT; i <= LG_UF_G_THOUGHTS; i++) {
+        if (f->has & (1u << i))
+            x[i] = f->v[i];
+        if (x[i] < 0)
+            return;
+    }
+    if (!(f->has & (1u << LG_UF_G_PROMPT | 1u << LG_UF_G_CANDIDATES)))
+        return;
+    c->usage = LG_USAGE_TOTALS;
+    c->prompt = x[LG_UF_G_PROMPT] + x[LG_UF_G_TOOL];
+    c->completion = x[LG_UF_G_CANDIDATES] + x[LG_UF_G_THOUGHTS];
+}
+
 bool lg_usage_adds_up(const lg_usage_fields *f)
 {
     int64_t t, p = 0, q = 0;
@@ -124,7 +141,9 @@ void lg_usage_scan(lg_cls *c, const cJSON *doc)
     if (!cJSON_IsObject(meta) && cJSON_IsObject(response))
         meta = cJSON_GetObjectItemCaseSensitive(response, "usageMetadata");
     if (cJSON_IsObject(meta)) {
-        lg_google_usage(c, meta);
+        lg_usage_fields f;
+        lg_usage_fields_of(meta, &f);
+        lg_usage_metadata_apply(c, &f);
         return;
     }
     const cJSON *candidates[] = {

@@ -7,7 +7,7 @@
  * (message_start / message_delta) is merged per field by lg_usage_object. */
 #include <string.h>
 
-#include "classify/dialects.h"
+#include "providers/readers.h"
 
 /* error.type names (docs.anthropic.com/en/api/errors). */
 static const lg_code_entry codes[] = {
@@ -23,9 +23,10 @@ static const lg_code_entry codes[] = {
     {"permission_denied_error", LG_SIG_REJECT, false},
     {"not_found_error", LG_SIG_REJECT, false},
 };
-const lg_code_table lg_anthropic_codes = {codes, sizeof codes / sizeof codes[0]};
+static const lg_code_table code_table = {codes, sizeof codes / sizeof codes[0]};
 
-bool lg_anthropic_error(lg_cls *c, const cJSON *doc)
+/* Whether doc is an Anthropic error document ({"type": "error", "error": {...}}); records what it says into c. */
+static bool read_error(lg_cls *c, const cJSON *doc, bool http_error)
 {
     const char *type = lg_json_str(doc, "type");
     if (!type || strcmp(type, "error"))
@@ -36,3 +37,6 @@ bool lg_anthropic_error(lg_cls *c, const cJSON *doc)
     c->error = true; /* {"type": "error"} without a usable error object is still an error */
     return true;
 }
+
+/* This dialect's entry in the readers table (readers.c). */
+const lg_dialect_reader lg_anthropic_reader = {LG_DIALECT_ANTHROPIC, read_error, &code_table};

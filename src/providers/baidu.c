@@ -3,7 +3,7 @@
  * handled by openai.c. Usage is the {prompt_tokens, completion_tokens} totals shape. */
 #include <string.h>
 
-#include "classify/dialects.h"
+#include "providers/readers.h"
 
 /* From the Qianfan error-code table and the SDK's APIErrorCode constants. */
 static const lg_num_code codes[] = {
@@ -43,7 +43,8 @@ static lg_sig code_signal(int64_t code)
     return LG_SIG_NONE;
 }
 
-bool lg_baidu_error(lg_cls *c, const cJSON *doc)
+/* Whether doc is a Baidu error document (error_code, also inside HTTP 200); records what it says into c. */
+static bool read_error(lg_cls *c, const cJSON *doc, bool http_error)
 {
     int64_t code;
     const char *msg = lg_json_str(doc, "error_msg");
@@ -57,3 +58,6 @@ bool lg_baidu_error(lg_cls *c, const cJSON *doc)
     lg_cls_status_error(c, msg, LG_EV_CODE, code_signal(code));
     return true;
 }
+
+/* This dialect's entry in the readers table (readers.c). */
+const lg_dialect_reader lg_baidu_reader = {LG_DIALECT_BAIDU, read_error, NULL};

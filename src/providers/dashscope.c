@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "classify/dialects.h"
+#include "providers/readers.h"
 
 /* Codes of the DashScope error-code page (native API and compatible mode). */
 static const lg_code_entry codes[] = {
@@ -28,7 +28,7 @@ static const lg_code_entry codes[] = {
     {"ModelUnavailable", LG_SIG_SERVER, false},
     {"ModelServingError", LG_SIG_SERVER, false},
 };
-const lg_code_table lg_dashscope_codes = {codes, sizeof codes / sizeof codes[0]};
+static const lg_code_table code_table = {codes, sizeof codes / sizeof codes[0]};
 
 /* Codes some gateways put on successful responses: "0", "200", "success", "ok". */
 static bool success_code(const char *code)
@@ -36,7 +36,8 @@ static bool success_code(const char *code)
     return !strcmp(code, "0") || !strcmp(code, "200") || !strcasecmp(code, "success") || !strcasecmp(code, "ok");
 }
 
-bool lg_dashscope_error(lg_cls *c, const cJSON *doc)
+/* Whether doc is a DashScope native error document; records what it says into c. */
+static bool read_error(lg_cls *c, const cJSON *doc, bool http_error)
 {
     const char *code = lg_json_str(doc, "code");
     const char *msg = lg_json_str(doc, "message");
@@ -51,3 +52,6 @@ bool lg_dashscope_error(lg_cls *c, const cJSON *doc)
     lg_cls_code_beside(c, code, msg);
     return true;
 }
+
+/* This dialect's entry in the readers table (readers.c). */
+const lg_dialect_reader lg_dashscope_reader = {LG_DIALECT_DASHSCOPE, read_error, &code_table};

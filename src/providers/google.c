@@ -3,10 +3,10 @@
  * QUOTA_EXHAUSTED, MODEL_CAPACITY_EXHAUSTED...; metadata quotaResetDelay, quotaResetTimeStamp,
  * quota_limit), QuotaFailure (violations[].quotaId: PerDay vs PerMinute; quotaValue "0"), RetryInfo
  * (retryDelay). Legacy errors[].reason: rateLimitExceeded, dailyLimitExceeded, quotaExceeded...
- * Usage: usageMetadata (prompt + tool-use prompt; candidates + thoughts), the last one of a stream. */
+ * Its usageMetadata is read with the other usage shapes (src/classify/usage.c). */
 #include <string.h>
 
-#include "classify/dialects.h"
+#include "providers/readers.h"
 #include "llmgate/duration.h"
 
 /* google.rpc.Code names (error.status), ErrorInfo.reason values and legacy errors[].reason values. */
@@ -46,7 +46,7 @@ static const lg_code_entry codes[] = {
     {"keyInvalid", LG_SIG_REJECT, true},
     {"keyExpired", LG_SIG_REJECT, true},
 };
-const lg_code_table lg_google_codes = {codes, sizeof codes / sizeof codes[0]};
+static const lg_code_table code_table = {codes, sizeof codes / sizeof codes[0]};
 
 /* What a quota name says about its window: "GenerateRequestsPerDayPerProjectPerModel-FreeTier". */
 static lg_sig quota_period(const char *name)
@@ -154,7 +154,8 @@ static void details(lg_cls *c, const cJSON *list)
     }
 }
 
-bool lg_google_error(lg_cls *c, const cJSON *doc)
+/* Whether doc is a google.rpc.Status error document; records what it says into c. */
+static bool read_error(lg_cls *c, const cJSON *doc, bool http_error)
 {
     const cJSON *err = cJSON_GetObjectItemCaseSensitive(doc, "error");
     if (!cJSON_IsObject(err))
@@ -184,27 +185,5 @@ bool lg_google_error(lg_cls *c, const cJSON *doc)
     return true;
 }
 
-void lg_google_usage_apply(lg_cls *c, const lg_usage_fields *f)
-{
-    int64_t x[LG_UF_COUNT] = {0};
-    for (int i = LG_UF_G_PROMPT; i <= LG_UF_G_THOUGHTS; i++) {
-        if (f->has & (1u << i))
-            x[i] = f->v[i];
-        if (x[i] < 0)
-            return;
-    }
-    if (!(f->has & (1u << LG_UF_G_PROMPT | 1u << LG_UF_G_CANDIDATES)))
-        return;
-    c->usage = LG_USAGE_TOTALS;
-    c->prompt = x[LG_UF_G_PROMPT] + x[LG_UF_G_TOOL];
-    c->completion = x[LG_UF_G_CANDIDATES] + x[LG_UF_G_THOUGHTS];
-}
-
-void lg_google_usage(lg_cls *c, const cJSON *meta)
-{
-    if (!cJSON_IsObject(meta))
-        return;
-    lg_usage_fields f;
-    lg_usage_fields_of(meta, &f);
-    lg_google_usage_apply(c, &f);
-}
+/* This dialect's entry in the readers table (readers.c). */
+const lg_dialect_reader lg_google_reader = {LG_DIALECT_GOOGLE, read_error, &code_table};

@@ -2,7 +2,7 @@
  * with {"base_resp": {"status_code": N, "status_msg": "..."}}, where 0 is success and any other code an
  * error (a stream request that fails gets this JSON instead of events). Its Anthropic-compatible endpoint
  * speaks Anthropic's envelope, handled by anthropic.c. */
-#include "classify/dialects.h"
+#include "providers/readers.h"
 
 /* From MiniMax's error-code table. */
 static const lg_num_code codes[] = {
@@ -22,7 +22,8 @@ static const lg_num_code codes[] = {
     {2056, LG_SIG_QUOTA},  /* plan usage limit */
 };
 
-bool lg_minimax_error(lg_cls *c, const cJSON *doc)
+/* Whether doc is a MiniMax document whose base_resp states a failure; records what it says into c. */
+static bool read_error(lg_cls *c, const cJSON *doc, bool http_error)
 {
     const cJSON *br = cJSON_GetObjectItemCaseSensitive(doc, "base_resp");
     int64_t code;
@@ -32,3 +33,6 @@ bool lg_minimax_error(lg_cls *c, const cJSON *doc)
                         lg_num_code_signal(codes, sizeof codes / sizeof codes[0], code));
     return true;
 }
+
+/* This dialect's entry in the readers table (readers.c). */
+const lg_dialect_reader lg_minimax_reader = {LG_DIALECT_NONE, read_error, NULL};

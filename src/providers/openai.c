@@ -6,7 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "classify/dialects.h"
+#include "providers/readers.h"
 
 /* A three-digit code such as Azure's "429", read as the status it mirrors. */
 static int status_code(const char *s)
@@ -86,7 +86,9 @@ bool lg_openai_error_object(lg_cls *c, const cJSON *err)
     return true;
 }
 
-bool lg_openai_error(lg_cls *c, const cJSON *doc, bool http_error)
+/* Whether doc is an OpenAI-shaped error document (some bare shapes only when http_error); records what it
+ * says into c. */
+static bool read_error(lg_cls *c, const cJSON *doc, bool http_error)
 {
     if (!cJSON_IsObject(doc))
         return false;
@@ -115,3 +117,6 @@ bool lg_openai_error(lg_cls *c, const cJSON *doc, bool http_error)
         return lg_openai_error_object(c, detail);
     return false;
 }
+
+/* This dialect's entry in the readers table (readers.c). */
+const lg_dialect_reader lg_openai_reader = {LG_DIALECT_NONE, read_error, NULL};

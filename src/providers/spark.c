@@ -2,7 +2,7 @@
  * {"header": {"code": N, "message": "...", "sid": "..."}}, its HTTP API {"code": N, "message": "...",
  * "sid": "..."}; code 0 is success, any other an error, even under HTTP 200. The "sid" member tells this
  * envelope from other APIs' top-level codes. */
-#include "classify/dialects.h"
+#include "providers/readers.h"
 
 /* From Spark's error-code table: 1120x are its licence and flow-control refusals. */
 static const lg_num_code codes[] = {
@@ -28,7 +28,11 @@ static bool envelope(lg_cls *c, const cJSON *o)
     return true;
 }
 
-bool lg_spark_error(lg_cls *c, const cJSON *doc)
+/* Whether doc is an iFlytek Spark document whose code states a failure; records what it says into c. */
+static bool read_error(lg_cls *c, const cJSON *doc, bool http_error)
 {
     return envelope(c, cJSON_GetObjectItemCaseSensitive(doc, "header")) || envelope(c, doc);
 }
+
+/* This dialect's entry in the readers table (readers.c). */
+const lg_dialect_reader lg_spark_reader = {LG_DIALECT_NONE, read_error, NULL};

@@ -3,7 +3,7 @@
  * OpenAI-compatible endpoint speaks the OpenAI envelope, handled by openai.c. */
 #include <string.h>
 
-#include "classify/dialects.h"
+#include "providers/readers.h"
 
 /* Tencent Cloud's common error codes (the dotted families by prefix) and Hunyuan's own
  * (tencentcloud-sdk hunyuan/v20230901/errors.go). */
@@ -23,9 +23,10 @@ static const lg_code_entry codes[] = {
     {"AuthFailure.", LG_SIG_REJECT, true},
     {"UnauthorizedOperation", LG_SIG_REJECT, true},
 };
-const lg_code_table lg_tencent_codes = {codes, sizeof codes / sizeof codes[0]};
+static const lg_code_table code_table = {codes, sizeof codes / sizeof codes[0]};
 
-bool lg_tencent_error(lg_cls *c, const cJSON *doc)
+/* Whether doc is a Tencent Cloud error document (Response.Error); records what it says into c. */
+static bool read_error(lg_cls *c, const cJSON *doc, bool http_error)
 {
     const cJSON *resp = cJSON_GetObjectItemCaseSensitive(doc, "Response");
     const cJSON *err = cJSON_IsObject(resp) ? cJSON_GetObjectItemCaseSensitive(resp, "Error") : NULL;
@@ -39,3 +40,6 @@ bool lg_tencent_error(lg_cls *c, const cJSON *doc)
     lg_cls_code(c, code);
     return true;
 }
+
+/* This dialect's entry in the readers table (readers.c). */
+const lg_dialect_reader lg_tencent_reader = {LG_DIALECT_NONE, read_error, &code_table};

@@ -76,11 +76,10 @@ typedef struct {
 tr_usage tr_usage_read(lg_tr_dialect d, const cJSON *u);
 cJSON *tr_usage_make(lg_tr_dialect d, const tr_usage *u);
 
-/* Features of an OpenAI request that the target lacks, whatever it is (logprobs, logit_bias, store,
- * audio output, n > 1 for Anthropic); false with f set when one is used. */
-bool tr_openai_refusals(const cJSON *req, lg_tr_dialect to, tr_fail *f);
-/* The OpenAI request members the translators know (each is translated or refused when in use). */
-extern const char *const tr_openai_known[];
+/* Whether the OpenAI request req can be translated to dialect to (req_openai.c): it uses only members the
+ * translators know and none of the OpenAI features that no target has (logprobs, logit_bias, store, audio
+ * output, n > 1 for Anthropic); false with f set otherwise. */
+bool tr_openai_translatable(const cJSON *req, lg_tr_dialect to, tr_fail *f);
 
 /* Request halves (req_anthropic.c, req_gemini.c): each returns a new tree or NULL with f set. The
  * to-hub halves produce an OpenAI request; the from-hub halves take one. */

@@ -206,7 +206,7 @@ cJSON *tr_req_openai_to_anthropic(const cJSON *req, const lg_tr_request_opts *o,
     const char *rf = tr_str(tr_obj(req, "response_format"), "type");
     if (!msgs)
         return tr_err(f, LG_TR_MALFORMED, "no messages array");
-    if (!tr_only_known(req, tr_openai_known, LG_TR_ANTHROPIC, f) || !tr_openai_refusals(req, LG_TR_ANTHROPIC, f))
+    if (!tr_openai_translatable(req, LG_TR_ANTHROPIC, f))
         return NULL;
     if (tr_used(req, "presence_penalty") || tr_used(req, "frequency_penalty"))
         return tr_refuse(f, "presence_penalty or frequency_penalty", LG_TR_ANTHROPIC);

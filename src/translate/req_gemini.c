@@ -228,7 +228,7 @@ cJSON *tr_req_openai_to_gemini(const cJSON *req, tr_fail *f)
     const cJSON *msgs = tr_arr(req, "messages");
     if (!msgs)
         return tr_err(f, LG_TR_MALFORMED, "no messages array");
-    if (!tr_only_known(req, tr_openai_known, LG_TR_GEMINI, f) || !tr_openai_refusals(req, LG_TR_GEMINI, f))
+    if (!tr_openai_translatable(req, LG_TR_GEMINI, f))
         return NULL;
     /* model and stream go into the path; user (an end-user id for abuse monitoring) has no field */
     cJSON *out = cJSON_CreateObject();

@@ -1,4 +1,4 @@
-/* Request translation: dispatch through the OpenAI hub, the OpenAI features no target has, target paths
+/* Request translation: dispatch through the OpenAI hub (what the hub refuses: req_openai.c), target paths
  * and authentication headers.
  * Sources: docs.anthropic.com/en/api/messages and /en/api/versioning (POST /v1/messages, x-api-key,
  * anthropic-version: 2023-06-01); ai.google.dev/api/generate-content (POST
@@ -10,28 +10,6 @@
 #include <string.h>
 
 #include "translate/internal.h"
-
-const char *const tr_openai_known[] = {
-    "model", "messages", "max_tokens", "max_completion_tokens", "temperature", "top_p", "stop", "stream",
-    "stream_options", "tools", "tool_choice", "parallel_tool_calls", "user", "n", "response_format", "logprobs",
-    "top_logprobs", "presence_penalty", "frequency_penalty", "logit_bias", "seed", "store", "modalities", NULL};
-
-bool tr_openai_refusals(const cJSON *req, lg_tr_dialect to, tr_fail *f)
-{
-    const cJSON *n = tr_num(req, "n"), *mod = tr_arr(req, "modalities"), *m;
-    if (tr_used(req, "logprobs") || tr_used(req, "top_logprobs"))
-        return tr_refuse(f, "logprobs", to), false;
-    if (tr_used(req, "logit_bias"))
-        return tr_refuse(f, "logit_bias", to), false;
-    if (tr_used(req, "store"))
-        return tr_refuse(f, "store", to), false;
-    cJSON_ArrayForEach(m, mod)
-        if (!cJSON_IsString(m) || strcmp(m->valuestring, "text"))
-            return tr_refuse(f, "an output modality other than text", to), false;
-    if (to == LG_TR_ANTHROPIC && n && n->valuedouble != 1)
-        return tr_refuse(f, "n other than 1", to), false;
-    return true;
-}
 
 /* The request as an OpenAI tree (the hub), or NULL with f set. */
 static cJSON *to_hub(lg_tr_dialect from, const cJSON *req, const lg_tr_request_opts *o, tr_fail *f)
