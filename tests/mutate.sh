@@ -89,9 +89,9 @@ phase-change-skipped|src/gate/exchange.c|test_exchange
 pools-ignored|src/limiter/policy.c|test_resilience
     if (!pool && pool_fallback) {
     if (0) {
-memo-any-mapping|src/store/shm.c|test_store
-    if (h->map != m || h->n != n || h->epoch != closed_stores())
-    if (h->n != n || h->epoch != closed_stores())
+memo-any-mapping|src/store/shm_index.h|test_store
+    if (h->map != m || h->n != n || h->epoch != lg_shm_index_epoch())
+    if (h->n != n || h->epoch != lg_shm_index_epoch())
 model-hash-stale|src/gate/accounts.c|test_engine_memo
                                 .model_hash = model_hash(model),
                                 .model_hash = a->scope.model_hash ? a->scope.model_hash : model_hash(model),
@@ -101,7 +101,7 @@ model-hash-memo-unchecked|src/gate/accounts.c|test_engine_memo
 one-account-shortcut-wide|src/limiter/slots.c|test_engine_memo
     bool all = n == 1 || !sc->accounts;
     bool all = n <= 2 || !sc->accounts;
-hint-unchecked|src/store/shm.c|test_store
+hint-unchecked|src/store/shm_index.c|test_store
         if (!e->used || !holds(e->digest, refs[i].digest) || !holds(e->name, refs[i].name) ||
         if (!e->used || (0 && !holds(e->digest, refs[i].digest)) || (0 && !holds(e->name, refs[i].name)) ||
 redirect-leaks-key|src/hook/curl/xfer.c|test_redirect
@@ -137,8 +137,8 @@ memo-generation-unchecked|src/gate/accounts.c|test_engine_memo
 memo-digests-unchecked|src/gate/accounts.c|test_engine_memo
         if (memcmp(a[i], b[i], LG_DIGEST_HEX) != 0)
         if (0 && memcmp(a[i], b[i], LG_DIGEST_HEX) != 0)
-memo-epoch-unchecked|src/store/shm.c|test_store
-    if (h->map != m || h->n != n || h->epoch != closed_stores())
+memo-epoch-unchecked|src/store/shm_index.h|test_store
+    if (h->map != m || h->n != n || h->epoch != lg_shm_index_epoch())
     if (h->map != m || h->n != n)
 ratelimit-last-wins|src/limiter/learn.c|test_learn
             if (!*slot)

@@ -44,8 +44,4 @@ typedef struct {
     lg_store_account_entry accounts[LG_STORE_ACCOUNTS];
 } lg_store_layout;
 
-/* The account's entry in m, created when missing; NULL when the table is full. Under the lock, or on a
- * mapping no other process sees yet. */
-lg_store_account_entry *lg_layout_account(lg_store_layout *m, const char *provider, const lg_account_ref *ref);
-
 #endif

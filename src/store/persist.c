@@ -1,4 +1,4 @@
-/* Long cooldowns kept on disk (see persist.h and lg_store_save_cooldowns). One line per account:
+/* Long cooldowns kept on disk (see persist.h). One line per account:
  * "provider<TAB>account<TAB>digest<TAB>until_ms<TAB>reason<TAB>failures<TAB>last_event_ms", after a
  * "llmgate-cooldowns 1" header line. Digests only, never keys. */
 #include <errno.h>
@@ -15,7 +15,7 @@
 #include "llmgate/duration.h"
 #include "llmgate/small_file.h"
 #include "store/persist.h"
-#include "store/shm.h"
+#include "store/shm_index.h"
 
 #define HEADER "llmgate-cooldowns 1\n"
 #define FILE_MAX (1u << 20)
@@ -212,10 +212,8 @@ static int write_atomically(const char *path, const char *data, size_t len)
     return rc;
 }
 
-int lg_store_save_cooldowns(lg_store *s)
+int lg_persist_save(lg_store *s, lg_persist_visit_fn visit)
 {
-    if (!s || s->ops != &lg_shm_ops)
-        return -1;
     int saved = errno;
     char path[4096], lockpath[4200];
     int rc = -1;
@@ -225,7 +223,7 @@ int lg_store_save_cooldowns(lg_store *s)
         if (lk >= 0 && flock(lk, LOCK_EX) == 0) {
             /* Under the file lock, so snapshots are renamed into place in the order they were taken. */
             text t = {.now = lg_now_ms()};
-            if (lg_shm_visit(s, collect, &t) == 0 && !t.oom) {
+            if (visit(s, collect, &t) == 0 && !t.oom) {
                 size_t hl = strlen(HEADER);
                 char *all = malloc(hl + t.n + 1);
                 if (all) {

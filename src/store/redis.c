@@ -494,7 +494,8 @@ static void redis_close(lg_store *st)
     redis_store *s = rs(st);
     int saved = errno;
     lg_redis_conn_close(s);
-    lg_store_close(s->local);
+    if (s->local)
+        s->local->ops->close(s->local);
     free(s);
     errno = saved;
 }

@@ -1,4 +1,4 @@
-/* The shm backend's own primitives (the file, its lock and slots). Private to src/store, its tests and
+/* The shm backend's own entry points (shm_ops.c), beside its ops table. Private to src/store, its tests and
  * `llmgate reset` (which clears slots in the machine's file). */
 #ifndef LLMGATE_STORE_SHM_H
 #define LLMGATE_STORE_SHM_H
@@ -14,28 +14,12 @@ typedef void (*lg_store_fn)(lg_provider_slot *p, lg_account_slot *const *account
 /* Runs fn with the provider's slot and its accounts' slots (created on first use), under the lock of the
  * shm store s. Returns 0, or -1 when the store is full or unusable now (fn not called): the lock stayed
  * taken (then the process leaves the store alone for the pause, see lg_shm_tuning, and rebuilds it when
- * the lock is still unusable after it, or at once when its holder no longer exists). */
+ * the lock is still unusable after it, or at once when its holder no longer exists). errno is kept. */
 int lg_store_with(lg_store *s, const char *provider, const lg_account_ref *refs, size_t n, lg_store_fn fn,
                   void *ctx);
 
 /* lg_store_with on the scope's provider and accounts, found at once where sc->memo says, else found and
  * remembered there. */
 int lg_shm_with_scope(lg_store *s, const lg_store_scope *sc, lg_store_fn fn, void *ctx);
-
-/* Takes the lock of the shm store s (as lg_store_with does) and returns the scope's provider slot, its
- * accounts' slots (created on first use) into slots (sc->n of them, at most LG_STORE_ACCOUNTS), found at
- * once where sc->memo says, else found and remembered there; *held is then what lg_shm_leave releases.
- * NULL (nothing held) when the store is full or unusable now. Whatever runs in between must not block.
- * errno is kept. The caller checks sc (a provider, refs for n > 0, n <= LG_STORE_ACCOUNTS). */
-lg_provider_slot *lg_shm_enter(lg_store *s, const lg_store_scope *sc, lg_account_slot **slots,
-                               lg_store_layout **held);
-void lg_shm_leave(lg_store_layout *held);
-
-/* Visits every account slot under the lock of the shm store s; -1 when the lock could not be taken. */
-int lg_shm_visit(lg_store *s, lg_store_visit_fn fn, void *ctx);
-int lg_shm_visit_providers(lg_store *s, lg_store_provider_visit_fn fn, void *ctx);
-
-/* Closes the shm store s. */
-void lg_shm_close(lg_store *s);
 
 #endif

@@ -1,26 +1,159 @@
-/* The shm backend's operations: the slot operations (slots.c) run under the store lock, each in one
- * critical section entered directly (lg_shm_enter), without a callback or an argument block. */
-#include "store/shm.h"
+/* The shm backend (see shm.h): its handle, opened on the mapping (shm_map.c), and its operations, each one
+ * critical section: the lock taken (shm_lock.c), the scope's entries found (shm_index.c), the slot
+ * operation of src/limiter run, the lock released. Entered directly, without a callback or an argument
+ * block. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-/* Room for the slots of sc's accounts (one at least; a scope too large is refused by enter). */
+#include "store/path.h"
+#include "store/persist.h"
+#include "store/shm.h"
+#include "store/shm_index.h"
+#include "store/shm_lock.h"
+
+static lg_shm_store *shm(lg_store *s) { return (lg_shm_store *)s; }
+
+lg_store *lg_shm_open(const char *path, const lg_shm_tuning *tu, char *err, size_t errlen)
+{
+    int saved = errno;
+    char file[LG_SHM_PATH_MAX];
+    lg_shm_store *s = NULL;
+    if (!lg_store_resolve_path(path, file, sizeof file)) {
+        snprintf(err, errlen, "llmgate: state store path too long");
+    } else if (path || lg_store_private_dir(file, err, errlen) == 0) {
+        lg_store_layout *m = lg_shm_map(file);
+        if (!m)
+            snprintf(err, errlen, "llmgate: state store %s: %s", file, strerror(errno));
+        else if (!(s = calloc(1, sizeof *s))) {
+            snprintf(err, errlen, "llmgate: state store %s: out of memory", file);
+            lg_shm_unmap(m);
+        } else {
+            s->base.ops = &lg_shm_ops;
+            s->map = m;
+            s->tu = *tu;
+            memcpy(s->path, file, sizeof file);
+        }
+    }
+    errno = saved;
+    return s ? &s->base : NULL;
+}
+
+/* Closes the shm store st. */
+static void shm_close(lg_store *st)
+{
+    lg_shm_store *s = shm(st);
+    int saved = errno;
+    lg_shm_index_forget_memos(); /* before the address can be mapped again */
+    lg_shm_unmap(s->map);
+    free(s);
+    errno = saved;
+}
+
+/* The lock of the shm store st taken and the scope's entries found (see lg_store_with): the provider's
+ * slot, its accounts' slots into slots and *held what lg_shm_unlock releases; NULL (nothing held) when the
+ * store is full or unusable now. For a valid request. */
+static inline __attribute__((always_inline)) lg_provider_slot *
+enter(lg_store *st, const char *provider, const lg_account_ref *refs, size_t n, lg_store_memo *memo,
+      lg_account_slot **slots, lg_store_layout **held)
+{
+    lg_store_layout *m;
+    if (!lg_shm_lock(shm(st), &m))
+        return NULL;
+    lg_store_provider_entry *p = lg_shm_index_find(m, provider, refs, n, memo, slots);
+    if (!p) {
+        lg_shm_unlock(m);
+        return NULL;
+    }
+    *held = m;
+    return &p->slot;
+}
+
+/* lg_store_with, with the caller's memo of where the entries are (NULL: none). */
+static int with_entries(lg_store *st, const char *provider, const lg_account_ref *refs, size_t n,
+                        lg_store_memo *memo, lg_store_fn fn, void *ctx)
+{
+    if (!st || st->ops != &lg_shm_ops || !provider || (n > 0 && !refs) || n > LG_STORE_ACCOUNTS || !fn)
+        return -1;
+    int saved = errno;
+    lg_account_slot *slots[LG_STORE_ACCOUNTS];
+    lg_store_layout *m;
+    lg_provider_slot *p = enter(st, provider, refs, n, memo, slots, &m);
+    if (p) {
+        fn(p, slots, n, ctx);
+        lg_shm_unlock(m);
+    }
+    errno = saved;
+    return p ? 0 : -1;
+}
+
+int lg_store_with(lg_store *st, const char *provider, const lg_account_ref *refs, size_t n, lg_store_fn fn,
+                  void *ctx)
+{
+    return with_entries(st, provider, refs, n, NULL, fn, ctx);
+}
+
+int lg_shm_with_scope(lg_store *st, const lg_store_scope *sc, lg_store_fn fn, void *ctx)
+{
+    return with_entries(st, sc->provider, sc->refs, sc->n, sc->memo, fn, ctx);
+}
+
+/* The ops' visits: every entry of the store in use, under its lock; -1 when the lock could not be taken. */
+static int shm_visit(lg_store *st, lg_store_visit_fn fn, void *ctx)
+{
+    int saved = errno;
+    int rc = -1;
+    lg_store_layout *m;
+    if (lg_shm_lock(shm(st), &m)) {
+        lg_shm_index_visit(m, fn, ctx);
+        lg_shm_unlock(m);
+        rc = 0;
+    }
+    errno = saved;
+    return rc;
+}
+
+static int shm_visit_providers(lg_store *st, lg_store_provider_visit_fn fn, void *ctx)
+{
+    int saved = errno;
+    int rc = -1;
+    lg_store_layout *m;
+    if (lg_shm_lock(shm(st), &m)) {
+        lg_shm_index_visit_providers(m, fn, ctx);
+        lg_shm_unlock(m);
+        rc = 0;
+    }
+    errno = saved;
+    return rc;
+}
+
+int lg_store_save_cooldowns(lg_store *s)
+{
+    if (!s || s->ops != &lg_shm_ops)
+        return -1;
+    return lg_persist_save(s, shm_visit);
+}
+
+/* Room for the slots of sc's accounts (one at least; a scope too large is refused by slots_enter). */
 static size_t cap_of(const lg_store_scope *sc) { return sc->n <= LG_STORE_ACCOUNTS ? sc->n + 1 : 1; }
 
 /* Takes the lock and sets *sl to sc's slots (ptrs: cap_of(sc) of them); false (nothing held) when sc is
- * not one the store can hold or the store cannot be used now. */
-static bool enter(lg_store *s, const lg_store_scope *sc, lg_account_slot **ptrs, lg_slots *sl,
-                  lg_store_layout **held)
+ * not one the store can hold or the store cannot be used now. errno is kept. */
+static bool slots_enter(lg_store *s, const lg_store_scope *sc, lg_account_slot **ptrs, lg_slots *sl,
+                        lg_store_layout **held)
 {
     bool fits = sc->provider && (sc->n == 0 || sc->refs) && sc->n <= LG_STORE_ACCOUNTS;
-    lg_provider_slot *p = fits ? lg_shm_enter(s, sc, ptrs, held) : NULL;
+    lg_provider_slot *p = fits ? enter(s, sc->provider, sc->refs, sc->n, sc->memo, ptrs, held) : NULL;
     *sl = (lg_slots){.prov = p, .accounts = ptrs, .owner = s};
     return p != NULL;
 }
 
 /* Copies the accounts' states into snap (may be NULL), then releases the lock. */
-static void leave(const lg_slots *sl, const lg_store_scope *sc, lg_account_state *snap, lg_store_layout *held)
+static void slots_leave(const lg_slots *sl, const lg_store_scope *sc, lg_account_state *snap, lg_store_layout *held)
 {
     lg_slots_snapshot(sl, sc->n, snap);
-    lg_shm_leave(held);
+    lg_shm_unlock(held);
 }
 
 static int shm_admit(lg_store *s, const lg_store_scope *sc, lg_store_ticket *t, size_t preferred, int64_t now_ms,
@@ -29,10 +162,10 @@ static int shm_admit(lg_store *s, const lg_store_scope *sc, lg_store_ticket *t, 
     lg_account_slot *ptrs[cap_of(sc)];
     lg_slots sl;
     lg_store_layout *m;
-    if (!enter(s, sc, ptrs, &sl, &m))
+    if (!slots_enter(s, sc, ptrs, &sl, &m))
         return -1;
     *out = lg_slots_admit(&sl, sc, t, preferred, now_ms, deadline_ms, opts);
-    leave(&sl, sc, snap, m);
+    slots_leave(&sl, sc, snap, m);
     return 0;
 }
 
@@ -42,10 +175,10 @@ static int shm_confirm(lg_store *s, const lg_store_scope *sc, lg_store_ticket *t
     lg_account_slot *ptrs[cap_of(sc)];
     lg_slots sl;
     lg_store_layout *m;
-    if (!enter(s, sc, ptrs, &sl, &m))
+    if (!slots_enter(s, sc, ptrs, &sl, &m))
         return -1;
     *ok = lg_slots_confirm(&sl, sc, t, idx, now_ms);
-    leave(&sl, sc, snap, m);
+    slots_leave(&sl, sc, snap, m);
     return 0;
 }
 
@@ -54,10 +187,10 @@ static int shm_release(lg_store *s, const lg_store_scope *sc, lg_store_ticket *t
     lg_account_slot *ptrs[cap_of(sc)];
     lg_slots sl;
     lg_store_layout *m;
-    if (!enter(s, sc, ptrs, &sl, &m))
+    if (!slots_enter(s, sc, ptrs, &sl, &m))
         return -1;
     lg_slots_release(&sl, sc, t);
-    lg_shm_leave(m);
+    lg_shm_unlock(m);
     return 0;
 }
 
@@ -68,10 +201,10 @@ static int shm_record(lg_store *s, const lg_store_scope *sc, lg_store_ticket *t,
     lg_account_slot *ptrs[cap_of(sc)];
     lg_slots sl;
     lg_store_layout *m;
-    if (!enter(s, sc, ptrs, &sl, &m))
+    if (!slots_enter(s, sc, ptrs, &sl, &m))
         return -1;
     bool save = lg_slots_record(&sl, sc, t, idx, a, now_ms);
-    leave(&sl, sc, snap, m);
+    slots_leave(&sl, sc, snap, m);
     if (save)
         lg_store_save_cooldowns(s);
     return 0;
@@ -83,10 +216,10 @@ static int shm_count(lg_store *s, const lg_store_scope *sc, lg_store_ticket *t, 
     lg_account_slot *ptrs[cap_of(sc)];
     lg_slots sl;
     lg_store_layout *m;
-    if (!enter(s, sc, ptrs, &sl, &m))
+    if (!slots_enter(s, sc, ptrs, &sl, &m))
         return -1;
     lg_slots_count(&sl, sc, t, idx, ev, to);
-    lg_shm_leave(m);
+    lg_shm_unlock(m);
     return 0;
 }
 
@@ -95,10 +228,10 @@ static int shm_provider(lg_store *s, const lg_store_scope *sc, lg_prov_op *p)
     lg_account_slot *ptrs[cap_of(sc)];
     lg_slots sl;
     lg_store_layout *m;
-    if (!enter(s, sc, ptrs, &sl, &m))
+    if (!slots_enter(s, sc, ptrs, &sl, &m))
         return -1;
     lg_slots_provider(&sl, sc, p);
-    lg_shm_leave(m);
+    lg_shm_unlock(m);
     return 0;
 }
 
@@ -110,7 +243,7 @@ const lg_store_ops lg_shm_ops = {
     .record = shm_record,
     .count = shm_count,
     .provider = shm_provider,
-    .visit = lg_shm_visit,
-    .visit_providers = lg_shm_visit_providers,
-    .close = lg_shm_close,
+    .visit = shm_visit,
+    .visit_providers = shm_visit_providers,
+    .close = shm_close,
 };
