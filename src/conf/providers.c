@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conf/conf_internal.h"
+#include "conf/fields.h"
 #include "llmgate/limiter.h"
 
 #define HOSTS_MAX 64
@@ -316,7 +316,7 @@ static void parse_resilience(conf_ctx *cx, const cJSON *obj, const char *path, l
         return;
     }
     if ((v = conf_member(obj, path, "breaker", kp)))
-        conf_parse_breaker(cx, v, kp, &p->breaker);
+        conf_parse_section(cx, v, kp, &conf_breaker_section, &p->breaker);
     if ((v = conf_member(obj, path, "fallback", kp)))
         conf_parse_fallback(cx, v, kp, p);
     if ((v = conf_member(obj, path, "models", kp)))
