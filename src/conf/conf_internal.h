@@ -15,7 +15,6 @@
 #define LG_CONF_MS_MAX INT64_C(10000000000000) /* ~317 years: the largest duration accepted */
 #define LG_CONF_COUNT_MAX INT64_C(1000000000000) /* largest rpm / tpm accepted */
 #define LG_KEY_MAX 4096 /* longest API key accepted */
-#define LG_DEFAULT_WINDOW_MS 60000
 #define LG_CONF_MEMBERS_MAX 256 /* most members of one JSON object or array in a config */
 
 /* One parse: where messages go and what is known about the file. */

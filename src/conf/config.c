@@ -84,6 +84,14 @@ static void parse_field(conf_ctx *cx, const cJSON *v, const char *path, const co
         if (conf_enum(cx, v, path, f->names, &idx))
             snprintf(dst, f->aux, "%s", f->names[idx]);
         break;
+    case CONF_NAME:
+        if (conf_string(cx, v, path, f->aux - 1, &s)) {
+            if (conf_valid_name(s))
+                snprintf(dst, f->aux, "%s", s);
+            else
+                conf_err(cx, path, "expected %s", f->what);
+        }
+        break;
     case CONF_PATH:
         if (!(f->nullable && cJSON_IsNull(v)) && conf_string(cx, v, path, f->aux, &s)
             && !(*(char **)dst = strdup(s)))

@@ -39,10 +39,19 @@ static void default_field(const conf_field *f, char *base)
     case CONF_CHOICE_TEXT:
         snprintf(dst, f->aux, "%s", f->names[(int)f->def]);
         break;
+    case CONF_NAME:
+        *(char *)dst = '\0';
+        break;
     case CONF_PATH:
         *(char **)dst = NULL;
         break;
     }
+}
+
+void conf_section_defaults(const conf_section *s, void *base)
+{
+    for (size_t i = 0; i < s->n_fields; i++)
+        default_field(&s->fields[i], base);
 }
 
 void conf_policy_defaults(lg_config *c)
@@ -50,8 +59,7 @@ void conf_policy_defaults(lg_config *c)
     static uint64_t made; /* configs made so far */
     c->generation = __atomic_add_fetch(&made, 1, __ATOMIC_RELAXED);
     for (size_t i = 0; i < conf_n_sections; i++)
-        for (size_t j = 0; j < conf_sections[i]->n_fields; j++)
-            default_field(&conf_sections[i]->fields[j], (char *)c + conf_sections[i]->offset);
+        conf_section_defaults(conf_sections[i], (char *)c + conf_sections[i]->offset);
 }
 
 bool conf_copy_preset_hosts(lg_provider *p, const lg_preset *pr)
@@ -77,7 +85,7 @@ static bool preset_entry(lg_provider *p, const lg_preset *pr, const lg_breaker_c
     p->preset = pr;
     p->dialect = pr->dialect;
     p->auth = pr->auth;
-    p->limits.window_ms = LG_DEFAULT_WINDOW_MS;
+    conf_section_defaults(&conf_limits_section, &p->limits);
     p->accounts = calloc(1, sizeof *p->accounts);
     if (!conf_copy_preset_hosts(p, pr) || !p->accounts)
         return false;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "conf/fields.h"
+#include "llmgate/limiter.h"
 
 const char *const conf_auth_names[] = {"bearer", "x-api-key", "x-goog-api-key", "api-key", "query-key", NULL};
 const char *const conf_boundary_names[] = {"utf8", "event", "none", NULL};
@@ -27,9 +28,10 @@ _Static_assert(sizeof(lg_log_level) == sizeof(int), "CONF_CHOICE keeps an enum a
 #define NUMBER(json, type, member, lo, exclusive, hi, expected, dflt)                                             \
     {.name = json, .kind = CONF_NUMBER, .offset = offsetof(type, member), .min = lo, .min_exclusive = exclusive,  \
      .max = hi, .what = expected, .def = dflt}
-#define MS(json, type, member, lo, expected, dflt)                                                               \
-    {.name = json, .kind = CONF_INT64, .offset = offsetof(type, member), .min = lo, .max = MS_MAX,               \
-     .what = expected, .def = dflt}
+#define INT64(json, type, member, lo, hi, expected, dflt)                                                         \
+    {.name = json, .kind = CONF_INT64, .offset = offsetof(type, member), .min = lo, .max = hi, .what = expected,  \
+     .def = dflt}
+#define MS(json, type, member, lo, expected, dflt) INT64(json, type, member, lo, MS_MAX, expected, dflt)
 #define PATH(json, member, ...)                                                                                   \
     {.name = json, .kind = CONF_PATH, .offset = offsetof(lg_config, member), .aux = PATH_LEN_MAX, __VA_ARGS__}
 
@@ -95,8 +97,16 @@ static const conf_field log_fields[] = {
 };
 
 static const conf_field hold_fields[] = {
-    {.name = "max_body_bytes", .kind = CONF_INT64, .offset = offsetof(lg_config, max_held_body), .min = 65536,
-     .max = 1 << 30, .what = "an integer from 65536 to 1073741824 (bytes)", .def = 8 * 1024 * 1024},
+    INT64("max_body_bytes", lg_config, max_held_body, 65536, 1 << 30, "an integer from 65536 to 1073741824 (bytes)",
+          8 * 1024 * 1024),
+};
+
+static const conf_field limits_fields[] = {
+    INT64("rpm", lg_limits, rpm, 1, (double)LG_CONF_COUNT_MAX, "a positive integer", 0),
+    INT64("tpm", lg_limits, tpm, 1, (double)LG_CONF_COUNT_MAX, "a positive integer", 0),
+    MS("window_ms", lg_limits, window_ms, 1, POSITIVE_MS_WHAT, 60000),
+    {.name = "tier", .kind = CONF_NAME, .offset = offsetof(lg_limits, tier), .aux = sizeof((lg_limits *)0)->tier,
+     .what = "a tier name such as \"tier-2\""},
 };
 
 /* backoff: the single-account backoff starts no higher than its cap. */
@@ -146,6 +156,18 @@ static void check_store(conf_ctx *cx, const cJSON *obj, const char *path, void *
 }
 
 /* A section of fields kept at offset in lg_config; a table longer than CONF_FIELDS_MAX does not compile. */
+/* limits: a tier is one lg_tier_limits knows. */
+static void check_limits(conf_ctx *cx, const cJSON *obj, const char *path, void *base)
+{
+    char kp[LG_CONF_PATH_MAX];
+    const lg_limits *l = base;
+    (void)obj;
+    if (l->tier[0] && !lg_tier_known(l->tier)) {
+        conf_path_key(kp, path, "tier");
+        conf_err(cx, kp, "unknown tier \"%s\" (known: free, tier-1 ... tier-5)", l->tier);
+    }
+}
+
 #define SECTION(json, offset, fields, rules)                                                                     \
     {json, offset, fields,                                                                                        \
      sizeof(char[sizeof fields / sizeof fields[0] <= CONF_FIELDS_MAX ? 1 : -1]) * 0 + sizeof fields / sizeof fields[0], \
@@ -156,6 +178,7 @@ static const conf_section backoff_section =
     SECTION("backoff", offsetof(lg_config, backoff), backoff_fields, check_backoff);
 const conf_section conf_breaker_section =
     SECTION("breaker", offsetof(lg_config, breaker), breaker_fields, check_breaker);
+const conf_section conf_limits_section = SECTION("limits", 0, limits_fields, check_limits);
 static const conf_section store_section = SECTION("store", 0, store_fields, check_store);
 static const conf_section log_section = SECTION("log", 0, log_fields, NULL);
 static const conf_section hold_section = SECTION("hold", 0, hold_fields, NULL);

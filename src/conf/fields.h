@@ -1,6 +1,7 @@
 /* The config's policy fields, each named once: one table row per field gives its JSON name, where it is
  * kept, its default, its bounds and what a wrong value is told it should be. The parser (config.c), the
- * defaults (config_defaults.c), the rendering (render.c) and lg_config_free read the table; the man-page
+ * defaults (config_defaults.c), the rendering (render.c) and lg_config_free read the table (and providers.c
+ * a provider's "breaker" and "limits"); the man-page
  * check reads it through the parser's "unknown key (expected one of: ...)" message. */
 #ifndef LLMGATE_CONF_FIELDS_H
 #define LLMGATE_CONF_FIELDS_H
@@ -22,6 +23,8 @@ typedef enum {
     CONF_TOKEN,       /* char[aux]: 1 to aux-1 printable ASCII characters without spaces */
     CONF_CHOICE,      /* an enum: the index of its name in names */
     CONF_CHOICE_TEXT, /* char[aux]: one of names, as text */
+    CONF_NAME,        /* char[aux]: a name (conf_valid_name) of 1 to aux-1 bytes, else "expected WHAT"; "" when
+                       * unset, then rendered null */
     CONF_PATH,        /* char * (owned, NULL when unset): a string of 1 to aux bytes */
 } conf_kind;
 
@@ -34,7 +37,7 @@ typedef struct {
     size_t aux;                /* see conf_kind */
     double min, max;           /* numeric kinds */
     bool min_exclusive;
-    const char *what;          /* numeric kinds: "expected WHAT, got ..." */
+    const char *what;          /* numeric kinds, CONF_NAME: "expected WHAT" */
     const char *const *names;  /* choices: the JSON names, in enum order, NULL-terminated */
     bool nullable;             /* CONF_PATH: null is accepted as unset and rendered when unset (else omitted) */
     bool redact_url;           /* CONF_PATH: rendered with a URL's user information as "***" */
@@ -58,9 +61,14 @@ extern const conf_section *const conf_sections[];
 extern const size_t conf_n_sections;
 /* The "breaker" section, also read per provider over a copy of the top-level one. */
 extern const conf_section conf_breaker_section;
+/* A provider's "limits" (lg_limits). */
+extern const conf_section conf_limits_section;
 
 /* Reads the section's object obj at path into base (its struct): members present replace base's, the
  * others stay. Reports unknown and wrong members. */
 void conf_parse_section(conf_ctx *cx, const cJSON *obj, const char *path, const conf_section *s, void *base);
+
+/* Sets every field of the section s kept in base to its default. */
+void conf_section_defaults(const conf_section *s, void *base);
 
 #endif

@@ -65,6 +65,9 @@ static void render_field(cJSON *o, const conf_field *f, const char *base)
         cJSON_AddStringToObject(o, f->name, f->names[idx < n ? idx : (size_t)f->def]);
         break;
     }
+    case CONF_NAME:
+        add_string_or_null(o, f->name, *(const char *)src ? src : NULL);
+        break;
     case CONF_PATH: {
         const char *s = *(char *const *)src;
         char *shown = s && f->redact_url ? redact_url(s) : NULL;
@@ -121,13 +124,7 @@ static cJSON *render_provider(const lg_provider *p)
         add_string_or_null(a, "pool", p->accounts[i].pool[0] ? p->accounts[i].pool : NULL);
         cJSON_AddItemToArray(accounts, a);
     }
-    cJSON *limits = cJSON_AddObjectToObject(o, "limits");
-    if (limits) {
-        cJSON_AddNumberToObject(limits, "rpm", (double)p->limits.rpm);
-        cJSON_AddNumberToObject(limits, "tpm", (double)p->limits.tpm);
-        cJSON_AddNumberToObject(limits, "window_ms", (double)p->limits.window_ms);
-        add_string_or_null(limits, "tier", p->limits.tier[0] ? p->limits.tier : NULL);
-    }
+    render_section(o, &conf_limits_section, &p->limits);
     cJSON *stream = cJSON_AddObjectToObject(o, "stream");
     if (stream)
         cJSON_AddStringToObject(stream, "boundary", conf_boundary_name(p->boundary));
