@@ -39,8 +39,9 @@ static const int64_t quota_steps[] = {60000, 300000, 1800000, 7200000, 0};
 
 static const conf_field retry_fields[] = {
     BOOL("switch_on_first_rate_limit", lg_retry_conf, switch_on_first_rate_limit, 1),
-    {.name = "max_rate_limit_wait_seconds", .kind = CONF_SECONDS, .offset = offsetof(lg_retry_conf, max_rate_limit_wait_ms),
-     .min = 0, .max = 1e9, .what = "a non-negative number of seconds", .def = 300},
+    {.name = "max_rate_limit_wait_seconds", .kind = CONF_SECONDS,
+     .offset = offsetof(lg_retry_conf, max_rate_limit_wait_ms), .min = 0, .max = 1e9,
+     .what = "a non-negative number of seconds", .def = 300},
     INT("max_attempts", lg_retry_conf, max_attempts, 1, 1000, "an integer from 1 to 1000", 10),
     MS("switch_delay_ms", lg_retry_conf, switch_delay_ms, 0, MS_WHAT, 1000),
     MS("same_key_retry_delay_ms", lg_retry_conf, same_key_retry_delay_ms, 0, MS_WHAT, 1000),
@@ -155,8 +156,7 @@ static void check_store(conf_ctx *cx, const cJSON *obj, const char *path, void *
         conf_err(cx, "store.redis_url", "required with \"backend\": \"redis\"");
 }
 
-/* A section of fields kept at offset in lg_config; a table longer than CONF_FIELDS_MAX does not compile. */
-/* limits: a tier is one lg_tier_limits knows. */
+/* limits: the tier is a known one (lg_tier_known). */
 static void check_limits(conf_ctx *cx, const cJSON *obj, const char *path, void *base)
 {
     char kp[LG_CONF_PATH_MAX];
@@ -168,10 +168,10 @@ static void check_limits(conf_ctx *cx, const cJSON *obj, const char *path, void 
     }
 }
 
+/* A section of fields kept at offset in lg_config; a table longer than CONF_FIELDS_MAX does not compile. */
+#define N_FIELDS(fields) (sizeof fields / sizeof fields[0])
 #define SECTION(json, offset, fields, rules)                                                                     \
-    {json, offset, fields,                                                                                        \
-     sizeof(char[sizeof fields / sizeof fields[0] <= CONF_FIELDS_MAX ? 1 : -1]) * 0 + sizeof fields / sizeof fields[0], \
-     rules}
+    {json, offset, fields, sizeof(char[N_FIELDS(fields) <= CONF_FIELDS_MAX ? 1 : -1]) * 0 + N_FIELDS(fields), rules}
 
 static const conf_section retry_section = SECTION("retry", offsetof(lg_config, retry), retry_fields, NULL);
 static const conf_section backoff_section =

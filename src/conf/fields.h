@@ -49,7 +49,7 @@ typedef struct {
 /* One JSON object of fields ("retry", "breaker", ...) kept in one struct. */
 typedef struct conf_section {
     const char *name;          /* the JSON member name at the top level */
-    size_t offset;             /* of its struct in lg_config */
+    size_t offset;             /* of its struct in lg_config (a provider's section: unused) */
     const conf_field *fields;  /* in the order they are checked, rendered and listed in messages */
     size_t n_fields;
     /* Rules between fields, after they are read (NULL: none); obj is the JSON object, base its struct. */
