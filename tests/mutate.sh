@@ -62,6 +62,12 @@ O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 literal-key-shown|src/conf/keys.c|test_check_config
 asprintf(&ref, "literal:%s", acct->digest)
 asprintf(&ref, "literal:%.10s", key + 3)
+field-rules-skipped|src/conf/config.c|test_config
+    if (s->check)
+    if (0 && s->check)
+first-field-default-lost|src/conf/config_defaults.c|test_config
+        default_field(&s->fields[i], base);
+        if (i > 0) default_field(&s->fields[i], base);
 lockstep|src/limiter/policy.c|test_probe test_storm
     st->probe_until_ms = now_ms + LG_PROBE_LEASE_MS;
     return false;

@@ -15,7 +15,6 @@
 #define LG_CONF_MS_MAX INT64_C(10000000000000) /* ~317 years: the largest duration accepted */
 #define LG_CONF_COUNT_MAX INT64_C(1000000000000) /* largest rpm / tpm accepted */
 #define LG_KEY_MAX 4096 /* longest API key accepted */
-#define LG_DEFAULT_WINDOW_MS 60000
 #define LG_CONF_MEMBERS_MAX 256 /* most members of one JSON object or array in a config */
 
 /* One parse: where messages go and what is known about the file. */
@@ -77,15 +76,10 @@ lg_auth_style conf_default_auth(lg_dialect d);
 /* JSON names of the enumerations, in enum order, NULL-terminated. */
 extern const char *const conf_auth_names[];
 extern const char *const conf_boundary_names[];
-extern const char *const conf_level_names[];
 extern const char *const conf_dialect_names[];
 const char *conf_auth_name(lg_auth_style a);
 const char *conf_boundary_name(lg_stream_boundary b);
-const char *conf_log_level_name(lg_log_level l);
 
-/* Reads a "breaker" object at path over *b: members present replace b's, the others stay (so a provider's
- * breaker starts as a copy of the top-level one). */
-void conf_parse_breaker(conf_ctx *cx, const cJSON *obj, const char *path, lg_breaker_conf *b);
 /* Reads a provider's "fallback" array of provider names into p (names only; see conf_check_fallbacks). */
 void conf_parse_fallback(conf_ctx *cx, const cJSON *arr, const char *path, lg_provider *p);
 /* Checks every provider's fallback names against the whole configuration (presets included): each names
@@ -104,8 +98,8 @@ void conf_parse_models(conf_ctx *cx, const cJSON *obj, const char *path, lg_prov
  * order their first account appears. */
 void conf_order_pools(lg_provider *p);
 
-/* Fills the policy parts of c (retry, backoff, breaker, store, log) with their defaults and gives c its
- * generation (every new config calls this first). */
+/* Fills the policy sections of c (conf_sections: retry, backoff, breaker, store, log, hold) with their
+ * defaults and gives c its generation (every new config calls this first). */
 void conf_policy_defaults(lg_config *c);
 /* Frees one provider's contents (hosts, upstream, accounts with their keys wiped, fallback, models). */
 void conf_provider_free(lg_provider *p);

@@ -3,111 +3,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conf/conf_internal.h"
+#include "conf/fields.h"
 
-#define PATH_LEN_MAX 4096
-#define WAIT_SECONDS_MAX 1e9
-
-#define BUDGET_RATIO_MAX 100.0
-#define BUDGET_PER_S_MAX 1e6
-
-static const char *const top_keys[] = {"providers", "retry", "backoff", "breaker", "store", "log", "hold", "routes",
-                                       NULL};
-static const char *const retry_keys[] = {"switch_on_first_rate_limit", "max_rate_limit_wait_seconds",
-                                         "max_attempts", "switch_delay_ms", "same_key_retry_delay_ms",
-                                         "switch_after_retry_ms", "max_server_retries", "budget_ratio",
-                                         "budget_min_per_s", "pool_fallback", "pin_separator", NULL};
-static const char *const backoff_keys[] = {"quota_exhausted_ms", "rate_limit_exceeded_ms",
-                                           "model_capacity_exhausted_ms", "server_error_ms", "unknown_ms",
-                                           "dedup_window_ms", "reset_after_ms", "single_account_base_ms",
-                                           "single_account_max_ms", "max_hint_ms", NULL};
-static const char *const store_keys[] = {"backend",    "path",            "redis_url", "timeout_ms",
-                                         "retry_ms",   "lock_timeout_ms", "pause_ms",  NULL};
-static const char *const log_keys[] = {"level", "file", NULL};
-static const char *const hold_keys[] = {"max_body_bytes", NULL};
-static const char *const backend_names[] = {"shm", "redis", NULL};
-
-#define MS_WHAT "a non-negative integer (milliseconds)"
-
-/* Reads an optional millisecond duration into *dst. */
-static void opt_ms(conf_ctx *cx, const cJSON *obj, const char *base, const char *name, int64_t *dst)
-{
-    char kp[LG_CONF_PATH_MAX];
-    const cJSON *v = conf_member(obj, base, name, kp);
-    if (v)
-        conf_int(cx, v, kp, 0, LG_CONF_MS_MAX, MS_WHAT, dst);
-}
-
-/* Reads an optional small integer in [min, max] into *dst. */
-static void opt_small_int(conf_ctx *cx, const cJSON *obj, const char *base, const char *name, int64_t min,
-                          int64_t max, const char *what, int *dst)
-{
-    char kp[LG_CONF_PATH_MAX];
-    int64_t v64;
-    const cJSON *v = conf_member(obj, base, name, kp);
-    if (v && conf_int(cx, v, kp, min, max, what, &v64))
-        *dst = (int)v64;
-}
-
-/* Reads retry.pin_separator: 1 to 7 printable ASCII characters, no space. */
-static void parse_pin_separator(conf_ctx *cx, const cJSON *v, const char *path, lg_retry_conf *r)
-{
-    const char *s;
-    if (!conf_string(cx, v, path, sizeof r->pin_separator - 1, &s))
-        return;
-    for (const char *q = s; *q; q++)
-        if ((unsigned char)*q <= ' ' || (unsigned char)*q > '~') {
-            conf_err(cx, path, "expected 1 to %zu printable ASCII characters without spaces",
-                     sizeof r->pin_separator - 1);
-            return;
-        }
-    snprintf(r->pin_separator, sizeof r->pin_separator, "%s", s);
-}
-
-static void parse_retry(conf_ctx *cx, const cJSON *obj, lg_retry_conf *r)
-{
-    char kp[LG_CONF_PATH_MAX];
-    if (!conf_expect_object(cx, obj, "retry"))
-        return;
-    conf_check_keys(cx, obj, "retry", retry_keys);
-    const cJSON *v = conf_member(obj, "retry", "switch_on_first_rate_limit", kp);
-    if (v)
-        conf_bool(cx, v, kp, &r->switch_on_first_rate_limit);
-    double d;
-    v = conf_member(obj, "retry", "max_rate_limit_wait_seconds", kp);
-    if (v && conf_number(cx, v, kp, 0, false, WAIT_SECONDS_MAX, "a non-negative number of seconds", &d)) {
-        double ms = d * 1000.0;
-        r->max_rate_limit_wait_ms = (int64_t)ms;
-        if ((double)r->max_rate_limit_wait_ms < ms) /* round a fraction of a millisecond up */
-            r->max_rate_limit_wait_ms++;
-    }
-    v = conf_member(obj, "retry", "budget_ratio", kp);
-    if (v)
-        conf_number(cx, v, kp, 0, false, BUDGET_RATIO_MAX, "a non-negative number (0.2 = 20 %)", &r->budget_ratio);
-    v = conf_member(obj, "retry", "budget_min_per_s", kp);
-    if (v)
-        conf_number(cx, v, kp, 0, false, BUDGET_PER_S_MAX, "a non-negative number of retries per second",
-                    &r->budget_min_per_s);
-    v = conf_member(obj, "retry", "pool_fallback", kp);
-    if (v)
-        conf_bool(cx, v, kp, &r->pool_fallback);
-    v = conf_member(obj, "retry", "pin_separator", kp);
-    if (v)
-        parse_pin_separator(cx, v, kp, r);
-    opt_small_int(cx, obj, "retry", "max_attempts", 1, 1000, "an integer from 1 to 1000", &r->max_attempts);
-    opt_small_int(cx, obj, "retry", "max_server_retries", 0, 1000, "an integer from 0 to 1000",
-                  &r->max_server_retries);
-    opt_ms(cx, obj, "retry", "switch_delay_ms", &r->switch_delay_ms);
-    opt_ms(cx, obj, "retry", "same_key_retry_delay_ms", &r->same_key_retry_delay_ms);
-    opt_ms(cx, obj, "retry", "switch_after_retry_ms", &r->switch_after_retry_ms);
-}
-
-/* Reads backoff.quota_exhausted_ms: 1..LG_QUOTA_STEPS_MAX durations, one per consecutive failure. */
-static void parse_quota_steps(conf_ctx *cx, const cJSON *arr, const char *path, lg_backoff_conf *b)
+/* Reads the CONF_MS_STEPS array arr of field f at path into dst (1 to LG_QUOTA_STEPS_MAX integers in f's
+ * bounds), their count into *n. */
+static void parse_steps(conf_ctx *cx, const cJSON *arr, const char *path, const conf_field *f, int64_t *dst,
+                        size_t *n)
 {
     char ip[LG_CONF_PATH_MAX];
-    int n = cJSON_GetArraySize(arr);
-    if (!cJSON_IsArray(arr) || n < 1 || n > LG_QUOTA_STEPS_MAX) {
+    int size = cJSON_GetArraySize(arr);
+    if (!cJSON_IsArray(arr) || size < 1 || size > LG_QUOTA_STEPS_MAX) {
         char got[200];
         conf_describe(arr, true, got, sizeof got);
         conf_err(cx, path, "expected an array of 1 to %d durations in milliseconds, got %s", LG_QUOTA_STEPS_MAX,
@@ -117,105 +22,100 @@ static void parse_quota_steps(conf_ctx *cx, const cJSON *arr, const char *path, 
     size_t i = 0;
     for (const cJSON *it = arr->child; it; it = it->next, i++) {
         conf_path_index(ip, path, i);
-        conf_int(cx, it, ip, 0, LG_CONF_MS_MAX, MS_WHAT, &b->quota_exhausted_ms[i]);
+        conf_int(cx, it, ip, (int64_t)f->min, (int64_t)f->max, f->what, &dst[i]);
     }
-    b->n_quota_steps = i;
+    *n = i;
 }
 
-static void parse_backoff(conf_ctx *cx, const cJSON *obj, lg_backoff_conf *b)
+/* Reads a CONF_TOKEN: 1 to aux-1 printable ASCII characters, no space. */
+static void parse_token(conf_ctx *cx, const cJSON *v, const char *path, const conf_field *f, char *dst)
 {
-    char kp[LG_CONF_PATH_MAX];
-    if (!conf_expect_object(cx, obj, "backoff"))
-        return;
-    conf_check_keys(cx, obj, "backoff", backoff_keys);
-    const cJSON *steps = conf_member(obj, "backoff", "quota_exhausted_ms", kp);
-    if (steps)
-        parse_quota_steps(cx, steps, kp, b);
-    const struct {
-        const char *name;
-        int64_t *dst;
-    } ms[] = {
-        {"rate_limit_exceeded_ms", &b->rate_limit_exceeded_ms},
-        {"model_capacity_exhausted_ms", &b->model_capacity_exhausted_ms},
-        {"server_error_ms", &b->server_error_ms},
-        {"unknown_ms", &b->unknown_ms},
-        {"dedup_window_ms", &b->dedup_window_ms},
-        {"reset_after_ms", &b->reset_after_ms},
-        {"single_account_base_ms", &b->single_account_base_ms},
-        {"single_account_max_ms", &b->single_account_max_ms},
-        {"max_hint_ms", &b->max_hint_ms},
-    };
-    for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
-        opt_ms(cx, obj, "backoff", ms[i].name, ms[i].dst);
-    if (b->single_account_base_ms > b->single_account_max_ms)
-        conf_err(cx, "backoff.single_account_base_ms", "%lld exceeds single_account_max_ms (%lld)",
-                 (long long)b->single_account_base_ms, (long long)b->single_account_max_ms);
-}
-
-/* Copies an optional string member (1..max_len bytes) into a fresh allocation at *dst. */
-static void opt_string(conf_ctx *cx, const cJSON *obj, const char *base, const char *name, size_t max_len,
-                       char **dst)
-{
-    char kp[LG_CONF_PATH_MAX];
     const char *s;
-    const cJSON *v = conf_member(obj, base, name, kp);
-    if (v && conf_string(cx, v, kp, max_len, &s) && !(*dst = strdup(s)))
-        conf_err(cx, kp, "out of memory");
+    if (!conf_string(cx, v, path, f->aux - 1, &s))
+        return;
+    for (const char *q = s; *q; q++)
+        if ((unsigned char)*q <= ' ' || (unsigned char)*q > '~') {
+            conf_err(cx, path, "expected 1 to %zu printable ASCII characters without spaces", f->aux - 1);
+            return;
+        }
+    snprintf(dst, f->aux, "%s", s);
 }
 
-static void parse_store(conf_ctx *cx, const cJSON *obj, lg_config *c)
+/* Reads the value v of field f at path into its place in base. */
+static void parse_field(conf_ctx *cx, const cJSON *v, const char *path, const conf_field *f, char *base)
 {
-    char kp[LG_CONF_PATH_MAX];
-    if (!conf_expect_object(cx, obj, "store"))
-        return;
-    conf_check_keys(cx, obj, "store", store_keys);
+    void *dst = base + f->offset;
+    int64_t i64;
+    double d;
     int idx;
-    const cJSON *v = conf_member(obj, "store", "backend", kp);
-    if (v && conf_enum(cx, v, kp, backend_names, &idx))
-        snprintf(c->store_backend, sizeof c->store_backend, "%s", backend_names[idx]);
-    bool redis = !strcmp(c->store_backend, "redis");
-    opt_string(cx, obj, "store", "path", PATH_LEN_MAX, &c->store_path);
-    opt_string(cx, obj, "store", "redis_url", PATH_LEN_MAX, &c->redis_url);
-    opt_ms(cx, obj, "store", "timeout_ms", &c->store_timeout_ms);
-    opt_ms(cx, obj, "store", "retry_ms", &c->store_retry_ms);
-    opt_ms(cx, obj, "store", "lock_timeout_ms", &c->store_lock_timeout_ms);
-    opt_ms(cx, obj, "store", "pause_ms", &c->store_pause_ms);
-    if (c->store_path && c->store_path[0] != '/')
-        conf_err(cx, "store.path", "expected an absolute path");
-    if (c->store_path && redis)
-        conf_err(cx, "store.path", "only used with \"backend\": \"shm\"");
-    if (c->redis_url && !redis)
-        conf_err(cx, "store.redis_url", "only used with \"backend\": \"redis\"");
-    if (c->redis_url && strncmp(c->redis_url, "redis://", 8) && strncmp(c->redis_url, "unix://", 7))
-        conf_err(cx, "store.redis_url", "expected a redis:// or unix:// URL");
-    if (redis && !c->redis_url)
-        conf_err(cx, "store.redis_url", "required with \"backend\": \"redis\"");
+    const char *s;
+    switch (f->kind) {
+    case CONF_BOOL:
+        conf_bool(cx, v, path, dst);
+        break;
+    case CONF_INT:
+        if (conf_int(cx, v, path, (int64_t)f->min, (int64_t)f->max, f->what, &i64))
+            *(int *)dst = (int)i64;
+        break;
+    case CONF_INT64:
+        conf_int(cx, v, path, (int64_t)f->min, (int64_t)f->max, f->what, dst);
+        break;
+    case CONF_NUMBER:
+        conf_number(cx, v, path, f->min, f->min_exclusive, f->max, f->what, dst);
+        break;
+    case CONF_SECONDS:
+        if (conf_number(cx, v, path, f->min, f->min_exclusive, f->max, f->what, &d)) {
+            double ms = d * 1000.0;
+            i64 = (int64_t)ms;
+            *(int64_t *)dst = (double)i64 < ms ? i64 + 1 : i64; /* a fraction of a millisecond rounds up */
+        }
+        break;
+    case CONF_MS_STEPS:
+        parse_steps(cx, v, path, f, dst, (size_t *)(base + f->aux));
+        break;
+    case CONF_TOKEN:
+        parse_token(cx, v, path, f, dst);
+        break;
+    case CONF_CHOICE:
+        if (conf_enum(cx, v, path, f->names, &idx))
+            *(int *)dst = idx;
+        break;
+    case CONF_CHOICE_TEXT:
+        if (conf_enum(cx, v, path, f->names, &idx))
+            snprintf(dst, f->aux, "%s", f->names[idx]);
+        break;
+    case CONF_NAME:
+        if (conf_string(cx, v, path, f->aux - 1, &s)) {
+            if (conf_valid_name(s))
+                snprintf(dst, f->aux, "%s", s);
+            else
+                conf_err(cx, path, "expected %s", f->what);
+        }
+        break;
+    case CONF_PATH:
+        if (!(f->nullable && cJSON_IsNull(v)) && conf_string(cx, v, path, f->aux, &s)
+            && !(*(char **)dst = strdup(s)))
+            conf_err(cx, path, "out of memory");
+        break;
+    }
 }
 
-static void parse_log(conf_ctx *cx, const cJSON *obj, lg_config *c)
+void conf_parse_section(conf_ctx *cx, const cJSON *obj, const char *path, const conf_section *s, void *base)
 {
     char kp[LG_CONF_PATH_MAX];
-    if (!conf_expect_object(cx, obj, "log"))
+    const char *names[CONF_FIELDS_MAX + 1] = {NULL};
+    if (!conf_expect_object(cx, obj, path))
         return;
-    conf_check_keys(cx, obj, "log", log_keys);
-    int idx;
-    const cJSON *v = conf_member(obj, "log", "level", kp);
-    if (v && conf_enum(cx, v, kp, conf_level_names, &idx))
-        c->log_level = (lg_log_level)idx;
-    v = conf_member(obj, "log", "file", kp);
-    if (v && !cJSON_IsNull(v))
-        opt_string(cx, obj, "log", "file", PATH_LEN_MAX, &c->log_file);
-}
-
-static void parse_hold(conf_ctx *cx, const cJSON *obj, lg_config *c)
-{
-    char kp[LG_CONF_PATH_MAX];
-    if (!conf_expect_object(cx, obj, "hold"))
-        return;
-    conf_check_keys(cx, obj, "hold", hold_keys);
-    const cJSON *v = conf_member(obj, "hold", "max_body_bytes", kp);
-    if (v)
-        conf_int(cx, v, kp, 65536, 1 << 30, "an integer from 65536 to 1073741824 (bytes)", &c->max_held_body);
+    for (size_t i = 0; i < s->n_fields; i++)
+        names[i] = s->fields[i].name;
+    conf_check_keys(cx, obj, path, names);
+    for (size_t i = 0; i < s->n_fields; i++) {
+        const cJSON *v = conf_member(obj, path, s->fields[i].name, kp);
+        if (v)
+            parse_field(cx, v, kp, &s->fields[i], base);
+    }
+    if (s->check)
+        s->check(cx, obj, path, base);
 }
 
 /* Reports where (line, column) position pos of text lies, for JSON syntax errors. */
@@ -250,20 +150,16 @@ static void wipe_strings(cJSON *item)
 /* Parses the sections of root into c, reporting into cx. */
 static void parse_sections(conf_ctx *cx, const cJSON *root, lg_config *c)
 {
+    const char *top_keys[CONF_FIELDS_MAX + 1] = {"providers"};
+    size_t n = 1;
+    for (size_t i = 0; i < conf_n_sections; i++)
+        top_keys[n++] = conf_sections[i]->name;
+    top_keys[n] = "routes";
     conf_check_keys(cx, root, NULL, top_keys);
     const cJSON *v;
-    if ((v = cJSON_GetObjectItemCaseSensitive(root, "retry")))
-        parse_retry(cx, v, &c->retry);
-    if ((v = cJSON_GetObjectItemCaseSensitive(root, "backoff")))
-        parse_backoff(cx, v, &c->backoff);
-    if ((v = cJSON_GetObjectItemCaseSensitive(root, "breaker")))
-        conf_parse_breaker(cx, v, "breaker", &c->breaker);
-    if ((v = cJSON_GetObjectItemCaseSensitive(root, "store")))
-        parse_store(cx, v, c);
-    if ((v = cJSON_GetObjectItemCaseSensitive(root, "log")))
-        parse_log(cx, v, c);
-    if ((v = cJSON_GetObjectItemCaseSensitive(root, "hold")))
-        parse_hold(cx, v, c);
+    for (size_t i = 0; i < conf_n_sections; i++)
+        if ((v = cJSON_GetObjectItemCaseSensitive(root, conf_sections[i]->name)))
+            conf_parse_section(cx, v, conf_sections[i]->name, conf_sections[i], (char *)c + conf_sections[i]->offset);
     conf_parse_providers(cx, cJSON_GetObjectItemCaseSensitive(root, "providers"), c);
     conf_check_fallbacks(cx, c);
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "routes")))

@@ -3,54 +3,63 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conf/conf_internal.h"
+#include "conf/fields.h"
+
+/* Sets field f in base to its default. */
+static void default_field(const conf_field *f, char *base)
+{
+    void *dst = base + f->offset;
+    switch (f->kind) {
+    case CONF_BOOL:
+        *(bool *)dst = f->def != 0;
+        break;
+    case CONF_INT:
+    case CONF_CHOICE:
+        *(int *)dst = (int)f->def;
+        break;
+    case CONF_INT64:
+        *(int64_t *)dst = (int64_t)f->def;
+        break;
+    case CONF_NUMBER:
+        *(double *)dst = f->def;
+        break;
+    case CONF_SECONDS:
+        *(int64_t *)dst = (int64_t)(f->def * 1000.0);
+        break;
+    case CONF_MS_STEPS: {
+        size_t n = 0;
+        for (; f->def_steps[n]; n++)
+            ((int64_t *)dst)[n] = f->def_steps[n];
+        *(size_t *)(base + f->aux) = n;
+        break;
+    }
+    case CONF_TOKEN:
+        snprintf(dst, f->aux, "%s", f->def_text);
+        break;
+    case CONF_CHOICE_TEXT:
+        snprintf(dst, f->aux, "%s", f->names[(int)f->def]);
+        break;
+    case CONF_NAME:
+        *(char *)dst = '\0';
+        break;
+    case CONF_PATH:
+        *(char **)dst = NULL;
+        break;
+    }
+}
+
+void conf_section_defaults(const conf_section *s, void *base)
+{
+    for (size_t i = 0; i < s->n_fields; i++)
+        default_field(&s->fields[i], base);
+}
 
 void conf_policy_defaults(lg_config *c)
 {
     static uint64_t made; /* configs made so far */
     c->generation = __atomic_add_fetch(&made, 1, __ATOMIC_RELAXED);
-    static const int64_t quota_steps[] = {60000, 300000, 1800000, 7200000};
-    c->retry = (lg_retry_conf){
-        .switch_on_first_rate_limit = true,
-        .max_rate_limit_wait_ms = 300000,
-        .max_attempts = 10,
-        .switch_delay_ms = 1000,
-        .same_key_retry_delay_ms = 1000,
-        .switch_after_retry_ms = 5000,
-        .max_server_retries = 2,
-        .budget_ratio = 0.2,
-        .budget_min_per_s = 0.5,
-        .pool_fallback = false,
-        .pin_separator = ":",
-    };
-    c->breaker = (lg_breaker_conf){
-        .failure_ratio = 0.5,
-        .min_requests = 10,
-        .window_ms = 30000,
-        .consecutive_failures = 5,
-        .open_ms = 30000,
-        .open_max_ms = 300000,
-    };
-    c->backoff = (lg_backoff_conf){
-        .n_quota_steps = sizeof quota_steps / sizeof quota_steps[0],
-        .rate_limit_exceeded_ms = 30000,
-        .model_capacity_exhausted_ms = 15000,
-        .server_error_ms = 20000,
-        .unknown_ms = 60000,
-        .dedup_window_ms = 2000,
-        .reset_after_ms = 120000,
-        .single_account_base_ms = 1000,
-        .single_account_max_ms = 60000,
-        .max_hint_ms = 86400000,
-    };
-    memcpy(c->backoff.quota_exhausted_ms, quota_steps, sizeof quota_steps);
-    c->store_timeout_ms = 50;
-    c->store_retry_ms = 2000;
-    c->store_lock_timeout_ms = 2000;
-    c->store_pause_ms = 30000;
-    strcpy(c->store_backend, "shm");
-    c->max_held_body = 8 * 1024 * 1024;
-    c->log_level = LG_LOG_INFO;
+    for (size_t i = 0; i < conf_n_sections; i++)
+        conf_section_defaults(conf_sections[i], (char *)c + conf_sections[i]->offset);
 }
 
 bool conf_copy_preset_hosts(lg_provider *p, const lg_preset *pr)
@@ -76,7 +85,7 @@ static bool preset_entry(lg_provider *p, const lg_preset *pr, const lg_breaker_c
     p->preset = pr;
     p->dialect = pr->dialect;
     p->auth = pr->auth;
-    p->limits.window_ms = LG_DEFAULT_WINDOW_MS;
+    conf_section_defaults(&conf_limits_section, &p->limits);
     p->accounts = calloc(1, sizeof *p->accounts);
     if (!conf_copy_preset_hosts(p, pr) || !p->accounts)
         return false;

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conf/conf_internal.h"
+#include "conf/fields.h"
 
 void conf_free_secret(char *s)
 {
@@ -51,9 +51,10 @@ void lg_config_free(lg_config *c)
     for (size_t i = 0; i < c->n_providers; i++)
         conf_provider_free(&c->providers[i]);
     free(c->providers);
-    free(c->store_path);
-    free(c->redis_url);
-    free(c->log_file);
+    for (size_t i = 0; i < conf_n_sections; i++)
+        for (size_t j = 0; j < conf_sections[i]->n_fields; j++)
+            if (conf_sections[i]->fields[j].kind == CONF_PATH)
+                free(*(char **)((char *)c + conf_sections[i]->offset + conf_sections[i]->fields[j].offset));
     free(c->source);
     free(c);
 }

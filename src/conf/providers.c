@@ -4,8 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conf/conf_internal.h"
-#include "llmgate/limiter.h"
+#include "conf/fields.h"
 
 #define HOSTS_MAX 64
 #define ACCOUNTS_MAX 64
@@ -19,7 +18,6 @@ static const char *const account_keys[] = {"name", "key", "pool", NULL};
 static const char *const classified_keys[] = {"breaker", "fallback", "models", NULL}; /* not for host rules */
 
 #define NAME_CHARS "1 to 63 characters from A-Z a-z 0-9 . _ - @ + :"
-static const char *const limit_keys[] = {"rpm", "tpm", "window_ms", "tier", NULL};
 static const char *const stream_keys[] = {"boundary", NULL};
 
 /* True for "name.example" or "*.example": labels of [a-z0-9_-], no port, no scheme, no empty label. */
@@ -178,44 +176,6 @@ static void parse_accounts(conf_ctx *cx, const cJSON *arr, const char *path, lg_
     }
 }
 
-/* Parses "limits" into p->limits. */
-static void parse_limits(conf_ctx *cx, const cJSON *obj, const char *path, lg_limits *l)
-{
-    char kp[LG_CONF_PATH_MAX];
-    if (!conf_expect_object(cx, obj, path))
-        return;
-    conf_check_keys(cx, obj, path, limit_keys);
-    const struct {
-        const char *name;
-        int64_t *dst;
-        int64_t max;
-        const char *what;
-    } nums[] = {
-        {"rpm", &l->rpm, LG_CONF_COUNT_MAX, "a positive integer"},
-        {"tpm", &l->tpm, LG_CONF_COUNT_MAX, "a positive integer"},
-        {"window_ms", &l->window_ms, LG_CONF_MS_MAX, "a positive integer (milliseconds)"},
-    };
-    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, nums[i].name);
-        conf_path_key(kp, path, nums[i].name);
-        if (v)
-            conf_int(cx, v, kp, 1, nums[i].max, nums[i].what, nums[i].dst);
-    }
-    const cJSON *tier = cJSON_GetObjectItemCaseSensitive(obj, "tier");
-    if (tier) {
-        const char *s;
-        conf_path_key(kp, path, "tier");
-        if (conf_string(cx, tier, kp, sizeof l->tier - 1, &s)) {
-            if (!conf_valid_name(s))
-                conf_err(cx, kp, "expected a tier name such as \"tier-2\"");
-            else if (!lg_tier_known(s))
-                conf_err(cx, kp, "unknown tier \"%s\" (known: free, tier-1 ... tier-5)", s);
-            else
-                snprintf(l->tier, sizeof l->tier, "%s", s);
-        }
-    }
-}
-
 /* Parses "stream" into p->boundary. */
 static void parse_stream(conf_ctx *cx, const cJSON *obj, const char *path, lg_provider *p)
 {
@@ -316,7 +276,7 @@ static void parse_resilience(conf_ctx *cx, const cJSON *obj, const char *path, l
         return;
     }
     if ((v = conf_member(obj, path, "breaker", kp)))
-        conf_parse_breaker(cx, v, kp, &p->breaker);
+        conf_parse_section(cx, v, kp, &conf_breaker_section, &p->breaker);
     if ((v = conf_member(obj, path, "fallback", kp)))
         conf_parse_fallback(cx, v, kp, p);
     if ((v = conf_member(obj, path, "models", kp)))
@@ -327,7 +287,7 @@ static void parse_resilience(conf_ctx *cx, const cJSON *obj, const char *path, l
 static void parse_provider(conf_ctx *cx, const cJSON *obj, const char *path, lg_provider *p)
 {
     char kp[LG_CONF_PATH_MAX];
-    p->limits.window_ms = LG_DEFAULT_WINDOW_MS;
+    conf_section_defaults(&conf_limits_section, &p->limits);
     if (!conf_expect_object(cx, obj, path))
         return;
     conf_check_keys(cx, obj, path, provider_keys);
@@ -340,7 +300,7 @@ static void parse_provider(conf_ctx *cx, const cJSON *obj, const char *path, lg_
     if ((v = conf_member(obj, path, "accounts", kp)))
         parse_accounts(cx, v, kp, p);
     if ((v = conf_member(obj, path, "limits", kp)))
-        parse_limits(cx, v, kp, &p->limits);
+        conf_parse_section(cx, v, kp, &conf_limits_section, &p->limits);
     if ((v = conf_member(obj, path, "stream", kp)))
         parse_stream(cx, v, kp, p);
     parse_resilience(cx, obj, path, p);

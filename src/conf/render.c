@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conf/conf_internal.h"
+#include "conf/fields.h"
 
 /* Adds s, or null when s is NULL. */
 static void add_string_or_null(cJSON *obj, const char *name, const char *s)
@@ -27,18 +27,64 @@ static char *redact_url(const char *url)
     return out;
 }
 
-/* Adds the breaker b as member name of obj. */
-static void render_breaker(cJSON *obj, const char *name, const lg_breaker_conf *b)
+/* Adds the value of field f kept in base to o. */
+static void render_field(cJSON *o, const conf_field *f, const char *base)
 {
-    cJSON *o = cJSON_AddObjectToObject(obj, name);
-    if (!o)
-        return;
-    cJSON_AddNumberToObject(o, "failure_ratio", b->failure_ratio);
-    cJSON_AddNumberToObject(o, "min_requests", b->min_requests);
-    cJSON_AddNumberToObject(o, "window_ms", (double)b->window_ms);
-    cJSON_AddNumberToObject(o, "consecutive_failures", b->consecutive_failures);
-    cJSON_AddNumberToObject(o, "open_ms", (double)b->open_ms);
-    cJSON_AddNumberToObject(o, "open_max_ms", (double)b->open_max_ms);
+    const void *src = base + f->offset;
+    switch (f->kind) {
+    case CONF_BOOL:
+        cJSON_AddBoolToObject(o, f->name, *(const bool *)src);
+        break;
+    case CONF_INT:
+        cJSON_AddNumberToObject(o, f->name, *(const int *)src);
+        break;
+    case CONF_INT64:
+        cJSON_AddNumberToObject(o, f->name, (double)*(const int64_t *)src);
+        break;
+    case CONF_NUMBER:
+        cJSON_AddNumberToObject(o, f->name, *(const double *)src);
+        break;
+    case CONF_SECONDS:
+        cJSON_AddNumberToObject(o, f->name, (double)*(const int64_t *)src / 1000.0);
+        break;
+    case CONF_MS_STEPS: {
+        cJSON *steps = cJSON_AddArrayToObject(o, f->name);
+        size_t n = *(const size_t *)(base + f->aux);
+        for (size_t i = 0; steps && i < n && i < LG_QUOTA_STEPS_MAX; i++)
+            cJSON_AddItemToArray(steps, cJSON_CreateNumber((double)((const int64_t *)src)[i]));
+        break;
+    }
+    case CONF_TOKEN:
+    case CONF_CHOICE_TEXT:
+        cJSON_AddStringToObject(o, f->name, src);
+        break;
+    case CONF_CHOICE: {
+        size_t n = 0, idx = (size_t)*(const int *)src;
+        while (f->names[n])
+            n++;
+        cJSON_AddStringToObject(o, f->name, f->names[idx < n ? idx : (size_t)f->def]);
+        break;
+    }
+    case CONF_NAME:
+        add_string_or_null(o, f->name, *(const char *)src ? src : NULL);
+        break;
+    case CONF_PATH: {
+        const char *s = *(char *const *)src;
+        char *shown = s && f->redact_url ? redact_url(s) : NULL;
+        if (s || f->nullable)
+            add_string_or_null(o, f->name, f->redact_url ? shown : s);
+        free(shown);
+        break;
+    }
+    }
+}
+
+/* Adds the section s kept in base to parent, as member s->name. */
+static void render_section(cJSON *parent, const conf_section *s, const void *base)
+{
+    cJSON *o = cJSON_AddObjectToObject(parent, s->name);
+    for (size_t i = 0; o && i < s->n_fields; i++)
+        render_field(o, &s->fields[i], base);
 }
 
 /* Adds p's breaker (null for a plain host rule, which has none), fallback chain and model map. */
@@ -47,7 +93,7 @@ static void render_resilience(cJSON *o, const lg_provider *p)
     if (p->dialect == LG_DIALECT_NONE)
         cJSON_AddNullToObject(o, "breaker");
     else
-        render_breaker(o, "breaker", &p->breaker);
+        render_section(o, &conf_breaker_section, &p->breaker);
     cJSON *fallback = cJSON_AddArrayToObject(o, "fallback");
     for (size_t i = 0; fallback && i < p->n_fallback; i++)
         cJSON_AddItemToArray(fallback, cJSON_CreateString(p->fallback[i]));
@@ -78,75 +124,12 @@ static cJSON *render_provider(const lg_provider *p)
         add_string_or_null(a, "pool", p->accounts[i].pool[0] ? p->accounts[i].pool : NULL);
         cJSON_AddItemToArray(accounts, a);
     }
-    cJSON *limits = cJSON_AddObjectToObject(o, "limits");
-    if (limits) {
-        cJSON_AddNumberToObject(limits, "rpm", (double)p->limits.rpm);
-        cJSON_AddNumberToObject(limits, "tpm", (double)p->limits.tpm);
-        cJSON_AddNumberToObject(limits, "window_ms", (double)p->limits.window_ms);
-        add_string_or_null(limits, "tier", p->limits.tier[0] ? p->limits.tier : NULL);
-    }
+    render_section(o, &conf_limits_section, &p->limits);
     cJSON *stream = cJSON_AddObjectToObject(o, "stream");
     if (stream)
         cJSON_AddStringToObject(stream, "boundary", conf_boundary_name(p->boundary));
     render_resilience(o, p);
     return o;
-}
-
-static void render_retry(cJSON *root, const lg_retry_conf *r)
-{
-    cJSON *o = cJSON_AddObjectToObject(root, "retry");
-    if (!o)
-        return;
-    cJSON_AddBoolToObject(o, "switch_on_first_rate_limit", r->switch_on_first_rate_limit);
-    cJSON_AddNumberToObject(o, "max_rate_limit_wait_seconds", (double)r->max_rate_limit_wait_ms / 1000.0);
-    cJSON_AddNumberToObject(o, "max_attempts", r->max_attempts);
-    cJSON_AddNumberToObject(o, "switch_delay_ms", (double)r->switch_delay_ms);
-    cJSON_AddNumberToObject(o, "same_key_retry_delay_ms", (double)r->same_key_retry_delay_ms);
-    cJSON_AddNumberToObject(o, "switch_after_retry_ms", (double)r->switch_after_retry_ms);
-    cJSON_AddNumberToObject(o, "max_server_retries", r->max_server_retries);
-    cJSON_AddNumberToObject(o, "budget_ratio", r->budget_ratio);
-    cJSON_AddNumberToObject(o, "budget_min_per_s", r->budget_min_per_s);
-    cJSON_AddBoolToObject(o, "pool_fallback", r->pool_fallback);
-    cJSON_AddStringToObject(o, "pin_separator", r->pin_separator);
-}
-
-static void render_backoff(cJSON *root, const lg_backoff_conf *b)
-{
-    cJSON *o = cJSON_AddObjectToObject(root, "backoff");
-    if (!o)
-        return;
-    cJSON *steps = cJSON_AddArrayToObject(o, "quota_exhausted_ms");
-    for (size_t i = 0; steps && i < b->n_quota_steps && i < LG_QUOTA_STEPS_MAX; i++)
-        cJSON_AddItemToArray(steps, cJSON_CreateNumber((double)b->quota_exhausted_ms[i]));
-    cJSON_AddNumberToObject(o, "rate_limit_exceeded_ms", (double)b->rate_limit_exceeded_ms);
-    cJSON_AddNumberToObject(o, "model_capacity_exhausted_ms", (double)b->model_capacity_exhausted_ms);
-    cJSON_AddNumberToObject(o, "server_error_ms", (double)b->server_error_ms);
-    cJSON_AddNumberToObject(o, "unknown_ms", (double)b->unknown_ms);
-    cJSON_AddNumberToObject(o, "dedup_window_ms", (double)b->dedup_window_ms);
-    cJSON_AddNumberToObject(o, "reset_after_ms", (double)b->reset_after_ms);
-    cJSON_AddNumberToObject(o, "single_account_base_ms", (double)b->single_account_base_ms);
-    cJSON_AddNumberToObject(o, "single_account_max_ms", (double)b->single_account_max_ms);
-    cJSON_AddNumberToObject(o, "max_hint_ms", (double)b->max_hint_ms);
-}
-
-static void render_store_and_log(cJSON *root, const lg_config *c)
-{
-    cJSON *store = cJSON_AddObjectToObject(root, "store");
-    if (store) {
-        cJSON_AddStringToObject(store, "backend", c->store_backend);
-        if (c->store_path)
-            cJSON_AddStringToObject(store, "path", c->store_path);
-        if (c->redis_url) {
-            char *shown = redact_url(c->redis_url);
-            add_string_or_null(store, "redis_url", shown);
-            free(shown);
-        }
-    }
-    cJSON *log = cJSON_AddObjectToObject(root, "log");
-    if (log) {
-        cJSON_AddStringToObject(log, "level", conf_log_level_name(c->log_level));
-        add_string_or_null(log, "file", c->log_file);
-    }
 }
 
 /* Rewrites cJSON's tab layout in place as two-space indentation and ": " (raw tabs never occur inside
@@ -223,13 +206,8 @@ char *lg_config_render(const lg_config *c)
         if (p)
             cJSON_AddItemToObject(providers, c->providers[i].name, p);
     }
-    render_retry(root, &c->retry);
-    render_backoff(root, &c->backoff);
-    render_breaker(root, "breaker", &c->breaker);
-    render_store_and_log(root, c);
-    cJSON *hold = cJSON_AddObjectToObject(root, "hold");
-    if (hold)
-        cJSON_AddNumberToObject(hold, "max_body_bytes", (double)c->max_held_body);
+    for (size_t i = 0; i < conf_n_sections; i++)
+        render_section(root, conf_sections[i], (const char *)c + conf_sections[i]->offset);
     if (c->n_routes)
         render_routes(root, c);
     char *out = cJSON_Print(root);
