@@ -44,6 +44,8 @@ struct lg_exchange {
     int64_t deadline;
     int64_t wait_at;
     const char *wait_why;
+    int64_t wait_began;  /* when the wait in progress began */
+    int64_t waited_ms;   /* time spent in the waits that ended (admission rounds, backoffs) */
     lg_history h;
     /* From here on, members lg_exchange_begin does not clear: each is set before it is read (a string:
      * its first byte). */

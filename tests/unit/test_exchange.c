@@ -464,8 +464,8 @@ static void routes_refuse_and_send(void **state)
     lg_exchange_free(x);
 }
 
-/* The phase changes in the debug log at path, as "FROM->TO (why)" joined by ", " into out. */
-static void phase_trace(const char *path, char *out, size_t cap)
+/* The lines of the debug log at path that hold tag, each from tag on, joined by "\n" into out. */
+static void log_lines(const char *path, const char *tag, char *out, size_t cap)
 {
     FILE *fp = fopen(path, "r");
     assert_non_null(fp);
@@ -473,8 +473,23 @@ static void phase_trace(const char *path, char *out, size_t cap)
     size_t len = 0;
     out[0] = '\0';
     while (fgets(line, sizeof line, fp)) {
-        const char *tag = strstr(line, "[Phase] ");
-        const char *from = tag ? strstr(tag, ": ") : NULL;
+        const char *at = strstr(line, tag);
+        if (at)
+            len += (size_t)snprintf(out + len, cap - len, "%s%.*s", len ? "\n" : "", (int)strcspn(at, "\n"), at);
+        assert_true(len < cap);
+    }
+    fclose(fp);
+}
+
+/* The phase changes in the debug log at path, as "FROM->TO (why)" joined by ", " into out. */
+static void phase_trace(const char *path, char *out, size_t cap)
+{
+    char lines[4096], *save;
+    log_lines(path, "[Phase] ", lines, sizeof lines);
+    size_t len = 0;
+    out[0] = '\0';
+    for (char *line = strtok_r(lines, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        const char *from = strstr(line, ": ");
         if (!from)
             continue;
         char a[16], b[16], why[256];
@@ -482,7 +497,6 @@ static void phase_trace(const char *path, char *out, size_t cap)
         len += (size_t)snprintf(out + len, cap - len, "%s%s->%s (%s)", len ? ", " : "", a, b, why);
         assert_true(len < cap);
     }
-    fclose(fp);
 }
 
 /* Each phase change goes through one place that traces it at debug level: an attempt, its backoff, a
@@ -524,6 +538,55 @@ static void phase_changes_traced_at_debug_level(void **state)
                                "SENT->DONE (finished)");
 }
 
+/* At debug level every exchange ends in exactly one request line (provider, account name, status, outcome,
+ * attempts, time waited), whatever its end: an immediate success, a success after a backoff, an exchange
+ * freed while its attempt was out, one withdrawn while it waited. Never a key. */
+static void one_request_line_per_exchange(void **state)
+{
+    fixture *f = *state;
+    char path[128], lines[1024], want[1024];
+    snprintf(path, sizeof path, "%s/request.log", f->dir);
+    setenv("LLMGATE_LOG", path, 1);
+    lg_gate_request req = request(f, openai(f, true, NULL, "\"log\": {\"level\": \"debug\"}, "
+                                            "\"backoff\": {\"single_account_base_ms\": 100, \"single_account_max_ms\": 100}"));
+    lg_log_init(f->cfg);
+    lg_step s;
+    lg_exchange *x = lg_exchange_begin(&req, T0, &s);
+    respond(x, 200, OK_BODY, NULL, T0 + 50, &s);
+    lg_exchange_free(x);
+
+    x = lg_exchange_begin(&req, T0 + 1000, &s);
+    respond(x, 500, SERVER_BODY, NULL, T0 + 1010, &s);
+    assert_int_equal(s.kind, LG_STEP_WAIT);
+    int64_t woke = s.at_ms + 5;
+    lg_exchange_on_timer(x, woke, &s);
+    assert_send(&s, 0, "sk-a", true);
+    respond(x, 200, OK_BODY, NULL, woke + 30, &s);
+    lg_exchange_free(x);
+
+    x = lg_exchange_begin(&req, T0 + 2000, &s);
+    lg_exchange_free(x);
+
+    x = lg_exchange_begin(&req, T0 + 3000, &s);
+    respond(x, 500, SERVER_BODY, NULL, T0 + 3010, &s);
+    assert_int_equal(s.kind, LG_STEP_WAIT);
+    lg_exchange_withdraw(x, &s);
+    assert_int_equal(s.kind, LG_STEP_DONE);
+    lg_exchange_free(x);
+    unsetenv("LLMGATE_LOG");
+    lg_log_init(NULL);
+
+    log_lines(path, "[Request] ", lines, sizeof lines);
+    snprintf(want, sizeof want,
+             "[Request] openai account=a status=200 outcome=SUCCESS attempts=1 waited_ms=0\n"
+             "[Request] openai account=a status=200 outcome=SUCCESS attempts=2 waited_ms=%lld\n"
+             "[Request] openai account=a status=0 outcome=CANCELLED attempts=1 waited_ms=0\n"
+             "[Request] openai account=a status=0 outcome=WITHDRAWN attempts=1 waited_ms=0",
+             (long long)(woke - (T0 + 1010)));
+    assert_string_equal(lines, want);
+    assert_null(strstr(lines, "sk-"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -541,6 +604,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(cross_dialect_fallback, setup, teardown),
         cmocka_unit_test_setup_teardown(routes_refuse_and_send, setup, teardown),
         cmocka_unit_test_setup_teardown(phase_changes_traced_at_debug_level, setup, teardown),
+        cmocka_unit_test_setup_teardown(one_request_line_per_exchange, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
