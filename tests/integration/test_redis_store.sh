@@ -7,7 +7,10 @@
 source "$(dirname "$0")/../lib.sh"
 command -v redis-server >/dev/null || { not_ok "redis-server installed (make deps)"; exit 1; }
 
-lg_start_mock --rpm 5 --window-ms 1000 --quiet
+# The mock's window is 800 ms against llmgate's 1000 ms: a request reaches the provider some time after
+# llmgate admitted it (a process start, a connect), longer on a loaded machine; up to 200 ms of that lag
+# is not a provider 429. A fleet that did not share its window (10 a second per key) still meets 429s.
+lg_start_mock --rpm 5 --window-ms 800 --quiet
 lg_start_redis
 export KEY_A=sk-fleet-a KEY_B=sk-fleet-b
 BODY='{"model":"gpt-4o-mini","max_tokens":16,"messages":[{"role":"user","content":"hi"}]}'
