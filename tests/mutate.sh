@@ -92,7 +92,7 @@ phase-untraced|src/gate/exchange.c|test_exchange
 phase-change-skipped|src/gate/exchange.c|test_exchange
     set_phase(x, X_SENT, "admitted");
     (void)0;
-request-line-skipped|src/gate/exchange.c|test_exchange test_debug_line
+request-line-skipped|src/gate/exchange_trace.c|test_exchange test_debug_line
         trace_request(x, request_outcome(&x->res));
         (void)request_outcome;
 pools-ignored|src/limiter/policy.c|test_resilience

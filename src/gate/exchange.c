@@ -16,77 +16,12 @@
 #define NOTICE_AFTER_MS 3000     /* a wait this long gets a notice on stderr */
 #define NOTICE_INTERVAL_MS 10000 /* at most one notice per provider this often, across processes */
 
-/* The phases' names in trace lines, the one table of them. */
-static const char *const phase_names[] = {
-    [X_ADMIT] = "ADMIT", [X_CONFIRM] = "CONFIRM", [X_BACKOFF] = "BACKOFF", [X_SENT] = "SENT", [X_DONE] = "DONE",
-};
-_Static_assert(sizeof phase_names / sizeof *phase_names == X_DONE + 1, "a name for each phase");
-
-/* The outcome word of a finished request's line: the last response's classification when the host gets
- * it, else what llmgate did instead. */
-static const char *request_outcome(const lg_gate_result *res)
-{
-    switch (res->verdict) {
-    case LG_GATE_DELIVER:
-    case LG_GATE_DELIVERED:
-        return lg_state_name(res->outcome.state);
-    case LG_GATE_REFUSED:
-        return "REFUSED";
-    case LG_GATE_TRANSPORT:
-        return "TRANSPORT_ERROR";
-    case LG_GATE_PASS:
-        return "PASS";
-    case LG_GATE_WITHDRAWN:
-        return "WITHDRAWN";
-    }
-    return "UNKNOWN";
-}
-
-/* The one debug line of a request's end: its provider, the name of the account that carried it ("-": none,
- * or the host's own credentials), the status the host sees (0: none), outcome, the attempts sent and the
- * time it waited. Never a key or a URL (a URL may carry a key). */
-__attribute__((cold)) static void trace_request(const lg_exchange *x, const char *outcome)
-{
-    const lg_gate_result *res = &x->res;
-    const lg_provider *p = x->req.prov;
-    size_t idx = res->verdict == LG_GATE_PASS ? x->idx : res->account;
-    bool carried = !x->bare && (res->attempts > 0 || res->verdict == LG_GATE_PASS) && idx < p->n_accounts;
-    lg_log(LG_LOG_DEBUG, "[Request] %s account=%s status=%d outcome=%s attempts=%d waited_ms=%lld", p->name,
-           carried ? p->accounts[idx].name : "-", res->status, outcome, res->attempts,
-           (long long)x->waited_ms);
-}
-
-/* The debug lines of x's move to phase, for why (none when x already stands there): the move, and the
- * request's line when it ends there. */
-__attribute__((cold, noinline)) static void trace_phase(const lg_exchange *x, x_phase phase, const char *why)
-{
-    if (x->phase == phase)
-        return;
-    lg_log(LG_LOG_DEBUG, "[Phase] %s %p: %s -> %s (%s)", x->req.prov->name, (const void *)x, phase_names[x->phase],
-           phase_names[phase], why);
-    if (phase == X_DONE)
-        trace_request(x, request_outcome(&x->res));
-}
-
-/* The request's line for x freed before its end (the host closed its connection or removed its handle
- * while llmgate waited, or before an attempt's answer was read to its end): CANCELLED, the attempt out
- * counted. */
-__attribute__((cold, noinline)) static void trace_cancelled(lg_exchange *x)
-{
-    if (x->phase == X_SENT) {
-        x->res.attempts = x->sent + 1;
-        x->res.account = x->idx;
-    }
-    x->res.status = 0;
-    trace_request(x, "CANCELLED");
-}
-
 /* The one writer of x->phase (the shape of libcurl's mstate()): moves x to phase, traced at debug level;
  * when debugging is off, one predictable branch. */
 static inline void set_phase(lg_exchange *x, x_phase phase, const char *why)
 {
     if (LG_UNLIKELY(lg_log_debugging))
-        trace_phase(x, phase, why);
+        lg_exchange_trace_phase(x, phase, why);
     x->phase = phase;
 }
 
@@ -651,7 +586,7 @@ void lg_exchange_free(lg_exchange *x)
     if (!x)
         return;
     if (LG_UNLIKELY(lg_log_debugging) && x->phase != X_DONE)
-        trace_cancelled(x);
+        lg_exchange_trace_cancelled(x);
     if (!x->bare) {
         if (x->phase == X_SENT)
             x->a.ticket.held = false; /* the attempt went out: the provider may have counted it */

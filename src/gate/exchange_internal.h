@@ -82,4 +82,11 @@ void lg_exchange_read_body(lg_exchange *x, const lg_gate_request *req);
  * model it is sent as and the provider it goes to alone, or a local refusal (true, its message in refusal). */
 bool lg_exchange_apply_routes(lg_exchange *x, const lg_gate_request *req, char refusal[LG_MESSAGE_MAX]);
 
+/* The debug lines of x's move to phase, for why (none when x already stands there): the move, and the
+ * request's line when it ends there (exchange_trace.c; called only when debugging). */
+__attribute__((cold, noinline)) void lg_exchange_trace_phase(const lg_exchange *x, x_phase phase, const char *why);
+
+/* The request's line for x freed before its end: CANCELLED, the attempt out counted in x->res. */
+__attribute__((cold, noinline)) void lg_exchange_trace_cancelled(lg_exchange *x);
+
 #endif
