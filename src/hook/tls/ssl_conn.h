@@ -17,6 +17,8 @@ struct lg_ssl_conn {
     int last_error;    /* for SSL_get_error after a call we answered */
     int host_fd;       /* memory-BIO TLS (asyncio): the host's socket under the session, else -1 */
     int wakes;         /* placeholder bytes handed to the host's recv, still in its incoming BIO */
+    size_t wake_at;    /* where in that BIO they went: the bytes it held before them (the host's own session
+                        * still has the server's post-handshake records to read, TLS 1.3 NewSessionTickets) */
     char *unsent;      /* memory-BIO: request bytes taken, not yet accepted by our non-blocking session */
     size_t unsent_len, unsent_off;
     short want;        /* POLLIN or POLLOUT, what the session an attempt reads from waits for (non-blocking) */

@@ -2,6 +2,7 @@
  * (and, for memory BIOs, by the host's socket), decided when the host first writes on one. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,15 +43,21 @@ bool lg_ssl_conn_detached(const lg_ssl_conn *c) { return c->host_fd >= 0; }
 
 void lg_ssl_conn_take_wakes(lg_ssl_conn *c)
 {
-    char b[16];
     BIO *rbio = c->wakes > 0 ? lg_ssl_real_get()->get_rbio(c->ssl) : NULL;
-    while (rbio && c->wakes > 0) {
-        int k = BIO_read(rbio, b, c->wakes < (int)sizeof b ? c->wakes : (int)sizeof b);
-        if (k <= 0)
-            break;
-        c->wakes -= k;
-    }
+    size_t n = rbio ? BIO_ctrl_pending(rbio) : 0, w = (size_t)c->wakes;
     c->wakes = 0;
+    if (!rbio || n < w || n > INT_MAX)
+        return;
+    /* out from where they went, not from the front: bytes of the host's own session may come before them */
+    size_t at = c->wake_at < n - w ? c->wake_at : n - w;
+    char small[4096], *b = n <= sizeof small ? small : malloc(n);
+    if (b && BIO_read(rbio, b, (int)n) == (int)n) {
+        memmove(b + at, b + at + w, n - at - w);
+        if (n > w)
+            BIO_write(rbio, b, (int)(n - w));
+    }
+    if (b != small)
+        free(b);
 }
 
 ssize_t lg_ssl_wake(int fd, void *p, size_t n)
@@ -60,8 +67,10 @@ ssize_t lg_ssl_wake(int fd, void *p, size_t n)
     if (!c || !c->h1 || n == 0 || c->wakes > 0 || lg_guard_active() || lg_fd_watched(fd) != c->h1 ||
         lg_h1_ready(c->h1, &due) != LG_H1_READY)
         return LG_H1_PASS;
+    BIO *rbio = lg_ssl_real_get()->get_rbio(c->ssl);
     *(char *)p = 0;
     c->wakes = 1;
+    c->wake_at = rbio ? BIO_ctrl_pending(rbio) : 0;
     return 1;
 }
 lg_h1_conn *lg_ssl_conn_h1(lg_ssl_conn *c) { return c->h1; }

@@ -22,7 +22,9 @@ SSL *lg_ssl_conn_wire(lg_ssl_conn *c);
 /* True for a memory-BIO session (asyncio): the provider side is llmgate's own connection, and what
  * llmgate does not hold is read from the host's own session. */
 bool lg_ssl_conn_detached(const lg_ssl_conn *c);
-/* Takes the placeholder bytes lg_ssl_wake handed out back out of the session's incoming BIO. */
+/* Takes the placeholder bytes lg_ssl_wake handed out back out of the session's incoming BIO, from where
+ * they went: after the bytes the host's own (idle) session had not read yet, such as the NewSessionTickets
+ * a TLS 1.3 server sends after the handshake, which stay in order for that session's later reads. */
 void lg_ssl_conn_take_wakes(lg_ssl_conn *c);
 /* The host reads its socket fd (not followed at the socket level): when fd carries a memory-BIO session
  * whose answer llmgate holds, one placeholder byte (the loop then writes it into the incoming BIO and
