@@ -128,6 +128,28 @@ lg_start_redis() {
     not_ok "redis-server started"; exit 1
 }
 
+# lg_start_emulation ARGS...: starts tests/servers/emulation.py (the provider emulation written apart from
+# the mock: Python's http.server with a TLS 1.3 ssl.SSLContext) in $LG_TMP/emu with the certificates of
+# lg_gencerts; ARGS go to it (--fail-first N, --delay-ms MS). Sets EMU_PORT (http), EMU_TLS_PORT (https),
+# EMU_LOG (its request log, one JSON line a POST), EMU_PID. Stopped on exit with the mocks.
+lg_start_emulation() {
+    local d=$LG_TMP/emu i
+    mkdir -p "$d"
+    cp "$LG_TMP/certs/server.pem" "$d/cert.pem"
+    cp "$LG_TMP/certs/server.key" "$d/key.pem"
+    /usr/bin/python3 "$LG_ROOT/tests/servers/emulation.py" "$d" "$@" >"$d/server.log" 2>&1 &
+    EMU_PID=$!
+    LG_MOCK_PIDS+=("$EMU_PID")
+    for i in $(seq 1 200); do
+        [ -s "$d/ports" ] && break
+        sleep 0.05
+    done
+    EMU_PORT=$(sed -n 's/^port=//p' "$d/ports" 2>/dev/null)
+    EMU_TLS_PORT=$(sed -n 's/^tls_port=//p' "$d/ports" 2>/dev/null)
+    EMU_LOG=$d/requests.log
+    [ -n "$EMU_TLS_PORT" ] || { not_ok "provider emulation started"; exit 1; }
+}
+
 # lg_done: ends a script: prints the TAP plan (tests/run.sh counts a script that stopped before it as
 # failed) and exits non-zero when a check failed.
 lg_done() { echo "1..$LG_COUNT"; [ "$LG_FAILS" -eq 0 ]; }

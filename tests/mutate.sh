@@ -95,6 +95,9 @@ phase-change-skipped|src/gate/exchange.c|test_exchange
 request-line-skipped|src/gate/exchange_trace.c|test_exchange test_debug_line
         trace_request(x, request_outcome(&x->res));
         (void)request_outcome;
+wake-from-front|src/hook/tls/ssl_conns.c|test_emulation_server
+    size_t at = c->wake_at < n - w ? c->wake_at : n - w;
+    size_t at = 0;
 pools-ignored|src/limiter/policy.c|test_resilience
     if (!pool && pool_fallback) {
     if (0) {
