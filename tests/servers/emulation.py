@@ -14,7 +14,7 @@ Usage: emulation.py DIR [--fail-first N] [--delay-ms MS]
   sha256 (first 16 hex), "start": and "end": (time.monotonic(), s; start when the request line was
   read, end once the answer was written), "status", "path", "tls"}.
   GET /__count answers the number of POSTs so far."""
-import hashlib, http.server, json, os, socketserver, ssl, sys, threading, time
+import hashlib, http.server, json, os, ssl, sys, threading, time
 
 DIR = sys.argv[1]
 ARGS = sys.argv[2:]
