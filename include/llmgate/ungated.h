@@ -13,7 +13,8 @@ typedef enum {
     LG_UNGATED_NO_SOCKET,   /* "no-socket": a TLS session with no socket llmgate can find under it */
     LG_UNGATED_NOT_HTTP1,   /* "not-http1": not a plain HTTP/1.x request (upgrade, CONNECT, parse error) */
     LG_UNGATED_OTHER_HOST,  /* "other-host": a request whose Host names no provider of its connection */
-    LG_UNGATED_NO_ROOM,     /* "no-room": no memory, or a descriptor beyond llmgate's table */
+    LG_UNGATED_NO_ROOM,     /* "no-room": no memory to follow it */
+    LG_UNGATED_FAST_OPEN,   /* "fast-open": TCP Fast Open (sendto/sendmsg with MSG_FASTOPEN, no connect) */
     LG_UNGATED_CAUSES
 } lg_ungated_cause;
 
