@@ -3,13 +3,40 @@
 # program's own key, no limiter, no retry) is said on stderr without LLMGATE_DEBUG, in one line naming the
 # provider and the cause (no URL, no key), once per provider and cause across processes, and counted per
 # provider as "ungated" by llmgate status (text, JSON, Prometheus). Cases: a body over hold.max_body_bytes,
-# a pipelined request, HTTP/2 with prior knowledge, wget2's TCP Fast Open.
+# a pipelined request, HTTP/2 with prior knowledge and by ALPN (over OpenSSL), wget2's TCP Fast Open.
 source "$(dirname "$0")/../lib.sh"
 
 lg_start_mock --quiet
+# a TLS server that offers only h2 by ALPN (the shape of a provider's front to an HTTP/2 client), for anthropic
+lg_gencerts || { not_ok "test certificates created"; exit 1; }
+export SSL_CERT_FILE=$LG_TMP/certs/ca.pem
+/usr/bin/python3 -c '
+import socket, ssl, sys
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(sys.argv[1], sys.argv[2])
+ctx.set_alpn_protocols(["h2"])
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(8)
+open(sys.argv[3] + ".tmp", "w").write(str(s.getsockname()[1]))
+__import__("os").rename(sys.argv[3] + ".tmp", sys.argv[3])
+while True:
+    c, _ = s.accept()
+    try:
+        t = ctx.wrap_socket(c, server_side=True)
+        t.settimeout(5)
+        t.recv(65536)
+        t.close()
+    except Exception:
+        c.close()
+' "$LG_TMP/certs/server.pem" "$LG_TMP/certs/server.key" "$LG_TMP/h2.port" 2>/dev/null &
+LG_MOCK_PIDS+=($!)
+for _ in $(seq 1 100); do [ -s "$LG_TMP/h2.port" ] && break; sleep 0.05; done
+H2_PORT=$(cat "$LG_TMP/h2.port")
 export K1=sk-acct-ungated
 cat >"$LG_TMP/config.json" <<JSON
-{"providers": {"openai": {"upstream": "$MOCK_URL", "accounts": [{"name": "only", "key": "env:K1"}]}},
+{"providers": {"openai": {"upstream": "$MOCK_URL", "accounts": [{"name": "only", "key": "env:K1"}]},
+               "anthropic": {"upstream": "https://127.0.0.1:$H2_PORT", "accounts": [{"name": "only", "key": "env:K1"}]}},
  "hold": {"max_body_bytes": 65536}}
 JSON
 chmod 600 "$LG_TMP/config.json"
@@ -79,6 +106,28 @@ check_line pipelined pipelined
 run h2 4
 check_line h2 http2
 
+# an HTTP/2 client over TLS (ALPN h2 chosen by the server): the connection passes through untouched; the
+# cause is the same word for anthropic as for openai, but the line is per provider
+H2_CLIENT='
+import socket, ssl
+ctx = ssl.create_default_context()
+ctx.set_alpn_protocols(["h2", "http/1.1"])
+s = ctx.wrap_socket(socket.create_connection(("api.anthropic.com", 443), timeout=20), server_hostname="api.anthropic.com")
+s.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+try:
+    s.recv(100)
+except OSError:
+    pass
+'
+for i in 1 2 3 4; do
+    LD_PRELOAD=$LG_LIB timeout 30 $PY -c "$H2_CLIENT" >/dev/null 2>"$LG_TMP/err.alpn.$i"
+done
+f=$LG_TMP/err.alpn.1
+check_eq "alpn h2: one line on stderr" 1 "$(wc -l <"$f")"
+check_match "alpn h2: it names anthropic and http2" "^llmgate: anthropic: ungated \(http2\): .*program's own key" "$(cat "$f")"
+check_absent "alpn h2: the line holds no URL" "$f" "://" "api.anthropic.com" "127.0.0.1"
+check_eq "alpn h2: three more processes in a row print nothing more" "" "$(cat "$LG_TMP"/err.alpn.{2,3,4})"
+
 # wget2 over http sends its request with the SYN (TCP Fast Open, no connect()), which llmgate does not follow
 n=12
 if command -v wget2 >/dev/null; then
@@ -103,6 +152,7 @@ json=$("$LG_CLI" status --json 2>&1)
 check_eq "status --json: providers.openai.ungated is $n" "$n" "$(lg_json "j['providers']['openai']['ungated']" <<<"$json")"
 prom=$("$LG_CLI" status --prometheus 2>&1)
 check_match "status --prometheus: llmgate_ungated_total for openai is $n" 'llmgate_ungated_total\{provider="openai"\} '"$n" "$prom"
+check_eq "status --json: providers.anthropic.ungated is 4 (its own count)" 4 "$(lg_json "j['providers']['anthropic']['ungated']" <<<"$json")"
 check_match "status --prometheus: llmgate_ungated_total is a counter" '# TYPE llmgate_ungated_total counter' "$prom"
 
 lg_done
