@@ -17,6 +17,9 @@ TREE=$SCRATCH/tree
 # The mutations: NAME|FILE|TESTS (space-separated run.sh patterns), then the text to find and its
 # replacement, each on its own line ("{NL}" stands for a newline).
 MUTATIONS=$(cat <<'EOF'
+ungated-silent|src/front/h1_conn.c|test_ungated_notice
+        lg_ungated(c->store, c->prov->name, cause);
+        (void)cause;
 stale-resend|src/hook/curl/shape.c|test_curl_cli
     if (LG_UNLIKELY(x->sends++ > 0 && !x->cap.any_line)) {
     if (LG_UNLIKELY(x->sends++ > 99 && !x->cap.any_line)) {

@@ -15,6 +15,7 @@
 #include "llmgate/outcome.h"
 #include "llmgate/policy.h"
 #include "llmgate/resilience.h"
+#include "llmgate/ungated.h"
 
 typedef struct lg_store lg_store;
 
@@ -42,6 +43,8 @@ typedef struct {
     lg_budget budget;   /* the retry budget of every process */
     lg_breaker breaker; /* the circuit breaker of every process */
     uint64_t fell_back; /* requests that went on to a fallback provider from this one */
+    uint64_t ungated;   /* connections and requests that went out ungated (lg_ungated) */
+    int64_t ungated_notice_ms[LG_UNGATED_CAUSES]; /* Unix ms of the last ungated line per cause, any process */
 } lg_provider_slot;
 
 /* Identity of an account in the store: account name and key digest ("" = unknown). */
@@ -127,12 +130,15 @@ typedef enum {
     LG_PROV_BUDGET_RETRY,   /* ok: lg_budget_try_retry (scope->retry's budget) */
     LG_PROV_BREAKER_ADMIT,  /* verdict, retry_after_ms: lg_breaker_admit (scope->breaker) */
     LG_PROV_ATTEMPT,        /* the provider-wide part of lg_store_record: first, note (see lg_store_attempt) */
+    LG_PROV_UNGATED,        /* counts one ungated pass-through; due: no process printed a line for this cause
+                               within interval_ms (then now) */
 } lg_prov_kind;
 
 typedef struct {
     lg_prov_kind kind;
     int64_t now_ms;
-    int64_t interval_ms;  /* LG_PROV_NOTICE */
+    int64_t interval_ms;  /* LG_PROV_NOTICE, LG_PROV_UNGATED */
+    lg_ungated_cause cause; /* LG_PROV_UNGATED */
     bool first;           /* LG_PROV_ATTEMPT */
     lg_breaker_note note; /* LG_PROV_ATTEMPT */
     /* results */

@@ -10,6 +10,7 @@
 #include "front/h1_conn_internal.h"
 #include "llmgate/boundary.h"
 #include "llmgate/log.h"
+#include "llmgate/ungated.h"
 
 #define HEAD_ROOM 65536 /* a request is held when its body fits hold.max_body_bytes and its head this */
 
@@ -80,8 +81,19 @@ void lg_h1_watch_host(lg_h1_conn *c)
 
 void lg_h1_request_done(lg_h1_conn *c) { lg_h1_req_reset(&c->req); }
 
-/* Stops following: the held request bytes and p go out untouched, over the host's own connection. */
-static ssize_t release(lg_h1_conn *c, const void *p, size_t n)
+/* Why bytes that were not a request we could follow (INVALID from lg_h1_req_feed) go out, first being the
+ * first of them: NOT_HTTP1 for a TLS handshake record (which the TLS hooks follow) is not reported. */
+static lg_ungated_cause invalid_cause(const lg_h1_conn *c, const char *first, size_t n)
+{
+    static const char preface[] = "PRI * HTTP/2.0";
+    if (n >= sizeof preface - 1 && !memcmp(first, preface, sizeof preface - 1))
+        return LG_UNGATED_HTTP2;
+    return c->req.too_large ? LG_UNGATED_TOO_LARGE : c->req.oom ? LG_UNGATED_NO_ROOM : LG_UNGATED_NOT_HTTP1;
+}
+
+/* Stops following: the held request bytes and p go out untouched, over the host's own connection; said on
+ * stderr and counted (lg_ungated) for cause, or, for LG_UNGATED_CAUSES, for what invalid_cause finds. */
+static ssize_t release(lg_h1_conn *c, const void *p, size_t n, lg_ungated_cause cause)
 {
     c->released = true;
     if (c->at) { /* the provider side went elsewhere: back to the host's own provider first */
@@ -90,9 +102,14 @@ static ssize_t release(lg_h1_conn *c, const void *p, size_t n)
             c->dead = false;
     }
     const char *first = c->req.raw_len ? c->req.raw : p;
-    if (c->req.raw_len + n > 0 && first[0] != 0x16) /* a TLS handshake record: the TLS hooks follow it */
-        lg_log(LG_LOG_DEBUG, "[%s] connection not followed (not a plain HTTP/1.1 request we can hold): passed through",
-           c->prov->name);
+    size_t first_len = c->req.raw_len ? c->req.raw_len : n;
+    if (c->req.raw_len + n > 0 && first[0] != 0x16) { /* a TLS handshake record: the TLS hooks follow it */
+        if (cause == LG_UNGATED_CAUSES)
+            cause = invalid_cause(c, first, first_len);
+        lg_log(LG_LOG_DEBUG, "[%s] connection not followed (%s): passed through", c->prov->name,
+               lg_ungated_word(cause));
+        lg_ungated(c->store, c->prov->name, cause);
+    }
     bool ok = (c->req.raw_len == 0 || c->io->send(c->ioctx, c->req.raw, c->req.raw_len)) &&
               (n == 0 || c->io->send(c->ioctx, p, n));
     lg_h1_req_free(&c->req);
@@ -129,17 +146,17 @@ ssize_t lg_h1_write(lg_h1_conn *c, const void *p, size_t n)
     lg_h1_land_inflight(c);
     if (c->wx) { /* more bytes while the request waits: the exchange is cancelled, all goes out as it came */
         lg_h1_cancel_parked(c);
-        return release(c, p, n);
+        return release(c, p, n, LG_UNGATED_PIPELINED);
     }
     if (c->req.raw_len == 0 && (c->x || lg_h1_pending(c) > 0)) /* a new request before the host read its
                                                                  * answer: pipelining */
-        return release(c, p, n);
+        return release(c, p, n, LG_UNGATED_PIPELINED);
     while (off < n) {
         size_t used = 0;
         size_t max = (size_t)c->cfg->max_held_body + HEAD_ROOM;
         lg_h1_state s = lg_h1_req_feed(&c->req, b + off, n - off, max, &used);
         if (s == LG_H1_INVALID)
-            return release(c, b + off, n - off) < 0 ? -1 : (ssize_t)n;
+            return release(c, b + off, n - off, LG_UNGATED_CAUSES) < 0 ? -1 : (ssize_t)n;
         off += used;
         if (s == LG_H1_MORE) {
             if (c->req.expect_continue && c->req.headers_done && !c->continued) {
@@ -147,7 +164,7 @@ ssize_t lg_h1_write(lg_h1_conn *c, const void *p, size_t n)
                 c->continued = true;
                 static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
                 if (!lg_h1_out_add(c, cont, sizeof cont - 1))
-                    return release(c, b + off, n - off) < 0 ? -1 : (ssize_t)n;
+                    return release(c, b + off, n - off, LG_UNGATED_NO_ROOM) < 0 ? -1 : (ssize_t)n;
                 lg_h1_watch_host(c);
             }
             break;
@@ -156,7 +173,7 @@ ssize_t lg_h1_write(lg_h1_conn *c, const void *p, size_t n)
         c->ended = false;
         const lg_provider *prov = owner(c);
         if (!prov)
-            return release(c, b + off, n - off) < 0 ? -1 : (ssize_t)n;
+            return release(c, b + off, n - off, LG_UNGATED_OTHER_HOST) < 0 ? -1 : (ssize_t)n;
         c->prov = prov;
         c->head = c->req.p.method == HTTP_HEAD;
         if (c->prov->dialect == LG_DIALECT_NONE)
@@ -168,7 +185,7 @@ ssize_t lg_h1_write(lg_h1_conn *c, const void *p, size_t n)
         lg_h1_land_inflight(c); /* a pipelined request follows */
         if (c->x || c->wx || lg_h1_pending(c) > 0) {
             lg_h1_cancel_parked(c); /* a parked request goes out as it came, with what follows it */
-            return release(c, b + off, n - off) < 0 ? -1 : (ssize_t)n;
+            return release(c, b + off, n - off, LG_UNGATED_PIPELINED) < 0 ? -1 : (ssize_t)n;
         }
     }
     return (ssize_t)n;

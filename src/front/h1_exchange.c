@@ -10,6 +10,7 @@
 #include "front/h1_conn_internal.h"
 #include "llmgate/clock.h"
 #include "llmgate/engine.h"
+#include "llmgate/ungated.h"
 
 #define KEY_MAX 1024
 
@@ -104,7 +105,8 @@ void lg_h1_run_exchange(lg_h1_conn *c)
     lg_exchange *x = lg_exchange_begin(&gr, lg_now_ms(), &step);
     explicit_bzero(host_key, sizeof host_key);
     lg_h1_watch_host(c);
-    if (!x) {
+    if (!x) { /* no memory for the exchange: the request goes out as the host wrote it */
+        lg_ungated(c->store, c->prov->name, LG_UNGATED_NO_ROOM);
         lg_h1_attempt_rc rc = lg_h1_attempt(c, NULL, false);
         while (rc == LG_H1A_PENDING) /* a signal: no exchange to park, the answer is read on */
             rc = lg_h1_attempt_read(c, false);

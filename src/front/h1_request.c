@@ -180,8 +180,10 @@ lg_h1_state lg_h1_req_feed(lg_h1_req *r, const char *p, size_t len, size_t max, 
     enum http_errno e = HTTP_PARSER_ERRNO(&r->p);
     if ((e != HPE_OK && !(e == HPE_PAUSED && r->complete)) || r->p.upgrade || r->oom)
         return LG_H1_INVALID;
-    if (r->raw_len + n > max || !grow_append(&r->raw, &r->raw_len, &r->raw_cap, p, n))
+    if ((r->too_large = r->raw_len + n > max))
         return LG_H1_INVALID;
+    if (!grow_append(&r->raw, &r->raw_len, &r->raw_cap, p, n))
+        return r->oom = true, LG_H1_INVALID;
     *used = n;
     return r->complete ? LG_H1_COMPLETE : LG_H1_MORE;
 }

@@ -36,6 +36,7 @@ typedef struct {
     bool expect_continue; /* Expect: 100-continue: the host waits for an interim answer before the body */
     bool complete;
     bool oom;
+    bool too_large;       /* the last INVALID was for more than max raw bytes */
 } lg_h1_req;
 
 /* Starts an empty request. */
@@ -46,7 +47,8 @@ void lg_h1_req_free(lg_h1_req *r);
 void lg_h1_req_reset(lg_h1_req *r);
 /* Feeds bytes the host wrote. COMPLETE once the whole message is in (*used: how many of p it took; the
  * rest starts the next request); INVALID for anything that is not a plain HTTP/1.x request we can follow
- * (parse error, upgrade, CONNECT, an Expect other than 100-continue, more than max raw bytes, no memory). */
+ * (parse error, upgrade, CONNECT, an Expect other than 100-continue, more than max raw bytes: too_large set,
+ * no memory: oom set). */
 lg_h1_state lg_h1_req_feed(lg_h1_req *r, const char *p, size_t len, size_t max, size_t *used);
 /* The value of the first header with that name (any case), or NULL. */
 const char *lg_h1_req_header(const lg_h1_req *r, const char *name);

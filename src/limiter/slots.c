@@ -214,16 +214,25 @@ void lg_slots_count(const lg_slots *sl, const lg_store_scope *sc, lg_store_ticke
     count(sl, sc, t, idx, ev, to);
 }
 
+/* True (and *last set to now) when the notice last printed at *last is op->interval_ms old. A time far ahead of
+ * now (a clock set back) does not silence notices forever; one a little ahead is another process's notice
+ * taken after our `now` was read. */
+static bool notice_due(int64_t *last, const lg_prov_op *op)
+{
+    bool due = op->now_ms - *last >= op->interval_ms || *last > op->now_ms + op->interval_ms;
+    if (due)
+        *last = op->now_ms;
+    return due;
+}
+
 void lg_slots_provider(const lg_slots *sl, const lg_store_scope *sc, lg_prov_op *op)
 {
     lg_provider_slot *p = sl->prov;
     switch (op->kind) {
-    case LG_PROV_NOTICE:
-        /* A time far ahead of now (a clock set back) does not silence notices forever; one a little ahead
-         * is another process's notice taken after our `now` was read. */
-        op->due = op->now_ms - p->notice_ms >= op->interval_ms || p->notice_ms > op->now_ms + op->interval_ms;
-        if (op->due)
-            p->notice_ms = op->now_ms;
+    case LG_PROV_NOTICE: op->due = notice_due(&p->notice_ms, op); break;
+    case LG_PROV_UNGATED:
+        p->ungated++;
+        op->due = op->cause < LG_UNGATED_CAUSES && notice_due(&p->ungated_notice_ms[op->cause], op);
         break;
     case LG_PROV_BUDGET_RETRY:
         op->ok = lg_budget_try_retry(&p->budget, sc->retry->budget_ratio, sc->retry->budget_min_per_s, op->now_ms);

@@ -41,10 +41,22 @@ static void dimension(mock_reply *r, mock_dialect d, const char *what, int64_t l
     }
 }
 
+static bool defaults_on = true;
+
+void mock_ratelimit_defaults(bool on) { defaults_on = on; }
+
+/* What is left of limit once used is taken, never negative. */
+static int64_t left(int64_t limit, int64_t used) { return used < limit ? limit - used : 0; }
+
 void mock_ratelimit_headers(mock_reply *r, const mock_request *q, const mock_limits *lim, const mock_verdict *v)
 {
-    dimension(r, q->dialect, "requests", lim->rpm, v->remaining_requests, v->reset_requests_ms);
-    dimension(r, q->dialect, "tokens", lim->tpm, v->remaining_tokens, v->reset_tokens_ms);
+    bool in = v->kind == MOCK_ADMITTED; /* the request is in the window the verdict's counts left out */
+    int64_t rpm = lim->rpm > 0 ? lim->rpm : defaults_on ? MOCK_DEFAULT_RPM : 0;
+    int64_t tpm = lim->tpm > 0 ? lim->tpm : defaults_on ? MOCK_DEFAULT_TPM : 0;
+    int64_t rem_req = lim->rpm > 0 ? v->remaining_requests : left(rpm, v->used_requests + in);
+    int64_t rem_tok = lim->tpm > 0 ? v->remaining_tokens : left(tpm, v->used_tokens + (in ? v->requested_tokens : 0));
+    dimension(r, q->dialect, "requests", rpm, rem_req, v->reset_requests_ms);
+    dimension(r, q->dialect, "tokens", tpm, rem_tok, v->reset_tokens_ms);
 }
 
 void mock_limited(mock_reply *r, const mock_request *q, const mock_limits *lim, const mock_verdict *v,

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mock/limited.h"
 #include "mock/options.h"
 #include "mock/request.h"
 #include "mock/scenario.h"
@@ -100,6 +101,7 @@ int main(int argc, char **argv)
     mock_state_init(&sc, &defaults, seed);
     mock_request_accounting(o.openai_accounting);
     mock_strict_enable(o.strict);
+    mock_ratelimit_defaults(!o.no_rl_headers);
 
     sigset_t stop;
     sigemptyset(&stop);

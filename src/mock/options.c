@@ -9,10 +9,13 @@
 static const char USAGE[] =
     "usage: llmgate-mock [--port N] [--port-file FILE] [--tls-port N --cert FILE --key FILE]\n"
     "                    [--scenario FILE] [--rpm N] [--tpm N] [--window-ms N] [--threads N]\n"
-    "                    [--seed N] [--accounting default|openai] [--strict] [--quiet]\n"
+    "                    [--seed N] [--accounting default|openai] [--strict] [--no-ratelimit-headers]\n"
+    "                    [--quiet]\n"
     "A mock LLM provider on 127.0.0.1 (see docs/MOCK.md). Port 0 picks a free port; the ports are\n"
     "printed as port=N / tls_port=N lines and written to --port-file once listening.\n"
     "  --rpm N, --tpm N   requests / tokens allowed per key per window (0: unlimited, default)\n"
+    "  --no-ratelimit-headers  no rate-limit headers for an unlimited dimension (default: the OpenAI and\n"
+    "                     Anthropic answers state 10000 requests and 2000000 tokens per window)\n"
     "  --window-ms N      sliding window length (default 60000)\n"
     "  --threads N        server threads (default 4)\n"
     "  --seed N           seed of the scenario's random errors\n"
@@ -86,6 +89,10 @@ int mock_options_parse(int argc, char **argv, mock_options *o)
         }
         if (!strcmp(a, "--strict")) {
             o->strict = true;
+            continue;
+        }
+        if (!strcmp(a, "--no-ratelimit-headers")) {
+            o->no_rl_headers = true;
             continue;
         }
         if (strncmp(a, "--", 2))

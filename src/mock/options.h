@@ -16,6 +16,7 @@ typedef struct {
     bool openai_accounting; /* --accounting openai: prompt + requested output at admission (see docs/MOCK.md) */
     bool quiet;
     bool strict;            /* --strict: Anthropic and Gemini refuse bodies their real APIs refuse */
+    bool no_rl_headers;     /* --no-ratelimit-headers: no default rate-limit headers for unlimited dimensions */
     bool has_seed;
     uint64_t seed;
 } mock_options;

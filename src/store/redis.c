@@ -467,7 +467,8 @@ static int redis_count(lg_store *st, const lg_store_scope *sc, lg_store_ticket *
 }
 
 /* The provider's slot: the long-wait notice is a key set with NX for the interval (one notice per interval
- * across the fleet); the retry budget and the circuit breaker stay on this machine's store. */
+ * across the fleet); the retry budget, the circuit breaker and the ungated count (and its lines) stay on
+ * this machine's store. */
 static int redis_provider(lg_store *st, const lg_store_scope *sc, lg_prov_op *op)
 {
     redis_store *s = rs(st);

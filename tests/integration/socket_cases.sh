@@ -309,8 +309,10 @@ for _ in range(2):
     body = r.read()
     print(" ".join(k for k, v in r.getheaders()), r.getheader("x-mock-key"), r.getheader("x-mock-host"),
           r.getheader("Content-Type"), r.getheader("Content-Length") == str(len(body)))' "$URL" 2>"$LG_TMP/err")
+# (the mock states its rate limits, as OpenAI does, in x-ratelimit-* headers after Content-Type)
+RL="x-ratelimit-limit-requests x-ratelimit-remaining-requests x-ratelimit-reset-requests x-ratelimit-limit-tokens x-ratelimit-remaining-tokens x-ratelimit-reset-tokens"
 check_eq "$SCHEME the provider's headers as they came, twice on one connection" \
-    "Date Content-Type x-mock-key x-mock-host x-request-id x-mock-body-sha256 Content-Length sk-good api.openai.com application/json; charset=utf-8 True|Date Content-Type x-mock-key x-mock-host x-request-id x-mock-body-sha256 Content-Length sk-good api.openai.com application/json; charset=utf-8 True" \
+    "Date Content-Type $RL x-mock-key x-mock-host x-request-id x-mock-body-sha256 Content-Length sk-good api.openai.com application/json; charset=utf-8 True|Date Content-Type $RL x-mock-key x-mock-host x-request-id x-mock-body-sha256 Content-Length sk-good api.openai.com application/json; charset=utf-8 True" \
     "$(paste -sd'|' <<<"$heads")"
 [ -n "$heads" ] || diag "$(head -c 600 "$LG_TMP/err")"
 

@@ -219,6 +219,26 @@ check_eq "after the window: success again" 200 "$(call -H 'Authorization: Bearer
 check_eq "stats for the limited key" "7 6 1 5" \
     "$(lg_stats | lg_json "' '.join(str(j['keys']['sk-lim'][k]) for k in ['requests','success','rate_limited','max_in_window'])")"
 
+# unlimited dimensions are stated as the providers state theirs: generous defaults, what remains decreasing
+# (the tokens dimension beside the configured rpm 5 above; both with no limit below)
+check_eq "rpm 5 and no tpm: the tokens dimension at its default limit" 2000000 "$(hdr x-ratelimit-limit-tokens)"
+lg_start_mock --quiet
+D=$MOCK_URL
+call -H 'Authorization: Bearer sk-def' -d '{}' "$D/v1/chat/completions" >/dev/null
+first="$(hdr x-ratelimit-limit-requests) $(hdr x-ratelimit-remaining-requests) $(hdr x-ratelimit-limit-tokens)"
+tok1=$(hdr x-ratelimit-remaining-tokens)
+call -H 'Authorization: Bearer sk-def' -d '{}' "$D/v1/chat/completions" >/dev/null
+check_eq "no limits: default x-ratelimit limits, remaining requests counted down" "10000 9999 2000000|9998" \
+    "$first|$(hdr x-ratelimit-remaining-requests)"
+check "no limits: remaining tokens decrease with the window's use" test "$(hdr x-ratelimit-remaining-tokens)" -lt "$tok1"
+check_match "no limits: x-ratelimit-reset-requests is a duration" '^[0-9.]+m?s$' "$(hdr x-ratelimit-reset-requests)"
+call -H 'x-api-key: ak-def' -d '{}' "$D/v1/messages" >/dev/null
+check_match "no limits: anthropic-ratelimit-* on Anthropic's answer" '^10000 9999 [0-9T:-]+Z 2000000 [0-9]+ [0-9T:-]+Z$' \
+    "$(hdr anthropic-ratelimit-requests-limit) $(hdr anthropic-ratelimit-requests-remaining) $(hdr anthropic-ratelimit-requests-reset) $(hdr anthropic-ratelimit-tokens-limit) $(hdr anthropic-ratelimit-tokens-remaining) $(hdr anthropic-ratelimit-tokens-reset)"
+lg_start_mock --quiet --no-ratelimit-headers
+call -H 'Authorization: Bearer sk-def' -d '{}' "$MOCK_URL/v1/chat/completions" >/dev/null
+check_eq "--no-ratelimit-headers: no rate-limit header at all" "" "$(grep -i ratelimit "$LG_TMP/head" || true)"
+
 lg_start_mock --quiet --window-ms 1000
 W=$MOCK_URL
 for _ in 1 2 3; do call -H 'Authorization: Bearer sk-w' -d '{}' "$W/v1/chat/completions" >/dev/null; done

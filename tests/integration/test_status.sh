@@ -7,7 +7,8 @@ source "$(dirname "$0")/../lib.sh"
 cat >"$LG_TMP/scenario.json" <<'JSON'
 {"keys": {"sk-stat-main": {"sequence": [{"error": "quota", "retry_after_ms": 7200000}], "repeat": true}}}
 JSON
-lg_start_mock --scenario "$LG_TMP/scenario.json" --quiet
+# without the mock's default rate-limit headers: the token limits below are the configured ones (none: "-")
+lg_start_mock --scenario "$LG_TMP/scenario.json" --quiet --no-ratelimit-headers
 export KEY_MAIN=sk-stat-main KEY_BACKUP=sk-stat-backup KEY_TIER=sk-stat-tier
 cat >"$LG_TMP/config.json" <<JSON
 {"providers": {

@@ -169,14 +169,16 @@ static void test_what_cannot_be_followed(void **state)
         lg_h1_req_init(&r);
         size_t taken;
         assert_int_equal(feed(&r, bad[i], 64, &taken), LG_H1_INVALID);
+        assert_false(r.too_large); /* not the size: the bytes themselves (cause not-http1 or http2) */
         lg_h1_req_free(&r);
     }
-    /* too large to hold */
+    /* too large to hold: said so (cause too-large) */
     lg_h1_req r;
     lg_h1_req_init(&r);
     const char *big = "POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 100\r\n\r\n0123456789";
     size_t used;
     assert_int_equal(lg_h1_req_feed(&r, big, strlen(big), 40, &used), LG_H1_INVALID);
+    assert_true(r.too_large);
     lg_h1_req_free(&r);
 }
 

@@ -241,12 +241,35 @@ static void provider_attempt_op(void **state)
     free_side(s);
 }
 
+/* An ungated pass-through: counted every time; due once per cause within the interval, again after it. */
+static void provider_ungated_op(void **state)
+{
+    side *s = make_side(true);
+    lg_prov_op op = {.kind = LG_PROV_UNGATED, .now_ms = T0, .interval_ms = 60000, .cause = LG_UNGATED_TOO_LARGE};
+    assert_int_equal(lg_store_provider(s->store, &s->sc, &op), 0);
+    assert_true(op.due);
+    op.now_ms = T0 + 59999;
+    assert_int_equal(lg_store_provider(s->store, &s->sc, &op), 0);
+    assert_false(op.due);
+    op.cause = LG_UNGATED_PIPELINED; /* another cause has its own time */
+    assert_int_equal(lg_store_provider(s->store, &s->sc, &op), 0);
+    assert_true(op.due);
+    op.cause = LG_UNGATED_TOO_LARGE;
+    op.now_ms = T0 + 60000;
+    assert_int_equal(lg_store_provider(s->store, &s->sc, &op), 0);
+    assert_true(op.due);
+    lg_provider_slot p = prov_of(s);
+    assert_int_equal(p.ungated, 4);
+    free_side(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(on_own_slots),
         cmocka_unit_test(through_the_shm_store),
         cmocka_unit_test(provider_attempt_op),
+        cmocka_unit_test(provider_ungated_op),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

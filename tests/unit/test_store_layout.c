@@ -13,7 +13,7 @@
 static void header_is_pinned(void **state)
 {
     assert_int_equal(LG_STORE_MAGIC, UINT64_C(0x31455441474d4c4c));
-    assert_int_equal(LG_STORE_VERSION, 7);
+    assert_int_equal(LG_STORE_VERSION, 8);
     assert_int_equal(offsetof(lg_store_layout, magic), 0);
     assert_int_equal(offsetof(lg_store_layout, version), 8);
     assert_int_equal(offsetof(lg_store_layout, retired), 12);
@@ -22,15 +22,15 @@ static void header_is_pinned(void **state)
     assert_int_equal(offsetof(lg_store_layout, stalled_ms), 32);
     assert_int_equal(offsetof(lg_store_layout, lock), 40);
     assert_int_equal(offsetof(lg_store_layout, providers), 80);
-    assert_int_equal(offsetof(lg_store_layout, accounts), 28752);
-    assert_int_equal(sizeof(lg_store_layout), 3295312);
+    assert_int_equal(offsetof(lg_store_layout, accounts), 33872);
+    assert_int_equal(sizeof(lg_store_layout), 3300432);
     assert_int_equal(LG_STORE_PROVIDERS, 64);
     assert_int_equal(LG_STORE_ACCOUNTS, 256);
 }
 
 static void entries_are_pinned(void **state)
 {
-    assert_int_equal(sizeof(lg_store_provider_entry), 448);
+    assert_int_equal(sizeof(lg_store_provider_entry), 528);
     assert_int_equal(offsetof(lg_store_provider_entry, name), 4);
     assert_int_equal(offsetof(lg_store_provider_entry, slot), 72);
     assert_int_equal(sizeof(lg_store_account_entry), 12760);
@@ -67,12 +67,15 @@ static void slots_are_pinned(void **state)
     assert_int_equal(offsetof(lg_window, calib), 12368);
     assert_int_equal(offsetof(lg_window, seen_remaining), 12496);
     assert_int_equal(offsetof(lg_window, seen_until_ms), 12512);
-    assert_int_equal(sizeof(lg_provider_slot), 376);
+    assert_int_equal(sizeof(lg_provider_slot), 456);
     assert_int_equal(offsetof(lg_provider_slot, current), 0);
     assert_int_equal(offsetof(lg_provider_slot, notice_ms), 8);
     assert_int_equal(offsetof(lg_provider_slot, budget), 16);
     assert_int_equal(offsetof(lg_provider_slot, breaker), 176);
     assert_int_equal(offsetof(lg_provider_slot, fell_back), 368);
+    assert_int_equal(offsetof(lg_provider_slot, ungated), 376);
+    assert_int_equal(offsetof(lg_provider_slot, ungated_notice_ms), 384);
+    assert_int_equal(LG_UNGATED_CAUSES, 9);
     assert_int_equal(sizeof(lg_budget), 160);
     assert_int_equal(LG_BUDGET_BUCKETS, 10);
     assert_int_equal(sizeof(lg_breaker), 192);

@@ -7,6 +7,7 @@
 #include "hook/base/guard.h"
 #include "hook/curl/progress.h"
 #include "hook/curl/xfer.h"
+#include "llmgate/ungated.h"
 
 static int attempt(void *ctx, const lg_attempt *at, lg_response_view *resp)
 {
@@ -29,8 +30,9 @@ static CURLcode gated_perform(CURL *h, lg_curl_rec *r, const lg_curl_real *real,
 {
     lg_curl_xfer *x = lg_xfer_kept(r);
     lg_gate_request req;
-    if (!x || !lg_xfer_open(x, h, r, rt, &req)) {
+    if (!x || !lg_xfer_open(x, h, r, rt, &req)) { /* no memory: the host's request as it is */
         lg_xfer_unshape(r);
+        lg_ungated(rt->store, r->prov->name, LG_UNGATED_NO_ROOM);
         return real->perform(h);
     }
     lg_transport t = {.attempt = attempt, .rewind = rewind_body};

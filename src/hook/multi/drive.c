@@ -6,6 +6,7 @@
 #include "hook/multi/multi.h"
 #include "hook/curl/progress.h"
 #include "llmgate/clock.h"
+#include "llmgate/ungated.h"
 
 static CURLMcode real_add(lg_mxfer *t)
 {
@@ -114,6 +115,8 @@ int lg_mxfer_add(lg_multi *m, CURL *h, lg_curl_rec *r)
     const lg_runtime *rt = lg_runtime_get();
     lg_mxfer *t = calloc(1, sizeof *t);
     if (!t || !rt->cfg) {
+        if (!t)
+            lg_ungated(rt->store, r->prov->name, LG_UNGATED_NO_ROOM);
         free(t);
         return -1;
     }
@@ -126,6 +129,7 @@ int lg_mxfer_add(lg_multi *m, CURL *h, lg_curl_rec *r)
     if (r->prov->dialect != LG_DIALECT_NONE) {
         t->x = lg_xfer_kept(r);
         if (!t->x || !lg_xfer_open(t->x, h, r, rt, &req)) {
+            lg_ungated(rt->store, r->prov->name, LG_UNGATED_NO_ROOM);
             free(t);
             return -1;
         }
@@ -136,6 +140,8 @@ int lg_mxfer_add(lg_multi *m, CURL *h, lg_curl_rec *r)
     if (t->shaped)
         lg_xfer_forget_key(t->x);
     if (!t->ex || (step.kind == LG_STEP_DONE && step.result.verdict == LG_GATE_PASS)) {
+        if (!t->ex) /* no memory (a plain host rule's PASS was admitted) */
+            lg_ungated(rt->store, r->prov->name, LG_UNGATED_NO_ROOM);
         lg_exchange_free(t->ex);
         if (t->shaped)
             lg_xfer_abandon(t->x);

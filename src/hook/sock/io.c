@@ -9,9 +9,12 @@
 #include <unistd.h>
 
 #include "hook/base/export.h"
+#include "hook/base/guard.h"
+#include "hook/base/runtime.h"
 #include "hook/sock/conns.h"
 #include "hook/sock/fd_watch.h"
 #include "hook/sock/io.h"
+#include "hook/sock/names.h"
 #include "hook/base/libc_real.h"
 #include "hook/sock/tls_hello.h"
 
@@ -100,8 +103,24 @@ EXPORT ssize_t send(int fd, const void *p, size_t n, int flags)
     return lg_sock_held(fd) ? send_held(fd, p, n, flags) : lg_sock_real_get()->send(fd, p, n, flags);
 }
 
+/* A TCP Fast Open connection (data sent to an address with its SYN, no connect()) is not followed: said and
+ * counted (lg_ungated) when the address is a provider's. */
+static void fast_open(const struct sockaddr *to, socklen_t tolen)
+{
+    if (lg_guard_active() || !to || (to->sa_family != AF_INET && to->sa_family != AF_INET6))
+        return;
+    int saved = errno;
+    struct sockaddr_storage at;
+    const lg_provider *prov;
+    if (lg_sock_names_lookup(to, tolen, &at, &prov, 1) > 0)
+        lg_ungated(lg_runtime_get()->store, prov->name, LG_UNGATED_FAST_OPEN);
+    errno = saved;
+}
+
 EXPORT ssize_t sendto(int fd, const void *p, size_t n, int flags, const struct sockaddr *to, socklen_t tolen)
 {
+    if (LG_UNLIKELY(flags & MSG_FASTOPEN))
+        fast_open(to, tolen);
     lg_h1_conn *c = to ? NULL : lg_sock_conn(fd);
     return c ? host_write(fd, c, p, n) : lg_sock_real_get()->sendto(fd, p, n, flags, to, tolen);
 }
@@ -114,6 +133,8 @@ EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 
 EXPORT ssize_t sendmsg(int fd, const struct msghdr *m, int flags)
 {
+    if (LG_UNLIKELY(flags & MSG_FASTOPEN))
+        fast_open(m->msg_name, m->msg_namelen);
     lg_h1_conn *c = m->msg_name || m->msg_controllen ? NULL : lg_sock_conn(fd);
     return c ? write_vec(fd, c, m->msg_iov, (int)m->msg_iovlen) : lg_sock_real_get()->sendmsg(fd, m, flags);
 }

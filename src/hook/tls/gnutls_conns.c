@@ -19,6 +19,7 @@
 #include "hook/base/runtime.h"
 #include "hook/base/libc_real.h"
 #include "llmgate/log.h"
+#include "llmgate/ungated.h"
 
 struct lg_gnutls_conn {
     gnutls_session_t session; /* the host's */
@@ -190,6 +191,8 @@ static const lg_provider *provider_of(lg_gnutls_conn *c, const lg_gnutls_real *r
     if (prov && (fl < 0 || (fl & O_NONBLOCK) || h2)) {
         lg_log(LG_LOG_DEBUG, "[%s] TLS connection passed through untouched (%s)", prov->name,
                h2 ? "HTTP/2" : "non-blocking");
+        lg_ungated(rt->store, prov->name,
+                   h2 ? LG_UNGATED_HTTP2 : fl < 0 ? LG_UNGATED_NO_SOCKET : LG_UNGATED_GNUTLS_NONBLOCKING);
         return NULL;
     }
     return prov;
@@ -222,6 +225,8 @@ lg_gnutls_conn *lg_gnutls_conn_get(gnutls_session_t session, bool decide)
         c->decided = true;
         const lg_provider *prov = provider_of(c, real);
         c->h1 = prov ? lg_h1_new(&lg_sock_front_host, &prov, 1, &gnutls_io, c) : NULL;
+        if (prov && !c->h1)
+            lg_ungated(lg_runtime_get()->store, prov->name, LG_UNGATED_NO_ROOM);
         c->peer_len = sizeof c->peer;
         if (c->h1 && getpeername(real->transport_get_int(session), (struct sockaddr *)&c->peer, &c->peer_len) != 0)
             c->peer_len = 0;

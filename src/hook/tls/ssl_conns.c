@@ -20,6 +20,7 @@
 #include "hook/tls/ssl_session.h"
 #include "hook/tls/ssl_transport.h"
 #include "llmgate/log.h"
+#include "llmgate/ungated.h"
 
 #define FD_MAX 65536
 
@@ -106,6 +107,7 @@ static const lg_provider *provider_of(SSL *ssl, const lg_ssl_real *real, int *me
     if (fl < 0 || h2) {
         lg_log(LG_LOG_DEBUG, "[%s] TLS connection passed through untouched (%s)", prov->name,
                h2 ? "HTTP/2" : "no socket under it");
+        lg_ungated(rt->store, prov->name, h2 ? LG_UNGATED_HTTP2 : LG_UNGATED_NO_SOCKET);
         return NULL;
     }
     return prov;
@@ -147,6 +149,8 @@ lg_ssl_conn *lg_ssl_conn_get(SSL *ssl, bool decide)
             lg_sock_on_unfollowed_read(lg_ssl_wake); /* its wake-up byte comes through the socket hooks */
         }
         c->h1 = prov ? lg_h1_new(&lg_sock_front_host, &prov, 1, membio_fd >= 0 ? &lg_ssl_membio_io : &lg_ssl_socket_io, c) : NULL;
+        if (prov && !c->h1)
+            lg_ungated(lg_runtime_get()->store, prov->name, LG_UNGATED_NO_ROOM);
         c->peer_len = sizeof c->peer;
         if (c->h1 && getpeername(membio_fd >= 0 ? membio_fd : real->get_fd(ssl), (struct sockaddr *)&c->peer,
                                  &c->peer_len) != 0)
