@@ -225,10 +225,10 @@ static lg_sig by_period(const lg_cls *c, lg_sig s)
 /* The deciding signal: the most specific evidence, unless the request can never fit; a message that says
  * the balance or credit is insufficient is a quota whatever the status or code; the period named decides
  * between quota and rate (by_period); a family name of "invalid request" does not outweigh a 402, 429 or
- * 5xx status. With no evidence, a generic 5xx that comes with an exhausted rate-limit header family is that
+ * 5xx status, nor a server error's name an HTTP client-error status http_st (4xx but 408 and 429). With no evidence, a generic 5xx that comes with an exhausted rate-limit header family is that
  * limit (gateways that reject with 503: APISIX's ai-rate-limiting); on other statuses such a family only
  * reports the budget the request itself used. */
-static lg_sig decide(const lg_cls *c, int st)
+static lg_sig decide(const lg_cls *c, int st, int http_st)
 {
     if (c->never_fit)
         return LG_SIG_REJECT;
@@ -240,6 +240,10 @@ static lg_sig decide(const lg_cls *c, int st)
             continue;
         if (ev == LG_EV_GENERIC && s == LG_SIG_REJECT && (st == 402 || st == 429 || st >= 500))
             break;
+        /* A server error's name beside an HTTP client-error status (Ollama's 404 of type api_error) is a
+         * refusal; a status inferred for an error inside a 200 body is not one. */
+        if (s == LG_SIG_SERVER && http_st >= 400 && http_st <= 499 && http_st != 408 && http_st != 429)
+            return LG_SIG_REJECT;
         return by_period(c, s);
     }
     if (c->limit_headers && st >= 500 && status_signal(st) == LG_SIG_SERVER) /* 529 names its condition */
@@ -363,7 +367,7 @@ void lg_classify(lg_dialect d, const lg_response_view *r, lg_outcome *out)
         set_usage(out, &c);
     } else {
         int st = effective_status(r, &c, stream);
-        lg_sig s = decide(&c, st);
+        lg_sig s = decide(&c, st, r->status);
         /* An error inside a success response that states no status is not a client-side 4xx. */
         bool inferred = !http_error && !(c.body_status >= 400 && c.body_status <= 599);
         set_state(out, s, inferred ? 500 : st);

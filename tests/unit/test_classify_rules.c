@@ -488,6 +488,11 @@ static const rule_case rules[] = {
          "\"rate_limit_exceeded\"}}", false, RL, RATE, NO, NO),
     RULE("request_frequency_is_rate", OAI, 429, "", "{\"error\":{\"code\":\"1313\",\"message\":\"Your request frequency has "
          "been limited.\"}}", false, RL, RATE, NO, NO),
+    /* A server error's name beside an HTTP client-error status is a refusal; inside a 200 body it stays down. */
+    RULE("server_name_on_client_status_is_refusal", OAI, 404, "", "{\"error\":{\"message\":\"model \\\"m\\\" not found, "
+         "try pulling it first\",\"type\":\"api_error\",\"param\":null,\"code\":null}}", false, NR, UNK, NO, NO),
+    RULE("server_code_inside_200_body_stays_down", OAI, 200, "", "{\"base_resp\":{\"status_code\":1000,\"status_msg\":"
+         "\"unknown error\"}}", false, DOWN, SERV, NO, NO),
     /* An unnamed IETF RateLimit-Policy gives its window to the unnamed RateLimit-Remaining family. */
     RULE("header_ietf_policy_window_joins_remaining", OAI, 429, "RateLimit-Policy: 100;w=60\nRateLimit-Remaining: 0\n", "",
          false, RL, RATE, NO, NO),
