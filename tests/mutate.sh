@@ -170,6 +170,9 @@ pin-separator-lost|src/gate/exchange_plan.c|test_resilience
 slots-all-usable-wide|src/limiter/slots.c|test_engine_memo
     while (!all && !usable[pref])
     while (0 && !usable[pref])
+period-ignored|src/classify/classify.c|test_classify_rules test_classify_fixtures
+    if ((s == LG_SIG_RATE || s == LG_SIG_LIMIT) && period == LG_SIG_QUOTA)
+    if (0)
 EOF
 )
 

@@ -24,7 +24,8 @@ typedef enum {
 
 typedef struct {
     const char *name;
-    const char *const *hosts; /* NULL-terminated; "*.suffix" matches any subdomain */
+    const char *const *hosts; /* NULL-terminated; "*.suffix" matches any subdomain; empty for a server that
+                               * runs anywhere (openai-compatible), whose hosts the config gives */
     lg_auth_style auth;       /* how a key is added when the request carries none */
     lg_dialect dialect;
 } lg_preset;

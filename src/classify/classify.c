@@ -208,21 +208,43 @@ static bool says_limit(const lg_cls *c)
     return false;
 }
 
-/* The deciding signal: the most specific evidence, unless the request can never fit; a family name of
- * "invalid request" does not outweigh a 402, 429 or 5xx status. With no evidence, a generic 5xx that comes
- * with an exhausted rate-limit header family is that limit (gateways that reject with 503: APISIX's
- * ai-rate-limiting); on other statuses such a family only reports the budget the request itself used. */
-static lg_sig decide(const lg_cls *c, int st)
+/* The period named in a limit decides between a quota and a rate whatever code or reason comes with it:
+ * a QuotaFailure's quota id, else the words of the first message that names one ("per day", "RPD",
+ * "monthly" against "per minute", "RPM"). s is the signal the evidence gave. */
+static lg_sig by_period(const lg_cls *c, lg_sig s)
+{
+    lg_sig id = c->ev[LG_EV_QUOTA_ID];
+    lg_sig period = id == LG_SIG_QUOTA || id == LG_SIG_RATE ? id : c->text_period;
+    if ((s == LG_SIG_RATE || s == LG_SIG_LIMIT) && period == LG_SIG_QUOTA)
+        return LG_SIG_QUOTA;
+    if (s == LG_SIG_QUOTA && period == LG_SIG_RATE)
+        return LG_SIG_RATE;
+    return s;
+}
+
+/* The deciding signal: the most specific evidence, unless the request can never fit; a message that says
+ * the balance or credit is insufficient is a quota whatever the status or code; the period named decides
+ * between quota and rate (by_period); a family name of "invalid request" does not outweigh a 402, 429 or
+ * 5xx status, nor a server error's name an HTTP client-error status http_st (4xx but 408 and 429). With no evidence, a generic 5xx that comes with an exhausted rate-limit header family is that
+ * limit (gateways that reject with 503: APISIX's ai-rate-limiting); on other statuses such a family only
+ * reports the budget the request itself used. */
+static lg_sig decide(const lg_cls *c, int st, int http_st)
 {
     if (c->never_fit)
         return LG_SIG_REJECT;
+    if (c->credit)
+        return LG_SIG_QUOTA;
     for (int ev = 0; ev < LG_EV_COUNT; ev++) {
         lg_sig s = c->ev[ev];
         if (s == LG_SIG_NONE || (ev == LG_EV_MESSAGE && c->vague_message && c->ev[LG_EV_HEADER] != LG_SIG_NONE))
             continue;
         if (ev == LG_EV_GENERIC && s == LG_SIG_REJECT && (st == 402 || st == 429 || st >= 500))
             break;
-        return s;
+        /* A server error's name beside an HTTP client-error status (Ollama's 404 of type api_error) is a
+         * refusal; a status inferred for an error inside a 200 body is not one. */
+        if (s == LG_SIG_SERVER && http_st >= 400 && http_st <= 499 && http_st != 408 && http_st != 429)
+            return LG_SIG_REJECT;
+        return by_period(c, s);
     }
     if (c->limit_headers && st >= 500 && status_signal(st) == LG_SIG_SERVER) /* 529 names its condition */
         return LG_SIG_LIMIT;
@@ -345,7 +367,7 @@ void lg_classify(lg_dialect d, const lg_response_view *r, lg_outcome *out)
         set_usage(out, &c);
     } else {
         int st = effective_status(r, &c, stream);
-        lg_sig s = decide(&c, st);
+        lg_sig s = decide(&c, st, r->status);
         /* An error inside a success response that states no status is not a client-side 4xx. */
         bool inferred = !http_error && !(c.body_status >= 400 && c.body_status <= 599);
         set_state(out, s, inferred ? 500 : st);

@@ -52,6 +52,8 @@ typedef struct {
     bool limit_headers;      /* a rate-limit header family is exhausted, its window unnamed */
     bool never_fit;          /* the request can never fit the limit it hit */
     bool window_named;       /* the text names a per-second or per-minute window */
+    lg_sig text_period;      /* the period the first message naming one names (lg_text_info.period) */
+    bool credit;             /* a message says the balance or credit is insufficient */
     lg_dim dim;              /* dimension from a structured field (OpenAI type "tokens") */
     lg_dim text_dim;         /* dimension named in the message */
     bool has_message;
@@ -131,6 +133,9 @@ typedef struct {
     bool never_fit;    /* the request alone exceeds the limit */
     bool window_named; /* a per-second or per-minute window is named */
     lg_dim dim;        /* the dimension named first */
+    lg_sig period;     /* QUOTA: only a period of an hour or longer is named ("per day", "RPD", "monthly");
+                        * RATE: only a second or minute window; NONE: neither, or both */
+    bool credit;       /* the balance or credit is said to be insufficient */
 } lg_text_info;
 lg_text_info lg_text_signal(const char *text, size_t len);
 

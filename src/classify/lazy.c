@@ -146,6 +146,10 @@ static size_t on_top(const char *k, size_t kl, const char *s, size_t n, size_t j
         return take_usage(&t->usage, s, n, j);
     if (object && KEY_IS(k, kl, "usageMetadata"))
         return take_usage(&t->meta, s, n, j);
+    /* Counts outside a usage object (Ollama's top-level prompt_eval_count, Cohere v1's meta) are the full
+     * reading's (usage.c). */
+    if (KEY_IS(k, kl, "prompt_eval_count") || (object && KEY_IS(k, kl, "meta")))
+        return 0;
     size_t end = value_end(s, n, j), vl = end - j;
     if (!end)
         return 0;
@@ -192,7 +196,8 @@ bool lg_lazy_success(lg_cls *c, const char *s, size_t n)
         return true;
     counts scratch;
     const counts *f = counts_of(u, &scratch);
-    if (!f || !lg_usage_adds_up(&f->f))
+    /* A usage object without a count at its top nests them (Cohere's tokens and billed_units). */
+    if (!f || (u == &t.usage && !f->f.has) || !lg_usage_adds_up(&f->f))
         return false;
     if (u == &t.meta)
         lg_usage_metadata_apply(c, &f->f);

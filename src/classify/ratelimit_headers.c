@@ -124,7 +124,8 @@ static void ietf_param(slot *x, const char *k, size_t kl, const char *v)
 /* The IETF draft's headers (draft-ietf-httpapi-ratelimit-headers): RateLimit in draft 6's form
  * "limit=20, remaining=0, reset=42" (one family) or the later structured list '"api";r=0;t=55' (a family per
  * policy, named by its item), and RateLimit-Policy '"api";q=500;w=300', whose w (seconds) is the window of
- * the policy of that name. Families are keyed "ietf" and the policy's name. */
+ * the policy of that name. Families are keyed by the policy's name ("ietf-api"); an unnamed policy is the
+ * family of the unnamed RateLimit-Limit / -Remaining / -Reset headers (key "", draft 7's separate fields). */
 static void add_ietf(slot *s, size_t *n, size_t cap, const char *value)
 {
     char buf[512];
@@ -132,7 +133,7 @@ static void add_ietf(slot *s, size_t *n, size_t cap, const char *value)
     char *save = NULL;
     for (char *m = strtok_r(buf, ",", &save); m; m = strtok_r(NULL, ",", &save)) {
         m += strspn(m, " \t");
-        char key[LG_RLH_KEY] = "ietf";
+        char key[LG_RLH_KEY] = "";
         if (*m == '"' || (*m && !strchr(m, '='))) { /* the policy's name */
             size_t len = *m == '"' ? strcspn(m + 1, "\"") : strcspn(m, ";");
             snprintf(key, sizeof key, "ietf-%.*s", (int)(len < 40 ? len : 40), *m == '"' ? m + 1 : m);

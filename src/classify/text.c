@@ -41,29 +41,42 @@ static bool any_word(const char *t, size_t n, const char *const *list, size_t co
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-/* One vocabulary per reason. Strong quota phrases: out of something that does not come back within
- * minutes (billing, credit, balance, spend caps, hourly/daily/weekly/monthly allowances). */
-static const char *const quota_phrases[] = {
+/* One vocabulary per reason. Credit phrases: the balance or credit is insufficient, whatever the status
+ * (a link to billing documentation is not one: see weak_quota_phrases). */
+static const char *const credit_phrases[] = {
     "insufficient balance", "insufficient account balance", "balance is insufficient", "balance is not enough",
     "balance is too low", "insufficient credit", "credit balance", "out of credits", "not enough credits",
-    "more credits", "available credits", "can only afford", "spend limit", "spending limit", "usage limit",
-    "extra usage", "billing hard limit", "hard limit", "per hour", "hourly", "per day", "daily", "per month",
-    "monthly", "per week", "weekly", "perhour", "perday", "permonth", "perweek", "account is not active",
-    "account has been suspended", "is suspended", "overdue", "arrearage", "in arrears", "payment required",
-    "good standing", "free allocated quota", "free tier of the model", "free quota", "resource package",
-    "byhour", "byday", "byweek", "bymonth", "\xe4\xbd\x99\xe9\xa2\x9d\xe4\xb8\x8d\xe8\xb6\xb3" /* 余额不足 */,
-    "\xe6\xac\xa0\xe8\xb4\xb9" /* 欠费 */, "\xe4\xbd\xbf\xe7\x94\xa8\xe4\xb8\x8a\xe9\x99\x90" /* 使用上限 */,
-    "\xe5\xb0\x8f\xe6\x97\xb6" /* 小时 */, "\xe6\xaf\x8f\xe5\xa4\xa9" /* 每天 */,
-    "\xe6\xaf\x8f\xe6\x97\xa5" /* 每日 */, "\xe5\xbd\x93\xe6\x97\xa5" /* 当日 */,
-    "\xe6\xaf\x8f\xe6\x9c\x88" /* 每月 */, "budget has been exceeded", "budget exceeded", "exceeded budget",
-    "exceeded the budget", "exceeded your budget", "crossed budget", "over budget", "quota is not enough",
-    "quota not enough", "not enough quota", "quota exhausted", "quota is exhausted", "quota has been exhausted",
-    "quota used up", "\xe9\xa2\x9d\xe5\xba\xa6\xe4\xb8\x8d\xe8\xb6\xb3" /* 额度不足 */, "\xe9\xa2\x9d\xe5\xba\xa6\xe5\xb7\xb2\xe7\x94\xa8\xe5\xb0\xbd" /* 额度已用尽 */, "\xe9\xa2\x9d\xe5\xba\xa6\xe7\x94\xa8\xe5\xb0\xbd" /* 额度用尽 */,
-    "\xe9\x85\x8d\xe9\xa2\x9d\xe4\xb8\x8d\xe8\xb6\xb3" /* 配额不足 */, "\xe9\x85\x8d\xe9\xa2\x9d\xe5\xb7\xb2\xe7\x94\xa8\xe5\xb0\xbd" /* 配额已用尽 */, "\xe5\xa4\xa9\xe5\x86\x85" /* 天内 */,
-    "\xe4\xbb\x8a\xe6\x97\xa5" /* 今日 */, "\xe6\x9c\xac\xe6\x97\xa5" /* 本日 */, "\xe6\x9c\xac\xe6\x9c\x88" /* 本月 */,
-    "\xe6\xaf\x8f\xe5\x91\xa8" /* 每周 */, "\xe6\x9c\xac\xe5\x91\xa8" /* 本周 */,
+    "more credits", "available credits", "can only afford", "credit limit exceeded",
+    "overdue", "arrearage", "in arrears", "payment required", "\xe4\xbd\x99\xe9\xa2\x9d\xe4\xb8\x8d\xe8\xb6\xb3" /* 余额不足 */,
+    "\xe6\xac\xa0\xe8\xb4\xb9" /* 欠费 */,
 };
-static const char *const quota_words[] = {"tpd", "rpd", "tph", "rph"};
+
+/* A period of an hour or longer named in a limit: it decides between a quota and a rate whatever code
+ * comes with it (lg_text_info.period). */
+static const char *const period_phrases[] = {
+    "per hour", "hourly", "per day", "daily", "per month", "monthly", "per week", "weekly", "perhour", "perday",
+    "permonth", "perweek", "byhour", "byday", "byweek", "bymonth", "\xe5\xb0\x8f\xe6\x97\xb6" /* 小时 */,
+    "\xe6\xaf\x8f\xe5\xa4\xa9" /* 每天 */, "\xe6\xaf\x8f\xe6\x97\xa5" /* 每日 */, "\xe5\xbd\x93\xe6\x97\xa5" /* 当日 */,
+    "\xe6\xaf\x8f\xe6\x9c\x88" /* 每月 */, "\xe5\xa4\xa9\xe5\x86\x85" /* 天内 */, "\xe4\xbb\x8a\xe6\x97\xa5" /* 今日 */,
+    "\xe6\x9c\xac\xe6\x97\xa5" /* 本日 */, "\xe6\x9c\xac\xe6\x9c\x88" /* 本月 */, "\xe6\xaf\x8f\xe5\x91\xa8" /* 每周 */,
+    "\xe6\x9c\xac\xe5\x91\xa8" /* 本周 */,
+};
+static const char *const period_words[] = {"tpd", "rpd", "tph", "rph"};
+
+/* Other strong quota phrases: out of something that does not come back within minutes (spend caps, usage
+ * allowances, suspended accounts, free tiers, packages, exhausted quotas). */
+static const char *const quota_phrases[] = {
+    "spend limit", "spending limit", "usage limit", "extra usage", "billing hard limit", "hard limit",
+    "account is not active", "account has been suspended", "is suspended", "good standing", "free allocated quota",
+    "free tier of the model", "free quota", "resource package",
+    "\xe4\xbd\xbf\xe7\x94\xa8\xe4\xb8\x8a\xe9\x99\x90" /* 使用上限 */, "budget has been exceeded", "budget exceeded",
+    "exceeded budget", "exceeded the budget", "exceeded your budget", "crossed budget", "over budget",
+    "quota is not enough", "quota not enough", "not enough quota", "quota exhausted", "quota is exhausted",
+    "quota has been exhausted", "quota used up", "\xe9\xa2\x9d\xe5\xba\xa6\xe4\xb8\x8d\xe8\xb6\xb3" /* 额度不足 */,
+    "\xe9\xa2\x9d\xe5\xba\xa6\xe5\xb7\xb2\xe7\x94\xa8\xe5\xb0\xbd" /* 额度已用尽 */, "\xe9\xa2\x9d\xe5\xba\xa6\xe7\x94\xa8\xe5\xb0\xbd" /* 额度用尽 */,
+    "\xe9\x85\x8d\xe9\xa2\x9d\xe4\xb8\x8d\xe8\xb6\xb3" /* 配额不足 */, "\xe9\x85\x8d\xe9\xa2\x9d\xe5\xb7\xb2\xe7\x94\xa8\xe5\xb0\xbd" /* 配额已用尽 */,
+};
+
 
 /* Quotas without a period: they decide unless a per-second or per-minute window is named ("out of the
  * per-minute quota" is a window). A lifetime cap ("Key limit exceeded (total limit)", Baidu's "total request
@@ -96,7 +109,7 @@ static const char *const window_words[] = {"rpm", "tpm", "rps", "tps", "qps", "i
 /* Throttling without a named window. */
 static const char *const rate_phrases[] = {
     "rate limit", "ratelimit", "rate limited", "too many requests", "too many tokens", "throttl",
-    "requests rate", "call rate", "\xe9\x80\x9f\xe7\x8e\x87\xe9\x99\x90\xe5\x88\xb6" /* 速率限制 */,
+    "requests rate", "call rate", "request frequency", "\xe9\x80\x9f\xe7\x8e\x87\xe9\x99\x90\xe5\x88\xb6" /* 速率限制 */,
     "\xe8\xaf\xb7\xe6\xb1\x82\xe9\xa2\x91\xe7\x8e\x87" /* 请求频率 */, "\xe9\x99\x90\xe6\xb5\x81" /* 限流 */,
     "\xe9\xa2\x91\xe7\x8e\x87\xe8\xbf\x87\xe9\xab\x98" /* 频率过高 */,
     "\xe9\xa2\x91\xe7\x8e\x87\xe8\xbf\x87\xe5\xbf\xab" /* 频率过快 */,
@@ -260,7 +273,7 @@ static lg_dim text_dimension(const char *t, size_t n)
 
 lg_text_info lg_text_signal(const char *t, size_t n)
 {
-    lg_text_info r = {LG_SIG_NONE, false, false, false, LG_DIM_NONE};
+    lg_text_info r = {LG_SIG_NONE, false, false, false, LG_DIM_NONE, LG_SIG_NONE, false};
     if (!t || !n)
         return r;
     int64_t limit, requested, reset;
@@ -271,8 +284,12 @@ lg_text_info lg_text_signal(const char *t, size_t n)
     int64_t span = rate_span(t, n);
     r.window_named = any_phrase(t, n, window_phrases, COUNT(window_phrases)) ||
                      any_word(t, n, window_words, COUNT(window_words)) || (span > 0 && span < LONG_RESET_MS);
-    if (zero_limit(t, n) || span >= LONG_RESET_MS || any_phrase(t, n, quota_phrases, COUNT(quota_phrases)) ||
-        any_word(t, n, quota_words, COUNT(quota_words)) ||
+    bool long_period = span >= LONG_RESET_MS || any_phrase(t, n, period_phrases, COUNT(period_phrases)) ||
+                       any_word(t, n, period_words, COUNT(period_words));
+    /* The period named decides when only one kind is named. */
+    r.period = long_period && !r.window_named ? LG_SIG_QUOTA : r.window_named && !long_period ? LG_SIG_RATE : LG_SIG_NONE;
+    r.credit = any_phrase(t, n, credit_phrases, COUNT(credit_phrases));
+    if (zero_limit(t, n) || long_period || r.credit || any_phrase(t, n, quota_phrases, COUNT(quota_phrases)) ||
         (lg_prose_reset_wait(t, n, &reset) && reset >= LONG_RESET_MS) ||
         (!r.window_named &&
          (out_of_quota(t, n) || any_phrase(t, n, unperiodic_quota_phrases, COUNT(unperiodic_quota_phrases)))))

@@ -1,4 +1,5 @@
-/* Token usage wherever providers put it. Two shapes: totals ({prompt_tokens, completion_tokens}: OpenAI,
+/* Token usage wherever providers put it (Cohere nests its per-field counts in tokens and billed_units, Ollama
+ * puts prompt_eval_count and eval_count at the top level). Two shapes: totals ({prompt_tokens, completion_tokens}: OpenAI,
  * DeepSeek, Groq, Baidu; Gemini's usageMetadata: prompt + tool-use prompt, candidates + thoughts), replaced
  * by each newer object (a stream's last one counts); and per-field counts
  * ({input_tokens, cache_creation_input_tokens, cache_read_input_tokens, output_tokens}: Anthropic, DashScope
@@ -127,6 +128,13 @@ void lg_usage_object(lg_cls *c, const cJSON *u)
         return;
     lg_usage_fields f;
     lg_usage_fields_of(u, &f);
+    if (!f.has) { /* Cohere nests its counts: tokens (every token processed), else billed_units */
+        const cJSON *inner = cJSON_GetObjectItemCaseSensitive(u, "tokens");
+        if (!cJSON_IsObject(inner))
+            inner = cJSON_GetObjectItemCaseSensitive(u, "billed_units");
+        if (cJSON_IsObject(inner))
+            lg_usage_fields_of(inner, &f);
+    }
     lg_usage_apply(c, &f);
 }
 
@@ -146,11 +154,15 @@ void lg_usage_scan(lg_cls *c, const cJSON *doc)
         lg_usage_metadata_apply(c, &f);
         return;
     }
+    const cJSON *delta = cJSON_GetObjectItemCaseSensitive(doc, "delta");
     const cJSON *candidates[] = {
         cJSON_GetObjectItemCaseSensitive(doc, "usage"),
         cJSON_IsObject(message) ? cJSON_GetObjectItemCaseSensitive(message, "usage") : NULL,
         cJSON_IsObject(response) ? cJSON_GetObjectItemCaseSensitive(response, "usage") : NULL,
         cJSON_IsObject(groq) ? cJSON_GetObjectItemCaseSensitive(groq, "usage") : NULL,
+        cJSON_IsObject(delta) ? cJSON_GetObjectItemCaseSensitive(delta, "usage") : NULL, /* Cohere v2 message-end */
+        cJSON_GetObjectItemCaseSensitive(doc, "meta"), /* Cohere v1: meta.tokens, meta.billed_units */
+        cJSON_IsObject(response) ? cJSON_GetObjectItemCaseSensitive(response, "meta") : NULL, /* its stream-end */
     };
     for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++)
         if (cJSON_IsObject(candidates[i])) {

@@ -67,7 +67,7 @@ bool conf_copy_preset_hosts(lg_provider *p, const lg_preset *pr)
     size_t n = 0;
     while (pr->hosts[n])
         n++;
-    if (!(p->hosts = calloc(n, sizeof *p->hosts)))
+    if (n && !(p->hosts = calloc(n, sizeof *p->hosts)))
         return false;
     for (; p->n_hosts < n; p->n_hosts++)
         if (!(p->hosts[p->n_hosts] = strdup(pr->hosts[p->n_hosts])))
@@ -75,7 +75,7 @@ bool conf_copy_preset_hosts(lg_provider *p, const lg_preset *pr)
     return true;
 }
 
-/* Fills p as the preset's default entry: its hosts, its auth and dialect, the host's own key, the top-level
+/* Fills p as the preset's default entry (a preset with hosts): its hosts, its auth and dialect, the host's own key, the top-level
  * breaker. */
 static bool preset_entry(lg_provider *p, const lg_preset *pr, const lg_breaker_conf *breaker)
 {
@@ -104,7 +104,7 @@ bool conf_add_default_presets(lg_config *c, const bool *referenced)
         return false;
     c->providers = grown;
     for (size_t i = 0; i < n_presets; i++) {
-        if (referenced && referenced[i])
+        if ((referenced && referenced[i]) || !all[i].hosts[0]) /* a host-less preset serves only when configured */
             continue;
         bool ok = preset_entry(&c->providers[c->n_providers], &all[i], &c->breaker);
         c->n_providers++; /* counted even when incomplete, so lg_config_free releases it */

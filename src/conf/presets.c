@@ -21,6 +21,15 @@ static const char *const mistral_hosts[] = {"api.mistral.ai", "codestral.mistral
 static const char *const groq_hosts[] = {"api.groq.com", NULL};
 static const char *const openrouter_hosts[] = {"openrouter.ai", NULL};
 static const char *const moonshot_hosts[] = {"api.moonshot.cn", "api.moonshot.ai", NULL};
+static const char *const xai_hosts[] = {"api.x.ai", NULL};
+static const char *const together_hosts[] = {"api.together.xyz", "api.together.ai", NULL};
+static const char *const fireworks_hosts[] = {"api.fireworks.ai", NULL};
+static const char *const cerebras_hosts[] = {"api.cerebras.ai", NULL};
+static const char *const perplexity_hosts[] = {"api.perplexity.ai", NULL};
+static const char *const zhipu_hosts[] = {"open.bigmodel.cn", "api.z.ai", NULL};
+static const char *const minimax_hosts[] = {"api.minimax.io", "api.minimaxi.com", "api.minimax.chat", NULL};
+static const char *const siliconflow_hosts[] = {"api.siliconflow.cn", "api.siliconflow.com", NULL};
+static const char *const no_hosts[] = {NULL}; /* a server that runs anywhere: the config names its hosts */
 
 static const lg_preset presets[] = {
     {"openai", openai_hosts, LG_AUTH_BEARER, LG_DIALECT_OPENAI},
@@ -36,6 +45,15 @@ static const lg_preset presets[] = {
     {"groq", groq_hosts, LG_AUTH_BEARER, LG_DIALECT_OPENAI},
     {"openrouter", openrouter_hosts, LG_AUTH_BEARER, LG_DIALECT_OPENAI},
     {"moonshot", moonshot_hosts, LG_AUTH_BEARER, LG_DIALECT_OPENAI},
+    {"xai", xai_hosts, LG_AUTH_BEARER, LG_DIALECT_OPENAI},
+    {"together", together_hosts, LG_AUTH_BEARER, LG_DIALECT_OPENAI},
+    {"fireworks", fireworks_hosts, LG_AUTH_BEARER, LG_DIALECT_OPENAI},
+    {"cerebras", cerebras_hosts, LG_AUTH_BEARER, LG_DIALECT_OPENAI},
+    {"perplexity", perplexity_hosts, LG_AUTH_BEARER, LG_DIALECT_OPENAI},
+    {"zhipu", zhipu_hosts, LG_AUTH_BEARER, LG_DIALECT_OPENAI},
+    {"minimax", minimax_hosts, LG_AUTH_BEARER, LG_DIALECT_OPENAI}, /* base_resp errors: providers/minimax.c */
+    {"siliconflow", siliconflow_hosts, LG_AUTH_BEARER, LG_DIALECT_OPENAI},
+    {"openai-compatible", no_hosts, LG_AUTH_BEARER, LG_DIALECT_OPENAI}, /* Ollama, vLLM, llama.cpp, LM Studio */
 };
 
 #define N_PRESETS (sizeof presets / sizeof presets[0])
@@ -47,6 +65,9 @@ static const struct {
     {"qwen", "dashscope"},         {"bailian", "dashscope"},      {"ark", "volcengine-ark"},
     {"doubao", "volcengine-ark"},  {"baidu", "baidu-qianfan"},    {"qianfan", "baidu-qianfan"},
     {"ernie", "baidu-qianfan"},    {"moonshot-kimi", "moonshot"}, {"kimi", "moonshot"},
+    {"grok", "xai"},               {"together-ai", "together"},   {"glm", "zhipu"},
+    {"bigmodel", "zhipu"},         {"z-ai", "zhipu"},             {"ollama", "openai-compatible"},
+    {"vllm", "openai-compatible"}, {"llama-cpp", "openai-compatible"}, {"lm-studio", "openai-compatible"},
 };
 
 static const char *const dialect_names[] = {"none", "openai", "anthropic", "google", "dashscope", "baidu"};

@@ -244,7 +244,7 @@ static void parse_upstream(conf_ctx *cx, const cJSON *item, const char *path, lg
         p->upstream[--len] = '\0';
 }
 
-/* Takes p's hosts from "hosts" or its preset; a custom provider without hosts, with "dialect" (not none) and
+/* Takes p's hosts from "hosts" or its preset (a host-less preset needs "hosts" or "upstream"); a custom provider without hosts, with "dialect" (not none) and
  * "upstream", is reached only through a fallback chain or a pin, never by host name. */
 static void provider_hosts(conf_ctx *cx, const cJSON *obj, const char *path, lg_provider *p)
 {
@@ -253,6 +253,9 @@ static void provider_hosts(conf_ctx *cx, const cJSON *obj, const char *path, lg_
     bool dialect = cJSON_GetObjectItemCaseSensitive(obj, "dialect") && p->dialect != LG_DIALECT_NONE;
     if (hosts)
         parse_hosts(cx, hosts, kp, p);
+    else if (p->preset && !p->preset->hosts[0] && !cJSON_GetObjectItemCaseSensitive(obj, "upstream"))
+        conf_err(cx, path, "\"%s\" runs on any host: give its \"hosts\" (such as [\"localhost\"]), or "
+                           "\"upstream\" for a provider reached only through a fallback or a pin", p->name);
     else if (p->preset)
         conf_copy_preset_hosts(p, p->preset);
     else if (dialect && !cJSON_GetObjectItemCaseSensitive(obj, "upstream"))

@@ -51,7 +51,7 @@ check_eq "plain host rule has dialect none and the host's key" "none host" \
     "$(lg_json 'j["providers"]["search"]["dialect"]+" "+j["providers"]["search"]["accounts"][0]["key"]' <"$D/out")"
 check_eq "fractional wait seconds kept" "0.5" "$(lg_json 'j["retry"]["max_rate_limit_wait_seconds"]' <"$D/out")"
 check_eq "presets not listed stay active after the listed ones" \
-    "openai corp search azure-openai anthropic gemini google-cloudcode dashscope deepseek volcengine-ark baidu-qianfan mistral groq openrouter moonshot" \
+    "openai corp search azure-openai anthropic gemini google-cloudcode dashscope deepseek volcengine-ark baidu-qianfan mistral groq openrouter moonshot xai together fireworks cerebras perplexity zhipu minimax siliconflow" \
     "$(lg_json '" ".join(j["providers"])' <"$D/out")"
 check_no_key "no key (nor an 8-character slice of one) appears in the output" \
     "sk-env-secret-111 sk-file-secret-222 sk-literal-secret-333" "$D/out" "$D/err"
@@ -149,6 +149,32 @@ check_eq "literal key in a 0600 config exits 0" 0 "$RC"
 check_match "literal key shown as a digest" "\"key\":[[:space:]]*\"literal:$(printf %s sk-ant-literal-secret-444 | sha256sum | cut -c1-16)\"" "$OUT"
 check_no_key "literal key never printed, not even in part" sk-ant-literal-secret-444 "$D/out" "$D/err"
 
+# The presets of issue 34: each is accepted with accounts of its own; the OpenAI-compatible servers that run
+# anywhere (Ollama, vLLM) take the hosts the config gives them, and are refused without.
+export LGT_NEW_KEY=sk-new-preset-secret-777
+{
+    printf '{"providers": {\n'
+    for p in xai together fireworks cerebras perplexity zhipu minimax siliconflow; do
+        printf '  "%s": {"accounts": [{"name": "a", "key": "env:LGT_NEW_KEY"}]},\n' "$p"
+    done
+    printf '  "ollama": {"hosts": ["localhost"]},\n'
+    printf '  "gpu": {"preset": "vllm", "hosts": ["vllm.lan"], "accounts": [{"key": "env:LGT_NEW_KEY"}]}\n}}\n'
+} >"$D/presets.json"
+chmod 600 "$D/presets.json"
+run_cc "$D/presets.json"
+check_eq "new presets: exit 0, nothing on stderr" "0 " "$RC $ERR"
+check_eq "new presets: first host, dialect and auth of each" \
+    "xai:api.x.ai:openai:bearer together:api.together.xyz:openai:bearer fireworks:api.fireworks.ai:openai:bearer cerebras:api.cerebras.ai:openai:bearer perplexity:api.perplexity.ai:openai:bearer zhipu:open.bigmodel.cn:openai:bearer minimax:api.minimax.io:openai:bearer siliconflow:api.siliconflow.cn:openai:bearer ollama:localhost:openai:bearer gpu:vllm.lan:openai:bearer" \
+    "$(lg_json '" ".join(n+":"+p["hosts"][0]+":"+p["dialect"]+":"+p["auth"] for n, p in j["providers"].items() if n in ("xai","together","fireworks","cerebras","perplexity","zhipu","minimax","siliconflow","ollama","gpu"))' <"$D/out")"
+check_eq "the OpenAI-compatible preset has no default entry" "False" "$(lg_json '"openai-compatible" in j["providers"]' <"$D/out")"
+check_no_key "new presets: no key in the output" sk-new-preset-secret-777 "$D/out" "$D/err"
+printf '{"providers": {"ollama": {}}}\n' >"$D/ollama-nohost.json"
+run_cc "$D/ollama-nohost.json"
+check_eq "an OpenAI-compatible server without hosts is refused" "1
+$D/ollama-nohost.json: providers.ollama: \"ollama\" runs on any host: give its \"hosts\" (such as [\"localhost\"]), or \"upstream\" for a provider reached only through a fallback or a pin" \
+    "$RC
+$ERR"
+
 # Every problem is reported, one per line, each with the file name and the JSON path.
 unset OPENAI_KEY2
 cat >"$D/bad.json" <<'JSON'
@@ -191,7 +217,7 @@ run_cc
 if [ ! -e /etc/llmgate/config.json ]; then
     check_eq "no config anywhere: exits 0" 0 "$RC"
     check_eq "no config anywhere: defaults" "(defaults)" "$(lg_json 'j["source"]' <"$D/out")"
-    check_eq "defaults: every preset with the host's key" "13 host" \
+    check_eq "defaults: every preset with hosts of its own, with the host's key" "21 host" \
         "$(lg_json 'str(len(j["providers"]))+" "+j["providers"]["gemini"]["accounts"][0]["key"]' <"$D/out")"
 else
     diag "/etc/llmgate/config.json exists: checking that it is used instead of the defaults"

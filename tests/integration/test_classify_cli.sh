@@ -93,6 +93,19 @@ out=$(printf 'HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Enc
       "$LG_CLI" classify --provider openai)
 check_match "an already decoded body under a chunked header keeps its usage" '"usage":\{"prompt":3,"completion":4\}' "$out"
 
+# The presets of issue 34 by name (and Ollama's alias of the OpenAI-compatible one): their answers as they
+# send them.
+out=$(raw zhipu 'HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\n\r\n{"error":{"code":"1113","message":"Insufficient balance or no resource package. Please recharge."}}')
+check_eq "zhipu: out of balance is a quota" '"RETRYABLE_RATE_LIMIT" "QUOTA_EXHAUSTED"' "$(field '["state"]' <<<"$out") $(field '["reason"]' <<<"$out")"
+out=$(raw xai 'HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\n\r\n"Too many tokens for team t and model grok-4-0709. Your team'"'"'s rate limit is \xe2\x80\x94 Tokens per Minute (actual/limit): 65605/16000."')
+check_eq "xai: a bare string error naming a minute window" '"RATE_LIMIT_EXCEEDED"' "$(field '["reason"]' <<<"$out")"
+out=$(raw cerebras 'HTTP/1.1 429 Too Many Requests\r\nRetry-After: 86399\r\n\r\n{"message":"Tokens per day limit exceeded - too many tokens processed.","type":"too_many_tokens_error","param":"quota","code":"token_quota_exceeded"}')
+check_eq "cerebras: the day decides over its shared code, the hint kept" '"QUOTA_EXHAUSTED" 86399000' "$(field '["reason"]' <<<"$out") $(field '["retry_after_ms"]' <<<"$out")"
+out=$(raw ollama 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{"model":"llama3.2","message":{"role":"assistant","content":"hi"},"done":true,"prompt_eval_count":26,"eval_count":298}')
+check_match "ollama (openai-compatible): native counts are the usage" '"usage":\{"prompt":26,"completion":298\}' "$out"
+out=$(raw together 'HTTP/1.1 402 Payment Required\r\n\r\n{"error":{"message":"Credit limit exceeded. Please navigate to https://api.together.xyz/settings/billing to add credit or upgrade your plan.","type":"credit_limit","param":null,"code":null}}')
+check_eq "together: credit limit exceeded is a quota" '"QUOTA_EXHAUSTED"' "$(field '["reason"]' <<<"$out")"
+
 "$LG_CLI" classify >/dev/null 2>&1
 check_eq "no files and no provider is a usage error" 2 $?
 

@@ -467,6 +467,50 @@ static const rule_case rules[] = {
          NONE, NO, NO),
     RULE("stream_prefix_keepalives_only", OAI, 200, "", ": keep-alive\n\n: keep-alive\n", true, OK, NONE, NO, NO),
     RULE("stream_prefix_partial_json", OAI, 200, "", "data: {\"choices\":[{\"delta\":{\"content\":\"He", true, OK, NONE, NO, NO),
+    /* Issue 34: the period named in a limit decides between quota and rate, whatever code comes with it. */
+    RULE("period_day_outweighs_rate_reason", GOO, 429, "", "{\"error\":{\"code\":429,\"message\":\"Quota exceeded for quota "
+         "metric 'Pro Requests' and limit 'Pro Requests per day per user'.\",\"errors\":[{\"reason\":\"rateLimitExceeded\"}],"
+         "\"status\":\"RESOURCE_EXHAUSTED\"}}", false, RL, QUOTA, NO, NO),
+    RULE("period_rpd_outweighs_rate_code", OAI, 429, "", "{\"error\":{\"message\":\"Limit reached on requests (RPD).\","
+         "\"code\":\"rpm_rate_limit_exceeded\"}}", false, RL, QUOTA, NO, NO),
+    RULE("period_minute_outweighs_quota_code", OAI, 429, "", "{\"error\":{\"code\":\"QuotaExceeded\",\"message\":\"You have "
+         "used the 500 requests per minute of this endpoint.\"}}", false, RL, RATE, NO, NO),
+    RULE("period_both_named_keeps_the_code", OAI, 429, "", "{\"error\":{\"code\":\"QuotaExceeded\",\"message\":\"Minute "
+         "limit: 10 / 10 requests. Day limit: 5 / 100 requests.\"}}", false, RL, QUOTA, NO, NO),
+    /* A message that says the balance or credit is insufficient is a quota whatever the status or code; a link
+     * to billing documentation beside a window is not. */
+    RULE("credit_message_outweighs_server_code", OAI, 500, "", "{\"error\":{\"code\":\"InternalServiceError\",\"message\":"
+         "\"Your account balance is insufficient, please recharge.\"}}", false, RL, QUOTA, NO, NO),
+    RULE("credit_message_outweighs_named_window", OAI, 429, "", "{\"error\":{\"message\":\"Insufficient credits: your plan "
+         "allows 60 requests per minute once topped up.\"}}", false, RL, QUOTA, NO, NO),
+    RULE("billing_link_beside_window_is_rate", OAI, 429, "", "{\"error\":{\"message\":\"Rate limit reached on tokens per minute "
+         "(TPM): Limit 6000, Used 5000, Requested 900. Upgrade at https://console.example.com/settings/billing\",\"code\":"
+         "\"rate_limit_exceeded\"}}", false, RL, RATE, NO, NO),
+    RULE("request_frequency_is_rate", OAI, 429, "", "{\"error\":{\"code\":\"1313\",\"message\":\"Your request frequency has "
+         "been limited.\"}}", false, RL, RATE, NO, NO),
+    /* A server error's name beside an HTTP client-error status is a refusal; inside a 200 body it stays down. */
+    RULE("server_name_on_client_status_is_refusal", OAI, 404, "", "{\"error\":{\"message\":\"model \\\"m\\\" not found, "
+         "try pulling it first\",\"type\":\"api_error\",\"param\":null,\"code\":null}}", false, NR, UNK, NO, NO),
+    RULE("server_code_inside_200_body_stays_down", OAI, 200, "", "{\"base_resp\":{\"status_code\":1000,\"status_msg\":"
+         "\"unknown error\"}}", false, DOWN, SERV, NO, NO),
+    /* An unnamed IETF RateLimit-Policy gives its window to the unnamed RateLimit-Remaining family. */
+    RULE("header_ietf_policy_window_joins_remaining", OAI, 429, "RateLimit-Policy: 100;w=60\nRateLimit-Remaining: 0\n", "",
+         false, RL, RATE, NO, NO),
+    RULE("header_ietf_policy_day_window_is_quota", OAI, 429, "RateLimit-Policy: 1000;w=86400\nRateLimit-Limit: 1000\n"
+         "RateLimit-Remaining: 0\n", "", false, RL, QUOTA, NO, NO),
+    RULE("header_x_rate_limit_day_spelling", OAI, 429, "X-Rate-Limit-Remaining-Requests-Day: 0\n", "", false, RL, QUOTA, NO, NO),
+    /* Usage under the field names of OpenAI-compatible servers of their own. */
+    USAGE("usage_cohere_v2_tokens_over_billed_units", OAI, "", "{\"id\":\"x\",\"finish_reason\":\"COMPLETE\",\"usage\":"
+          "{\"billed_units\":{\"input_tokens\":11,\"output_tokens\":3},\"cached_tokens\":448,\"tokens\":{\"input_tokens\":506,"
+          "\"output_tokens\":4}}}", false, 506, 4),
+    USAGE("usage_cohere_billed_units_only", OAI, "", "{\"id\":\"x\",\"usage\":{\"billed_units\":{\"input_tokens\":11,"
+          "\"output_tokens\":3}}}", false, 11, 3),
+    USAGE("usage_cohere_v1_meta", OAI, "", "{\"text\":\"hi\",\"meta\":{\"api_version\":{\"version\":\"1\"},\"billed_units\":"
+          "{\"input_tokens\":10,\"output_tokens\":26},\"tokens\":{\"input_tokens\":82,\"output_tokens\":26}}}", false, 82, 26),
+    USAGE("usage_cohere_v2_stream_message_end", OAI, "", "event: message-end\ndata: {\"type\":\"message-end\",\"delta\":"
+          "{\"finish_reason\":\"COMPLETE\",\"usage\":{\"tokens\":{\"input_tokens\":27,\"output_tokens\":55}}}}\n\n", true, 27, 55),
+    USAGE("usage_ollama_native_single_object", OAI, "", "{\"model\":\"m\",\"message\":{\"role\":\"assistant\",\"content\":"
+          "\"hi\"},\"done\":true,\"prompt_eval_count\":26,\"eval_count\":298}", false, 26, 298),
 };
 
 /* Builds a view from a rule's header lines and body (copied to an exact-size heap buffer so ASan sees any

@@ -125,10 +125,21 @@ static void assert_host_account(const lg_provider *p)
     assert_string_equal(p->accounts[0].digest, "");
 }
 
+/* How many presets have hosts of their own: each is an entry of the defaults; a host-less preset
+ * (openai-compatible, the last) serves only when the config gives its hosts. */
+static size_t hosted_presets(void)
+{
+    size_t n, hosted = 0;
+    const lg_preset *all = lg_preset_all(&n);
+    for (size_t i = 0; i < n; i++)
+        hosted += all[i].hosts[0] != NULL;
+    return hosted;
+}
+
 static void test_defaults(void **state)
 {
-    size_t n;
-    const lg_preset *all = lg_preset_all(&n);
+    size_t n = hosted_presets();
+    const lg_preset *all = lg_preset_all(NULL);
     lg_config *c = lg_config_defaults();
     assert_non_null(c);
     assert_string_equal(c->source, "(defaults)");
@@ -150,8 +161,7 @@ static void test_defaults(void **state)
 
 static void test_empty_object_is_defaults(void **state)
 {
-    size_t n;
-    lg_preset_all(&n);
+    size_t n = hosted_presets();
     lg_config *c = parse_ok("  {}\n");
     assert_string_equal(c->source, "test.json");
     assert_int_equal(c->n_providers, n);
@@ -183,9 +193,8 @@ static void test_full_example(void **state)
              " \"log\": {\"level\": \"debug\", \"file\": \"/tmp/x.log\"}}",
              kf);
     lg_config *c = parse_ok(keyfile_json);
-    size_t n;
-    lg_preset_all(&n);
-    assert_int_equal(c->n_providers, n); /* openai listed first, the 12 other presets after it */
+    size_t n = hosted_presets();
+    assert_int_equal(c->n_providers, n); /* openai listed first, the other presets with hosts after it */
     const lg_provider *p = &c->providers[0];
     assert_string_equal(p->name, "openai");
     assert_ptr_equal(p->preset, lg_preset_find("openai"));
@@ -244,8 +253,7 @@ static void test_alias_provider_replaces_its_preset(void **state)
 {
     lg_config *c = parse_ok("{\"providers\": {\"qwen\": {\"limits\": {\"rpm\": 5}},"
                             " \"mine\": {\"preset\": \"kimi\"}}}");
-    size_t n;
-    lg_preset_all(&n);
+    size_t n = hosted_presets();
     assert_int_equal(c->n_providers, n); /* qwen and mine replace dashscope and moonshot */
     assert_string_equal(c->providers[0].name, "qwen");
     assert_ptr_equal(c->providers[0].preset, lg_preset_find("dashscope"));
@@ -298,6 +306,24 @@ static void test_custom_and_plain_rules(void **state)
     assert_null(lg_config_match_host(c, "example.com"));
     assert_null(lg_config_match_host(c, ""));
     assert_null(lg_config_match_host(NULL, "api.openai.com"));
+    lg_config_free(c);
+    /* The host-less preset of OpenAI-compatible servers serves the hosts the config gives it. */
+    c = parse_ok("{\"providers\": {\"ollama\": {\"hosts\": [\"localhost\"]},"
+                 " \"gpu\": {\"preset\": \"openai-compatible\", \"hosts\": [\"vllm.lan\"]},"
+                 " \"spare\": {\"preset\": \"vllm\", \"upstream\": \"http://127.0.0.1:8000\"}}}");
+    const lg_provider *ol = find(c, "ollama");
+    assert_ptr_equal(ol->preset, lg_preset_find("openai-compatible"));
+    assert_int_equal(ol->dialect, LG_DIALECT_OPENAI);
+    assert_int_equal(ol->auth, LG_AUTH_BEARER);
+    assert_ptr_equal(lg_config_match_host(c, "localhost"), ol);
+    assert_ptr_equal(lg_config_match_host(c, "vllm.lan"), find(c, "gpu"));
+    assert_int_equal(find(c, "spare")->n_hosts, 0);
+    assert_null(find(c, "openai-compatible"));
+    lg_config_free(c);
+    c = parse_ok("{}");
+    assert_null(find(c, "openai-compatible")); /* no default entry: it has no host to match */
+    assert_ptr_equal(lg_config_match_host(c, "api.x.ai"), find(c, "xai"));
+    assert_ptr_equal(lg_config_match_host(c, "open.bigmodel.cn"), find(c, "zhipu"));
     lg_config_free(c);
     unsetenv("LGT_CORP");
 }
@@ -365,6 +391,8 @@ static void test_type_and_range_errors(void **state)
         {"{\"log\": {\"file\": \"\"}}", "log.file: must not be empty"},
         {"{\"providers\": {\"openai\": 3}}", "providers.openai: expected an object, got 3"},
         {"{\"providers\": {\"opneai\": {}}}", "providers.opneai: \"opneai\" is not a preset; give \"preset\" or \"hosts\""},
+        {"{\"providers\": {\"ollama\": {}}}", "providers.ollama: \"ollama\" runs on any host: give its \"hosts\""},
+        {"{\"providers\": {\"gpu\": {\"preset\": \"vllm\"}}}", "providers.gpu: \"gpu\" runs on any host: give its \"hosts\""},
         {"{\"providers\": {\"bad name\": {}}}", "providers.bad name: provider names are 1 to 63 characters"},
         {"{\"providers\": {\"\": {}}}", "provider names are 1 to 63 characters"},
         {"{\"providers\": {\"openai\": {\"hosts\": []}}}", "providers.openai.hosts: expected an array of 1 to 64 host names"},

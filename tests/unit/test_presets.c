@@ -29,6 +29,15 @@ static void test_every_preset_by_name(void **state)
         {"groq", "api.groq.com", LG_AUTH_BEARER, LG_DIALECT_OPENAI},
         {"openrouter", "openrouter.ai", LG_AUTH_BEARER, LG_DIALECT_OPENAI},
         {"moonshot", "api.moonshot.cn", LG_AUTH_BEARER, LG_DIALECT_OPENAI},
+        {"xai", "api.x.ai", LG_AUTH_BEARER, LG_DIALECT_OPENAI},
+        {"together", "api.together.xyz", LG_AUTH_BEARER, LG_DIALECT_OPENAI},
+        {"fireworks", "api.fireworks.ai", LG_AUTH_BEARER, LG_DIALECT_OPENAI},
+        {"cerebras", "api.cerebras.ai", LG_AUTH_BEARER, LG_DIALECT_OPENAI},
+        {"perplexity", "api.perplexity.ai", LG_AUTH_BEARER, LG_DIALECT_OPENAI},
+        {"zhipu", "open.bigmodel.cn", LG_AUTH_BEARER, LG_DIALECT_OPENAI},
+        {"minimax", "api.minimax.io", LG_AUTH_BEARER, LG_DIALECT_OPENAI},
+        {"siliconflow", "api.siliconflow.cn", LG_AUTH_BEARER, LG_DIALECT_OPENAI},
+        {"openai-compatible", NULL, LG_AUTH_BEARER, LG_DIALECT_OPENAI},
     };
     size_t n = 0;
     const lg_preset *all = lg_preset_all(&n);
@@ -38,7 +47,10 @@ static void test_every_preset_by_name(void **state)
         assert_non_null(p);
         assert_ptr_equal(p, &all[i]);
         assert_string_equal(p->name, want[i].name);
-        assert_string_equal(p->hosts[0], want[i].host);
+        if (want[i].host)
+            assert_string_equal(p->hosts[0], want[i].host);
+        else
+            assert_null(p->hosts[0]); /* runs anywhere: the config names its hosts */
         assert_int_equal(p->auth, want[i].auth);
         assert_int_equal(p->dialect, want[i].dialect);
     }
@@ -51,6 +63,9 @@ static void test_aliases_and_case(void **state)
         {"doubao", "volcengine-ark"},   {"baidu", "baidu-qianfan"},   {"qianfan", "baidu-qianfan"},
         {"ernie", "baidu-qianfan"},     {"moonshot-kimi", "moonshot"}, {"kimi", "moonshot"},
         {"OpenAI", "openai"},           {"QWEN", "dashscope"},
+        {"grok", "xai"},                {"together-ai", "together"},  {"glm", "zhipu"},
+        {"bigmodel", "zhipu"},          {"z-ai", "zhipu"},            {"ollama", "openai-compatible"},
+        {"vllm", "openai-compatible"},  {"llama-cpp", "openai-compatible"}, {"lm-studio", "openai-compatible"},
     };
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
         const lg_preset *p = lg_preset_find(pairs[i][0]);
@@ -75,6 +90,11 @@ static void test_all_hosts_listed(void **state)
     assert_string_equal(lg_preset_find("baidu-qianfan")->hosts[1], "qianfan.baidubce.com");
     assert_string_equal(lg_preset_find("mistral")->hosts[1], "codestral.mistral.ai");
     assert_string_equal(lg_preset_find("moonshot")->hosts[1], "api.moonshot.ai");
+    assert_string_equal(lg_preset_find("together")->hosts[1], "api.together.ai");
+    assert_string_equal(lg_preset_find("zhipu")->hosts[1], "api.z.ai");
+    assert_string_equal(lg_preset_find("minimax")->hosts[1], "api.minimaxi.com");
+    assert_string_equal(lg_preset_find("minimax")->hosts[2], "api.minimax.chat");
+    assert_string_equal(lg_preset_find("siliconflow")->hosts[1], "api.siliconflow.com");
 }
 
 static void test_host_matching(void **state)
