@@ -164,6 +164,9 @@ pin-separator-lost|src/gate/exchange_plan.c|test_resilience
 slots-all-usable-wide|src/limiter/slots.c|test_engine_memo
     while (!all && !usable[pref])
     while (0 && !usable[pref])
+alpn-h2-kept|src/hook/tls/alpn.c|test_alpn test_h2_clients
+        return h2 || other ? LG_ALPN_H1 : LG_ALPN_AS_IS;
+        return (h2 || other) && 0 ? LG_ALPN_H1 : LG_ALPN_AS_IS;
 EOF
 )
 
