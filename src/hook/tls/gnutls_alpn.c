@@ -90,13 +90,15 @@ EXPORT int gnutls_alpn_set_protocols(gnutls_session_t session, const gnutls_datu
 }
 
 /* The first handshake call of a session with a kept offer hands it to GnuTLS: a provider's connection gets
- * http/1.1 alone when the program offered it beside other protocols, any other the program's list. */
-static void apply(gnutls_session_t session)
+ * http/1.1 alone when the program offered it beside other protocols (and filter is set: not under the
+ * guard), any other the program's list. */
+static void apply(gnutls_session_t session, bool filter)
 {
     offer *o = take(session);
     if (!o)
         return;
-    const lg_provider *prov = lg_alpn_plan_of(o->wire, o->len) == LG_ALPN_H1 ? lg_gnutls_conn_named(session) : NULL;
+    const lg_provider *prov =
+        filter && lg_alpn_plan_of(o->wire, o->len) == LG_ALPN_H1 ? lg_gnutls_conn_named(session) : NULL;
     gnutls_datum_t names[MAX_NAMES];
     unsigned n = 0;
     if (prov)
@@ -112,9 +114,9 @@ static void apply(gnutls_session_t session)
 EXPORT int gnutls_handshake(gnutls_session_t session)
 {
     const lg_gnutls_real *real = lg_gnutls_real_get();
-    if (real->complete && !lg_guard_active()) {
+    if (real->complete) { /* a kept list is handed over even under the guard: it is the session's only one */
         int saved = errno;
-        apply(session);
+        apply(session, !lg_guard_active());
         errno = saved;
     }
     return real->handshake ? real->handshake(session) : GNUTLS_E_INTERNAL_ERROR;
