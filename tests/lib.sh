@@ -132,11 +132,12 @@ lg_start_redis() {
 # failed) and exits non-zero when a check failed.
 lg_done() { echo "1..$LG_COUNT"; [ "$LG_FAILS" -eq 0 ]; }
 
-# lg_start_nginx_front UPSTREAM: starts Debian's nginx on 127.0.0.1 (a free port) as a TLS 1.3 terminator
+# lg_start_nginx_front UPSTREAM [DIRECTIVES]: starts Debian's nginx on 127.0.0.1 (a free port) as a TLS 1.3 terminator
 # offering h2,http/1.1 by ALPN (the shape of the real providers' fronts) with the test certificates
 # (lg_gencerts first), passing every request on over HTTP/1.1 to UPSTREAM (host:port, e.g. the mock's)
 # unbuffered; sets NGINX_PORT, NGINX_PID, NGINX_LOG (its access log: protocol, status, the request's
-# Authorization header). Stopped by lg_stop_nginx_front, or on exit with the mocks.
+# Authorization header). DIRECTIVES go into its server block (e.g. "keepalive_requests 1;": it closes
+# each connection after one answer). Stopped by lg_stop_nginx_front, or on exit with the mocks.
 lg_start_nginx_front() {
     local d=$LG_TMP/nginx.$RANDOM i
     mkdir -p "$d"
@@ -158,6 +159,7 @@ http {
         ssl_certificate $LG_TMP/certs/server.pem;
         ssl_certificate_key $LG_TMP/certs/server.key;
         ssl_protocols TLSv1.3;
+        ${2:-}
         location / {
             proxy_pass http://$1;
             proxy_http_version 1.1;

@@ -167,6 +167,9 @@ slots-all-usable-wide|src/limiter/slots.c|test_engine_memo
 alpn-h2-kept|src/hook/tls/alpn.c|test_alpn test_h2_clients
         return h2 || other ? LG_ALPN_H1 : LG_ALPN_AS_IS;
         return (h2 || other) && 0 ? LG_ALPN_H1 : LG_ALPN_AS_IS;
+alpn-repl-h2|src/hook/tls/ssl_session.c|test_h2_clients
+        lg_ssl_alpn_mirror(s, c->ssl);
+        (void)0;
 EOF
 )
 

@@ -6,7 +6,7 @@
 # (http2=True, memory BIOs), gnutls-cli (GnuTLS) offering h2 and http/1.1. A server that is no provider
 # still gets the program's own offer (h2 stays h2, in the same process); an offer of h2 alone is left as
 # it is (passes through); libcurl's own HTTP/2 stays (curl -Z multiplexes its gated transfers on one
-# connection).
+# connection). A retry's new session (the front closed the connection after the 429) offers http/1.1 too.
 source "$(dirname "$0")/../lib.sh"
 lg_gencerts || { not_ok "test certificates created"; exit 1; }
 C=$LG_TMP/certs
@@ -108,4 +108,14 @@ check_eq "curl -Z --http2: 3 transfers answered 200 over h2" 3 "$(grep -c '^200 
 check_eq "curl -Z --http2: multiplexed on one connection" 1 "$(awk '$1 == 200 {n += $3} END {print n}' <<<"$OUT")"
 check_eq "curl -Z --http2: the front saw 3 HTTP/2 requests with the account's key, none with the host's" "3 0" \
     "$(front_lines '^HTTP/2.0 200 Bearer sk-good$') $(front_lines 'sk-host')"
+# 6. a front that closes every connection after one answer: the 429's retry goes over a new session llmgate
+# makes from the host's SSL_CTX (which offers h2): it offers what the host's session agreed, http/1.1
+lg_stop_nginx_front
+lg_start_nginx_front "127.0.0.1:$MOCK_PORT" "keepalive_requests 1;"
+config rotate '[{"name": "dead", "key": "env:K1"}, {"name": "live", "key": "env:K2"}]'
+run rotate $PY "$H2C" sync "$URL" 2
+check_eq "httpx http2 sync, a front that closes after each answer: 2 answers 200 over HTTP/1.1 from the live key" 2 \
+    "$(grep -c '^200 HTTP/1.1 .*"mock_key":"sk-good"' <<<"$OUT")"
+check_eq "httpx http2 sync, a front that closes after each answer: the retry on llmgate's own session spoke HTTP/1.1" \
+    "sk-dead sk-good sk-good|1 2 0" "$(reqkeys)|$(front_lines '^HTTP/1.1 429 Bearer sk-dead$') $(front_lines '^HTTP/1.1 200 Bearer sk-good$') $(front_lines '^HTTP/2.0')"
 lg_done
