@@ -171,7 +171,7 @@ http {
     }
 }
 NGINX
-    nginx -p "$d" -c "$d/nginx.conf" -e "$d/error.log" >"$d/stdout" 2>&1 &
+    "$(command -v nginx || echo /usr/sbin/nginx)" -p "$d" -c "$d/nginx.conf" -e "$d/error.log" >"$d/stdout" 2>&1 &
     NGINX_PID=$!
     LG_MOCK_PIDS+=("$NGINX_PID")
     for i in $(seq 1 200); do
