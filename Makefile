@@ -44,6 +44,9 @@ DEPS_PKGS += python3-requests python3-httpx wget
 # hosts of the multi-API and RTLD_DEEPBIND tests (pycurl's CurlMulti, PHP's curl extension, git over http,
 # an HTTP/2 server for curl -Z multiplexing)
 DEPS_PKGS += python3-pycurl php-cli php-curl git nghttp2-server
+# HTTP/2-capable hosts and a provider front that offers h2 (test_h2_clients, test_server_matrix): httpx's
+# HTTP/2 (python3-h2), gnutls-cli (a GnuTLS host offering h2), Debian's nginx as a TLS 1.3 terminator
+DEPS_PKGS += python3-h2 gnutls-bin nginx-light
 # The redis store backend: its tests start their own redis-server; hiredis is dlopen'ed, never linked.
 DEPS_PKGS += redis-server libhiredis-dev
 # Perl hosts of test_other_hosts (LWP over http and https; HTTP::Tiny is core Perl)
@@ -169,6 +172,8 @@ $(B)/tests/test_curl_body: $(B)/san/src/hook/curl/body.o
 $(B)/tests/test_curl_body: EXTRA_OBJ = $(B)/san/src/hook/curl/body.o
 $(B)/tests/test_fd_watch: $(B)/san/src/hook/sock/fd_watch.o
 $(B)/tests/test_fd_watch: EXTRA_OBJ = $(B)/san/src/hook/sock/fd_watch.o
+$(B)/tests/test_alpn: $(B)/san/src/hook/tls/alpn.o
+$(B)/tests/test_alpn: EXTRA_OBJ = $(B)/san/src/hook/tls/alpn.o
 
 # test_json_scan_portable: the JSON skimmers built with their portable block classifier (LG_JSON_PORTABLE)
 # instead of SSE2, linked in place of the usual objects, through the same differential test.

@@ -153,3 +153,55 @@ lg_start_emulation() {
 # lg_done: ends a script: prints the TAP plan (tests/run.sh counts a script that stopped before it as
 # failed) and exits non-zero when a check failed.
 lg_done() { echo "1..$LG_COUNT"; [ "$LG_FAILS" -eq 0 ]; }
+
+# lg_start_nginx_front UPSTREAM [DIRECTIVES]: starts Debian's nginx on 127.0.0.1 (a free port) as a TLS 1.3 terminator
+# offering h2,http/1.1 by ALPN (the shape of the real providers' fronts) with the test certificates
+# (lg_gencerts first), passing every request on over HTTP/1.1 to UPSTREAM (host:port, e.g. the mock's)
+# unbuffered; sets NGINX_PORT, NGINX_PID, NGINX_LOG (its access log: protocol, status, the request's
+# Authorization header). DIRECTIVES go into its server block (e.g. "keepalive_requests 1;": it closes
+# each connection after one answer). Stopped by lg_stop_nginx_front, or on exit with the mocks.
+lg_start_nginx_front() {
+    local d=$LG_TMP/nginx.$RANDOM i
+    mkdir -p "$d"
+    NGINX_PORT=$(lg_free_port)
+    NGINX_LOG=$d/access.log
+    cat >"$d/nginx.conf" <<NGINX
+daemon off;
+master_process off;
+pid $d/nginx.pid;
+error_log $d/error.log warn;
+events { worker_connections 256; }
+http {
+    log_format front '\$server_protocol \$status \$http_authorization';
+    access_log $NGINX_LOG front;
+    client_body_temp_path $d/body; proxy_temp_path $d/proxy; fastcgi_temp_path $d/fcgi;
+    uwsgi_temp_path $d/uwsgi; scgi_temp_path $d/scgi;
+    server {
+        listen 127.0.0.1:$NGINX_PORT ssl http2;
+        ssl_certificate $LG_TMP/certs/server.pem;
+        ssl_certificate_key $LG_TMP/certs/server.key;
+        ssl_protocols TLSv1.3;
+        ${2:-}
+        location / {
+            proxy_pass http://$1;
+            proxy_http_version 1.1;
+            proxy_set_header Host \$host;
+            proxy_set_header Connection "";
+            proxy_buffering off;
+            proxy_request_buffering off;
+        }
+    }
+}
+NGINX
+    "$(command -v nginx || echo /usr/sbin/nginx)" -p "$d" -c "$d/nginx.conf" -e "$d/error.log" >"$d/stdout" 2>&1 &
+    NGINX_PID=$!
+    LG_MOCK_PIDS+=("$NGINX_PID")
+    for i in $(seq 1 200); do
+        curl -s -o /dev/null --cacert "$LG_TMP/certs/ca.pem" "https://127.0.0.1:$NGINX_PORT/" && return 0
+        sleep 0.05
+    done
+    not_ok "nginx front started"; diag "$(cat "$d/error.log" "$d/stdout" 2>/dev/null | head -c 600)"; exit 1
+}
+
+# lg_stop_nginx_front: stops the nginx of lg_start_nginx_front.
+lg_stop_nginx_front() { kill -TERM "$NGINX_PID" 2>/dev/null; wait "$NGINX_PID" 2>/dev/null; }

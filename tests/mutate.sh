@@ -173,6 +173,12 @@ slots-all-usable-wide|src/limiter/slots.c|test_engine_memo
 period-ignored|src/classify/classify.c|test_classify_rules test_classify_fixtures
     if ((s == LG_SIG_RATE || s == LG_SIG_LIMIT) && period == LG_SIG_QUOTA)
     if (0)
+alpn-h2-kept|src/hook/tls/alpn.c|test_alpn test_h2_clients
+        return h2 || other ? LG_ALPN_H1 : LG_ALPN_AS_IS;
+        return (h2 || other) && 0 ? LG_ALPN_H1 : LG_ALPN_AS_IS;
+alpn-repl-h2|src/hook/tls/ssl_session.c|test_h2_clients
+        lg_ssl_alpn_mirror(s, c->ssl);
+        (void)0;
 EOF
 )
 

@@ -28,7 +28,9 @@
     X(transport_set_int2, gnutls_transport_set_int2, void, (gnutls_session_t, int, int))                         \
     X(handshake, gnutls_handshake, int, (gnutls_session_t))                                                      \
     X(session_get_ptr, gnutls_session_get_ptr, void *, (gnutls_session_t))                                       \
-    X(session_set_ptr, gnutls_session_set_ptr, void, (gnutls_session_t, void *))
+    X(session_set_ptr, gnutls_session_set_ptr, void, (gnutls_session_t, void *))                                  \
+    X(alpn_set_protocols, gnutls_alpn_set_protocols, int,                                                        \
+      (gnutls_session_t, const gnutls_datum_t *, unsigned, unsigned))
 
 typedef struct {
     LG_GNUTLS_REAL(LG_REAL_FIELD)

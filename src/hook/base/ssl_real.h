@@ -41,7 +41,13 @@
     X(set_ex_data, SSL_set_ex_data, int, (SSL *, int, void *))                                                 \
     X(get_verify_mode, SSL_get_verify_mode, int, (const SSL *))                                                \
     X(get_verify_callback, SSL_get_verify_callback, SSL_verify_cb, (const SSL *))                              \
-    X(set_verify, SSL_set_verify, void, (SSL *, int, SSL_verify_cb))
+    X(set_verify, SSL_set_verify, void, (SSL *, int, SSL_verify_cb))                                          \
+    X(do_handshake, SSL_do_handshake, int, (SSL *))                                                            \
+    X(in_before, SSL_in_before, int, (const SSL *))                                                            \
+    X(set_alpn_protos, SSL_set_alpn_protos, int, (SSL *, const unsigned char *, unsigned))                     \
+    X(ctx_set_alpn_protos, SSL_CTX_set_alpn_protos, int, (SSL_CTX *, const unsigned char *, unsigned))         \
+    X(ctx_get_ex_data, SSL_CTX_get_ex_data, void *, (const SSL_CTX *, int))                                    \
+    X(ctx_set_ex_data, SSL_CTX_set_ex_data, int, (SSL_CTX *, int, void *))
 
 typedef struct {
     LG_SSL_REAL(LG_REAL_FIELD)

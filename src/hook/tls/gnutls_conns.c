@@ -11,6 +11,7 @@
 
 #include "hook/base/export.h"
 #include "hook/sock/fd_wait.h"
+#include "hook/tls/gnutls_alpn.h"
 #include "hook/tls/gnutls_conns.h"
 #include "hook/base/gnutls_real.h"
 #include "hook/base/guard.h"
@@ -235,6 +236,13 @@ lg_gnutls_conn *lg_gnutls_conn_get(gnutls_session_t session, bool decide)
     return c && c->h1 && !lg_h1_passed(c->h1) ? c : NULL;
 }
 
+const lg_provider *lg_gnutls_conn_named(gnutls_session_t session)
+{
+    const lg_runtime *rt = lg_runtime_get();
+    lg_gnutls_conn *c = rt->cfg ? entry(session, false) : NULL;
+    return c && c->name[0] ? lg_config_match_host(rt->cfg, c->name) : NULL;
+}
+
 EXPORT int gnutls_server_name_set(gnutls_session_t session, gnutls_server_name_type_t type, const void *name,
                                   size_t len)
 {
@@ -262,6 +270,7 @@ EXPORT void gnutls_deinit(gnutls_session_t session)
     if (c)
         HASH_DEL(table, c);
     pthread_mutex_unlock(&table_lock);
+    lg_gnutls_alpn_forget(session);
     if (c) {
         lg_h1_free(c->h1);
         drop_repl(c);

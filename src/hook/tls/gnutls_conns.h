@@ -16,6 +16,8 @@ typedef struct lg_gnutls_conn lg_gnutls_conn;
 /* The followed connection of session (NULL: pass through); decide: judge a session not seen yet. */
 lg_gnutls_conn *lg_gnutls_conn_get(gnutls_session_t session, bool decide);
 lg_h1_conn *lg_gnutls_conn_h1(lg_gnutls_conn *c);
+/* The provider the server name the host set on session names (NULL: none). */
+const lg_provider *lg_gnutls_conn_named(gnutls_session_t session);
 /* The session the provider side currently runs on (the host's, or the replacement after a retry). */
 gnutls_session_t lg_gnutls_conn_wire(lg_gnutls_conn *c);
 

@@ -16,6 +16,7 @@
 #include "hook/base/ssl_real.h"
 #include "hook/sock/fd_watch.h"
 #include "hook/sock/tls_hello.h"
+#include "hook/tls/ssl_alpn.h"
 #include "hook/tls/ssl_conn.h"
 #include "hook/tls/ssl_session.h"
 #include "hook/tls/ssl_transport.h"
@@ -141,6 +142,7 @@ lg_ssl_conn *lg_ssl_conn_get(SSL *ssl, bool decide)
             return NULL;
         c->ssl = ssl;
         c->host_fd = -1;
+        lg_ssl_alpn_apply(ssl); /* a first write that begins the handshake itself */
         int membio_fd = -1;
         const lg_provider *prov = provider_of(ssl, real, &membio_fd);
         if (prov && membio_fd >= 0) {

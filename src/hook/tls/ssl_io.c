@@ -5,6 +5,7 @@
 #include <limits.h>
 
 #include "hook/base/export.h"
+#include "hook/tls/ssl_alpn.h"
 #include "hook/tls/ssl_conns.h"
 #include "hook/base/ssl_real.h"
 
@@ -70,6 +71,7 @@ EXPORT int SSL_write_ex(SSL *ssl, const void *p, size_t n, size_t *written)
     lg_ssl_conn *c = lg_ssl_conn_get(ssl, true);
     if (c)
         return write_conn(c, p, n, written);
+    lg_ssl_alpn_apply(ssl); /* a write that begins the handshake */
     return real->write_ex ? real->write_ex(ssl, p, n, written) : 0;
 }
 
@@ -80,6 +82,7 @@ EXPORT int SSL_write(SSL *ssl, const void *p, int n)
     size_t w = 0;
     if (c)
         return write_conn(c, p, (size_t)n, &w) ? n : -1;
+    lg_ssl_alpn_apply(ssl);
     return real->write ? real->write(ssl, p, n) : -1;
 }
 
@@ -91,6 +94,8 @@ static int read_ex(SSL *ssl, void *p, size_t n, size_t *got, bool peek)
     int r = c ? read_conn(c, p, n, peek, got) : READ_WIRE;
     if (r >= 0)
         return r;
+    if (!c)
+        lg_ssl_alpn_apply(ssl); /* a read that begins the handshake (openssl s_client) */
     int (*fn)(SSL *, void *, size_t, size_t *) = peek ? real->peek_ex : real->read_ex;
     SSL *target = read_target(ssl, c, r);
     int ret = fn ? fn(target, p, n, got) : 0;
@@ -106,6 +111,8 @@ static int read_int(SSL *ssl, void *p, int n, bool peek)
     int r = c ? read_conn(c, p, (size_t)n, peek, &got) : READ_WIRE;
     if (r >= 0)
         return r == 1 ? (int)got : lg_ssl_conn_error(c) == SSL_ERROR_ZERO_RETURN ? 0 : -1;
+    if (!c)
+        lg_ssl_alpn_apply(ssl);
     int (*fn)(SSL *, void *, int) = peek ? real->peek : real->read;
     SSL *target = read_target(ssl, c, r);
     int ret = fn ? fn(target, p, n) : -1;

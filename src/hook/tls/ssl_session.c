@@ -14,6 +14,7 @@
 #include "hook/base/libc_real.h"
 #include "hook/base/ssl_real.h"
 #include "hook/sock/plain_conn.h"
+#include "hook/tls/ssl_alpn.h"
 #include "hook/tls/ssl_session.h"
 
 SSL *lg_ssl_conn_wire(lg_ssl_conn *c) { return c->repl ? c->repl : c->ssl; }
@@ -120,8 +121,10 @@ static SSL *handshake_new(lg_ssl_conn *c, int fd, const lg_h1_target *to, bool n
     const lg_ssl_real *real = lg_ssl_real_get();
     ERR_set_mark();
     SSL *s = real->new_(real->get_ssl_ctx(c->ssl));
-    if (s)
+    if (s) {
         adopt_host_state(s, c->ssl);
+        lg_ssl_alpn_mirror(s, c->ssl);
+    }
     const char *name = !to ? real->get_servername(c->ssl, TLSEXT_NAMETYPE_host_name) : to->ip ? NULL : to->host;
     bool ok = s && real->set_fd(s, fd) == 1 && real->set1_param(s, real->get0_param(c->ssl)) == 1 &&
               (!to || verify_target(s, c->ssl, to)) &&

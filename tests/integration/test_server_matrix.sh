@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The host matrix against a server the project did not write: the mock behind Debian's nginx as a TLS 1.3
+# terminator offering h2,http/1.1 by ALPN (lg_start_nginx_front; the shape of the real providers' fronts).
+# Each host calls https://api.openai.com (resolved to the front) with its own key sk-host, a few requests
+# each; the first account's key gets a 429 through the front, retried on the second, invisibly: every host
+# gets the live key's answer, the provider never the host's key. curl and the libcurl C client speak HTTP/2
+# to the front (libcurl's own, gated per transfer); the Python hosts (http.client, requests, httpx with
+# HTTP/2 on, httpx.AsyncClient with HTTP/2 on), wget (GnuTLS), PHP's stream wrapper, Perl's HTTP::Tiny and
+# Ruby's Net::HTTP speak HTTP/1.1 (their ALPN offer reduced to it where they offered h2).
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/host_setup.sh"
+lg_start_nginx_front "127.0.0.1:$MOCK_PORT"
+cat >"$LG_TMP/front.json" <<JSON
+{"providers": {"openai": {"upstream": "https://127.0.0.1:$NGINX_PORT", "accounts": [{"name": "dead", "key": "env:K1"}, {"name": "live", "key": "env:K2"}]}},
+ "retry": {"switch_delay_ms": 20}, "backoff": {"single_account_base_ms": 50, "dedup_window_ms": 10}}
+JSON
+chmod 600 "$LG_TMP/front.json"
+U=https://api.openai.com/v1/chat/completions
+BODY='{"model":"gpt-4o-mini","max_tokens":16,"messages":[{"role":"user","content":"hi"}]}'
+PY=/usr/bin/python3
+export REQUESTS_CA_BUNDLE=$SSL_CERT_FILE
+
+# row LABEL N REGEX LINES CMD...: CMD sends N requests through the front: LINES lines of its output match
+# REGEX, the mock answered N on the live key after the dead key's 429, and never saw the host's key
+row() {
+    local label=$1 n=$2 re=$3 lines=$4 keys
+    shift 4
+    gated front sk-dead sk-good "$@"
+    keys=$(reqkeys)
+    check_eq "$label: exits 0" 0 "$RC"
+    check_eq "$label: the host got the live key's answers" "$lines" "$(count "$re")"
+    check_eq "$label: the dead key first, then $n on the live key, never the host's" "sk-dead $n 0" \
+        "${keys%% *} $(grep -o sk-good <<<"$keys" | wc -l) $(grep -o sk-host <<<"$keys" | wc -l)"
+}
+
+row "curl (HTTP/2)" 2 '^200 2$' 2 curl -s --cacert "$SSL_CERT_FILE" -H 'Authorization: Bearer sk-host' -d "$BODY" \
+    -w '\n%{http_code} %{http_version}\n' "$U" "$U"
+check_eq "curl (HTTP/2): both bodies the live key's" 2 "$(count "$GOOD")"
+row "libcurl C client" 3 '^requests=3 failures=0 ' 1 "$LG_BUILD/clients/bench_client" -n 3 -C "$SSL_CERT_FILE" \
+    -H 'Authorization: Bearer sk-host' -H 'Content-Type: application/json' -d "$BODY" "$U"
+for c in http.client requests; do
+    row "python $c" 2 "^200 .*$GOOD" 2 $PY "$LG_ROOT/tests/clients/py/http_clients.py" "$c" "$U" 2
+done
+row "httpx http2=True" 2 "^200 HTTP/1.1 http/1.1 .*$GOOD" 2 $PY "$LG_ROOT/tests/clients/py/h2_clients.py" sync "$U" 2
+row "httpx.AsyncClient http2=True" 3 "^200 HTTP/1.1 http/1.1 .*$GOOD" 3 $PY "$LG_ROOT/tests/clients/py/h2_clients.py" async "$U" 3
+row "wget (GnuTLS)" 1 "$GOOD" 1 wget -q -O - --ca-certificate="$SSL_CERT_FILE" --header 'Authorization: Bearer sk-host' \
+    --header 'Content-Type: application/json' --post-data "$BODY" "$U"
+if command -v php >/dev/null; then
+    row "php stream" 2 "^200 .*$GOOD" 2 php "$CLIENTS/php/stream_client.php" "$U" 2 1.1
+else
+    skip "php not installed" 3
+fi
+if perl -MIO::Socket::SSL -e 1 2>/dev/null; then
+    row "perl HTTP::Tiny" 2 "^200 - - .*$GOOD" 2 perl "$CLIENTS/perl/http_client.pl" tiny "$U" 2
+else
+    skip "perl IO::Socket::SSL not installed" 3
+fi
+if command -v ruby >/dev/null; then
+    row "ruby Net::HTTP" 2 "^200 - - .*$GOOD" 2 ruby "$CLIENTS/ruby/http_client.rb" "$U" 2
+else
+    skip "ruby not installed" 3
+fi
+check_absent "the front never saw the host's key" "$NGINX_LOG" sk-host
+check_eq "the front served gated requests over HTTP/2 (libcurl) and HTTP/1.1 (the others)" "yes yes" \
+    "$(grep -q '^HTTP/2.0 200 Bearer sk-good$' "$NGINX_LOG" && echo yes) $(grep -q '^HTTP/1.1 200 Bearer sk-good$' "$NGINX_LOG" && echo yes)"
+lg_done
