@@ -72,7 +72,7 @@ if command -v wget >/dev/null; then
         done
         gated "$scheme" sk-dry sk-dry "${W[@]}" -S --content-on-error --post-file "$LG_TMP/body.json" "$U" "$U"
         check_eq "wget $scheme, every account out of quota: 2 answers 429 with the reason" 2 "$(grep -c 'X-Llmgate-Reason: QUOTA_EXHAUSTED' "$LG_TMP/err")"
-        check_eq "wget $scheme, every account out of quota: and Retry-After" 2 "$(grep -c 'Retry-After: 60' "$LG_TMP/err")"
+        check_eq "wget $scheme, every account out of quota: and Retry-After" 2 "$(grep -c 'Retry-After: 14400' "$LG_TMP/err")"
         check_eq "wget $scheme, every account out of quota: each key once, then answered by llmgate" "sk-dry sk-dry" "$(reqkeys)"
         gated "$scheme" sk-dead sk-sse "${W[@]}" -q --post-file "$LG_TMP/sse.json" "$U"
         check_eq "wget $scheme, an event stream: the text and its end, as the mock sent them" "$WANT_SSE" "$(sse_text <<<"$OUT")"
