@@ -199,7 +199,7 @@ static void print_text(const rows *r, int64_t now)
         if (len > width)
             width = len;
     }
-    printf("%-*s %-14s %-22s %-48s %8s %9s %9s %7s %12s %8s %8s %8s\n", width, "ACCOUNT", "REQ/WINDOW",
+    printf("%-*s %-14s %-22s %-56s %8s %9s %9s %7s %12s %8s %8s %8s\n", width, "ACCOUNT", "REQ/WINDOW",
            "TOKENS/WINDOW", "COOLDOWN", "FAILURES", "REQUESTS", "IMMEDIATE", "WAITED", "RATE_LIMITED", "RETRIES",
            "SWITCHES", "GIVEN_UP");
     for (size_t i = 0; i < r->n; i++) {
@@ -218,7 +218,7 @@ static void print_text(const rows *r, int64_t now)
         usage_text(w->win.requests, w->win.rpm, w->win.reserved, rq, sizeof rq);
         usage_text(w->win.tokens, w->win.tpm, 0, tk, sizeof tk);
         const lg_account_counters *c = &w->slot.counters;
-        printf("  %-*s %-14s %-22s %-48s %8d %9llu %9llu %7llu %12llu %8llu %8llu %8llu\n", width - 2, w->account,
+        printf("  %-*s %-14s %-22s %-56s %8d %9llu %9llu %7llu %12llu %8llu %8llu %8llu\n", width - 2, w->account,
                rq, tk, cd, (int)w->slot.state.failures, (unsigned long long)c->requests,
                (unsigned long long)c->immediate, (unsigned long long)c->waited, (unsigned long long)c->rate_limited,
                (unsigned long long)c->retries, (unsigned long long)c->switches, (unsigned long long)c->given_up);

@@ -126,7 +126,7 @@ if command -v php >/dev/null; then
         for proto in 1.0 1.1; do
             gated "$scheme" sk-dry sk-dry php "$SC" "$U" 3 "$proto"
             check_eq "php $scheme HTTP/$proto, every account out of quota: 3 normalized 429s, none hangs" 3 \
-                "$(count '^429 .*reason=QUOTA_EXHAUSTED retry_after=60$')"
+                "$(count '^429 .*reason=QUOTA_EXHAUSTED retry_after=14400$')"
             check_eq "php $scheme HTTP/$proto, every account out of quota: each key once" "sk-dry sk-dry" "$(reqkeys)"
         done
         gated "$scheme" sk-in200 sk-good php "$SC" "$U" 2 1.1
