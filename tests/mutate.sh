@@ -89,6 +89,12 @@ fold-budget-unspent|src/gate/accounts.c|test_admission
 no-fallback|src/gate/exchange.c|test_resilience
     size_t next = x->chain_i + 1;
     size_t next = x->n_chain;
+fallback-waits|src/limiter/policy.c|test_fallback_credit test_billing test_exchange
+    return has_fallback && waited_ms + wait_ms > r->fallback_after_ms;
+    return has_fallback && 0;
+billing-unread|src/classify/classify.c|test_billing
+        lg_cls_billing(out, st, r);
+        (void)0;
 phase-untraced|src/gate/exchange.c|test_exchange
     if (LG_UNLIKELY(lg_log_debugging))
     if (0)

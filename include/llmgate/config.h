@@ -83,6 +83,8 @@ typedef struct {
     double budget_min_per_s;         /* ... but at least this many per second (a floor), default 0.5 */
     bool pool_fallback;              /* use a provider's first pool until all of it is out of quota, false */
     char pin_separator[8];           /* "gpt-4o:backup" pins to provider or pool "backup"; default ":" */
+    int64_t fallback_after_ms;       /* a request its provider cannot admit for longer goes to the fallback
+                                        at once, default 1000 */
 } lg_retry_conf;
 
 typedef struct {
@@ -97,6 +99,7 @@ typedef struct {
     int64_t single_account_base_ms;      /* 1000 */
     int64_t single_account_max_ms;       /* 60000 */
     int64_t max_hint_ms;                 /* 86400000: longest server wait hint honoured (clamp) */
+    int64_t billing_ms;                  /* 14400000: an account out of credit is set aside this long */
 } lg_backoff_conf;
 
 typedef enum { LG_LOG_ERROR = 0, LG_LOG_WARN, LG_LOG_INFO, LG_LOG_DEBUG } lg_log_level;

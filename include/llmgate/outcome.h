@@ -23,6 +23,15 @@ typedef enum {
 } lg_reason;
 
 #define LG_REASON_COUNT 6
+
+/* A case of a reason that calls for more than its reason's cooldown: the account is set aside. The same
+ * vocabulary names why an account is set aside (lg_account_state.aside). */
+typedef enum {
+    LG_DETAIL_NONE = 0,
+    LG_DETAIL_BILLING, /* QUOTA_EXHAUSTED: the account is out of credit (no balance, unpaid, spend limit) */
+} lg_detail;
+
+#define LG_DETAIL_COUNT 2
 #define LG_NO_HINT (-1)
 #define LG_MESSAGE_MAX 512
 
@@ -30,6 +39,7 @@ typedef enum {
 typedef struct {
     lg_state state;
     lg_reason reason;
+    lg_detail detail;       /* LG_DETAIL_BILLING: out of credit (reason QUOTA_EXHAUSTED) */
     int64_t retry_after_ms; /* server's relative wait hint, LG_NO_HINT if none */
     int64_t retry_at_ms;    /* absolute resume time (Unix ms) when only a wall-clock time was given, else LG_NO_HINT */
     bool account_rejected;  /* NON_RETRYABLE only: the provider refused this account's credentials (a 401, or
@@ -44,9 +54,12 @@ typedef struct {
 /* Upper-case names as in the fixtures ("RETRYABLE_RATE_LIMIT"); NULL-safe, never NULL. */
 const char *lg_state_name(lg_state s);
 const char *lg_reason_name(lg_reason r);
+/* Lower-case name of a detail ("billing"; "" for none); NULL-safe, never NULL. */
+const char *lg_detail_name(lg_detail d);
 /* Parses a name back; returns false for unknown names. */
 bool lg_state_parse(const char *name, lg_state *out);
 bool lg_reason_parse(const char *name, lg_reason *out);
+bool lg_detail_parse(const char *name, lg_detail *out);
 
 /* How an attempt failed in the transport, with no response to classify. */
 typedef enum {

@@ -16,6 +16,8 @@ typedef struct {
     int32_t failures;          /* consecutive failure events, deduplicated */
     int64_t last_event_ms;     /* Unix ms of the last counted failure event; 0 = none */
     int64_t probe_until_ms;    /* Unix ms: a lone probe request is out on this key until then; 0 = none */
+    lg_detail aside;           /* why the account is set aside for its cooldown (LG_DETAIL_BILLING: out of
+                                  credit, backoff.billing_ms), LG_DETAIL_NONE when it only cools down */
 } lg_account_state;
 
 /* Per-request history, owned by the attempt loop. Zero-initialise, then set started_ms. */
@@ -52,8 +54,11 @@ typedef struct {
  * NON_RETRYABLE changes nothing, except NON_RETRYABLE + QUOTA_EXHAUSTED, a billing block of this key,
  * which locks it like a quota rate limit. A failure within dedup_window_ms of the last counted one while
  * the key still cools down is the same event (not counted; only a hint or another reason can lengthen the
- * cooldown); one arriving after the cooldown ended is a new event. The cooldown never shortens. */
-void lg_policy_record(const lg_backoff_conf *b, size_t n_accounts, lg_account_state *st, const lg_outcome *o,
+ * cooldown); one arriving after the cooldown ended is a new event. The cooldown never shortens.
+ * A QUOTA_EXHAUSTED outcome with detail LG_DETAIL_BILLING sets the account aside: a cooldown of
+ * billing_ms (a longer hint extends it), aside = BILLING; SUCCESS ends it. Returns true when this outcome
+ * began the set-aside (the account was not set aside before): the caller says so, once. */
+bool lg_policy_record(const lg_backoff_conf *b, size_t n_accounts, lg_account_state *st, const lg_outcome *o,
                       int64_t now_ms);
 
 #define LG_PROBE_LEASE_MS 10000 /* a probe whose outcome never comes frees the key after this */
@@ -142,6 +147,11 @@ bool lg_policy_hand_over(const lg_account_state *current, const lg_account_state
  * time until then (else *wait_ms = 0). */
 size_t lg_policy_choose(const lg_account_state *states, size_t n, size_t preferred, int64_t now_ms,
                         int64_t *wait_ms);
+
+/* Whether a request that would wait wait_ms more on its provider (for admission, a cooldown or a backoff;
+ * waited_ms: how long it already waited there) goes to its fallback at once instead: only when it has one
+ * (has_fallback) and the whole wait would pass r->fallback_after_ms. */
+bool lg_policy_fall_back_now(const lg_retry_conf *r, bool has_fallback, int64_t waited_ms, int64_t wait_ms);
 
 /* The single-account backoff for the n-th consecutive failure: min(base * 2^(n-1), max). */
 int64_t lg_policy_exp_backoff(const lg_backoff_conf *b, int32_t n);

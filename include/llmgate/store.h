@@ -154,6 +154,8 @@ typedef struct {
     bool transport_failed;         /* nothing to record but the attempt itself */
     bool first;                    /* the request's first attempt on this provider: lg_budget_note_request */
     lg_breaker_note breaker;       /* what the provider's circuit breaker is told (lg_breaker_record) */
+    bool *set_aside;               /* out, or NULL: set true when this record set the account aside (it was
+                                      not before, in any process: lg_policy_record's return) */
 } lg_store_attempt;
 
 /* ---- Opening ---- */

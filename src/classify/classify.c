@@ -377,6 +377,7 @@ void lg_classify(lg_dialect d, const lg_response_view *r, lg_outcome *out)
         set_hint(out, r, &c, s, fam, nfam);
         memcpy(out->message, c.message, sizeof out->message);
         out->account_rejected = out->state == LG_STATE_NON_RETRYABLE && refuses_account(st, out->message);
+        lg_cls_billing(out, st, r);
     }
     errno = saved_errno;
 }

@@ -121,6 +121,12 @@ typedef bool (*lg_document_reader)(lg_cls *c, const cJSON *doc, bool http_error)
  * bodies, below which it is only walked (src/classify/nested.c). */
 void lg_scan_nested(lg_cls *c, const cJSON *doc, lg_document_reader read_document);
 
+/* Marks an error outcome out (classified, status the one it was judged by) as out of credit: reason
+ * QUOTA_EXHAUSTED, detail LG_DETAIL_BILLING, a 5xx's PROVIDER_DOWN a rate limit, not an account refusal;
+ * for a 402, a message or body saying the balance or credit is used up or a spend limit reached, or an
+ * OpenAI insufficient_quota already read as a quota (src/classify/billing.c). */
+void lg_cls_billing(lg_outcome *out, int status, const lg_response_view *r);
+
 /* Text matching (src/classify/text_match.c). Case-insensitive; '-' and '_' in the text match a ' ' in the
  * needle. Returns the offset of the first match, or -1 (text NULL: -1). */
 long lg_text_find(const char *text, size_t len, const char *needle);

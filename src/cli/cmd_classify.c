@@ -1,6 +1,7 @@
 /* llmgate classify: classifies fixture files (tests/fixtures/responses format) or one raw HTTP response
  * read from stdin, printing one compact JSON object per response:
- * {"file","state","reason","retry_after_ms","retry_at","usage","message"}, or {"file","error"} for a file
+ * {"file","state","reason","detail","retry_after_ms","retry_at","usage","message"} ("detail": "billing" for
+ * an account out of credit, else null), or {"file","error"} for a file
  * that cannot be read or understood (then the exit status is 1). */
 #include <ctype.h>
 #include <cjson/cJSON.h>
@@ -92,6 +93,10 @@ static void print_outcome(const char *file, const lg_outcome *o)
         cJSON_AddNullToObject(j, "reason");
     else
         cJSON_AddStringToObject(j, "reason", lg_reason_name(o->reason));
+    if (o->detail == LG_DETAIL_NONE)
+        cJSON_AddNullToObject(j, "detail");
+    else
+        cJSON_AddStringToObject(j, "detail", lg_detail_name(o->detail));
     add_int_or_null(j, "retry_after_ms", o->retry_after_ms, o->retry_after_ms != LG_NO_HINT);
     if (o->retry_at_ms != LG_NO_HINT) {
         char at[48];

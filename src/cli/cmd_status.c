@@ -141,8 +141,15 @@ static int64_t remaining_ms(const row *w, int64_t now)
     return w->slot.state.cooldown_until_ms > now ? w->slot.state.cooldown_until_ms - now : 0;
 }
 
-/* "available", or the time left (rounded up to the second), the reason and the local end time:
- * "1h05m QUOTA_EXHAUSTED until 14:05:33" (the date too when it ends on another day). */
+/* The detail an account is set aside for while its cooldown runs ("billing"), else "". */
+static const char *aside_name(const row *w, int64_t now)
+{
+    return lg_detail_name(remaining_ms(w, now) ? w->slot.state.aside : LG_DETAIL_NONE);
+}
+
+/* "available", or the time left (rounded up to the second), the reason (with the detail it is set aside
+ * for) and the local end time: "1h05m QUOTA_EXHAUSTED until 14:05:33", "3h59m QUOTA_EXHAUSTED/billing until
+ * 18:05:33" (the date too when it ends on another day). */
 static void cooldown_text(const row *w, int64_t now, char *out, size_t n)
 {
     int64_t ms = remaining_ms(w, now);
@@ -164,7 +171,8 @@ static void cooldown_text(const row *w, int64_t now, char *out, size_t n)
     if (localtime_r(&end, &te) && localtime_r(&today, &tn))
         strftime(until, sizeof until, te.tm_yday == tn.tm_yday && te.tm_year == tn.tm_year ? "%H:%M:%S" : "%Y-%m-%d %H:%M:%S",
                  &te);
-    snprintf(out, n, "%s %s until %s", left, reason, until);
+    const char *aside = aside_name(w, now);
+    snprintf(out, n, "%s %s%s%s until %s", left, reason, *aside ? "/" : "", aside, until);
 }
 
 /* "used/limit" ("used/-" without a limit), with a "+N" of reservations ahead when there are some. */
@@ -191,7 +199,7 @@ static void print_text(const rows *r, int64_t now)
         if (len > width)
             width = len;
     }
-    printf("%-*s %-14s %-22s %-48s %8s %9s %9s %7s %12s %8s %8s %8s\n", width, "ACCOUNT", "REQ/WINDOW",
+    printf("%-*s %-14s %-22s %-56s %8s %9s %9s %7s %12s %8s %8s %8s\n", width, "ACCOUNT", "REQ/WINDOW",
            "TOKENS/WINDOW", "COOLDOWN", "FAILURES", "REQUESTS", "IMMEDIATE", "WAITED", "RATE_LIMITED", "RETRIES",
            "SWITCHES", "GIVEN_UP");
     for (size_t i = 0; i < r->n; i++) {
@@ -210,7 +218,7 @@ static void print_text(const rows *r, int64_t now)
         usage_text(w->win.requests, w->win.rpm, w->win.reserved, rq, sizeof rq);
         usage_text(w->win.tokens, w->win.tpm, 0, tk, sizeof tk);
         const lg_account_counters *c = &w->slot.counters;
-        printf("  %-*s %-14s %-22s %-48s %8d %9llu %9llu %7llu %12llu %8llu %8llu %8llu\n", width - 2, w->account,
+        printf("  %-*s %-14s %-22s %-56s %8d %9llu %9llu %7llu %12llu %8llu %8llu %8llu\n", width - 2, w->account,
                rq, tk, cd, (int)w->slot.state.failures, (unsigned long long)c->requests,
                (unsigned long long)c->immediate, (unsigned long long)c->waited, (unsigned long long)c->rate_limited,
                (unsigned long long)c->retries, (unsigned long long)c->switches, (unsigned long long)c->given_up);
@@ -255,6 +263,8 @@ static bool print_json(const rows *r, const lg_status_provs *pr, int64_t now)
              cJSON_AddNumberToObject(a, "cooldown_remaining_ms", (double)left) &&
              cJSON_AddNumberToObject(a, "cooldown_until_ms", (double)(left ? w->slot.state.cooldown_until_ms : 0)) &&
              cJSON_AddStringToObject(a, "reason", lg_reason_name(left ? w->slot.state.reason : LG_REASON_NONE)) &&
+             (*aside_name(w, now) ? cJSON_AddStringToObject(a, "detail", aside_name(w, now))
+                                  : cJSON_AddNullToObject(a, "detail")) &&
              cJSON_AddNumberToObject(a, "failures", w->slot.state.failures) &&
              add_window_json(a, &w->win) &&
              cJSON_AddNumberToObject(a, "requests", (double)c->requests) &&
@@ -321,8 +331,9 @@ static void print_sample(metric_id m, const row *w, int64_t now)
     print_label(w->account);
     if (m == M_COOLDOWN) {
         int64_t left = remaining_ms(w, now);
-        printf("\",reason=\"%s\"} %.3f\n", lg_reason_name(left ? w->slot.state.reason : LG_REASON_NONE),
-               (double)left / 1000.0);
+        const char *aside = aside_name(w, now);
+        printf("\",reason=\"%s\"%s%s%s} %.3f\n", lg_reason_name(left ? w->slot.state.reason : LG_REASON_NONE),
+               *aside ? ",detail=\"" : "", aside, *aside ? "\"" : "", (double)left / 1000.0);
         return;
     }
     if (m == M_WINDOW) {

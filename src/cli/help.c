@@ -16,7 +16,8 @@ static const struct {
             "exit status: CMD's own; 2 usage, bad configuration or no library; 127 CMD not found\n"},
     {"status", "usage: llmgate status [--config FILE] [--json|--prometheus] [--textfile PATH] [--watch [SECONDS]]\n"
                "  Shows each provider's accounts (by name, never keys): window usage against the limits,\n"
-               "  cooldown with its reason, consecutive failures and counters.\n"
+               "  cooldown with its reason (QUOTA_EXHAUSTED/billing: set aside, out of credit), consecutive\n"
+               "  failures and counters.\n"
                "  --json          one JSON document\n"
                "  --prometheus    the Prometheus text exposition format\n"
                "  --textfile PATH write the Prometheus format to PATH atomically (a temporary file in the\n"
@@ -26,7 +27,8 @@ static const struct {
                "exit status: 0; 1 the state cannot be read or PATH not written; 2 usage\n"},
     {"classify", "usage: llmgate classify [--provider NAME] FILE...\n"
                  "       llmgate classify --provider NAME < raw-http-response\n"
-                 "  Prints one JSON object per response: state, reason, retry_after_ms, usage, message.\n"
+                 "  Prints one JSON object per response: state, reason, detail (\"billing\": out of credit),\n"
+                 "  retry_after_ms, usage, message.\n"
                  "  FILE is a fixture JSON ({provider, status, headers, body}); without FILE a raw HTTP\n"
                  "  response is read from stdin.\n"
                  "exit status: 0; 1 a file could not be read or classified; 2 usage\n"},
@@ -36,8 +38,8 @@ static const struct {
                      "  shown only as env:NAME, file:PATH or literal:DIGEST; else every problem found.\n"
                      "exit status: 0 valid; 1 problems; 2 usage\n"},
     {"reset", "usage: llmgate reset [--config FILE] [PROVIDER[/ACCOUNT]]\n"
-              "  Clears cooldowns and failure counts by hand: every account's, one provider's, or one\n"
-              "  account's, in the shared store and in the saved cooldowns file.\n"
+              "  Clears cooldowns (a set-aside for billing too) and failure counts by hand: every account's,\n"
+              "  one provider's, or one account's, in the shared store and in the saved cooldowns file.\n"
               "exit status: 0; 1 no such provider or account, or the state cannot be changed; 2 usage\n"},
     {"route", "usage: llmgate route [--config FILE] [--provider NAME] [--program NAME] [--header NAME]... FILE\n"
               "  A dry run of the routing rules (\"routes\") on the request body in FILE (- for stdin), as\n"

@@ -53,6 +53,7 @@ static const conf_field retry_fields[] = {
     BOOL("pool_fallback", lg_retry_conf, pool_fallback, 0),
     {.name = "pin_separator", .kind = CONF_TOKEN, .offset = offsetof(lg_retry_conf, pin_separator),
      .aux = sizeof((lg_retry_conf *)0)->pin_separator, .def_text = ":"},
+    MS("fallback_after_ms", lg_retry_conf, fallback_after_ms, 0, MS_WHAT, 1000),
 };
 
 static const conf_field backoff_fields[] = {
@@ -68,6 +69,7 @@ static const conf_field backoff_fields[] = {
     MS("single_account_base_ms", lg_backoff_conf, single_account_base_ms, 0, MS_WHAT, 1000),
     MS("single_account_max_ms", lg_backoff_conf, single_account_max_ms, 0, MS_WHAT, 60000),
     MS("max_hint_ms", lg_backoff_conf, max_hint_ms, 0, MS_WHAT, 86400000),
+    MS("billing_ms", lg_backoff_conf, billing_ms, 0, MS_WHAT, 14400000),
 };
 
 static const conf_field breaker_fields[] = {

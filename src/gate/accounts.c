@@ -283,9 +283,10 @@ void lg_accounts_release(lg_accounts *a)
         lg_slots_release(&sl, sc, &a->ticket);
 }
 
-void lg_accounts_record(lg_accounts *a, size_t idx, const lg_outcome *o, const lg_response_view *resp,
+bool lg_accounts_record(lg_accounts *a, size_t idx, const lg_outcome *o, const lg_response_view *resp,
                         int failure, int64_t now_ms)
 {
+    bool aside = false;
     const lg_store_scope *sc = scope_of(a);
     bool transport_failed = failure != 0;
     lg_breaker_note note = !transport_failed               ? lg_breaker_note_of(o)
@@ -297,16 +298,18 @@ void lg_accounts_record(lg_accounts *a, size_t idx, const lg_outcome *o, const l
                            .info = learned ? &info : NULL,
                            .transport_failed = transport_failed,
                            .first = !a->budget_noted,
-                           .breaker = note};
+                           .breaker = note,
+                           .set_aside = &aside};
     a->budget_noted = true;
     if (lg_store_record(a->req->store, sc, &a->ticket, idx, &at, now_ms, a->snapshot) == 0)
-        return;
+        return aside;
     lg_account_slot *ptrs[a->n + 1]; /* declared after the store's way: it sets none up */
     lg_slots sl;
     if (local_slots(a, ptrs, &sl)) {
         lg_slots_record(&sl, sc, &a->ticket, idx, &at, now_ms);
         lg_slots_snapshot(&sl, a->n, a->snapshot);
     }
+    return aside;
 }
 
 void lg_accounts_count(lg_accounts *a, size_t idx, lg_account_event ev, size_t to)

@@ -68,8 +68,9 @@ void lg_accounts_release(lg_accounts *a);
  * breaker told the outcome (lg_breaker_note_of); refreshes the snapshot (the store keeps long cooldowns
  * beyond its own life). failure, when not 0, says how the attempt failed in the transport (outcome.h):
  * nothing to record but the attempt itself (a probe it was ends), and the breaker told of a failure
- * unless the connection was only stale. */
-void lg_accounts_record(lg_accounts *a, size_t idx, const lg_outcome *o, const lg_response_view *resp,
+ * unless the connection was only stale. True when the record set the account aside (out of credit; it
+ * was not before, in any process: see lg_policy_record). */
+bool lg_accounts_record(lg_accounts *a, size_t idx, const lg_outcome *o, const lg_response_view *resp,
                         int failure, int64_t now_ms);
 
 /* Counts ev against account idx; LG_EV_SWITCH also makes `to` the provider's current account; LG_EV_SENT

@@ -156,6 +156,14 @@ __attribute__((cold)) static void wait_until(lg_exchange *x, x_phase phase, int6
 
 static bool fall_back(lg_exchange *x, const char *why, int64_t now, lg_step *step);
 
+/* True when a wait of wait_ms more on the provider now tried is not waited: the request has a fallback
+ * and the whole wait there would pass retry.fallback_after_ms (lg_policy_fall_back_now). */
+static bool fall_back_instead(const lg_exchange *x, int64_t wait_ms)
+{
+    bool has = x->chain_i + 1 < x->n_chain && (x->sent == 0 || x->h.replayable);
+    return lg_policy_fall_back_now(&x->req.cfg->retry, has, x->prov_waited_ms, wait_ms);
+}
+
 /* The SEND step of the attempt about to go out on x->idx. */
 static void send_step(const lg_exchange *x, lg_step *step)
 {
@@ -208,9 +216,10 @@ static void admit(lg_exchange *x, int64_t now, lg_step *step)
         admitted(x, ad.idx, true, step);
         return;
     }
+    if ((ad.at_ms > x->deadline || fall_back_instead(x, ad.at_ms - now)) &&
+        fall_back(x, ad.at_ms > x->deadline ? "no account can admit in time" : "no account can admit soon", now, step))
+        return;
     if (ad.at_ms > x->deadline) {
-        if (fall_back(x, "no account can admit in time", now, step))
-            return;
         if (x->first)
             refuse(x, ad.idx, ad.at_ms - now, now, step);
         else
@@ -233,6 +242,8 @@ __attribute__((cold)) static void retry_after(lg_exchange *x, size_t account, in
                                               int64_t now, lg_step *step)
 {
     x->preferred = account;
+    if (delay_ms > 0 && fall_back_instead(x, delay_ms) && fall_back(x, "no account can serve soon", now, step))
+        return;
     if (delay_ms > 0)
         wait_until(x, X_BACKOFF, now + delay_ms, why, now, step);
     else
@@ -258,6 +269,7 @@ static bool enter_provider(lg_exchange *x, char *body, size_t len, bool translat
     x->deadline = lg_policy_deadline(&x->req.cfg->retry, &x->h);
     x->first = true;
     x->waited = false;
+    x->prov_waited_ms = 0;
     x->preferred = LG_PREFER_CURRENT;
     return ok;
 }
@@ -470,7 +482,8 @@ void lg_exchange_on_response(lg_exchange *x, const lg_response_view *resp, int64
     const lg_provider *p = x->req.prov;
     lg_classify(p->dialect, resp, &res->outcome);
     lg_policy_sanitize_hint(&x->req.cfg->backoff, &res->outcome, now_ms);
-    lg_accounts_record(&x->a, x->idx, &res->outcome, resp, 0, now_ms); /* budget and breaker too */
+    if (lg_accounts_record(&x->a, x->idx, &res->outcome, resp, 0, now_ms)) /* budget and breaker too */
+        lg_exchange_notice_aside(x, x->idx);
     if (is_failure(&res->outcome))
         log_failure(x, resp->status, &res->outcome);
     if (resp->delivered) {
@@ -548,6 +561,7 @@ void lg_exchange_on_timer(lg_exchange *x, int64_t now_ms, lg_step *step)
         return;
     }
     x->waited_ms += now_ms - x->wait_began;
+    x->prov_waited_ms += now_ms - x->wait_began;
     if (x->phase == X_CONFIRM && lg_accounts_confirm(&x->a, x->idx, now_ms)) {
         admitted(x, x->idx, false, step);
         return;

@@ -46,6 +46,7 @@ struct lg_exchange {
     const char *wait_why;
     int64_t wait_began;  /* when the wait in progress began */
     int64_t waited_ms;   /* time spent in the waits that ended (admission rounds, backoffs) */
+    int64_t prov_waited_ms; /* the part of it spent on the provider now tried (retry.fallback_after_ms) */
     lg_history h;
     /* From here on, members lg_exchange_begin does not clear: each is set before it is read (a string:
      * its first byte). */
@@ -88,5 +89,8 @@ __attribute__((cold, noinline)) void lg_exchange_trace_phase(const lg_exchange *
 
 /* The request's line for x freed before its end: CANCELLED, the attempt out counted in x->res. */
 __attribute__((cold, noinline)) void lg_exchange_trace_cancelled(lg_exchange *x);
+/* The one line on stderr that account idx of x's provider was set aside (out of credit): its name, never
+ * its key. Called by the one process whose record set it aside. */
+__attribute__((cold, noinline)) void lg_exchange_notice_aside(const lg_exchange *x, size_t idx);
 
 #endif

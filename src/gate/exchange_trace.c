@@ -1,5 +1,6 @@
 /* The engine's debug lines: a phase change of an exchange, and the one line of a request's end (see
- * set_phase in exchange.c, the only caller, behind lg_log_debugging). */
+ * set_phase in exchange.c, the only caller, behind lg_log_debugging); and its notice that an account was
+ * set aside. */
 #include "gate/exchange_internal.h"
 #include "llmgate/classify.h"
 #include "llmgate/log.h"
@@ -67,4 +68,15 @@ void lg_exchange_trace_cancelled(lg_exchange *x)
     }
     x->res.status = 0;
     trace_request(x, "CANCELLED");
+}
+
+void lg_exchange_notice_aside(const lg_exchange *x, size_t idx)
+{
+    const lg_provider *p = x->req.prov;
+    const lg_account_state *st = &x->a.snapshot[idx];
+    int64_t min = (st->cooldown_until_ms - st->last_event_ms + 59999) / 60000;
+    bool once = false; /* the store's record made this process the one to say it */
+    lg_notice(&once, "aside", 0, "%s: account %s is out of credit (%s), set aside for %lld min or until `llmgate reset %s/%s`",
+              p->name, p->accounts[idx].name, lg_detail_name(st->aside), (long long)(min > 0 ? min : 0), p->name,
+              p->accounts[idx].name);
 }

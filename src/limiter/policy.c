@@ -13,6 +13,9 @@ static bool is_quota(const lg_outcome *o)
             o->state == LG_STATE_NON_RETRYABLE);
 }
 
+/* True when the outcome says the account is out of credit: it is set aside for billing_ms. */
+static bool is_billing(const lg_outcome *o) { return is_quota(o) && o->detail == LG_DETAIL_BILLING; }
+
 /* True when the outcome is a failure event of the key (counted, cools the key down). */
 static bool is_failure_event(const lg_outcome *o)
 {
@@ -82,6 +85,8 @@ static int64_t cooldown_ms(const lg_backoff_conf *b, size_t n_accounts, const lg
                            int64_t now_ms)
 {
     int64_t hint = server_hint_ms(b, o, now_ms);
+    if (is_billing(o))
+        return hint > b->billing_ms ? hint : b->billing_ms;
     if (is_quota(o)) {
         int64_t step = quota_step_ms(b, failures);
         return hint > step ? hint : step;
@@ -93,17 +98,19 @@ static int64_t cooldown_ms(const lg_backoff_conf *b, size_t n_accounts, const lg
     return reason_default_ms(b, o->reason);
 }
 
-void lg_policy_record(const lg_backoff_conf *b, size_t n_accounts, lg_account_state *st, const lg_outcome *o,
+bool lg_policy_record(const lg_backoff_conf *b, size_t n_accounts, lg_account_state *st, const lg_outcome *o,
                       int64_t now_ms)
 {
     st->probe_until_ms = 0;
     if (o->state == LG_STATE_SUCCESS) {
         st->cooldown_until_ms = 0;
         st->reason = LG_REASON_NONE;
-        return;
+        st->aside = LG_DETAIL_NONE;
+        return false;
     }
     if (!is_failure_event(o))
-        return;
+        return false;
+    bool was_aside = st->aside != LG_DETAIL_NONE && st->cooldown_until_ms > now_ms;
     lg_reason reason = o->reason == LG_REASON_NONE ? LG_REASON_UNKNOWN : o->reason;
     /* A response within the dedup window while the key still cools down is the event already counted
      * (typically concurrent requests); one arriving after the cooldown ended is a new event. */
@@ -111,8 +118,8 @@ void lg_policy_record(const lg_backoff_conf *b, size_t n_accounts, lg_account_st
                       now_ms < st->cooldown_until_ms;
     if (same_event) {
         /* Already counted: only a server hint, or a different reason, can still lengthen the cooldown. */
-        if (reason == st->reason && server_hint_ms(b, o, now_ms) < 0)
-            return;
+        if (reason == st->reason && (o->detail == st->aside || !is_billing(o)) && server_hint_ms(b, o, now_ms) < 0)
+            return false;
     } else {
         if (st->last_event_ms == 0 || now_ms - st->last_event_ms >= b->reset_after_ms || st->failures < 1)
             st->failures = 1;
@@ -126,13 +133,18 @@ void lg_policy_record(const lg_backoff_conf *b, size_t n_accounts, lg_account_st
         if (until > st->cooldown_until_ms)
             st->cooldown_until_ms = until;
     }
+    if (is_billing(o))
+        st->aside = LG_DETAIL_BILLING;
+    else if (!was_aside)
+        st->aside = LG_DETAIL_NONE; /* an aside that ended is no reason of a new cooldown */
+    return is_billing(o) && !was_aside;
 }
 
 int64_t lg_policy_longest_cooldown_ms(const lg_backoff_conf *b)
 {
     int64_t m = b->max_hint_ms;
     const int64_t d[] = {b->rate_limit_exceeded_ms, b->model_capacity_exhausted_ms, b->server_error_ms,
-                         b->unknown_ms, b->single_account_max_ms};
+                         b->unknown_ms, b->single_account_max_ms, b->billing_ms};
     for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
         m = d[i] > m ? d[i] : m;
     for (int32_t k = 1; k <= LG_QUOTA_STEPS_MAX; k++)
@@ -357,6 +369,11 @@ size_t lg_policy_pool_filter(const lg_account *accts, const lg_account_state *st
         count += usable[i];
     }
     return count;
+}
+
+bool lg_policy_fall_back_now(const lg_retry_conf *r, bool has_fallback, int64_t waited_ms, int64_t wait_ms)
+{
+    return has_fallback && waited_ms + wait_ms > r->fallback_after_ms;
 }
 
 bool lg_policy_admission_better(bool first, int64_t at_ms, int64_t retry_ms, int64_t best_at_ms,

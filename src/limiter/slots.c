@@ -184,7 +184,8 @@ bool lg_slots_record(const lg_slots *sl, const lg_store_scope *sc, lg_store_tick
     if (!a->transport_failed) {
         const lg_outcome *o = a->outcome;
         int64_t before = s->state.cooldown_until_ms;
-        lg_policy_record(sc->backoff, sc->n, &s->state, o, now_ms);
+        if (lg_policy_record(sc->backoff, sc->n, &s->state, o, now_ms) && a->set_aside)
+            *a->set_aside = true;
         int64_t after = s->state.cooldown_until_ms;
         save = after != before && (after - now_ms > LG_PERSIST_MIN_MS || before - now_ms > LG_PERSIST_MIN_MS);
         if (o->state == LG_STATE_RETRYABLE_RATE_LIMIT)

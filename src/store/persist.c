@@ -1,5 +1,6 @@
 /* Long cooldowns kept on disk (see persist.h). One line per account:
- * "provider<TAB>account<TAB>digest<TAB>until_ms<TAB>reason<TAB>failures<TAB>last_event_ms", after a
+ * "provider<TAB>account<TAB>digest<TAB>until_ms<TAB>reason<TAB>failures<TAB>last_event_ms", then
+ * "<TAB>aside" (the detail it is set aside for: "billing") when it is set aside, after a
  * "llmgate-cooldowns 1" header line. Digests only, never keys. */
 #include <errno.h>
 #include <fcntl.h>
@@ -73,20 +74,20 @@ static bool private_parent(const char *file)
     return lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() && (st.st_mode & 077) == 0;
 }
 
-/* One line of the file into its fields; false when malformed. */
-static bool parse_line(char *line, char *fields[7])
+/* One line of the file into its 7 fields and the optional eighth (NULL when absent); false when
+ * malformed. */
+static bool parse_line(char *line, char *fields[8])
 {
-    for (int i = 0; i < 7; i++) {
+    for (int i = 0; i < 8; i++) {
         fields[i] = line;
-        char *tab = strchr(line, i < 6 ? '\t' : '\0');
-        if (i < 6) {
-            if (!tab)
-                return false;
+        char *tab = line ? strchr(line, '\t') : NULL;
+        if (!tab && i < 6)
+            return false;
+        if (tab)
             *tab = '\0';
-            line = tab + 1;
-        }
+        line = tab ? tab + 1 : NULL;
     }
-    return true;
+    return !line; /* no ninth */
 }
 
 static bool parse_i64(const char *s, int64_t *v)
@@ -104,10 +105,12 @@ static bool parse_i64(const char *s, int64_t *v)
  * longer one than the configuration allows is cut at the next admission, see lg_policy_clamp_cooldown). */
 static void restore_line(lg_store_layout *m, char *line, int64_t now_ms)
 {
-    char *f[7];
+    char *f[8];
     int64_t until, failures, last;
     lg_reason reason;
+    lg_detail aside = LG_DETAIL_NONE;
     if (!parse_line(line, f) || !parse_i64(f[3], &until) || !lg_reason_parse(f[4], &reason) ||
+        (f[7] && !lg_detail_parse(f[7], &aside)) ||
         !parse_i64(f[5], &failures) || !parse_i64(f[6], &last) || until <= now_ms ||
         until - now_ms > LG_HINT_ABSURD_MS || failures < 0 ||
         failures > INT32_MAX || strlen(f[0]) >= LG_NAME_MAX || strlen(f[1]) >= LG_NAME_MAX ||
@@ -121,6 +124,7 @@ static void restore_line(lg_store_layout *m, char *line, int64_t now_ms)
     e->slot.state.reason = reason;
     e->slot.state.failures = (int32_t)failures;
     e->slot.state.last_event_ms = last;
+    e->slot.state.aside = aside;
 }
 
 void lg_persist_restore(lg_store_layout *m, int64_t now_ms)
@@ -165,9 +169,9 @@ static void collect(const char *provider, const char *account, const char *diges
         !clean(digest))
         return;
     char line[LG_NAME_MAX * 2 + LG_DIGEST_HEX + 128];
-    int len = snprintf(line, sizeof line, "%s\t%s\t%s\t%lld\t%s\t%d\t%lld\n", provider, account, digest,
+    int len = snprintf(line, sizeof line, "%s\t%s\t%s\t%lld\t%s\t%d\t%lld%s%s\n", provider, account, digest,
                        (long long)st->cooldown_until_ms, lg_reason_name(st->reason), (int)st->failures,
-                       (long long)st->last_event_ms);
+                       (long long)st->last_event_ms, st->aside ? "\t" : "", st->aside ? lg_detail_name(st->aside) : "");
     if (len <= 0 || (size_t)len >= sizeof line)
         return;
     if (t->n + (size_t)len + 1 > t->cap) {

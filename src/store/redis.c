@@ -146,9 +146,8 @@ static void read_states(const redisReply *r, size_t from, size_t n, int64_t skew
     for (size_t i = 0; i < n; i++) {
         size_t at = from + STATE_FIELDS * i;
         int64_t cu = int_at(r, at), le = int_at(r, at + 3), pr = int_at(r, at + 4);
-        long long reason = int_at(r, at + 1);
         snap[i].cooldown_until_ms = cu > 0 ? cu - skew : 0;
-        snap[i].reason = reason >= 0 && reason < LG_REASON_COUNT ? (lg_reason)reason : LG_REASON_NONE;
+        lg_redis_reason_decode(int_at(r, at + 1), &snap[i]);
         snap[i].failures = (int32_t)int_at(r, at + 2);
         snap[i].last_event_ms = le > 0 ? le - skew : 0;
         snap[i].probe_until_ms = pr > 0 ? pr - skew : 0;
@@ -388,7 +387,8 @@ static int redis_record(lg_store *st, const lg_store_scope *sc, lg_store_ticket 
     int64_t dq = 0, dk = 0;
     bool held = !at->transport_failed && t->held && t->account == idx;
     if (!at->transport_failed) {
-        lg_policy_record(sc->backoff, sc->n, &next, at->outcome, now_ms);
+        if (lg_policy_record(sc->backoff, sc->n, &next, at->outcome, now_ms) && at->set_aside)
+            *at->set_aside = true;
         if (held) { /* the charge model, without the charge learned from headers (Redis keeps no history) */
             bool keep;
             dk = lg_charge_settle(sc->dialect, sc->est, t->tokens, at->outcome, -1, &keep) - t->tokens;
@@ -404,7 +404,7 @@ static int redis_record(lg_store *st, const lg_store_scope *sc, lg_store_ticket 
     add(&a, "%lld", (long long)dq);
     add(&a, "%lld", (long long)dk);
     add_time(&a, next.cooldown_until_ms, now_ms);
-    add(&a, "%d", (int)next.reason);
+    add(&a, "%lld", lg_redis_reason_code(&next));
     add(&a, "%d", (int)next.failures);
     add_time(&a, next.last_event_ms, now_ms);
     add(&a, "%d", !at->transport_failed && at->outcome->state == LG_STATE_SUCCESS ? 1 : 0);

@@ -54,7 +54,7 @@ static void slot_field(lg_account_slot *slot, const char *name, long long v, int
             return;
         }
     if (!strcmp(name, "rs"))
-        slot->state.reason = v >= 0 && v < LG_REASON_COUNT ? (lg_reason)v : LG_REASON_NONE;
+        lg_redis_reason_decode(v, &slot->state);
     else if (!strcmp(name, "fl"))
         slot->state.failures = (int32_t)v;
 }
@@ -138,3 +138,15 @@ int lg_redis_visit_providers(lg_store *st, lg_store_provider_visit_fn fn, void *
     return s->local ? s->local->ops->visit_providers(s->local, fn, ctx) : -1;
 }
 
+
+long long lg_redis_reason_code(const lg_account_state *st)
+{
+    return (long long)st->reason + 256LL * (long long)st->aside;
+}
+
+void lg_redis_reason_decode(long long v, lg_account_state *st)
+{
+    long long reason = v >= 0 ? v % 256 : -1, aside = v >= 0 ? v / 256 : -1;
+    st->reason = reason >= 0 && reason < LG_REASON_COUNT ? (lg_reason)reason : LG_REASON_NONE;
+    st->aside = aside >= 0 && aside < LG_DETAIL_COUNT && st->reason != LG_REASON_NONE ? (lg_detail)aside : LG_DETAIL_NONE;
+}

@@ -6,6 +6,8 @@
 static const char *const state_names[] = {"SUCCESS", "RETRYABLE_RATE_LIMIT", "PROVIDER_DOWN", "NON_RETRYABLE"};
 static const char *const reason_names[] = {"NONE",        "QUOTA_EXHAUSTED", "RATE_LIMIT_EXCEEDED",
                                            "MODEL_CAPACITY_EXHAUSTED", "SERVER_ERROR", "UNKNOWN"};
+static const char *const detail_names[] = {"", "billing"};
+_Static_assert(sizeof detail_names / sizeof *detail_names == LG_DETAIL_COUNT, "one name per detail");
 
 const char *lg_state_name(lg_state s)
 {
@@ -17,22 +19,28 @@ const char *lg_reason_name(lg_reason r)
     return (unsigned)r < sizeof reason_names / sizeof *reason_names ? reason_names[r] : "?";
 }
 
-bool lg_state_parse(const char *name, lg_state *out)
+const char *lg_detail_name(lg_detail d)
 {
-    for (size_t i = 0; name && i < sizeof state_names / sizeof *state_names; i++)
-        if (!strcmp(name, state_names[i])) {
-            *out = (lg_state)i;
-            return true;
-        }
-    return false;
+    return (unsigned)d < sizeof detail_names / sizeof *detail_names ? detail_names[d] : "?";
 }
 
-bool lg_reason_parse(const char *name, lg_reason *out)
+/* The index of name in the n names, or -1. */
+static int name_index(const char *const *names, size_t n, const char *name)
 {
-    for (size_t i = 0; name && i < sizeof reason_names / sizeof *reason_names; i++)
-        if (!strcmp(name, reason_names[i])) {
-            *out = (lg_reason)i;
-            return true;
-        }
-    return false;
+    for (size_t i = 0; name && i < n; i++)
+        if (!strcmp(name, names[i]))
+            return (int)i;
+    return -1;
 }
+
+#define PARSE(names, type)                                                                                    \
+    int i = name_index(names, sizeof names / sizeof *names, name);                                            \
+    if (i >= 0)                                                                                               \
+        *out = (type)i;                                                                                       \
+    return i >= 0
+
+bool lg_state_parse(const char *name, lg_state *out) { PARSE(state_names, lg_state); }
+
+bool lg_reason_parse(const char *name, lg_reason *out) { PARSE(reason_names, lg_reason); }
+
+bool lg_detail_parse(const char *name, lg_detail *out) { PARSE(detail_names, lg_detail); }

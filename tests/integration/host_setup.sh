@@ -67,4 +67,6 @@ print(text + ("|DONE" if done else ""))'
 WANT_SSE=$(curl -s -H 'Authorization: Bearer sk-sse' -d '{"model":"gpt-4o-mini","stream":true,"messages":[]}' "$MOCK_URL/v1/chat/completions" | sse_text)
 [[ $WANT_SSE == *"|DONE" ]] || diag "the mock's own stream: $WANT_SSE"
 GOOD='"mock_key":"sk-good"'
-QUOTA_LINE='^429 60 QUOTA_EXHAUSTED '
+# sk-dry answers OpenAI's insufficient_quota: out of credit, set aside for backoff.billing_ms (4 h), which
+# the host's Retry-After says.
+QUOTA_LINE='^429 14400 QUOTA_EXHAUSTED '

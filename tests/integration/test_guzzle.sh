@@ -110,12 +110,12 @@ check_match "2b a 1.5 MB body pinned to the provider: one 200, the pin taken off
 check_eq "2b a 1.5 MB body pinned to the provider: both keys got the body without the pin" \
     "sk-gz-once:$sha sk-gz-good:$sha" "$(reqbodies)"
 
-# 3. the wait exhausted: every key out of quota; every key limited for 20 s with 1 s allowed
+# 3. the wait exhausted: every key out of credit (insufficient_quota: set aside for backoff.billing_ms, 4 h); every key limited for 20 s with 1 s allowed
 gated http sk-gz-dry sk-gz-dry errors "$URL"
 check_eq "3 quota: one normalized 429 each way, as exception and as response" \
-    "on GuzzleHttp\\Exception\\ClientException 429 retry_after=60 reason=QUOTA_EXHAUSTED type=insufficient_quota
-off none 429 retry_after=60 reason=QUOTA_EXHAUSTED type=insufficient_quota
-async GuzzleHttp\\Exception\\ClientException 429 retry_after=60 reason=QUOTA_EXHAUSTED type=insufficient_quota" "$OUT"
+    "on GuzzleHttp\\Exception\\ClientException 429 retry_after=14400 reason=QUOTA_EXHAUSTED type=insufficient_quota
+off none 429 retry_after=14400 reason=QUOTA_EXHAUSTED type=insufficient_quota
+async GuzzleHttp\\Exception\\ClientException 429 retry_after=14400 reason=QUOTA_EXHAUSTED type=insufficient_quota" "$OUT"
 check_eq "3 quota: each key once, the later requests answered by llmgate" "sk-gz-dry sk-gz-dry" "$(reqkeys)"
 gated http sk-gz-dead sk-gz-dead errors "$URL"
 check_match "3 rate limited past the wait: a ClientException with the 429, its Retry-After and reason" \

@@ -189,6 +189,10 @@ while ($info = curl_multi_info_read($m)) echo "done ", $info["result"], "\n";
 foreach ($hs as $h) echo "multi ", curl_getinfo($h, CURLINFO_RESPONSE_CODE), " ", json_decode(curl_multi_getcontent($h))->object, "\n";
 PHP
 out=$(LD_PRELOAD=$LG_LIB timeout 60 php "$LG_TMP/t.php" "$URL" "$BODY" 2>&1)
+# The dead key is out of credit (insufficient_quota): llmgate says so once, on stderr, before the answers.
+credit='llmgate: openai: account dead is out of credit (billing), set aside for 240 min or until `llmgate reset openai/dead`'
+check_eq "PHP: the dead key's credit line, once" "$credit" "$(grep '^llmgate: ' <<<"$out")"
+out=$(grep -v '^llmgate: ' <<<"$out")
 check_eq "PHP: curl_exec and curl_multi_exec gated, one DONE each" "exec 200 chat.completion
 $(printf 'done 0\n%.0s' 1 2 3 4)
 $(printf 'multi 200 chat.completion\n%.0s' 1 2 3)

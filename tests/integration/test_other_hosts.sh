@@ -72,7 +72,7 @@ if command -v wget >/dev/null; then
         done
         gated "$scheme" sk-dry sk-dry "${W[@]}" -S --content-on-error --post-file "$LG_TMP/body.json" "$U" "$U"
         check_eq "wget $scheme, every account out of quota: 2 answers 429 with the reason" 2 "$(grep -c 'X-Llmgate-Reason: QUOTA_EXHAUSTED' "$LG_TMP/err")"
-        check_eq "wget $scheme, every account out of quota: and Retry-After" 2 "$(grep -c 'Retry-After: 60' "$LG_TMP/err")"
+        check_eq "wget $scheme, every account out of quota: and Retry-After" 2 "$(grep -c 'Retry-After: 14400' "$LG_TMP/err")"
         check_eq "wget $scheme, every account out of quota: each key once, then answered by llmgate" "sk-dry sk-dry" "$(reqkeys)"
         gated "$scheme" sk-dead sk-sse "${W[@]}" -q --post-file "$LG_TMP/sse.json" "$U"
         check_eq "wget $scheme, an event stream: the text and its end, as the mock sent them" "$WANT_SSE" "$(sse_text <<<"$OUT")"
@@ -126,7 +126,7 @@ if command -v php >/dev/null; then
         for proto in 1.0 1.1; do
             gated "$scheme" sk-dry sk-dry php "$SC" "$U" 3 "$proto"
             check_eq "php $scheme HTTP/$proto, every account out of quota: 3 normalized 429s, none hangs" 3 \
-                "$(count '^429 .*reason=QUOTA_EXHAUSTED retry_after=60$')"
+                "$(count '^429 .*reason=QUOTA_EXHAUSTED retry_after=14400$')"
             check_eq "php $scheme HTTP/$proto, every account out of quota: each key once" "sk-dry sk-dry" "$(reqkeys)"
         done
         gated "$scheme" sk-in200 sk-good php "$SC" "$U" 2 1.1

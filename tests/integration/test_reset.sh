@@ -5,7 +5,8 @@
 # disk; `llmgate status` shows a slot with corrupt names as such, never its raw bytes.
 source "$(dirname "$0")/../lib.sh"
 
-QUOTA='{"error":{"message":"You exceeded your current quota.","type":"insufficient_quota","code":"insufficient_quota"}}'
+# A per-day quota, not an account out of credit (whose set-aside, backoff.billing_ms, is no quota step).
+QUOTA='{"error":{"message":"Rate limit reached for gpt-4o-mini in organization org-r on requests per day (RPD): Limit 200, Used 200, Requested 1.","type":"requests","code":"rate_limit_exceeded"}}'
 cat >"$LG_TMP/scenario.json" <<JSON
 {"keys": {
   "sk-r-main": {"sequence": [{"status": 429, "body": $QUOTA, "headers": {"retry-after": "Tue, 01 Jan 2999 00:00:00 GMT"}}], "repeat": true},

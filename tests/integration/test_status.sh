@@ -29,7 +29,8 @@ digest() { printf %s "$1" | sha256sum | cut -c1-16; }
 
 check_eq "before any traffic: nothing recorded" "no llmgate state yet" "$("$LG_CLI" status)"
 
-# traffic: main is out of quota for two hours (the switch to backup is immediate), three successes on backup
+# traffic: main is out of credit (OpenAI's insufficient_quota), set aside for backoff.billing_ms (4 h: its
+# 2 h hint is shorter), the switch to backup immediate; three successes on backup
 for _ in 1 2 3; do
     gated curl -s -o /dev/null "${CT[@]}" "$URL" -H 'Authorization: Bearer sk-host' -d "$BODY"
 done
@@ -41,7 +42,7 @@ check_eq "traffic: main was tried once, backup served three" "1 3" "$(stat_of sk
 text=$("$LG_CLI" status)
 check_match "text: provider with its window" $'(^|\n)openai \\(window 60s\\)\n' "$text"
 check_match "text: backup's window usage against the limit" $'\n  backup +3/50 +[0-9]+/- +available' "$text"
-check_match "text: main's cooldown, reason and end" $'\n  main +0/50 +0/- +(1h59m|2h00m) QUOTA_EXHAUSTED until [0-9:-]+' "$text"
+check_match "text: main's cooldown, reason, billing detail and end" $'\n  main +0/50 +0/- +(3h59m|4h00m) QUOTA_EXHAUSTED/billing until [0-9:-]+' "$text"
 check_match "text: tier preset limits for the o1 family" $'\n  t +1/1000 +[0-9]+/100000 ' "$text"
 
 # json
@@ -51,8 +52,9 @@ check_eq "json: backup snapshot (requestsUsed rpmLimit tpmLimit windowMs)" "3 50
     "$(acct openai backup requestsUsed) $(acct openai backup rpmLimit) $(acct openai backup tpmLimit) $(acct openai backup windowMs)"
 check_eq "json: tokensUsed holds the real usage the provider counted" "$(stat_of sk-stat-backup tokens)" \
     "$(acct openai backup tokensUsed)"
-check_eq "json: main cools down for quota" "False QUOTA_EXHAUSTED" "$(acct openai main available) $(acct openai main reason)"
-check "json: main's cooldown ends in about two hours" test "$(acct openai main cooldown_remaining_ms | cut -d. -f1)" -gt 7000000
+check_eq "json: main is set aside for billing" "False QUOTA_EXHAUSTED billing None" \
+    "$(acct openai main available) $(acct openai main reason) $(acct openai main detail) $(acct openai backup detail)"
+check "json: main's cooldown ends in about four hours" test "$(acct openai main cooldown_remaining_ms | cut -d. -f1)" -gt 14000000
 check_eq "json: counters (main: requests immediate rate_limited switches; backup: requests immediate)" "1 1 1 1 3 2" \
     "$(acct openai main requests) $(acct openai main immediate) $(acct openai main rate_limited) $(acct openai main switches) $(acct openai backup requests) $(acct openai backup immediate)"
 check_eq "json: tier-2 limits of the o1 family" "1000 100000" "$(acct tiered t rpmLimit) $(acct tiered t tpmLimit)"
@@ -61,8 +63,9 @@ check_eq "json: tier-2 limits of the o1 family" "1000 100000" "$(acct tiered t r
 prom=$("$LG_CLI" status --prometheus)
 check_match "prometheus: window gauge" $'\nllmgate_window_requests\\{provider="openai",account="backup"\\} 3\n' "$prom"
 check_match "prometheus: limit gauge" $'\nllmgate_window_requests_limit\\{provider="openai",account="backup"\\} 50\n' "$prom"
-check_match "prometheus: cooldown with reason" $'\nllmgate_cooldown_remaining_seconds\\{provider="openai",account="main",reason="QUOTA_EXHAUSTED"\\} [0-9]+\\.[0-9]{3}\n' "$prom"
-bad=$(grep -vE '^(# (HELP|TYPE) llmgate_[a-z_]+ .+|llmgate_[a-z_]+\{provider="[^"]*"(,account="[^"]*"(,reason="[A-Z_]+")?)?\} [0-9]+(\.[0-9]+)?)$' <<<"$prom")
+check_match "prometheus: cooldown with reason and detail" $'\nllmgate_cooldown_remaining_seconds\\{provider="openai",account="main",reason="QUOTA_EXHAUSTED",detail="billing"\\} [0-9]+\\.[0-9]{3}\n' "$prom"
+check_match "prometheus: no detail label without one" $'\nllmgate_cooldown_remaining_seconds\\{provider="openai",account="backup",reason="NONE"\\} 0\\.000\n' "$prom"
+bad=$(grep -vE '^(# (HELP|TYPE) llmgate_[a-z_]+ .+|llmgate_[a-z_]+\{provider="[^"]*"(,account="[^"]*"(,reason="[A-Z_]+"(,detail="[a-z]+")?)?)?\} [0-9]+(\.[0-9]+)?)$' <<<"$prom")
 check_eq "prometheus: every line is in the exposition format" "" "$bad"
 
 # watch: refreshes until interrupted (waits up to 30 s for the second refresh on a loaded machine)
@@ -88,14 +91,14 @@ check_absent "no key digest in any output" "$LG_TMP/outputs" $(for k in $KEYS; d
 # the long cooldown is on disk: private, digests only
 state=$XDG_STATE_HOME/llmgate/cooldowns
 check_eq "state file: mode 0600 in a 0700 directory" "600 700" "$(stat -c %a "$state" 2>/dev/null) $(stat -c %a "$(dirname "$state")" 2>/dev/null)"
-check_match "state file: main's cooldown by digest" "openai	main	$(digest sk-stat-main)	[0-9]+	QUOTA_EXHAUSTED	" "$(cat "$state")"
+check_match "state file: main's cooldown by digest, set aside for billing" "openai	main	$(digest sk-stat-main)	[0-9]+	QUOTA_EXHAUSTED	1	[0-9]+	billing" "$(cat "$state")"
 check_absent "state file: short cooldowns are not kept" "$state" backup
 
 # a reboot loses the shared memory: the cooldown comes back from the state file
 rm -rf "$XDG_RUNTIME_DIR/llmgate"
 json=$("$LG_CLI" status --json)
-check_eq "after losing the store: main still out of quota" "False QUOTA_EXHAUSTED" \
-    "$(acct openai main available) $(acct openai main reason)"
+check_eq "after losing the store: main still set aside for billing" "False QUOTA_EXHAUSTED billing" \
+    "$(acct openai main available) $(acct openai main reason) $(acct openai main detail)"
 gated curl -s -o /dev/null "${CT[@]}" "$URL" -H 'Authorization: Bearer sk-host' -d "$BODY"
 check_eq "after losing the store: main is not tried again" "1 4" "$(stat_of sk-stat-main requests) $(stat_of sk-stat-backup success)"
 

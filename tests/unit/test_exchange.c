@@ -20,7 +20,9 @@
 
 #define T0 1800000000000LL /* the fake clock's start, wall-clock ms */
 #define OK_BODY "{\"id\":\"x\",\"choices\":[{\"message\":{\"content\":\"hi\"}}],\"usage\":{\"total_tokens\":5}}"
-#define QUOTA_BODY "{\"error\":{\"message\":\"You exceeded your current quota\",\"type\":\"insufficient_quota\",\"code\":\"insufficient_quota\"}}"
+/* A per-day quota, locked by the quota steps (60 s first); not an account out of credit, which is set aside
+ * for backoff.billing_ms (test_billing). */
+#define QUOTA_BODY "{\"error\":{\"message\":\"Rate limit reached for gpt-4o-mini on requests per day (RPD): Limit 200, Used 200, Requested 1.\",\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}"
 #define RATE_BODY "{\"error\":{\"message\":\"Rate limit reached\",\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}"
 #define SERVER_BODY "{\"error\":{\"message\":\"The server had an error\",\"type\":\"server_error\"}}"
 
@@ -424,6 +426,58 @@ static void cross_dialect_fallback(void **state)
     lg_exchange_free(x);
 }
 
+/* openai (account a, sk-a) with a same-dialect fallback "backup" (account s, sk-s) and retry.fallback_after_ms
+ * after_ms (a minute's wait allowed). */
+static const lg_provider *fallback_after_config(fixture *f, int after_ms)
+{
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"providers\": {\"openai\": {\"accounts\": [{\"name\": \"a\", \"key\": \"sk-a\"}], \"fallback\": [\"backup\"]},"
+             " \"backup\": {\"dialect\": \"openai\", \"upstream\": \"http://127.0.0.1:9/\","
+             " \"accounts\": [{\"name\": \"s\", \"key\": \"sk-s\"}]}},"
+             " \"retry\": {\"max_rate_limit_wait_seconds\": 60, \"fallback_after_ms\": %d}}",
+             after_ms);
+    fixture_config(f, json);
+    return fixture_provider(f, "openai");
+}
+
+/* retry.fallback_after_ms on the fake clock: a 429 with Retry-After 2 s on the primary's only key goes to
+ * the fallback at once when the bound is 500 ms, and so does the next request while the key cools down
+ * (an admission wait); it is waited for when the bound is 5 s. */
+static void fallback_after_ms_bounds_the_wait(void **state)
+{
+    fixture *f = *state;
+    store(f);
+    lg_gate_request req = request(f, fallback_after_config(f, 500));
+    req.reroutes = true;
+    lg_step s;
+    lg_exchange *x = lg_exchange_begin(&req, T0, &s);
+    assert_send(&s, 0, "sk-a", false);
+    respond(x, 429, RATE_BODY, "2", T0 + 10, &s);
+    assert_int_equal(s.kind, LG_STEP_SEND); /* no wait on the primary */
+    assert_string_equal(s.prov->name, "backup");
+    assert_string_equal(s.key, "sk-s");
+    respond(x, 200, OK_BODY, NULL, T0 + 20, &s);
+    assert_int_equal(s.kind, LG_STEP_DONE);
+    assert_string_equal(s.result.prov->name, "backup");
+    lg_exchange_free(x);
+
+    x = lg_exchange_begin(&req, T0 + 100, &s); /* a cools down until T0 + 2010: the fallback at once */
+    assert_int_equal(s.kind, LG_STEP_SEND);
+    assert_string_equal(s.prov->name, "backup");
+    lg_exchange_free(x);
+
+    req = request(f, fallback_after_config(f, 5000));
+    req.reroutes = true;
+    x = lg_exchange_begin(&req, T0 + 200, &s); /* the same cooldown, within 5 s: waited for */
+    assert_int_equal(s.kind, LG_STEP_WAIT);
+    assert_true(s.at_ms >= T0 + 2010 && s.at_ms <= T0 + 2010 + 1000);
+    lg_exchange_on_timer(x, s.at_ms, &s);
+    assert_send(&s, 0, "sk-a", false);
+    assert_string_equal(s.prov->name, "openai");
+    lg_exchange_free(x);
+}
+
 /* Routes: a refuse rule ends the exchange at once (nothing sent); a "to" rule sends the request translated
  * to that provider alone; a rule's "to" that cannot take the request is a local 400. */
 static void routes_refuse_and_send(void **state)
@@ -602,6 +656,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(plain_host_rule_passes, setup, teardown),
         cmocka_unit_test_setup_teardown(free_mid_wait_gives_back_the_reservation, setup, teardown),
         cmocka_unit_test_setup_teardown(cross_dialect_fallback, setup, teardown),
+        cmocka_unit_test_setup_teardown(fallback_after_ms_bounds_the_wait, setup, teardown),
         cmocka_unit_test_setup_teardown(routes_refuse_and_send, setup, teardown),
         cmocka_unit_test_setup_teardown(phase_changes_traced_at_debug_level, setup, teardown),
         cmocka_unit_test_setup_teardown(one_request_line_per_exchange, setup, teardown),

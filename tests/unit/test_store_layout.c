@@ -23,7 +23,7 @@ static void header_is_pinned(void **state)
     assert_int_equal(offsetof(lg_store_layout, lock), 40);
     assert_int_equal(offsetof(lg_store_layout, providers), 80);
     assert_int_equal(offsetof(lg_store_layout, accounts), 33872);
-    assert_int_equal(sizeof(lg_store_layout), 3300432);
+    assert_int_equal(sizeof(lg_store_layout), 3302480);
     assert_int_equal(LG_STORE_PROVIDERS, 64);
     assert_int_equal(LG_STORE_ACCOUNTS, 256);
 }
@@ -33,7 +33,7 @@ static void entries_are_pinned(void **state)
     assert_int_equal(sizeof(lg_store_provider_entry), 528);
     assert_int_equal(offsetof(lg_store_provider_entry, name), 4);
     assert_int_equal(offsetof(lg_store_provider_entry, slot), 72);
-    assert_int_equal(sizeof(lg_store_account_entry), 12760);
+    assert_int_equal(sizeof(lg_store_account_entry), 12768);
     assert_int_equal(offsetof(lg_store_account_entry, provider), 4);
     assert_int_equal(offsetof(lg_store_account_entry, name), 68);
     assert_int_equal(offsetof(lg_store_account_entry, digest), 132);
@@ -42,16 +42,17 @@ static void entries_are_pinned(void **state)
 
 static void slots_are_pinned(void **state)
 {
-    assert_int_equal(sizeof(lg_account_state), 32);
+    assert_int_equal(sizeof(lg_account_state), 40);
     assert_int_equal(offsetof(lg_account_state, cooldown_until_ms), 0);
     assert_int_equal(offsetof(lg_account_state, reason), 8);
     assert_int_equal(offsetof(lg_account_state, failures), 12);
     assert_int_equal(offsetof(lg_account_state, last_event_ms), 16);
     assert_int_equal(offsetof(lg_account_state, probe_until_ms), 24);
+    assert_int_equal(offsetof(lg_account_state, aside), 32);
     assert_int_equal(sizeof(lg_account_counters), 56);
-    assert_int_equal(sizeof(lg_account_slot), 12608);
-    assert_int_equal(offsetof(lg_account_slot, counters), 32);
-    assert_int_equal(offsetof(lg_account_slot, window), 88);
+    assert_int_equal(sizeof(lg_account_slot), 12616);
+    assert_int_equal(offsetof(lg_account_slot, counters), 40);
+    assert_int_equal(offsetof(lg_account_slot, window), 96);
     assert_int_equal(sizeof(lg_bucket), 24);
     assert_int_equal(LG_WINDOW_RING, 512);
     assert_int_equal(LG_WINDOW_BUCKETS, 64);
