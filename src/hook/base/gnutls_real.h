@@ -14,6 +14,7 @@
     X(record_send, gnutls_record_send, ssize_t, (gnutls_session_t, const void *, size_t))                        \
     X(record_recv, gnutls_record_recv, ssize_t, (gnutls_session_t, void *, size_t))                              \
     X(record_check_pending, gnutls_record_check_pending, size_t, (gnutls_session_t))                             \
+    X(record_get_direction, gnutls_record_get_direction, int, (gnutls_session_t))                                \
     X(deinit, gnutls_deinit, void, (gnutls_session_t))                                                           \
     X(bye, gnutls_bye, int, (gnutls_session_t, gnutls_close_request_t))                                          \
     X(transport_get_int, gnutls_transport_get_int, int, (gnutls_session_t))                                      \
