@@ -164,6 +164,12 @@ pin-separator-lost|src/gate/exchange_plan.c|test_resilience
 slots-all-usable-wide|src/limiter/slots.c|test_engine_memo
     while (!all && !usable[pref])
     while (0 && !usable[pref])
+tfo-sendto-unfollowed|src/hook/sock/io.c|test_wget2
+    if (to && (flags & MSG_FASTOPEN))
+    if (0 && to && (flags & MSG_FASTOPEN))
+gnutls-nonblocking-passed|src/hook/tls/gnutls_conns.c|test_wget2
+    if (prov && (fd < 0 || fcntl(fd, F_GETFL) < 0 || h2)) {
+    if (prov && (fd < 0 || (fcntl(fd, F_GETFL) & O_NONBLOCK) || h2)) {
 EOF
 )
 

@@ -165,7 +165,8 @@ static bool handshake_new(lg_gnutls_conn *c, const lg_h1_target *to, void *cred,
         int rc;
         do
             rc = real->handshake(s);
-        while (rc == GNUTLS_E_INTERRUPTED || (rc == GNUTLS_E_AGAIN && lg_fd_wait(fd, real->record_get_direction(s) == 1)));
+        while (rc == GNUTLS_E_INTERRUPTED ||
+               (rc == GNUTLS_E_AGAIN && lg_fd_wait(fd, real->record_get_direction(s) == 1)));
         int fl = rc == 0 ? fcntl(real->transport_get_int(c->session), F_GETFL) : -1;
         ok = rc == 0 && (fl < 0 || !(fl & O_NONBLOCK) || fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) == 0);
     }
