@@ -11,7 +11,8 @@
 # tests/clients/tfo_client.c: sendto(MSG_FASTOPEN) on a blocking socket, sendmsg(MSG_FASTOPEN) on a
 # non-blocking one, and setsockopt(TCP_FASTOPEN_CONNECT) + connect + write. Loopback Fast Open needs a
 # cookie the kernel only has once a server offered one; without it the kernel makes a plain connect, and
-# the test holds either way (llmgate follows the socket whatever the kernel does).
+# the test holds either way (llmgate follows the socket whatever the kernel does). Last, gnutls-cli
+# --fastopen: GnuTLS's own Fast Open transport.
 source "$(dirname "$0")/../lib.sh"
 
 WGET2_CHECKS=20
@@ -128,6 +129,19 @@ if $HAVE_WGET2; then
     check_eq "wget2 to a server no provider names: the mock saw only that key" "sk-other" "$(reqkeys)"
 else
     skip "wget2 or nginx not installed" "$WGET2_CHECKS"
+fi
+
+# gnutls-cli --fastopen: GnuTLS's own Fast Open transport (gnutls_transport_set_fastopen: its transport
+# pointer is no descriptor, the socket is the one it was given), piping a request
+if $HAVE_WGET2 && command -v gnutls-cli >/dev/null; then
+    fresh
+    req=$(printf 'POST /v1/chat/completions HTTP/1.1\r\nHost: api.openai.com\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s' "$HOSTKEY" "${#BODY}" "$BODY")
+    OUT=$( (printf '%s' "$req"; sleep 2) | K1=sk-dead K2=sk-good LLMGATE_CONFIG=$LG_TMP/https.json LD_PRELOAD=$LG_LIB \
+          timeout 20 gnutls-cli --fastopen --logfile=/dev/null --x509cafile "$SSL_CERT_FILE" -p 443 api.openai.com 2>"$LG_TMP/err")
+    check_match "gnutls-cli --fastopen: the live key's answer" '"mock_key":"sk-good"' "$OUT"
+    check_eq "gnutls-cli --fastopen: the dead key, then the live one; never the program's" "sk-dead sk-good" "$(reqkeys)"
+else
+    skip "gnutls-cli or nginx not installed" 2
 fi
 
 # TCP Fast Open from a C client: each way of opening the connection is followed like connect() and a send

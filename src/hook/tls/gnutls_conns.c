@@ -1,5 +1,6 @@
 /* The table of followed GnuTLS sessions and their transport (see gnutls_conns.h); gnutls_deinit,
- * gnutls_bye, gnutls_record_check_pending and gnutls_record_get_direction interposers. */
+ * gnutls_bye, gnutls_record_check_pending, gnutls_record_get_direction and gnutls_transport_set_fastopen
+ * interposers. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -27,6 +28,8 @@ struct lg_gnutls_conn {
     gnutls_session_t repl;    /* a replacement of ours, or NULL */
     int repl_fd;
     char name[256];           /* the server name the host set (gnutls_server_name_set) */
+    int tfo_fd;               /* the socket GnuTLS's own TCP Fast Open transport runs on (its transport
+                               * pointer is then no descriptor), + 1; 0: the transport's int is the socket */
     bool decided;
     struct sockaddr_storage peer; /* the host's peer, read when the session was taken (a reset socket no
                                    * longer tells it) */
@@ -44,6 +47,12 @@ static void after_fork(void) { pthread_mutex_init(&table_lock, NULL); }
 static void setup_fork(void) { lg_runtime_on_fork_child(after_fork); }
 
 gnutls_session_t lg_gnutls_conn_wire(lg_gnutls_conn *c) { return c->repl ? c->repl : c->session; }
+
+/* The socket under session s, one of c's (the host's, or our replacement). */
+static int socket_of(const lg_gnutls_conn *c, gnutls_session_t s)
+{
+    return s == c->session && c->tfo_fd ? c->tfo_fd - 1 : lg_gnutls_real_get()->transport_get_int(s);
+}
 lg_h1_conn *lg_gnutls_conn_h1(lg_gnutls_conn *c) { return c->h1; }
 
 /* Waits for the wire's descriptor after GNUTLS_E_AGAIN, in the direction GnuTLS says; false when it cannot. */
@@ -51,7 +60,7 @@ static bool wait_wire(lg_gnutls_conn *c)
 {
     const lg_gnutls_real *real = lg_gnutls_real_get();
     gnutls_session_t wire = lg_gnutls_conn_wire(c);
-    return lg_fd_wait(real->transport_get_int(wire), real->record_get_direction(wire) == 1);
+    return lg_fd_wait(socket_of(c, wire), real->record_get_direction(wire) == 1);
 }
 
 /* Sends all n bytes on c's wire, waiting for its socket when it is non-blocking; false on failure. */
@@ -115,11 +124,11 @@ static int io_wire_wait(void *io, short *events)
 {
     lg_gnutls_conn *c = io;
     *events = c->want ? c->want : POLLIN;
-    return lg_gnutls_real_get()->transport_get_int(lg_gnutls_conn_wire(c));
+    return socket_of(c, lg_gnutls_conn_wire(c));
 }
 
 /* The host's own socket, which it waits on. */
-static int io_fd(void *io) { return lg_gnutls_real_get()->transport_get_int(((lg_gnutls_conn *)io)->session); }
+static int io_fd(void *io) { return socket_of(io, ((lg_gnutls_conn *)io)->session); }
 
 static void drop_repl(lg_gnutls_conn *c)
 {
@@ -167,7 +176,7 @@ static bool handshake_new(lg_gnutls_conn *c, const lg_h1_target *to, void *cred,
             rc = real->handshake(s);
         while (rc == GNUTLS_E_INTERRUPTED ||
                (rc == GNUTLS_E_AGAIN && lg_fd_wait(fd, real->record_get_direction(s) == 1)));
-        int fl = rc == 0 ? fcntl(real->transport_get_int(c->session), F_GETFL) : -1;
+        int fl = rc == 0 ? fcntl(socket_of(c, c->session), F_GETFL) : -1;
         ok = rc == 0 && (fl < 0 || !(fl & O_NONBLOCK) || fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) == 0);
     }
     *sp = s;
@@ -208,7 +217,7 @@ static const lg_provider *provider_of(lg_gnutls_conn *c, const lg_gnutls_real *r
 {
     const lg_runtime *rt = lg_runtime_get();
     const lg_provider *prov = rt->cfg && c->name[0] ? lg_config_match_host(rt->cfg, c->name) : NULL;
-    int fd = prov ? real->transport_get_int(c->session) : -1;
+    int fd = prov ? socket_of(c, c->session) : -1;
     gnutls_datum_t alpn = {0};
     bool h2 = prov && real->alpn_get_selected_protocol(c->session, &alpn) == 0 && alpn.size == 2 &&
               !memcmp(alpn.data, "h2", 2);
@@ -248,7 +257,7 @@ lg_gnutls_conn *lg_gnutls_conn_get(gnutls_session_t session, bool decide)
         const lg_provider *prov = provider_of(c, real);
         c->h1 = prov ? lg_h1_new(&lg_sock_front_host, &prov, 1, &gnutls_io, c) : NULL;
         c->peer_len = sizeof c->peer;
-        if (c->h1 && getpeername(real->transport_get_int(session), (struct sockaddr *)&c->peer, &c->peer_len) != 0)
+        if (c->h1 && getpeername(socket_of(c, session), (struct sockaddr *)&c->peer, &c->peer_len) != 0)
             c->peer_len = 0;
     }
     errno = saved;
@@ -270,6 +279,21 @@ EXPORT int gnutls_server_name_set(gnutls_session_t session, gnutls_server_name_t
     }
     errno = saved;
     return rc;
+}
+
+EXPORT void gnutls_transport_set_fastopen(gnutls_session_t session, int fd, struct sockaddr *addr, socklen_t len,
+                                          unsigned int flags)
+{
+    const lg_gnutls_real *real = lg_gnutls_real_get();
+    if (real->transport_set_fastopen)
+        real->transport_set_fastopen(session, fd, addr, len, flags);
+    if (fd < 0 || lg_guard_active())
+        return;
+    int saved = errno;
+    lg_gnutls_conn *c = entry(session, true);
+    if (c && !c->decided)
+        c->tfo_fd = fd + 1;
+    errno = saved;
 }
 
 EXPORT void gnutls_deinit(gnutls_session_t session)
