@@ -6,7 +6,8 @@
 # provider untouched, with the program's own key. The mock sits behind nginx here, whose
 # "Connection: keep-alive" wget2 needs before it reuses a connection (libmicrohttpd never sends it): three
 # URLs with --max-threads=1 then share one connection, which nginx's log shows. For each scheme: a dead
-# key then the live one (the host gets the live key's answers, the mock never the host's key), a single
+# key then the live one (the host gets the live key's answers, the mock never the host's key), an event
+# stream relayed whole after a 429 (its pieces read as the host polls), a single
 # account's 429 with Retry-After retried invisibly, and a non-provider server answered untouched. Then
 # tests/clients/tfo_client.c: sendto(MSG_FASTOPEN) on a blocking socket, sendmsg(MSG_FASTOPEN) on a
 # non-blocking one, and setsockopt(TCP_FASTOPEN_CONNECT) + connect + write. Loopback Fast Open needs a
@@ -15,7 +16,7 @@
 # --fastopen: GnuTLS's own Fast Open transport.
 source "$(dirname "$0")/../lib.sh"
 
-WGET2_CHECKS=20
+WGET2_CHECKS=22
 HAVE_WGET2=false
 command -v wget2 >/dev/null && [ -x /usr/sbin/nginx ] && HAVE_WGET2=true
 diag "net.ipv4.tcp_fastopen=$(cat /proc/sys/net/ipv4/tcp_fastopen 2>/dev/null)"
@@ -23,6 +24,7 @@ diag "net.ipv4.tcp_fastopen=$(cat /proc/sys/net/ipv4/tcp_fastopen 2>/dev/null)"
 cat >"$LG_TMP/scenario.json" <<'JSON'
 {"keys": {
  "sk-dead": {"sequence": [{"error": "rate_limit", "retry_after_ms": 20000}], "repeat": true},
+ "sk-sse":  {"sequence": [{"chunk": 48, "chunk_delay_ms": 3}], "repeat": true},
  "sk-once": {"sequence": [{"status": 429, "headers": {"retry-after": "1"},
                            "body": {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}}, {}]}
 }}
@@ -85,6 +87,23 @@ JSON
 done
 chmod 600 "$LG_TMP"/*.json
 
+# sse_text: the text of an OpenAI event stream on stdin, "|DONE" after it when it ended with [DONE]
+sse_text() {
+    /usr/bin/python3 -c '
+import json, sys
+text, done = "", False
+for line in sys.stdin.read().splitlines():
+    if line.startswith("data: [DONE]"):
+        done = True
+    elif line.startswith("data: "):
+        for c in json.loads(line[6:]).get("choices", []):
+            text += c.get("delta", {}).get("content") or ""
+print(text + ("|DONE" if done else ""))'
+}
+SSE_BODY='{"model":"gpt-4o-mini","stream":true,"messages":[]}'
+WANT_SSE=$(curl -s -H 'Authorization: Bearer sk-sse' -d "$SSE_BODY" "$MOCK_URL/v1/chat/completions" | sse_text)
+[[ $WANT_SSE == ?*"|DONE" ]] || WANT_SSE="(the mock's own stream had no text or no end: $WANT_SSE)"
+
 # wget2 K1 K2 CONFIG ARGS...: wget2 under the preload (one thread, no HTTP/2, the program's own key), after
 # a fresh start; sets OUT, RC and $LG_TMP/err
 wget2_gated() {
@@ -111,6 +130,10 @@ if $HAVE_WGET2; then
         check_absent "wget2 $scheme: the 429 never reached the program" "$LG_TMP/err" "429" "Too Many"
         curl -s "$MOCK_URL/__requests" >"$LG_TMP/mock-requests.json"
         check_no_key "wget2 $scheme: the program's key never reached the mock" "$HOSTKEY" "$LG_TMP/mock-requests.json"
+
+        wget2_gated sk-dead sk-sse "$scheme" --post-data "$SSE_BODY" "$U"
+        check_eq "wget2 $scheme, an event stream after a 429: the text and its end, as the mock sent them" \
+            "$WANT_SSE" "$(sse_text <<<"$OUT")"
 
         start=$(date +%s%N)
         echo "$BODY" >"$LG_TMP/body.json"
