@@ -87,19 +87,6 @@ JSON
 done
 chmod 600 "$LG_TMP"/*.json
 
-# sse_text: the text of an OpenAI event stream on stdin, "|DONE" after it when it ended with [DONE]
-sse_text() {
-    /usr/bin/python3 -c '
-import json, sys
-text, done = "", False
-for line in sys.stdin.read().splitlines():
-    if line.startswith("data: [DONE]"):
-        done = True
-    elif line.startswith("data: "):
-        for c in json.loads(line[6:]).get("choices", []):
-            text += c.get("delta", {}).get("content") or ""
-print(text + ("|DONE" if done else ""))'
-}
 SSE_BODY='{"model":"gpt-4o-mini","stream":true,"messages":[]}'
 WANT_SSE=$(curl -s -H 'Authorization: Bearer sk-sse' -d "$SSE_BODY" "$MOCK_URL/v1/chat/completions" | sse_text)
 [[ $WANT_SSE == ?*"|DONE" ]] || WANT_SSE="(the mock's own stream had no text or no end: $WANT_SSE)"
