@@ -103,10 +103,10 @@ EXPORT ssize_t send(int fd, const void *p, size_t n, int flags)
 
 /* TCP Fast Open: the host's first bytes on a socket it never connected, with the address (to) and
  * MSG_FASTOPEN. A provider's address is connected to as connect() does (non-blocking: still connecting)
- * and the descriptor followed; NULL then when it could not be (connect failed: *rc is -1 with its errno),
- * else the connection the bytes go to. Any other address, or a socket already followed (or passing
- * through, which the kernel answers EISCONN): NULL with *rc LG_SOCK_NOT_OURS, for the real call as the
- * host made it. */
+ * and the descriptor followed: the connection the bytes go to (*rc 0); NULL with *rc -1 and connect's errno
+ * when it failed, or with *rc 0 when the socket is connected but not followed (no stream socket). Any
+ * other address, or a socket already followed (or passing through; a second Fast Open send there is
+ * the kernel's EISCONN): NULL with *rc LG_SOCK_NOT_OURS, for the real call as the host made it. */
 static lg_h1_conn *fastopen(int fd, const struct sockaddr *to, socklen_t tolen, int *rc)
 {
     if (lg_sock_held(fd)) { /* connected already: followed, or passing through */
