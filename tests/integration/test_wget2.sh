@@ -12,8 +12,8 @@
 # tests/clients/tfo_client.c: sendto(MSG_FASTOPEN) on a blocking socket, sendmsg(MSG_FASTOPEN) on a
 # non-blocking one, and setsockopt(TCP_FASTOPEN_CONNECT) + connect + write. Loopback Fast Open needs a
 # cookie the kernel only has once a server offered one; without it the kernel makes a plain connect, and
-# the test holds either way (llmgate follows the socket whatever the kernel does). Last, gnutls-cli
-# --fastopen: GnuTLS's own Fast Open transport.
+# the test holds either way (llmgate follows the socket whatever the kernel does). And gnutls-cli
+# --fastopen over https: GnuTLS's own Fast Open transport.
 source "$(dirname "$0")/../lib.sh"
 
 WGET2_CHECKS=22
