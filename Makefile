@@ -59,6 +59,10 @@ DEPS_PKGS += python3-aiohttp
 DEPS_PKGS += php-guzzlehttp-guzzle
 # make bench's footprint figures (callgrind: instructions and code lines per request)
 DEPS_PKGS += valgrind
+# wget2, the host of test_wget2 (non-blocking sockets opened with TCP Fast Open, GnuTLS on them), the
+# nginx it talks to there before the mock (its "Connection: keep-alive" makes wget2 reuse a connection),
+# and gnutls-cli (gnutls-bin) for GnuTLS's own Fast Open transport
+DEPS_PKGS += wget2 nginx-light gnutls-bin
 
 # The version is the one of the newest debian/changelog entry (one place to change it).
 VERSION := $(shell head -n1 debian/changelog | tr '()' '  ' | awk '{print $$2}' | cut -d- -f1)

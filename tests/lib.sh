@@ -150,6 +150,21 @@ lg_start_emulation() {
     [ -n "$EMU_TLS_PORT" ] || { not_ok "provider emulation started"; exit 1; }
 }
 
+# sse_text: the text of an OpenAI event stream on stdin (newlines written as \n), "|DONE" after it when it
+# ended with [DONE]
+sse_text() {
+    /usr/bin/python3 -c '
+import json, sys
+text, done = "", False
+for line in sys.stdin.read().replace("\\n", "\n").splitlines():
+    if line.startswith("data: [DONE]"):
+        done = True
+    elif line.startswith("data: "):
+        for c in json.loads(line[6:]).get("choices", []):
+            text += c.get("delta", {}).get("content") or ""
+print(text + ("|DONE" if done else ""))'
+}
+
 # lg_done: ends a script: prints the TAP plan (tests/run.sh counts a script that stopped before it as
 # failed) and exits non-zero when a check failed.
 lg_done() { echo "1..$LG_COUNT"; [ "$LG_FAILS" -eq 0 ]; }

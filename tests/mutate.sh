@@ -185,6 +185,12 @@ alpn-h2-kept|src/hook/tls/alpn.c|test_alpn test_h2_clients
 alpn-repl-h2|src/hook/tls/ssl_session.c|test_h2_clients
         lg_ssl_alpn_mirror(s, c->ssl);
         (void)0;
+tfo-sendto-unfollowed|src/hook/sock/io.c|test_wget2
+    if (to && (flags & MSG_FASTOPEN))
+    if (0 && to && (flags & MSG_FASTOPEN))
+gnutls-nonblocking-passed|src/hook/tls/gnutls_conns.c|test_wget2
+    if (prov && (fd < 0 || fcntl(fd, F_GETFL) < 0 || h2)) {
+    if (prov && (fd < 0 || (fcntl(fd, F_GETFL) & O_NONBLOCK) || h2)) {
 EOF
 )
 

@@ -9,12 +9,10 @@ typedef enum {
     LG_UNGATED_HTTP2,       /* "http2": HTTP/2 chosen by ALPN, or spoken with prior knowledge */
     LG_UNGATED_TOO_LARGE,   /* "too-large": a request larger than hold.max_body_bytes (and its head) */
     LG_UNGATED_PIPELINED,   /* "pipelined": a request written before the answer to the one before it */
-    LG_UNGATED_GNUTLS_NONBLOCKING, /* "gnutls-nonblocking": a GnuTLS session on a non-blocking socket */
     LG_UNGATED_NO_SOCKET,   /* "no-socket": a TLS session with no socket llmgate can find under it */
     LG_UNGATED_NOT_HTTP1,   /* "not-http1": not a plain HTTP/1.x request (upgrade, CONNECT, parse error) */
     LG_UNGATED_OTHER_HOST,  /* "other-host": a request whose Host names no provider of its connection */
     LG_UNGATED_NO_ROOM,     /* "no-room": no memory to follow it */
-    LG_UNGATED_FAST_OPEN,   /* "fast-open": TCP Fast Open (sendto/sendmsg with MSG_FASTOPEN, no connect) */
     LG_UNGATED_CAUSES
 } lg_ungated_cause;
 

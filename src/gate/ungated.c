@@ -15,12 +15,10 @@ static const struct {
     [LG_UNGATED_HTTP2] = {"http2", "an HTTP/2 connection"},
     [LG_UNGATED_TOO_LARGE] = {"too-large", "a request larger than hold.max_body_bytes"},
     [LG_UNGATED_PIPELINED] = {"pipelined", "a request written before the previous answer was read"},
-    [LG_UNGATED_GNUTLS_NONBLOCKING] = {"gnutls-nonblocking", "a GnuTLS session on a non-blocking socket"},
     [LG_UNGATED_NO_SOCKET] = {"no-socket", "a TLS session with no socket under it"},
     [LG_UNGATED_NOT_HTTP1] = {"not-http1", "not a plain HTTP/1.1 request"},
     [LG_UNGATED_OTHER_HOST] = {"other-host", "a request whose Host is not the provider's"},
     [LG_UNGATED_NO_ROOM] = {"no-room", "a request llmgate had no memory to follow"},
-    [LG_UNGATED_FAST_OPEN] = {"fast-open", "a TCP Fast Open connection (data sent with its SYN)"},
 };
 
 const char *lg_ungated_word(lg_ungated_cause cause)

@@ -49,20 +49,6 @@ gated() {
 }
 # count REGEX: the lines of OUT matching REGEX
 count() { grep -c -E "$1" <<<"$OUT"; }
-# sse_text: the text of an OpenAI event stream on stdin (newlines written as \n), "|DONE" after it when it
-# ended with [DONE]
-sse_text() {
-    /usr/bin/python3 -c '
-import json, sys
-text, done = "", False
-for line in sys.stdin.read().replace("\\n", "\n").splitlines():
-    if line.startswith("data: [DONE]"):
-        done = True
-    elif line.startswith("data: "):
-        for c in json.loads(line[6:]).get("choices", []):
-            text += c.get("delta", {}).get("content") or ""
-print(text + ("|DONE" if done else ""))'
-}
 # the stream the mock sends without llmgate, as text
 WANT_SSE=$(curl -s -H 'Authorization: Bearer sk-sse' -d '{"model":"gpt-4o-mini","stream":true,"messages":[]}' "$MOCK_URL/v1/chat/completions" | sse_text)
 [[ $WANT_SSE == *"|DONE" ]] || diag "the mock's own stream: $WANT_SSE"

@@ -64,10 +64,9 @@ if command -v wget >/dev/null; then
             check_eq "wget $scheme ($k1 first), 3 URLs: exits 0" 0 "$RC"
             check_eq "wget $scheme ($k1 first), 3 URLs: 3 answers from the live key" 3 "$(grep -o "$GOOD" <<<"$OUT" | wc -l)"
             # over https the retry after a 429 that closed the connection runs on a TLS connection of
-            # llmgate's: wget finds its own socket closed after the first answer and opens another
-            reuse=2
-            [ "$scheme $k1" = "https sk-close" ] && reuse=1
-            check_eq "wget $scheme ($k1 first), 3 URLs: kept-alive connections reused $reuse times" $reuse "$(grep -c 'Reusing existing connection' "$LG_TMP/err")"
+            # llmgate's, whose readiness wget's check of its idle socket sees (its own socket, which the
+            # provider closed, is hidden): it reuses its connection as after any other answer
+            check_eq "wget $scheme ($k1 first), 3 URLs: kept-alive connections reused 2 times" 2 "$(grep -c 'Reusing existing connection' "$LG_TMP/err")"
             check_eq "wget $scheme ($k1 first): $k1, then the live key; never the host's" "$k1 sk-good sk-good sk-good" "$(reqkeys)"
         done
         gated "$scheme" sk-dry sk-dry "${W[@]}" -S --content-on-error --post-file "$LG_TMP/body.json" "$U" "$U"

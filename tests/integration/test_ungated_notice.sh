@@ -3,7 +3,7 @@
 # program's own key, no limiter, no retry) is said on stderr without LLMGATE_DEBUG, in one line naming the
 # provider and the cause (no URL, no key), once per provider and cause across processes, and counted per
 # provider as "ungated" by llmgate status (text, JSON, Prometheus). Cases: a body over hold.max_body_bytes,
-# a pipelined request, HTTP/2 with prior knowledge and by ALPN (over OpenSSL), wget2's TCP Fast Open.
+# a pipelined request, HTTP/2 with prior knowledge and by ALPN (over OpenSSL). wget2's Fast Open is gated now (test_wget2).
 source "$(dirname "$0")/../lib.sh"
 
 lg_start_mock --quiet
@@ -128,24 +128,9 @@ check_match "alpn h2: it names anthropic and http2" "^llmgate: anthropic: ungate
 check_absent "alpn h2: the line holds no URL" "$f" "://" "api.anthropic.com" "127.0.0.1"
 check_eq "alpn h2: three more processes in a row print nothing more" "" "$(cat "$LG_TMP"/err.alpn.{2,3,4})"
 
-# wget2 over http sends its request with the SYN (TCP Fast Open, no connect()), which llmgate does not follow
 n=12
-if command -v wget2 >/dev/null; then
-    curl -s -X POST "$MOCK_URL/__reset" >/dev/null
-    for i in 1 2 3 4; do
-        LD_PRELOAD=$LG_LIB timeout 30 wget2 --no-config -q -O - --post-data '{"model":"m","messages":[]}' \
-            --header 'Authorization: Bearer sk-host-ungated' http://api.openai.com/v1/chat/completions \
-            >"$LG_TMP/out.fastopen.$i" 2>"$LG_TMP/err.fastopen.$i"
-    done
-    check_eq "wget2 fast-open: the mock got the program's own key, four times" \
-        "sk-host-ungated sk-host-ungated sk-host-ungated sk-host-ungated" "$(reqkeys)"
-    check_line fastopen fast-open
-    n=16
-else
-    skip "wget2 not installed" 6
-fi
 
-# llmgate status: 4 + 4 + 4 (+ 4) ungated for openai
+# llmgate status: 4 + 4 + 4 ungated for openai
 status=$("$LG_CLI" status 2>&1)
 check_match "status text: openai's provider line counts $n ungated" $'PROVIDER .* UNGATED\n(.*\n)*openai .* '"$n"'( |$)' "$status"
 json=$("$LG_CLI" status --json 2>&1)

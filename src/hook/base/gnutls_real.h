@@ -5,6 +5,7 @@
 #define LLMGATE_HOOK_BASE_GNUTLS_REAL_H
 
 #include <gnutls/gnutls.h>
+#include <gnutls/socket.h>
 #include <stdbool.h>
 
 #include "hook/base/real_sym.h"
@@ -14,6 +15,7 @@
     X(record_send, gnutls_record_send, ssize_t, (gnutls_session_t, const void *, size_t))                        \
     X(record_recv, gnutls_record_recv, ssize_t, (gnutls_session_t, void *, size_t))                              \
     X(record_check_pending, gnutls_record_check_pending, size_t, (gnutls_session_t))                             \
+    X(record_get_direction, gnutls_record_get_direction, int, (gnutls_session_t))                                \
     X(deinit, gnutls_deinit, void, (gnutls_session_t))                                                           \
     X(bye, gnutls_bye, int, (gnutls_session_t, gnutls_close_request_t))                                          \
     X(transport_get_int, gnutls_transport_get_int, int, (gnutls_session_t))                                      \
@@ -26,6 +28,8 @@
       (gnutls_session_t, gnutls_server_name_type_t, const void *, size_t))                                       \
     X(session_set_verify_cert, gnutls_session_set_verify_cert, void, (gnutls_session_t, const char *, unsigned)) \
     X(transport_set_int2, gnutls_transport_set_int2, void, (gnutls_session_t, int, int))                         \
+    X(transport_set_fastopen, gnutls_transport_set_fastopen, void,                                              \
+      (gnutls_session_t, int, struct sockaddr *, socklen_t, unsigned int))                                       \
     X(handshake, gnutls_handshake, int, (gnutls_session_t))                                                      \
     X(session_get_ptr, gnutls_session_get_ptr, void *, (gnutls_session_t))                                       \
     X(session_set_ptr, gnutls_session_set_ptr, void, (gnutls_session_t, void *))                                  \

@@ -117,17 +117,30 @@ static void follow(int fd, const lg_provider *const *provs, size_t n, const stru
     lg_sock_table[fd] = s;
 }
 
-EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
+/* A socket the host asked for TCP Fast Open with TCP_FASTOPEN_CONNECT connects as any other: llmgate's
+ * own first send is then a plain send on a connected (or connecting) socket, never one that makes the
+ * connection and may take only part of the request, or none (EINPROGRESS), with the SYN. */
+static void fastopen_off(int fd)
+{
+    int on = 0;
+    socklen_t len = sizeof on;
+    if (getsockopt(fd, IPPROTO_TCP, TCP_FASTOPEN_CONNECT, &on, &len) == 0 && on) {
+        on = 0;
+        setsockopt(fd, IPPROTO_TCP, TCP_FASTOPEN_CONNECT, &on, sizeof on);
+    }
+}
+
+/* connect()'s work on an INET address whose providers lookup found (n of them; 0: none, addr is
+ * connected to untouched): the real connect, to *to for a provider's, and the descriptor followed.
+ * Returns what connect returns; saved is the host's errno, kept on success. */
+static int connect_found(int fd, const struct sockaddr *addr, socklen_t len, const struct sockaddr_storage *to,
+                         const lg_provider *const *provs, size_t n, int saved)
 {
     const lg_sock_real *real = lg_sock_real_get();
-    if (!addr || lg_guard_active() || (addr->sa_family != AF_INET && addr->sa_family != AF_INET6))
-        return real->connect(fd, addr, len);
-    int saved = errno;
-    struct sockaddr_storage to;
-    const lg_provider *provs[LG_H1_PROVS];
-    size_t n = lg_sock_names_lookup(addr, len, &to, provs, LG_H1_PROVS);
+    if (n)
+        fastopen_off(fd);
     errno = saved;
-    int rc = real->connect(fd, n ? (struct sockaddr *)&to : addr, len);
+    int rc = real->connect(fd, n ? (const struct sockaddr *)to : addr, len);
     if (rc != 0 && errno != EINPROGRESS)
         return rc;
     int err = errno;
@@ -136,9 +149,38 @@ EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
         lg_fd_unwatch(fd, NULL);
     }
     if (n)
-        follow(fd, provs, n, (struct sockaddr *)&to, len);
+        follow(fd, provs, n, (const struct sockaddr *)to, len);
     errno = rc == 0 ? saved : err;
     return rc;
+}
+
+/* True for an address connect() may follow (not inside llmgate's own I/O). */
+static bool inet_host_addr(const struct sockaddr *addr)
+{
+    return addr && !lg_guard_active() && (addr->sa_family == AF_INET || addr->sa_family == AF_INET6);
+}
+
+EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
+{
+    if (!inet_host_addr(addr))
+        return lg_sock_real_get()->connect(fd, addr, len);
+    int saved = errno;
+    struct sockaddr_storage to;
+    const lg_provider *provs[LG_H1_PROVS];
+    size_t n = lg_sock_names_lookup(addr, len, &to, provs, LG_H1_PROVS);
+    return connect_found(fd, addr, len, &to, provs, n, saved);
+}
+
+int lg_sock_fastopen_connect(int fd, const struct sockaddr *addr, socklen_t len)
+{
+    if (!inet_host_addr(addr))
+        return LG_SOCK_NOT_OURS;
+    int saved = errno;
+    struct sockaddr_storage to;
+    const lg_provider *provs[LG_H1_PROVS];
+    size_t n = lg_sock_names_lookup(addr, len, &to, provs, LG_H1_PROVS);
+    errno = saved;
+    return n ? connect_found(fd, addr, len, &to, provs, n, saved) : LG_SOCK_NOT_OURS;
 }
 
 EXPORT int close(int fd)

@@ -5,6 +5,7 @@
 #define LLMGATE_HOOK_SOCK_CONNS_H
 
 #include <stdbool.h>
+#include <sys/socket.h>
 
 #include "front/h1_conn.h"
 
@@ -22,5 +23,13 @@ lg_h1_conn *lg_sock_conn_held(int fd);
 /* The connection on fd that llmgate still follows, or NULL (not ours, released, or inside a guarded
  * section on this thread). Any other descriptor costs one load, inline. */
 static inline lg_h1_conn *lg_sock_conn(int fd) { return lg_sock_held(fd) ? lg_sock_conn_held(fd) : NULL; }
+
+#define LG_SOCK_NOT_OURS (-2) /* lg_sock_fastopen_connect: not a provider's address */
+
+/* TCP Fast Open: the host sends its first bytes with MSG_FASTOPEN and the address (sendto, sendmsg) on a
+ * socket it never connected. When addr is a provider's, connects fd there as connect() does (the
+ * descriptor followed) and returns connect's result (0, or -1 with errno, EINPROGRESS for a non-blocking
+ * socket); LG_SOCK_NOT_OURS when it is not (the caller makes the real call, Fast Open and all). */
+int lg_sock_fastopen_connect(int fd, const struct sockaddr *addr, socklen_t len);
 
 #endif

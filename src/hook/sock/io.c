@@ -1,6 +1,7 @@
 /* The data-path interposers of sockets: send/sendto/sendmsg/write/writev/sendfile and recv/recvfrom/recvmsg/
  * read/readv. A descriptor llmgate does not follow costs one table load before the real call; a followed one
- * goes through its HTTP/1.1 connection (h1_conn.c). */
+ * goes through its HTTP/1.1 connection (h1_conn.c). A TCP Fast Open send (MSG_FASTOPEN with an address, on
+ * a socket never connected) to a provider's address is a connect() and a send. */
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -9,12 +10,9 @@
 #include <unistd.h>
 
 #include "hook/base/export.h"
-#include "hook/base/guard.h"
-#include "hook/base/runtime.h"
 #include "hook/sock/conns.h"
 #include "hook/sock/fd_watch.h"
 #include "hook/sock/io.h"
-#include "hook/sock/names.h"
 #include "hook/base/libc_real.h"
 #include "hook/sock/tls_hello.h"
 
@@ -103,24 +101,44 @@ EXPORT ssize_t send(int fd, const void *p, size_t n, int flags)
     return lg_sock_held(fd) ? send_held(fd, p, n, flags) : lg_sock_real_get()->send(fd, p, n, flags);
 }
 
-/* A TCP Fast Open connection (data sent to an address with its SYN, no connect()) is not followed: said and
- * counted (lg_ungated) when the address is a provider's. */
-static void fast_open(const struct sockaddr *to, socklen_t tolen)
+/* TCP Fast Open: the host's first bytes on a socket it never connected, with the address (to) and
+ * MSG_FASTOPEN. A provider's address is connected to as connect() does (non-blocking: still connecting)
+ * and the descriptor followed: the connection the bytes go to (*rc 0); NULL with *rc -1 and connect's errno
+ * when it failed, or with *rc 0 when the socket is connected but not followed (no stream socket). Any
+ * other address, or a socket already followed (or passing through; a second Fast Open send there is
+ * the kernel's EISCONN): NULL with *rc LG_SOCK_NOT_OURS, for the real call as the host made it. */
+static lg_h1_conn *fastopen(int fd, const struct sockaddr *to, socklen_t tolen, int *rc)
 {
-    if (lg_guard_active() || !to || (to->sa_family != AF_INET && to->sa_family != AF_INET6))
-        return;
+    if (lg_sock_held(fd)) { /* connected already: followed, or passing through */
+        lg_h1_conn *c = lg_sock_conn_held(fd);
+        *rc = c ? 0 : LG_SOCK_NOT_OURS;
+        return c;
+    }
     int saved = errno;
-    struct sockaddr_storage at;
-    const lg_provider *prov;
-    if (lg_sock_names_lookup(to, tolen, &at, &prov, 1) > 0)
-        lg_ungated(lg_runtime_get()->store, prov->name, LG_UNGATED_FAST_OPEN);
+    *rc = lg_sock_fastopen_connect(fd, to, tolen);
+    if (*rc == LG_SOCK_NOT_OURS || (*rc != 0 && errno != EINPROGRESS))
+        return NULL;
+    *rc = 0;
     errno = saved;
+    return lg_sock_conn(fd);
+}
+
+static __attribute__((noinline)) ssize_t sendto_fastopen(int fd, const void *p, size_t n, int flags,
+                                                         const struct sockaddr *to, socklen_t tolen)
+{
+    int rc;
+    lg_h1_conn *c = fastopen(fd, to, tolen, &rc);
+    if (c)
+        return host_write(fd, c, p, n);
+    if (rc == LG_SOCK_NOT_OURS)
+        return lg_sock_real_get()->sendto(fd, p, n, flags, to, tolen);
+    return rc ? -1 : lg_sock_real_get()->send(fd, p, n, flags & ~MSG_FASTOPEN); /* connected, not followed */
 }
 
 EXPORT ssize_t sendto(int fd, const void *p, size_t n, int flags, const struct sockaddr *to, socklen_t tolen)
 {
-    if (LG_UNLIKELY(flags & MSG_FASTOPEN))
-        fast_open(to, tolen);
+    if (to && (flags & MSG_FASTOPEN))
+        return sendto_fastopen(fd, p, n, flags, to, tolen);
     lg_h1_conn *c = to ? NULL : lg_sock_conn(fd);
     return c ? host_write(fd, c, p, n) : lg_sock_real_get()->sendto(fd, p, n, flags, to, tolen);
 }
@@ -131,10 +149,26 @@ EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
     return c ? write_vec(fd, c, iov, cnt) : lg_sock_real_get()->writev(fd, iov, cnt);
 }
 
+/* sendmsg with MSG_FASTOPEN and an address (GnuTLS's and wget2's first TLS record): as sendto_fastopen;
+ * a message with control data on a connection now followed goes out as it came, without its address. */
+static __attribute__((noinline)) ssize_t sendmsg_fastopen(int fd, const struct msghdr *m, int flags)
+{
+    int rc;
+    lg_h1_conn *c = fastopen(fd, m->msg_name, m->msg_namelen, &rc);
+    if (c && !m->msg_controllen)
+        return write_vec(fd, c, m->msg_iov, (int)m->msg_iovlen);
+    if (rc == LG_SOCK_NOT_OURS)
+        return lg_sock_real_get()->sendmsg(fd, m, flags);
+    struct msghdr connected = *m;
+    connected.msg_name = NULL;
+    connected.msg_namelen = 0;
+    return rc ? -1 : lg_sock_real_get()->sendmsg(fd, &connected, flags & ~MSG_FASTOPEN);
+}
+
 EXPORT ssize_t sendmsg(int fd, const struct msghdr *m, int flags)
 {
-    if (LG_UNLIKELY(flags & MSG_FASTOPEN))
-        fast_open(m->msg_name, m->msg_namelen);
+    if (m->msg_name && (flags & MSG_FASTOPEN))
+        return sendmsg_fastopen(fd, m, flags);
     lg_h1_conn *c = m->msg_name || m->msg_controllen ? NULL : lg_sock_conn(fd);
     return c ? write_vec(fd, c, m->msg_iov, (int)m->msg_iovlen) : lg_sock_real_get()->sendmsg(fd, m, flags);
 }

@@ -1,7 +1,9 @@
 /* The table of followed GnuTLS sessions and their transport (see gnutls_conns.h); gnutls_deinit,
- * gnutls_bye and gnutls_record_check_pending interposers. */
+ * gnutls_bye, gnutls_record_check_pending, gnutls_record_get_direction and gnutls_transport_set_fastopen
+ * interposers. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,10 +30,15 @@ struct lg_gnutls_conn {
     gnutls_session_t repl;    /* a replacement of ours, or NULL */
     int repl_fd;
     char name[256];           /* the server name the host set (gnutls_server_name_set) */
+    int tfo_fd;               /* the socket GnuTLS's own TCP Fast Open transport runs on (its transport
+                               * pointer is then no descriptor), + 1; 0: the transport's int is the socket */
     bool decided;
     struct sockaddr_storage peer; /* the host's peer, read when the session was taken (a reset socket no
                                    * longer tells it) */
     socklen_t peer_len;           /* 0: unknown */
+    short want;                   /* POLLIN or POLLOUT: what the wire waits for after GNUTLS_E_AGAIN */
+    gnutls_session_t dir_of;      /* the session the host's last record call went to (its direction), or
+                                   * NULL when llmgate answered it itself (GNUTLS_E_AGAIN: a read to wait for) */
     UT_hash_handle hh;
 };
 
@@ -42,12 +49,20 @@ static void after_fork(void) { pthread_mutex_init(&table_lock, NULL); }
 static void setup_fork(void) { lg_runtime_on_fork_child(after_fork); }
 
 gnutls_session_t lg_gnutls_conn_wire(lg_gnutls_conn *c) { return c->repl ? c->repl : c->session; }
+
+/* The socket under session s, one of c's (the host's, or our replacement). */
+static int socket_of(const lg_gnutls_conn *c, gnutls_session_t s)
+{
+    return s == c->session && c->tfo_fd ? c->tfo_fd - 1 : lg_gnutls_real_get()->transport_get_int(s);
+}
 lg_h1_conn *lg_gnutls_conn_h1(lg_gnutls_conn *c) { return c->h1; }
 
-/* Waits for the wire's descriptor after GNUTLS_E_AGAIN; false when it cannot. */
-static bool wait_wire(lg_gnutls_conn *c, bool write)
+/* Waits for the wire's descriptor after GNUTLS_E_AGAIN, in the direction GnuTLS says; false when it cannot. */
+static bool wait_wire(lg_gnutls_conn *c)
 {
-    return lg_fd_wait(lg_gnutls_real_get()->transport_get_int(lg_gnutls_conn_wire(c)), write);
+    const lg_gnutls_real *real = lg_gnutls_real_get();
+    gnutls_session_t wire = lg_gnutls_conn_wire(c);
+    return lg_fd_wait(socket_of(c, wire), real->record_get_direction(wire) == 1);
 }
 
 /* Sends all n bytes on c's wire, waiting for its socket when it is non-blocking; false on failure. */
@@ -58,7 +73,7 @@ static bool send_all(lg_gnutls_conn *c, const void *p, size_t n)
     for (size_t off = 0; ok && off < n;) {
         ssize_t w = real->record_send(lg_gnutls_conn_wire(c), (const char *)p + off, n - off);
         if (w == GNUTLS_E_AGAIN || w == GNUTLS_E_INTERRUPTED)
-            ok = w == GNUTLS_E_INTERRUPTED || wait_wire(c, true);
+            ok = w == GNUTLS_E_INTERRUPTED || wait_wire(c);
         else if (w < 0)
             ok = false;
         else
@@ -74,33 +89,48 @@ static bool io_send(void *io, const void *p, size_t n)
     return ok;
 }
 
-/* One record read on c's wire, waiting for its socket when it is non-blocking: what gnutls_record_recv
- * returned (GNUTLS_E_INTERRUPTED: a signal the host takes interrupted the wait). */
+/* One record read on c's wire: what gnutls_record_recv returned (GNUTLS_E_INTERRUPTED: a signal the host
+ * takes interrupted a blocking socket's wait; GNUTLS_E_AGAIN: a non-blocking socket has nothing yet, c->want
+ * says what it waits for). */
 static ssize_t recv_wire(lg_gnutls_conn *c, void *p, size_t n)
 {
     const lg_gnutls_real *real = lg_gnutls_real_get();
+    gnutls_session_t wire = lg_gnutls_conn_wire(c);
     ssize_t r;
-    for (;;) {
-        r = real->record_recv(lg_gnutls_conn_wire(c), p, n);
-        if (r == GNUTLS_E_INTERRUPTED && lg_host_takes_eintr())
-            break;
-        if (r == GNUTLS_E_INTERRUPTED || (r == GNUTLS_E_AGAIN && wait_wire(c, false)))
-            continue;
-        break;
-    }
+    do
+        r = real->record_recv(wire, p, n);
+    while (r == GNUTLS_E_INTERRUPTED && !lg_host_takes_eintr());
+    if (r == GNUTLS_E_AGAIN)
+        c->want = real->record_get_direction(wire) == 1 ? POLLOUT : POLLIN;
     return r;
 }
 
+/* > 0 bytes; 0 at the end; -1 on failure; LG_IO_INTR; LG_IO_AGAIN when the wire's socket (non-blocking:
+ * the host's, or ours beside it) has nothing yet: the attempt is then driven from the host's readiness
+ * waits (io_wire_wait), which its time limit bounds, as OpenSSL's (ssl_transport.c). */
 static ssize_t io_recv(void *io, void *p, size_t n)
 {
     ssize_t r;
     LG_OURS(r = recv_wire(io, p, n));
     if (r == GNUTLS_E_INTERRUPTED)
         return LG_IO_INTR;
+    if (r == GNUTLS_E_AGAIN)
+        return LG_IO_AGAIN;
     if (r >= 0)
         return r;
     return r == GNUTLS_E_PREMATURE_TERMINATION ? 0 : -1;
 }
+
+/* The descriptor of the session the attempt reads from, and what it waits for. */
+static int io_wire_wait(void *io, short *events)
+{
+    lg_gnutls_conn *c = io;
+    *events = c->want ? c->want : POLLIN;
+    return socket_of(c, lg_gnutls_conn_wire(c));
+}
+
+/* The host's own socket, which it waits on. */
+static int io_fd(void *io) { return socket_of(io, ((lg_gnutls_conn *)io)->session); }
 
 static void drop_repl(lg_gnutls_conn *c)
 {
@@ -125,8 +155,10 @@ static int own_socket(lg_gnutls_conn *c)
 }
 
 /* Opens *fdp (to the host's peer, or to the target to) and runs a new client session *sp over it, with the
- * host's credentials cred and its verification, through its handshake; false on failure (*sp and *fdp, when
- * set, are then the caller's to release). */
+ * host's credentials cred and its verification, through its handshake (blocking, as the request's send is:
+ * OpenSSL's replacement too finishes its handshake inside the host's write); the socket is then made
+ * non-blocking when the host's is, so that the attempt's answer is read as the host's readiness waits
+ * allow. False on failure (*sp and *fdp, when set, are then the caller's to release). */
 static bool handshake_new(lg_gnutls_conn *c, const lg_h1_target *to, void *cred, gnutls_session_t *sp, int *fdp)
 {
     const lg_gnutls_real *real = lg_gnutls_real_get();
@@ -144,8 +176,10 @@ static bool handshake_new(lg_gnutls_conn *c, const lg_h1_target *to, void *cred,
         int rc;
         do
             rc = real->handshake(s);
-        while (rc == GNUTLS_E_AGAIN || rc == GNUTLS_E_INTERRUPTED);
-        ok = rc == 0;
+        while (rc == GNUTLS_E_INTERRUPTED ||
+               (rc == GNUTLS_E_AGAIN && lg_fd_wait(fd, real->record_get_direction(s) == 1)));
+        int fl = rc == 0 ? fcntl(socket_of(c, c->session), F_GETFL) : -1;
+        ok = rc == 0 && (fl < 0 || !(fl & O_NONBLOCK) || fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) == 0);
     }
     *sp = s;
     return ok;
@@ -177,23 +211,22 @@ static bool io_reopen(void *io, const lg_h1_target *to)
     return true;
 }
 
-static const lg_h1_io gnutls_io = {.send = io_send, .recv = io_recv, .reopen = io_reopen, .tls = true};
+static const lg_h1_io gnutls_io = {.send = io_send, .recv = io_recv, .wait = io_wire_wait, .reopen = io_reopen,
+                                   .fd = io_fd, .tls = true};
 
 /* The provider of a session we can follow, by the server name the host set. */
 static const lg_provider *provider_of(lg_gnutls_conn *c, const lg_gnutls_real *real)
 {
     const lg_runtime *rt = lg_runtime_get();
     const lg_provider *prov = rt->cfg && c->name[0] ? lg_config_match_host(rt->cfg, c->name) : NULL;
-    int fd = prov ? real->transport_get_int(c->session) : -1;
-    int fl = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
+    int fd = prov ? socket_of(c, c->session) : -1;
     gnutls_datum_t alpn = {0};
     bool h2 = prov && real->alpn_get_selected_protocol(c->session, &alpn) == 0 && alpn.size == 2 &&
               !memcmp(alpn.data, "h2", 2);
-    if (prov && (fl < 0 || (fl & O_NONBLOCK) || h2)) {
+    if (prov && (fd < 0 || fcntl(fd, F_GETFL) < 0 || h2)) {
         lg_log(LG_LOG_DEBUG, "[%s] TLS connection passed through untouched (%s)", prov->name,
-               h2 ? "HTTP/2" : "non-blocking");
-        lg_ungated(rt->store, prov->name,
-                   h2 ? LG_UNGATED_HTTP2 : fl < 0 ? LG_UNGATED_NO_SOCKET : LG_UNGATED_GNUTLS_NONBLOCKING);
+               h2 ? "HTTP/2" : "no socket under it");
+        lg_ungated(rt->store, prov->name, h2 ? LG_UNGATED_HTTP2 : LG_UNGATED_NO_SOCKET);
         return NULL;
     }
     return prov;
@@ -229,7 +262,7 @@ lg_gnutls_conn *lg_gnutls_conn_get(gnutls_session_t session, bool decide)
         if (prov && !c->h1)
             lg_ungated(lg_runtime_get()->store, prov->name, LG_UNGATED_NO_ROOM);
         c->peer_len = sizeof c->peer;
-        if (c->h1 && getpeername(real->transport_get_int(session), (struct sockaddr *)&c->peer, &c->peer_len) != 0)
+        if (c->h1 && getpeername(socket_of(c, session), (struct sockaddr *)&c->peer, &c->peer_len) != 0)
             c->peer_len = 0;
     }
     errno = saved;
@@ -260,6 +293,21 @@ EXPORT int gnutls_server_name_set(gnutls_session_t session, gnutls_server_name_t
     return rc;
 }
 
+EXPORT void gnutls_transport_set_fastopen(gnutls_session_t session, int fd, struct sockaddr *addr, socklen_t len,
+                                          unsigned int flags)
+{
+    const lg_gnutls_real *real = lg_gnutls_real_get();
+    if (real->transport_set_fastopen)
+        real->transport_set_fastopen(session, fd, addr, len, flags);
+    if (fd < 0 || lg_guard_active())
+        return;
+    int saved = errno;
+    lg_gnutls_conn *c = entry(session, true);
+    if (c && !c->decided)
+        c->tfo_fd = fd + 1;
+    errno = saved;
+}
+
 EXPORT void gnutls_deinit(gnutls_session_t session)
 {
     const lg_gnutls_real *real = lg_gnutls_real_get();
@@ -288,6 +336,18 @@ EXPORT int gnutls_bye(gnutls_session_t session, gnutls_close_request_t how)
     if (c && c->repl)
         LG_OURS(real->bye(c->repl, how));
     return real->bye ? real->bye(session, how) : GNUTLS_E_INTERNAL_ERROR;
+}
+
+void lg_gnutls_conn_answered(lg_gnutls_conn *c, gnutls_session_t target) { c->dir_of = target; }
+
+EXPORT int gnutls_record_get_direction(gnutls_session_t session)
+{
+    const lg_gnutls_real *real = lg_gnutls_real_get();
+    lg_gnutls_conn *c = lg_gnutls_conn_get(session, false);
+    if (c && !c->dir_of)
+        return 0; /* llmgate answered GNUTLS_E_AGAIN: the host waits to read */
+    gnutls_session_t of = c ? c->dir_of : session;
+    return real->record_get_direction ? real->record_get_direction(of) : 0;
 }
 
 EXPORT size_t gnutls_record_check_pending(gnutls_session_t session)

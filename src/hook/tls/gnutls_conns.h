@@ -1,5 +1,7 @@
-/* GnuTLS sessions that carry HTTP/1.1 to a provider (wget): named by their server name indication, on a
- * socket that is blocking when the host sends its first request, not HTTP/2. The transport under the
+/* GnuTLS sessions that carry HTTP/1.1 to a provider (wget, wget2): named by their server name indication,
+ * on a socket, blocking or not (a non-blocking host's exchange is parked and driven from its readiness
+ * waits, and its reads get GNUTLS_E_AGAIN meanwhile, as OpenSSL's hosts get SSL_ERROR_WANT_READ), not
+ * HTTP/2. The transport under the
  * lg_h1_conn is the real gnutls_record_send/recv; a retry's new connection is a new client session with
  * the host's own certificate credentials (trust store, client certificate), its server name, and
  * certificate verification against that name. */
@@ -20,5 +22,8 @@ lg_h1_conn *lg_gnutls_conn_h1(lg_gnutls_conn *c);
 const lg_provider *lg_gnutls_conn_named(gnutls_session_t session);
 /* The session the provider side currently runs on (the host's, or the replacement after a retry). */
 gnutls_session_t lg_gnutls_conn_wire(lg_gnutls_conn *c);
+/* The host's last record call on c went to target (the real call), or (NULL) was answered by llmgate:
+ * what gnutls_record_get_direction says next (llmgate's GNUTLS_E_AGAIN: 0, a read to wait for). */
+void lg_gnutls_conn_answered(lg_gnutls_conn *c, gnutls_session_t target);
 
 #endif
