@@ -170,6 +170,9 @@ store-space-not-reserved|src/store/shm_map.c|test_store_full
 lock-garbage-ignored|src/store/shm_lock.c|test_store_stall
         if (rc != ETIMEDOUT && rc != EBUSY) { /* EINVAL, ENOTRECOVERABLE, ...: the lock word is garbage */
         if (rc != ETIMEDOUT && rc != EBUSY) { return false;
+host-timeout-blamed|src/gate/accounts.c|test_host_timeout
+                           : failure == LG_ATTEMPT_STALE || failure == LG_ATTEMPT_ABANDONED
+                           : failure == LG_ATTEMPT_STALE
 EOF
 )
 

@@ -530,7 +530,8 @@ void lg_exchange_on_transport_error(lg_exchange *x, lg_transport_failure failure
     const lg_config *cfg = x->req.cfg;
     lg_action act = lg_policy_decide_transport(&cfg->retry, &cfg->backoff, failure, x->idx, &x->h, now_ms);
     if (act.kind != LG_ACT_RETRY || !within_budget(x, now_ms)) {
-        if (failure == LG_ATTEMPT_FATAL || !fall_back(x, "transport failures", now_ms, step))
+        if (failure == LG_ATTEMPT_FATAL || failure == LG_ATTEMPT_ABANDONED ||
+            !fall_back(x, "transport failures", now_ms, step))
             finish(x, now_ms, step);
         return;
     }

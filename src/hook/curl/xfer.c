@@ -31,6 +31,9 @@ __attribute__((cold)) static lg_transport_failure transport_error(CURLcode rc)
     case CURLE_HTTP2:
     case CURLE_HTTP2_STREAM:
         return LG_ATTEMPT_RETRYABLE;
+    case CURLE_OPERATION_TIMEDOUT: /* the host's CURLOPT_TIMEOUT (or connect timeout) */
+    case CURLE_ABORTED_BY_CALLBACK:
+        return LG_ATTEMPT_ABANDONED;
     default:
         return LG_ATTEMPT_FATAL;
     }
