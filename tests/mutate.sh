@@ -173,6 +173,9 @@ lock-garbage-ignored|src/store/shm_lock.c|test_store_stall
 host-timeout-blamed|src/gate/accounts.c|test_host_timeout
                            : failure == LG_ATTEMPT_STALE || failure == LG_ATTEMPT_ABANDONED
                            : failure == LG_ATTEMPT_STALE
+backoff-says-rate-limited|src/gate/exchange.c|test_messages
+act.switched ? "switching account" : backoff_why(&res->outcome),
+act.switched ? "switching account" : (backoff_why(&res->outcome), "rate limited, backing off"),
 EOF
 )
 

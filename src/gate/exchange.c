@@ -431,6 +431,21 @@ __attribute__((cold)) static bool within_budget(lg_exchange *x, int64_t now)
     return false;
 }
 
+/* What a retry after outcome o waits for, in words (the wait's log line and notice). */
+__attribute__((cold)) static const char *backoff_why(const lg_outcome *o)
+{
+    switch (o->reason) {
+    case LG_REASON_SERVER_ERROR:
+        return "server error, backing off";
+    case LG_REASON_MODEL_CAPACITY_EXHAUSTED:
+        return "provider overloaded, backing off";
+    case LG_REASON_QUOTA_EXHAUSTED:
+        return "quota exhausted, backing off";
+    default:
+        return o->state == LG_STATE_PROVIDER_DOWN ? "provider failing, backing off" : "rate limited, backing off";
+    }
+}
+
 /* Logs a failed attempt. */
 __attribute__((cold)) static void log_failure(const lg_exchange *x, int status, const lg_outcome *o)
 {
@@ -491,7 +506,7 @@ void lg_exchange_on_response(lg_exchange *x, const lg_response_view *resp, int64
                    p->accounts[act.account].name,
                    res->outcome.account_rejected ? "credentials refused" : lg_reason_name(res->outcome.reason));
         }
-        retry_after(x, act.account, act.delay_ms, act.switched ? "switching account" : "rate limited, backing off",
+        retry_after(x, act.account, act.delay_ms, act.switched ? "switching account" : backoff_why(&res->outcome),
                     now_ms, step);
         return;
     }
