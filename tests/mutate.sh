@@ -176,6 +176,9 @@ host-timeout-blamed|src/gate/accounts.c|test_host_timeout
 backoff-says-rate-limited|src/gate/exchange.c|test_messages
 act.switched ? "switching account" : backoff_why(&res->outcome),
 act.switched ? "switching account" : (backoff_why(&res->outcome), "rate limited, backing off"),
+attempt-watch-never-fires|src/hook/curl/progress.c|test_attempt_timeout
+    if (limit > 0 && now - x->watch_at_ms >= limit) {
+    if (limit < 0 && now - x->watch_at_ms >= limit) {
 EOF
 )
 

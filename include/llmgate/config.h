@@ -83,6 +83,8 @@ typedef struct {
     double budget_min_per_s;         /* ... but at least this many per second (a floor), default 0.5 */
     bool pool_fallback;              /* use a provider's first pool until all of it is out of quota, false */
     char pin_separator[8];           /* "gpt-4o:backup" pins to provider or pool "backup"; default ":" */
+    int64_t attempt_timeout_ms;      /* an attempt with no byte of its answer this long is abandoned, 600000; 0 off */
+    int64_t idle_timeout_ms;         /* ... or with no byte between two of a held or streamed answer, 300000 */
 } lg_retry_conf;
 
 typedef struct {

@@ -550,8 +550,12 @@ void lg_exchange_on_transport_error(lg_exchange *x, lg_transport_failure failure
             finish(x, now_ms, step);
         return;
     }
+    if (failure == LG_ATTEMPT_TIMED_OUT && x->a.n > 1)
+        act.account = (x->idx + 1) % x->a.n; /* a hung account: the next one */
     lg_log(LG_LOG_INFO, "[Retry] %s: %s on account=%s, retrying in %lldms", x->req.prov->name,
-           stale ? "kept-alive connection closed before an answer" : "transport failure",
+           stale ? "kept-alive connection closed before an answer"
+           : failure == LG_ATTEMPT_TIMED_OUT ? "attempt timed out (retry.attempt_timeout_ms, idle_timeout_ms)"
+                                             : "transport failure",
            x->req.prov->accounts[x->idx].name, (long long)act.delay_ms);
     lg_accounts_count(&x->a, x->idx, LG_EV_RETRY, 0);
     retry_after(x, act.account, act.delay_ms, "transport failure, backing off", now_ms, step);

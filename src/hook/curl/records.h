@@ -11,6 +11,9 @@
 
 struct lg_curl_xfer;
 
+/* CURLOPT_PROGRESSFUNCTION by its number: the name is deprecated, hosts (PHP) still set it. */
+#define LG_CURLOPT_PROGRESSFUNCTION ((CURLoption)(CURLOPTTYPE_FUNCTIONPOINT + 56))
+
 typedef struct {
     CURL *handle;
     unsigned gen;                /* changes whenever the host sets an option llmgate shapes or reads */
