@@ -179,6 +179,9 @@ act.switched ? "switching account" : (backoff_why(&res->outcome), "rate limited,
 attempt-watch-never-fires|src/hook/curl/progress.c|test_attempt_timeout
     if (limit > 0 && now - x->watch_at_ms >= limit) {
     if (limit < 0 && now - x->watch_at_ms >= limit) {
+write-pause-refused|src/hook/curl/deliver.c|test_curl_pause
+    if (r->multi_xfer)
+    if (r->multi_xfer || 1)
 EOF
 )
 
