@@ -46,6 +46,15 @@ check "stalled answer: the whole answer is the second account's" /usr/bin/python
 import json, sys; json.load(open(sys.argv[1]))["choices"]' "$LG_TMP/out"
 check_eq "stalled answer: each account was sent the request once" "1 2" "$(stat_of sk-stall) $(stat_of sk-good)"
 
+# The multi interface (curl -Z: two transfers in one multi handle): the hung attempt is abandoned there too.
+B='{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}]}'
+one=(-s -o /dev/null -w '%{http_code} ' --connect-to "api.openai.com:80:127.0.0.1:$MOCK_PORT"
+     http://api.openai.com/v1/chat/completions -H 'Authorization: Bearer sk-host' -d "$B")
+hung_before=$(stat_of sk-hung)
+check_eq "curl -Z (multi): both transfers get a 200" "200 200 " \
+    "$(LLMGATE_CONFIG=$LG_TMP/hung.json LD_PRELOAD=$LG_LIB timeout 30 curl -Z "${one[@]}" --next "${one[@]}")"
+check "curl -Z (multi): the hung account was tried" test "$(stat_of sk-hung)" -gt "$hung_before"
+
 out=$("$LG_CLI" check-config "$LG_TMP/hung.json")
 check_match "check-config shows attempt_timeout_ms" '"attempt_timeout_ms": *800' "$out"
 cat >"$LG_TMP/defaults.json" <<JSON
