@@ -8,7 +8,7 @@
 source "$(dirname "$0")/../lib.sh"
 if [ "$(id -u)" != 0 ] || ! mkdir -p "$LG_TMP/probe" || ! mount -t tmpfs -o size=8k tmpfs "$LG_TMP/probe" 2>/dev/null; then
     echo "# skip: mounting a tmpfs needs root"
-    skip "mounting a tmpfs needs root" 12
+    skip "mounting a tmpfs needs root" 13
     lg_done; exit
 fi
 umount "$LG_TMP/probe"
