@@ -41,7 +41,7 @@ _llmgate() {
             _llmgate_files
         fi
         ;;
-    status) COMPREPLY=($(compgen -W "--config --json --prometheus --textfile --watch --help" -- "$cur")) ;;
+    status) COMPREPLY=($(compgen -W "--config --wide --json --prometheus --textfile --watch --help" -- "$cur")) ;;
     check-config)
         if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else _llmgate_files; fi ;;
     classify)

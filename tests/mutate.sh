@@ -191,6 +191,24 @@ tfo-sendto-unfollowed|src/hook/sock/io.c|test_wget2
 gnutls-nonblocking-passed|src/hook/tls/gnutls_conns.c|test_wget2
     if (prov && (fd < 0 || fcntl(fd, F_GETFL) < 0 || h2)) {
     if (prov && (fd < 0 || (fcntl(fd, F_GETFL) & O_NONBLOCK) || h2)) {
+store-space-not-reserved|src/store/shm_map.c|test_store_full
+        int rc = posix_fallocate(fd, 0, len);
+        int rc = 0;
+lock-garbage-ignored|src/store/shm_lock.c|test_store_stall
+        if (rc != ETIMEDOUT && rc != EBUSY) { /* EINVAL, ENOTRECOVERABLE, ...: the lock word is garbage */
+        if (rc != ETIMEDOUT && rc != EBUSY) { return false;
+host-timeout-blamed|src/gate/accounts.c|test_host_timeout
+                           : failure == LG_ATTEMPT_STALE || failure == LG_ATTEMPT_ABANDONED
+                           : failure == LG_ATTEMPT_STALE
+backoff-says-rate-limited|src/gate/exchange.c|test_messages
+act.switched ? "switching account" : backoff_why(&res->outcome),
+act.switched ? "switching account" : (backoff_why(&res->outcome), "rate limited, backing off"),
+attempt-watch-never-fires|src/hook/curl/progress.c|test_attempt_timeout
+    if (limit > 0 && now - x->watch_at_ms >= limit) {
+    if (limit < 0 && now - x->watch_at_ms >= limit) {
+write-pause-refused|src/hook/curl/deliver.c|test_curl_pause
+    if (r->multi_xfer)
+    if (r->multi_xfer || 1)
 EOF
 )
 

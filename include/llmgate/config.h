@@ -85,6 +85,8 @@ typedef struct {
     char pin_separator[8];           /* "gpt-4o:backup" pins to provider or pool "backup"; default ":" */
     int64_t fallback_after_ms;       /* a request its provider cannot admit for longer goes to the fallback
                                         at once, default 1000 */
+    int64_t attempt_timeout_ms;      /* an attempt with no byte of its answer this long is abandoned, 600000; 0 off */
+    int64_t idle_timeout_ms;         /* ... or with no byte between two of a held or streamed answer, 300000 */
 } lg_retry_conf;
 
 typedef struct {

@@ -67,6 +67,11 @@ typedef enum {
     LG_ATTEMPT_RETRYABLE,  /* refused, reset, truncated: worth a bounded retry after a backoff */
     LG_ATTEMPT_STALE,      /* a kept-alive connection turned out closed before any answer: sent again at
                             * once on another connection (what libcurl itself would do), blamed on nobody */
+    LG_ATTEMPT_TIMED_OUT,  /* llmgate's own attempt timeout (retry.attempt_timeout_ms, idle_timeout_ms): the
+                            * provider's failure, retried at once on another account when there is one */
+    LG_ATTEMPT_ABANDONED,  /* the host gave the attempt up (its own timeout, its callback aborted): shown to it
+                            * at once like a fatal failure, but blamed on nobody (a slow answer is not a
+                            * failing provider; llmgate's own attempt timeout is RETRYABLE, the provider's) */
 } lg_transport_failure;
 
 #endif

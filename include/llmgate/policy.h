@@ -125,8 +125,10 @@ lg_action lg_policy_decide(const lg_retry_conf *r, const lg_backoff_conf *b, con
  * the failure is not blamed on the key). A retryable failure (reset, refused, truncated) of a replayable
  * request is retried on the same account after the single-account exponential backoff, at most
  * max_server_retries times in a row; a stale connection's is retried at once, not counted as a server
- * retry; both within max_attempts and the request's deadline. Anything else gives up (the host sees the
- * transport's own error). Updates h only on RETRY (server_retries counted). */
+ * retry; both within max_attempts and the request's deadline. llmgate's own attempt timeout (TIMED_OUT) is
+ * retried like a retryable failure but at once (the engine moves it to the next account); an attempt the
+ * host abandoned (ABANDONED) and anything else give up (the host sees the transport's own error). Updates h
+ * only on RETRY (server_retries counted). */
 lg_action lg_policy_decide_transport(const lg_retry_conf *r, const lg_backoff_conf *b, lg_transport_failure failure,
                                      size_t current, lg_history *h, int64_t now_ms);
 

@@ -18,7 +18,7 @@
 #include "llmgate/limiter.h"
 #include "llmgate/store.h"
 
-typedef enum { FMT_TEXT = 0, FMT_JSON, FMT_PROMETHEUS } format;
+typedef enum { FMT_TEXT = 0, FMT_WIDE, FMT_JSON, FMT_PROMETHEUS } format;
 
 /* What the window of an account holds now, and the limits it was last checked against. */
 typedef struct {
@@ -147,10 +147,28 @@ static const char *aside_name(const row *w, int64_t now)
     return lg_detail_name(remaining_ms(w, now) ? w->slot.state.aside : LG_DETAIL_NONE);
 }
 
+/* A reason's short name for the compact table. */
+static const char *reason_short(lg_reason r)
+{
+    switch (r) {
+    case LG_REASON_QUOTA_EXHAUSTED:
+        return "quota";
+    case LG_REASON_RATE_LIMIT_EXCEEDED:
+        return "rate";
+    case LG_REASON_MODEL_CAPACITY_EXHAUSTED:
+        return "capacity";
+    case LG_REASON_SERVER_ERROR:
+        return "server";
+    default:
+        return "other";
+    }
+}
+
 /* "available", or the time left (rounded up to the second), the reason (with the detail it is set aside
- * for) and the local end time: "1h05m QUOTA_EXHAUSTED until 14:05:33", "3h59m QUOTA_EXHAUSTED/billing until
- * 18:05:33" (the date too when it ends on another day). */
-static void cooldown_text(const row *w, int64_t now, char *out, size_t n)
+ * for) and (wide) the local end time: "1h05m QUOTA_EXHAUSTED until 14:05:33", "3h59m
+ * QUOTA_EXHAUSTED/billing until 18:05:33" (the date too when it ends on another day); compact: "1h05m quota",
+ * "3h59m quota/billing". */
+static void cooldown_text(const row *w, int64_t now, bool wide, char *out, size_t n)
 {
     int64_t ms = remaining_ms(w, now);
     if (ms == 0) {
@@ -166,6 +184,11 @@ static void cooldown_text(const row *w, int64_t now, char *out, size_t n)
         snprintf(left, sizeof left, "%lldm%02llds", s / 60, s % 60);
     else
         snprintf(left, sizeof left, "%lldh%02lldm", s / 3600, s / 60 % 60);
+    const char *aside = aside_name(w, now);
+    if (!wide) {
+        snprintf(out, n, "%s %s%s%s", left, reason_short(w->slot.state.reason), *aside ? "/" : "", aside);
+        return;
+    }
     time_t end = (time_t)(w->slot.state.cooldown_until_ms / 1000), today = (time_t)(now / 1000);
     struct tm te, tn;
     if (localtime_r(&end, &te) && localtime_r(&today, &tn))
@@ -187,21 +210,48 @@ static void usage_text(int64_t used, int64_t limit, int64_t reserved, char *out,
         snprintf(out, n, "%lld/%s", (long long)used, lim);
 }
 
-static void print_text(const rows *r, int64_t now)
+/* The account table's columns after ACCOUNT: header and width (negative: left-aligned), wide and compact
+ * (the compact one fits 120 columns with account names of up to 16 characters). */
+#define COLS 11
+typedef struct {
+    const char *name;
+    int width;
+} column;
+static const column wide_cols[COLS] = {{"REQ/WINDOW", -14}, {"TOKENS/WINDOW", -22}, {"COOLDOWN", -48},
+                                       {"FAILURES", 8},     {"REQUESTS", 9},       {"IMMEDIATE", 9},
+                                       {"WAITED", 7},       {"RATE_LIMITED", 12},  {"RETRIES", 8},
+                                       {"SWITCHES", 8},     {"GIVEN_UP", 8}};
+static const column compact_cols[COLS] = {{"REQ/WINDOW", -11}, {"TOKENS/WINDOW", -13}, {"COOLDOWN", -20},
+                                          {"FAIL", 4},         {"REQS", 7},            {"IMMED", 6},
+                                          {"WAITED", 6},       {"LIMITED", 7},         {"RETRIES", 7},
+                                          {"SWITCH", 6},       {"GAVEUP", 6}};
+
+/* Prints one line: first left-aligned in width, then cells in cols' widths. */
+static void print_line(int width, const char *first, const column *cols, char cells[COLS][96])
+{
+    printf("%-*s", width, first);
+    for (int c = 0; c < COLS; c++)
+        printf(" %*s", cols[c].width, cells[c]);
+    putchar('\n');
+}
+
+static void print_text(const rows *r, int64_t now, bool wide)
 {
     if (r->n == 0) {
         puts("no accounts recorded yet");
         return;
     }
+    const column *cols = wide ? wide_cols : compact_cols;
     int width = 16;
     for (size_t i = 0; i < r->n; i++) {
         int len = (int)strlen(r->v[i].account) + 2;
         if (len > width)
             width = len;
     }
-    printf("%-*s %-14s %-22s %-56s %8s %9s %9s %7s %12s %8s %8s %8s\n", width, "ACCOUNT", "REQ/WINDOW",
-           "TOKENS/WINDOW", "COOLDOWN", "FAILURES", "REQUESTS", "IMMEDIATE", "WAITED", "RATE_LIMITED", "RETRIES",
-           "SWITCHES", "GIVEN_UP");
+    char cells[COLS][96];
+    for (int c = 0; c < COLS; c++)
+        snprintf(cells[c], sizeof cells[c], "%s", cols[c].name);
+    print_line(width, "ACCOUNT", cols, cells);
     for (size_t i = 0; i < r->n; i++) {
         const row *w = &r->v[i];
         if (i == 0 || strcmp(w->provider, r->v[i - 1].provider)) {
@@ -213,15 +263,17 @@ static void print_text(const rows *r, int64_t now)
             else
                 printf("%s\n", w->provider);
         }
-        char cd[96], rq[48], tk[64];
-        cooldown_text(w, now, cd, sizeof cd);
-        usage_text(w->win.requests, w->win.rpm, w->win.reserved, rq, sizeof rq);
-        usage_text(w->win.tokens, w->win.tpm, 0, tk, sizeof tk);
-        const lg_account_counters *c = &w->slot.counters;
-        printf("  %-*s %-14s %-22s %-56s %8d %9llu %9llu %7llu %12llu %8llu %8llu %8llu\n", width - 2, w->account,
-               rq, tk, cd, (int)w->slot.state.failures, (unsigned long long)c->requests,
-               (unsigned long long)c->immediate, (unsigned long long)c->waited, (unsigned long long)c->rate_limited,
-               (unsigned long long)c->retries, (unsigned long long)c->switches, (unsigned long long)c->given_up);
+        usage_text(w->win.requests, w->win.rpm, w->win.reserved, cells[0], sizeof cells[0]);
+        usage_text(w->win.tokens, w->win.tpm, 0, cells[1], sizeof cells[1]);
+        cooldown_text(w, now, wide, cells[2], sizeof cells[2]);
+        const lg_account_counters *k = &w->slot.counters;
+        unsigned long long v[COLS - 3] = {w->slot.state.failures, k->requests, k->immediate, k->waited,
+                                          k->rate_limited,        k->retries,  k->switches,  k->given_up};
+        for (int c = 3; c < COLS; c++)
+            snprintf(cells[c], sizeof cells[c], "%llu", v[c - 3]);
+        char name[LG_NAME_MAX + 4];
+        snprintf(name, sizeof name, "  %s", w->account);
+        print_line(width, name, cols, cells);
     }
 }
 
@@ -372,8 +424,9 @@ static int show(const lg_config *cfg, format fmt)
     lg_status_provs pr = {0};
     if (shm && lstat(file, &st) != 0 && errno == ENOENT && !lg_store_has_saved_cooldowns()) {
         /* Machine formats still get a valid, empty document on stdout. */
-        fputs("no llmgate state yet\n", fmt == FMT_TEXT ? stdout : stderr);
-        if (fmt == FMT_TEXT) {
+        bool text = fmt == FMT_TEXT || fmt == FMT_WIDE;
+        fputs("no llmgate state yet\n", text ? stdout : stderr);
+        if (text) {
             fflush(stdout);
             return 0;
         }
@@ -408,7 +461,7 @@ static int show(const lg_config *cfg, format fmt)
         } else if (fmt == FMT_PROMETHEUS) {
             print_prometheus(&r, &pr, now);
         } else {
-            print_text(&r, now);
+            print_text(&r, now, fmt == FMT_WIDE);
             lg_status_provs_text(&pr, now);
         }
     }
@@ -420,7 +473,7 @@ static int show(const lg_config *cfg, format fmt)
 
 static int usage(FILE *f)
 {
-    fputs("usage: llmgate status [--config FILE] [--json|--prometheus] [--textfile PATH] [--watch [SECONDS]]\n", f);
+    fputs("usage: llmgate status [--config FILE] [--wide|--json|--prometheus] [--textfile PATH] [--watch [SECONDS]]\n", f);
     return f == stderr ? 2 : 0;
 }
 
@@ -447,6 +500,8 @@ int lg_cmd_status(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json"))
             fmt = FMT_JSON;
+        else if (!strcmp(argv[i], "--wide"))
+            fmt = FMT_WIDE;
         else if (!strcmp(argv[i], "--prometheus"))
             fmt = FMT_PROMETHEUS;
         else if (!strcmp(argv[i], "--config") && i + 1 < argc)

@@ -12,7 +12,7 @@ int lg_cmd_classify(int argc, char **argv);
 int lg_cmd_check_config(int argc, char **argv);
 /* llmgate run [--config FILE] -- CMD ARGS : runs CMD with libllmgate.so preloaded. */
 int lg_cmd_run(int argc, char **argv);
-/* llmgate status [--json|--prometheus|--watch] : shared state per provider and account. */
+/* llmgate status [--wide|--json|--prometheus|--watch] : shared state per provider and account. */
 int lg_cmd_status(int argc, char **argv);
 /* llmgate route [--config FILE] [--provider NAME] [--program NAME] [--header NAME]... FILE : the routing
  * rule a request body takes and what would be sent. */

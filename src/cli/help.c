@@ -14,10 +14,11 @@ static const struct {
             "  The library is $LLMGATE_LIB, else libllmgate.so beside llmgate, else ../lib/llmgate/\n"
             "  from it. A statically linked CMD is named on stderr: LD_PRELOAD cannot reach it.\n"
             "exit status: CMD's own; 2 usage, bad configuration or no library; 127 CMD not found\n"},
-    {"status", "usage: llmgate status [--config FILE] [--json|--prometheus] [--textfile PATH] [--watch [SECONDS]]\n"
+    {"status", "usage: llmgate status [--config FILE] [--wide|--json|--prometheus] [--textfile PATH] [--watch [SECONDS]]\n"
                "  Shows each provider's accounts (by name, never keys): window usage against the limits,\n"
                "  cooldown with its reason (QUOTA_EXHAUSTED/billing: set aside, out of credit), consecutive\n"
-               "  failures and counters.\n"
+               "  failures and counters, in 120 columns.\n"
+               "  --wide          the cooldown's end time and the reasons' and counters' full names\n"
                "  --json          one JSON document\n"
                "  --prometheus    the Prometheus text exposition format\n"
                "  --textfile PATH write the Prometheus format to PATH atomically (a temporary file in the\n"

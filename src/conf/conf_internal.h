@@ -38,6 +38,10 @@ void conf_path_index(char out[LG_CONF_PATH_MAX], const char *base, size_t i);
 /* Describes a JSON value for "got ..." (a quoted string, a number, "an object"); strings are shown only
  * when show_strings is true, since a misplaced value may be a secret. */
 void conf_describe(const cJSON *item, bool show_strings, char *out, size_t n);
+/* True when arr is an array of at most max entries; else an error at path naming the limit and what came
+ * ("expected an array of at most 64 accounts, got 200"; strings shown when show_strings). */
+bool conf_array_at_most(conf_ctx *cx, const cJSON *arr, const char *path, int max, const char *what,
+                        bool show_strings);
 
 /* True when obj is an object; otherwise reports "expected an object". */
 bool conf_expect_object(conf_ctx *cx, const cJSON *obj, const char *path);

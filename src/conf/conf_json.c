@@ -57,6 +57,20 @@ void conf_path_index(char out[LG_CONF_PATH_MAX], const char *base, size_t i)
     snprintf(out, LG_CONF_PATH_MAX, "%.400s[%zu]", base, i);
 }
 
+bool conf_array_at_most(conf_ctx *cx, const cJSON *arr, const char *path, int max, const char *what,
+                        bool show_strings)
+{
+    if (cJSON_IsArray(arr) && cJSON_GetArraySize(arr) <= max)
+        return true;
+    char got[200];
+    if (cJSON_IsArray(arr))
+        snprintf(got, sizeof got, "%d", cJSON_GetArraySize(arr));
+    else
+        conf_describe(arr, show_strings, got, sizeof got);
+    conf_err(cx, path, "expected an array of at most %d %s, got %s", max, what, got);
+    return false;
+}
+
 void conf_describe(const cJSON *item, bool show_strings, char *out, size_t n)
 {
     if (!item) {

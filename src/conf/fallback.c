@@ -31,12 +31,8 @@ void conf_parse_fallback(conf_ctx *cx, const cJSON *arr, const char *path, lg_pr
 {
     char ip[LG_CONF_PATH_MAX];
     int n = cJSON_GetArraySize(arr);
-    if (!cJSON_IsArray(arr) || n > FALLBACK_MAX) {
-        char got[200];
-        conf_describe(arr, true, got, sizeof got);
-        conf_err(cx, path, "expected an array of at most %d provider names, got %s", FALLBACK_MAX, got);
+    if (!conf_array_at_most(cx, arr, path, FALLBACK_MAX, "provider names", true))
         return;
-    }
     if (n == 0)
         return;
     if (!(p->fallback = calloc((size_t)n, sizeof *p->fallback))) {

@@ -54,6 +54,8 @@ static const conf_field retry_fields[] = {
     {.name = "pin_separator", .kind = CONF_TOKEN, .offset = offsetof(lg_retry_conf, pin_separator),
      .aux = sizeof((lg_retry_conf *)0)->pin_separator, .def_text = ":"},
     MS("fallback_after_ms", lg_retry_conf, fallback_after_ms, 0, MS_WHAT, 1000),
+    MS("attempt_timeout_ms", lg_retry_conf, attempt_timeout_ms, 0, MS_WHAT, 600000),
+    MS("idle_timeout_ms", lg_retry_conf, idle_timeout_ms, 0, MS_WHAT, 300000),
 };
 
 static const conf_field backoff_fields[] = {

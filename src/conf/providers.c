@@ -151,12 +151,8 @@ static void parse_accounts(conf_ctx *cx, const cJSON *arr, const char *path, lg_
 {
     char ap[LG_CONF_PATH_MAX];
     int n = cJSON_GetArraySize(arr);
-    if (!cJSON_IsArray(arr) || n > ACCOUNTS_MAX) {
-        char got[200];
-        conf_describe(arr, false, got, sizeof got);
-        conf_err(cx, path, "expected an array of at most %d accounts, got %s", ACCOUNTS_MAX, got);
+    if (!conf_array_at_most(cx, arr, path, ACCOUNTS_MAX, "accounts", false))
         return;
-    }
     if (n == 0)
         return;
     p->accounts = calloc((size_t)n, sizeof *p->accounts);

@@ -131,12 +131,8 @@ void conf_parse_routes(conf_ctx *cx, const cJSON *arr, lg_config *c)
 {
     char ip[LG_CONF_PATH_MAX];
     int n = cJSON_GetArraySize(arr);
-    if (!cJSON_IsArray(arr) || n > ROUTES_MAX) {
-        char got[200];
-        conf_describe(arr, false, got, sizeof got);
-        conf_err(cx, "routes", "expected an array of at most %d rules, got %s", ROUTES_MAX, got);
+    if (!conf_array_at_most(cx, arr, "routes", ROUTES_MAX, "rules", false))
         return;
-    }
     if (n == 0)
         return;
     if (!(c->routes = calloc((size_t)n, sizeof *c->routes))) {

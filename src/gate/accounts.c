@@ -290,7 +290,8 @@ bool lg_accounts_record(lg_accounts *a, size_t idx, const lg_outcome *o, const l
     const lg_store_scope *sc = scope_of(a);
     bool transport_failed = failure != 0;
     lg_breaker_note note = !transport_failed               ? lg_breaker_note_of(o)
-                           : failure == LG_ATTEMPT_STALE ? LG_BREAKER_NOTE_NONE /* says nothing of the provider */
+                           : failure == LG_ATTEMPT_STALE || failure == LG_ATTEMPT_ABANDONED
+                               ? LG_BREAKER_NOTE_NONE /* says nothing of the provider */
                                                          : LG_BREAKER_NOTE_FAILURE;
     lg_ratelimit_info info;
     bool learned = !transport_failed && resp && lg_ratelimit_parse(resp->headers, resp->n_headers, now_ms, &info);

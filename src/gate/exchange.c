@@ -443,6 +443,21 @@ __attribute__((cold)) static bool within_budget(lg_exchange *x, int64_t now)
     return false;
 }
 
+/* What a retry after outcome o waits for, in words (the wait's log line and notice). */
+__attribute__((cold)) static const char *backoff_why(const lg_outcome *o)
+{
+    switch (o->reason) {
+    case LG_REASON_SERVER_ERROR:
+        return "server error, backing off";
+    case LG_REASON_MODEL_CAPACITY_EXHAUSTED:
+        return "provider overloaded, backing off";
+    case LG_REASON_QUOTA_EXHAUSTED:
+        return "quota exhausted, backing off";
+    default:
+        return o->state == LG_STATE_PROVIDER_DOWN ? "provider failing, backing off" : "rate limited, backing off";
+    }
+}
+
 /* Logs a failed attempt. */
 __attribute__((cold)) static void log_failure(const lg_exchange *x, int status, const lg_outcome *o)
 {
@@ -504,7 +519,7 @@ void lg_exchange_on_response(lg_exchange *x, const lg_response_view *resp, int64
                    p->accounts[act.account].name,
                    res->outcome.account_rejected ? "credentials refused" : lg_reason_name(res->outcome.reason));
         }
-        retry_after(x, act.account, act.delay_ms, act.switched ? "switching account" : "rate limited, backing off",
+        retry_after(x, act.account, act.delay_ms, act.switched ? "switching account" : backoff_why(&res->outcome),
                     now_ms, step);
         return;
     }
@@ -543,12 +558,17 @@ void lg_exchange_on_transport_error(lg_exchange *x, lg_transport_failure failure
     const lg_config *cfg = x->req.cfg;
     lg_action act = lg_policy_decide_transport(&cfg->retry, &cfg->backoff, failure, x->idx, &x->h, now_ms);
     if (act.kind != LG_ACT_RETRY || !within_budget(x, now_ms)) {
-        if (failure == LG_ATTEMPT_FATAL || !fall_back(x, "transport failures", now_ms, step))
+        if (failure == LG_ATTEMPT_FATAL || failure == LG_ATTEMPT_ABANDONED ||
+            !fall_back(x, "transport failures", now_ms, step))
             finish(x, now_ms, step);
         return;
     }
+    if (failure == LG_ATTEMPT_TIMED_OUT && x->a.n > 1)
+        act.account = (x->idx + 1) % x->a.n; /* a hung account: the next one */
     lg_log(LG_LOG_INFO, "[Retry] %s: %s on account=%s, retrying in %lldms", x->req.prov->name,
-           stale ? "kept-alive connection closed before an answer" : "transport failure",
+           stale ? "kept-alive connection closed before an answer"
+           : failure == LG_ATTEMPT_TIMED_OUT ? "attempt timed out (retry.attempt_timeout_ms, idle_timeout_ms)"
+                                             : "transport failure",
            x->req.prov->accounts[x->idx].name, (long long)act.delay_ms);
     lg_accounts_count(&x->a, x->idx, LG_EV_RETRY, 0);
     retry_after(x, act.account, act.delay_ms, "transport failure, backing off", now_ms, step);

@@ -311,8 +311,9 @@ lg_action lg_policy_decide_transport(const lg_retry_conf *r, const lg_backoff_co
 {
     lg_action give_up = {.kind = LG_ACT_GIVE_UP, .account = current};
     bool stale = failure == LG_ATTEMPT_STALE;
-    int64_t delay = stale ? 0 : lg_policy_exp_backoff(b, h->server_retries + 1);
-    if (failure == LG_ATTEMPT_FATAL || !h->replayable || (!stale && h->server_retries >= r->max_server_retries) ||
+    /* a timed-out attempt has waited long enough already: the next one goes at once */
+    int64_t delay = stale || failure == LG_ATTEMPT_TIMED_OUT ? 0 : lg_policy_exp_backoff(b, h->server_retries + 1);
+    if (failure == LG_ATTEMPT_FATAL || failure == LG_ATTEMPT_ABANDONED || !h->replayable || (!stale && h->server_retries >= r->max_server_retries) ||
         h->attempts >= r->max_attempts || now_ms + delay > lg_policy_deadline(r, h))
         return give_up;
     if (stale)

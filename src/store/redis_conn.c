@@ -1,6 +1,7 @@
 /* The redis backend's connection pool and its fail-open bookkeeping (see redis_conn.h). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -60,11 +61,20 @@ void lg_redis_drop_conn(redis_store *s, conn *c)
     free(c);
 }
 
-/* Reads one reply; NULL (the connection is then unusable) on a transport error or timeout. */
+/* Reads one reply; NULL (the connection is then unusable) on a transport error or timeout, and on Redis's
+ * NOAUTH (it wants a password the URL does not give: marked on c for the notice). */
 redisReply *lg_redis_read_reply(redis_store *s, conn *c)
 {
-    void *r = NULL;
-    return s->api->get_reply(c->c, &r) == REDIS_OK ? r : NULL;
+    void *v = NULL;
+    if (s->api->get_reply(c->c, &v) != REDIS_OK)
+        return NULL;
+    redisReply *r = v;
+    if (r && r->type == REDIS_REPLY_ERROR && r->str && strncmp(r->str, "NOAUTH", 6) == 0) {
+        c->noauth = true;
+        s->api->free_reply(r);
+        return NULL;
+    }
+    return r;
 }
 
 /* Sends the command and reads its reply, after the pipelined replies still pending. NULL on a transport
@@ -81,6 +91,8 @@ redisReply *lg_redis_call(redis_store *s, conn *c, int argc, const char **argv, 
     }
     return lg_redis_read_reply(s, c);
 }
+
+#define NOAUTH_WHY "authentication required: store.redis_url has no password"
 
 /* AUTH and SELECT on a new connection; false when refused. */
 static bool handshake(redis_store *s, conn *c, char *why, size_t whylen)
@@ -143,6 +155,8 @@ conn *lg_redis_get_conn(redis_store *s)
         c->c = ctx;
         if (handshake(s, c, why, sizeof why))
             return c;
+        if (c->noauth)
+            snprintf(why, sizeof why, "%s", NOAUTH_WHY);
         lg_redis_drop_conn(s, c);
     } else {
         if (ctx && ctx->err)
@@ -158,6 +172,8 @@ conn *lg_redis_get_conn(redis_store *s)
 void lg_redis_put_conn(redis_store *s, conn *c, bool ok, const char *why)
 {
     if (!ok) {
+        if (c->noauth)
+            why = NOAUTH_WHY;
         lg_redis_drop_conn(s, c);
         mark_down(s, why);
         return;

@@ -21,6 +21,7 @@
 typedef struct conn {
     redisContext *c;
     int pending; /* pipelined replies not read yet */
+    bool noauth; /* Redis answered NOAUTH: it wants a password */
     struct conn *next;
 } conn;
 
@@ -55,7 +56,7 @@ conn *lg_redis_get_conn(redis_store *s);
 void lg_redis_put_conn(redis_store *s, conn *c, bool ok, const char *why);
 /* Frees a connection. */
 void lg_redis_drop_conn(redis_store *s, conn *c);
-/* Reads one reply; NULL (the connection is then unusable) on a transport error or timeout. */
+/* Reads one reply; NULL (the connection is then unusable) on a transport error or timeout, or NOAUTH. */
 redisReply *lg_redis_read_reply(redis_store *s, conn *c);
 /* Sends the command and reads its reply, after the pipelined replies still pending. NULL on a transport
  * error or timeout (the connection is then unusable). */

@@ -1,5 +1,6 @@
 /* The shm store's lock past a free one (see shm_lock.h): the pause, the timed wait, the stall mark and the
- * rebuild. Nothing sleeps while holding the lock; errno is kept. */
+ * rebuild (of a lock that stays taken, or at once of one whose word is garbage: any error but a timeout).
+ * Nothing sleeps while holding the lock; errno is kept. */
 #include <errno.h>
 #include <linux/futex.h>
 #include <signal.h>
@@ -65,8 +66,12 @@ static bool lock_waiting(lg_shm_store *s, lg_store_layout **out, int64_t paused_
             pause_from(s, stalled);
             return false;
         }
-        if (rc != ETIMEDOUT)
-            return false;
+        if (rc != ETIMEDOUT && rc != EBUSY) { /* EINVAL, ENOTRECOVERABLE, ...: the lock word is garbage */
+            lg_shm_rebuild_locked_out(s, m, rc);
+            if (lg_shm_map_of(s) == m)
+                return false;
+            continue;
+        }
         lg_shm_follow_rebuild(s);
         if (lg_shm_map_of(s) != m)
             continue; /* rebuilt meanwhile: try the new file */
@@ -76,7 +81,7 @@ static bool lock_waiting(lg_shm_store *s, lg_store_layout **out, int64_t paused_
             pause_from(s, stalled ? stalled : now);
             return false;
         }
-        lg_shm_rebuild_locked_out(s, m);
+        lg_shm_rebuild_locked_out(s, m, 0);
         if (lg_shm_map_of(s) == m)
             return false;
     }

@@ -2,7 +2,9 @@
  * initialised, so readers never see a half-built layout; one that fails validation is replaced under an
  * flock of the bad file. A file whose lock stays unusable is rebuilt from a copy of its slots and the old
  * one marked retired, which sends every process to the new one. Every fd is O_CLOEXEC; the file gets its
- * full size before it is mapped. */
+ * full size, with its disk space reserved, before it is mapped: on a full file system the store is not
+ * opened (the caller fails open) rather than a store to an unbacked page of the mapping killing the host
+ * with SIGBUS. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,6 +21,25 @@
 #include "store/shm_map.h"
 
 #define OPEN_TRIES 8
+
+/* Reserves disk space for the first len bytes of fd, so that no store to its mapping can fault. A file
+ * still private to us (fresh) may be reserved by writing zeros (posix_fallocate's fallback); a published
+ * one only by the kernel's fallocate (a write would race with its users), and only when some of it is
+ * not allocated yet; a file system without fallocate is then trusted. 0, or -1 with errno set. */
+static int reserve(int fd, off_t len, bool fresh)
+{
+    if (fresh) {
+        int rc = posix_fallocate(fd, 0, len);
+        errno = rc;
+        return rc == 0 ? 0 : -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return -1;
+    if ((off_t)st.st_blocks * 512 >= len || fallocate(fd, 0, 0, len) == 0 || errno == EOPNOTSUPP)
+        return 0;
+    return -1;
+}
 
 /* Initialises a fresh zeroed mapping: header, robust, shared, error-checking mutex, and the slots of
  * `from` (a store being replaced; read without its lock) or else the long cooldowns kept on disk. Magic
@@ -65,7 +86,8 @@ static int publish_new(const char *path, bool replace, const lg_store_layout *fr
         return -1;
     int rc = -1;
     void *m = MAP_FAILED;
-    if (fchmod(fd, 0600) == 0 && ftruncate(fd, (off_t)sizeof(lg_store_layout)) == 0)
+    if (fchmod(fd, 0600) == 0 && ftruncate(fd, (off_t)sizeof(lg_store_layout)) == 0 &&
+        reserve(fd, (off_t)sizeof(lg_store_layout), true) == 0)
         m = mmap(NULL, sizeof(lg_store_layout), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (m != MAP_FAILED) {
         if (init_layout(m, from) == 0)
@@ -80,13 +102,18 @@ static int publish_new(const char *path, bool replace, const lg_store_layout *fr
     return rc;
 }
 
-/* Maps fd when it is a store file we can trust (ours, private, right size, magic and version), else NULL. */
-static lg_store_layout *map_valid(int fd)
+/* Maps fd when it is a store file we can trust (ours, private, right size, magic and version), else NULL;
+ * NULL with *full set (and errno) when its space cannot be reserved. */
+static lg_store_layout *map_valid(int fd, bool *full)
 {
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077) != 0 ||
         st.st_size != (off_t)sizeof(lg_store_layout))
         return NULL;
+    if (reserve(fd, st.st_size, false) != 0) {
+        *full = true;
+        return NULL;
+    }
     lg_store_layout *m = mmap(NULL, sizeof *m, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (m == MAP_FAILED)
         return NULL;
@@ -111,11 +138,12 @@ static int rebuild(const char *path, int fd)
         return -1;
     int rc = 0;
     if (same_file(path, fd)) {
-        lg_store_layout *m = map_valid(fd);
+        bool full = false;
+        lg_store_layout *m = map_valid(fd, &full);
         if (m)
             munmap(m, sizeof *m);
         else
-            rc = publish_new(path, true, NULL);
+            rc = full ? -1 : publish_new(path, true, NULL);
     }
     int saved = errno;
     flock(fd, LOCK_UN);
@@ -132,8 +160,9 @@ lg_store_layout *lg_shm_map(const char *path)
                 return NULL;
             continue;
         }
-        lg_store_layout *m = map_valid(fd);
-        int rc = m ? 0 : rebuild(path, fd);
+        bool full = false;
+        lg_store_layout *m = map_valid(fd, &full);
+        int rc = m ? 0 : full ? -1 : rebuild(path, fd);
         int saved = errno;
         close(fd);
         if (m)
@@ -156,7 +185,7 @@ __attribute__((cold, noinline)) void lg_shm_move_to_rebuilt(lg_shm_store *s, lg_
         munmap(fresh, sizeof *fresh); /* another thread moved first */
 }
 
-void lg_shm_rebuild_locked_out(lg_shm_store *s, lg_store_layout *m)
+void lg_shm_rebuild_locked_out(lg_shm_store *s, lg_store_layout *m, int err)
 {
     int fd = open(s->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0 || flock(fd, LOCK_EX) != 0) {
@@ -166,7 +195,11 @@ void lg_shm_rebuild_locked_out(lg_shm_store *s, lg_store_layout *m)
     }
     if (!__atomic_load_n(&m->retired, __ATOMIC_ACQUIRE) && publish_new(s->path, true, m) == 0) {
         __atomic_store_n(&m->retired, 1u, __ATOMIC_RELEASE);
-        lg_notice(&(bool){false}, "store-rebuilt", 0, "the state store %s stayed locked; rebuilt it", s->path);
+        if (err)
+            lg_notice(&(bool){false}, "store-rebuilt", 0, "the state store %s has a corrupted lock (%s); rebuilt it",
+                      s->path, strerror(err));
+        else
+            lg_notice(&(bool){false}, "store-rebuilt", 0, "the state store %s stayed locked; rebuilt it", s->path);
     }
     flock(fd, LOCK_UN);
     close(fd);

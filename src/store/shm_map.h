@@ -24,8 +24,9 @@ static inline void lg_shm_follow_rebuild(lg_shm_store *s)
 }
 
 /* Replaces the file whose lock stays unusable (m, s's mapping) with a copy of its slots, retires the old
- * one and moves s to the new one. Under an flock of the file, once: a process that finds it retired
- * already just follows. */
-void lg_shm_rebuild_locked_out(lg_shm_store *s, lg_store_layout *m);
+ * one and moves s to the new one, with one notice line: the lock stayed taken (err 0) or failed with err
+ * (a corrupted lock word). Under an flock of the file, once: a process that finds it retired already just
+ * follows. */
+void lg_shm_rebuild_locked_out(lg_shm_store *s, lg_store_layout *m, int err);
 
 #endif

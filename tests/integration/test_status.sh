@@ -42,7 +42,11 @@ check_eq "traffic: main was tried once, backup served three" "1 3" "$(stat_of sk
 text=$("$LG_CLI" status)
 check_match "text: provider with its window" $'(^|\n)openai \\(window 60s\\)\n' "$text"
 check_match "text: backup's window usage against the limit" $'\n  backup +3/50 +[0-9]+/- +available' "$text"
-check_match "text: main's cooldown, reason, billing detail and end" $'\n  main +0/50 +0/- +(3h59m|4h00m) QUOTA_EXHAUSTED/billing until [0-9:-]+' "$text"
+check_match "text: main's cooldown, reason and billing detail, compact" $'\n  main +0/50 +0/- +(3h59m|4h00m) quota/billing ' "$text"
+check "text: every line fits 120 columns" test "$(awk '{ if (length > m) m = length } END { print m }' <<<"$text")" -le 120
+wide=$("$LG_CLI" status --wide)
+check_match "text --wide: main's cooldown, reason, billing detail and end" $'\n  main +0/50 +0/- +(3h59m|4h00m) QUOTA_EXHAUSTED/billing until [0-9:-]+' "$wide"
+check_match "text --wide: the counters' full names" 'FAILURES +REQUESTS +IMMEDIATE +WAITED +RATE_LIMITED +RETRIES +SWITCHES +GIVEN_UP' "$wide"
 check_match "text: tier preset limits for the o1 family" $'\n  t +1/1000 +[0-9]+/100000 ' "$text"
 
 # json

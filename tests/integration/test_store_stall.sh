@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # A stuck shm store lock, through curl under the preload: a lock word naming a thread that no longer exists
 # costs one lock timeout, once (the store is rebuilt); a stopped process holding the lock costs one timeout
-# and then nothing during the pause, for new processes too; after the pause the store is rebuilt and used.
+# and then nothing during the pause, for new processes too; after the pause the store is rebuilt and used;
+# garbage over the whole mutex (issue 37: pthread_mutex_timedlock says EINVAL) is a corrupted store, rebuilt
+# at once with one line, and pacing holds after it.
 source "$(dirname "$0")/../lib.sh"
 lg_start_mock --quiet
 export KEY_A=sk-stall-a
@@ -77,4 +79,34 @@ check_eq "after the pause: successes" "200 200 " "$codes"
 check_eq "after the pause: the store was rebuilt" 1 "$(grep -c 'stayed locked; rebuilt it' "$LG_TMP/err")"
 check "after the pause: a new store file" test "$(stat -c %i "$STATE")" != "$ino"
 kill -KILL "$holder" 2>/dev/null
+
+# 3. Garbage over the mutex (bytes 40-80), then a paced run: rpm 2 in a 1 s window.
+cat >"$LG_TMP/paced.json" <<JSON
+{"providers": {"openai": {"upstream": "$MOCK_URL", "accounts": [{"name": "a", "key": "env:KEY_P"}],
+               "limits": {"rpm": 2, "window_ms": 1000}}},
+ "retry": {"max_rate_limit_wait_seconds": 30}, "store": {"lock_timeout_ms": 300, "pause_ms": 2000}}
+JSON
+chmod 600 "$LG_TMP/paced.json"
+export LLMGATE_CONFIG=$LG_TMP/paced.json KEY_P=sk-stall-paced
+requests 1 >/dev/null
+/usr/bin/python3 - "$STATE" "$LOCK_OFFSET" <<'PY'
+import random, sys
+random.seed(37)
+with open(sys.argv[1], "r+b") as f:
+    f.seek(int(sys.argv[2])); f.write(bytes(random.randrange(256) for _ in range(40)))
+PY
+ino=$(stat -c %i "$STATE")
+: >"$LG_TMP/err"
+codes=$(requests 6)
+check_eq "garbage lock: 6 successes" "200 200 200 200 200 200 " "$codes"
+check_eq "garbage lock: one line says the lock was corrupted and the store rebuilt" 1 \
+    "$(grep -c 'has a corrupted lock (.*); rebuilt it' "$LG_TMP/err")"
+check_eq "garbage lock: nothing else on stderr" 1 "$(wc -l <"$LG_TMP/err")"
+check "garbage lock: a new store file" test "$(stat -c %i "$STATE")" != "$ino"
+# The mock's arrivals of the 7 requests of sk-stall-paced: never 3 within 1 s (the limiter still paces).
+arrivals=$(lg_arrivals sk-stall-paced | tr '\n' ' ')
+check_eq "garbage lock: the provider received the 7 paced requests" 7 "$(wc -w <<<"$arrivals")"
+check "garbage lock: never more than 2 in any 950 ms at the provider ($arrivals)" /usr/bin/python3 -c '
+import sys; a = sorted(int(x) for x in sys.argv[1:]); sys.exit(any(a[i + 2] - a[i] < 950 for i in range(len(a) - 2)))' $arrivals
+check "garbage lock: llmgate status works after" "$LG_CLI" status
 lg_done

@@ -717,7 +717,7 @@ static void test_resilience_errors(void **state)
         {"{\"providers\": {\"openai\": {\"fallback\": \"backup\"}}}",
          "providers.openai.fallback: expected an array of at most 16 provider names, got \"backup\""},
         {"{\"providers\": {\"openai\": {\"fallback\": [\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\",\"j\",\"k\",\"l\",\"m\",\"n\",\"o\",\"p\",\"q\"]}}}",
-         "providers.openai.fallback: expected an array of at most 16 provider names, got an array"},
+         "providers.openai.fallback: expected an array of at most 16 provider names, got 17"},
         {"{\"providers\": {\"openai\": {\"fallback\": [5]}}}", "providers.openai.fallback[0]: expected a string, got 5"},
         {"{\"providers\": {\"openai\": {\"fallback\": [\"a b\"]}}}",
          "providers.openai.fallback[0]: expected a provider name (1 to 63 characters"},

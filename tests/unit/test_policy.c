@@ -966,9 +966,39 @@ static void hand_over_only_from_a_cooling_account(void **state)
     assert_false(lg_policy_hand_over(&cooling, &fine, T0 + SEC)); /* its cooldown is over */
 }
 
+/* ---- lg_policy_decide_transport: the host's own timeout, llmgate's attempt timeout ---- */
+
+static void transport_abandoned_by_host_gives_up(void **state)
+{
+    (void)state;
+    lg_retry_conf r = retry_defaults();
+    lg_backoff_conf b = backoff_defaults();
+    lg_history h = history(1, T0);
+    lg_action a = lg_policy_decide_transport(&r, &b, LG_ATTEMPT_ABANDONED, 0, &h, T0);
+    assert_int_equal(a.kind, LG_ACT_GIVE_UP); /* the host decided: no retry behind its back */
+    assert_int_equal(h.server_retries, 0);
+}
+
+static void transport_timed_out_retries_at_once(void **state)
+{
+    (void)state;
+    lg_retry_conf r = retry_defaults();
+    lg_backoff_conf b = backoff_defaults();
+    lg_history h = history(1, T0);
+    lg_action a = lg_policy_decide_transport(&r, &b, LG_ATTEMPT_TIMED_OUT, 0, &h, T0);
+    assert_int_equal(a.kind, LG_ACT_RETRY);
+    assert_int_equal(a.delay_ms, 0); /* it waited long enough already */
+    assert_int_equal(h.server_retries, 1);
+    h.replayable = false; /* a body that could not be held: never sent again */
+    a = lg_policy_decide_transport(&r, &b, LG_ATTEMPT_TIMED_OUT, 0, &h, T0);
+    assert_int_equal(a.kind, LG_ACT_GIVE_UP);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(transport_abandoned_by_host_gives_up),
+        cmocka_unit_test(transport_timed_out_retries_at_once),
         cmocka_unit_test(exp_backoff_defaults_double_then_cap),
         cmocka_unit_test(exp_backoff_small_configured_values),
         cmocka_unit_test(record_success_clears_cooldown_keeps_failures),

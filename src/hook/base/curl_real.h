@@ -16,6 +16,7 @@
     X(duphandle, curl_easy_duphandle, CURL *, (CURL *))                                              \
     X(cleanup, curl_easy_cleanup, void, (CURL *))                                                    \
     X(strerror, curl_easy_strerror, const char *, (CURLcode))                                        \
+    X(pause, curl_easy_pause, CURLcode, (CURL *, int))                                               \
     X(m_add, curl_multi_add_handle, CURLMcode, (CURLM *, CURL *))                                    \
     X(m_remove, curl_multi_remove_handle, CURLMcode, (CURLM *, CURL *))                              \
     X(m_perform, curl_multi_perform, CURLMcode, (CURLM *, int *))                                    \

@@ -42,8 +42,12 @@ static void init_guarded(void)
     pthread_atfork(NULL, NULL, lg_log_after_fork);
     char err[256] = "";
     rt->store = lg_store_open_config(rt->cfg, err, sizeof err);
-    if (!rt->store)
+    if (!rt->store) {
         lg_log(LG_LOG_WARN, "[Store] unavailable (%s): state is kept per request only", err);
+        if (strstr(err, strerror(ENOSPC)) || strstr(err, strerror(EDQUOT))) /* a full disk: one line on stderr */
+            lg_notice(&(bool){false}, "store-no-space", 0, "%s; requests are not limited across processes",
+                      strncmp(err, "llmgate: ", 9) == 0 ? err + 9 : err);
+    }
     errno = saved;
 }
 

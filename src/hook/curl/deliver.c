@@ -5,6 +5,8 @@
 #include <strings.h>
 
 #include "hook/curl/deliver.h"
+#include "hook/curl/progress.h"
+#include "llmgate/clock.h"
 #include "front/resp_lines.h"
 #include "llmgate/synth.h"
 
@@ -48,12 +50,36 @@ bool lg_curl_deliver_headers(lg_curl_rec *r, char *const *lines, size_t n)
     return true;
 }
 
+#define PAUSE_SLICE_MS 50 /* how often a paused delivery looks for its unpause (and asks the progress callback) */
+
+/* Waits until the host unpauses r's delivery (curl_easy_pause from its progress callback, asked here as
+ * libcurl asks it while a transfer is paused, or from another thread); false when the callback aborts. Only
+ * in curl_easy_perform: in a multi the host's loop, which would unpause, is ours to return to (cold). */
+__attribute__((cold)) static bool wait_unpaused(lg_curl_rec *r)
+{
+    if (r->multi_xfer)
+        return false;
+    __atomic_store_n(&r->delivery_paused, true, __ATOMIC_RELEASE);
+    while (__atomic_load_n(&r->delivery_paused, __ATOMIC_ACQUIRE)) {
+        if (lg_curl_progress_watched(r) && lg_curl_progress_aborts(r)) {
+            __atomic_store_n(&r->delivery_paused, false, __ATOMIC_RELEASE);
+            return false;
+        }
+        if (__atomic_load_n(&r->delivery_paused, __ATOMIC_ACQUIRE))
+            lg_sleep_ms(PAUSE_SLICE_MS);
+    }
+    return true;
+}
+
 bool lg_curl_emit_body(void *rec, const char *p, size_t len)
 {
     lg_curl_rec *r = rec;
     for (size_t off = 0; off < len;) {
         size_t n = len - off < CURL_MAX_WRITE_SIZE ? len - off : CURL_MAX_WRITE_SIZE;
-        if (body_sink(r, (char *)p + off, n, r->writedata) != n) {
+        size_t w = body_sink(r, (char *)p + off, n, r->writedata);
+        if (LG_UNLIKELY(w == CURL_WRITEFUNC_PAUSE) && wait_unpaused(r))
+            continue; /* the same bytes again, as libcurl delivers them after a pause */
+        if (w != n) {
             set_error(r, "Failure writing output to destination");
             return false;
         }

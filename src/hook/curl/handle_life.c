@@ -134,6 +134,20 @@ EXPORT CURL *curl_easy_duphandle(CURL *h)
     return dup;
 }
 
+/* curl_easy_pause interposer: unpauses what llmgate delivers from its own buffer (lg_curl_emit_body, waiting
+ * in the host's perform) when that is paused; else libcurl's own. */
+EXPORT CURLcode curl_easy_pause(CURL *h, int bitmask)
+{
+    const lg_curl_real *real = lg_curl_real_get();
+    lg_curl_rec *r = lg_rec_get(h, false);
+    if (r && __atomic_load_n(&r->delivery_paused, __ATOMIC_ACQUIRE)) {
+        if (!(bitmask & CURLPAUSE_RECV))
+            __atomic_store_n(&r->delivery_paused, false, __ATOMIC_RELEASE);
+        return CURLE_OK;
+    }
+    return real->pause ? real->pause(h, bitmask) : CURLE_FAILED_INIT;
+}
+
 EXPORT void curl_easy_cleanup(CURL *h)
 {
     const lg_curl_real *real = lg_curl_real_get();

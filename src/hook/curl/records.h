@@ -11,6 +11,9 @@
 
 struct lg_curl_xfer;
 
+/* CURLOPT_PROGRESSFUNCTION by its number: the name is deprecated, hosts (PHP) still set it. */
+#define LG_CURLOPT_PROGRESSFUNCTION ((CURLoption)(CURLOPTTYPE_FUNCTIONPOINT + 56))
+
 typedef struct {
     CURL *handle;
     unsigned gen;                /* changes whenever the host sets an option llmgate shapes or reads */
@@ -61,6 +64,8 @@ typedef struct {
     struct lg_mxfer *multi_xfer; /* the multi front end's transfer while the handle is in a multi (kept
                                   * by curl_easy_reset: the multi's table points at it) */
     struct lg_curl_xfer *kept;   /* the easy front end's, kept between performs (lg_xfer_kept) */
+    bool delivery_paused;        /* (atomic) the host's write callback paused what llmgate delivers: until
+                                  * its curl_easy_pause(CURLPAUSE_CONT) (lg_curl_emit_body) */
     UT_hash_handle hh;
 } lg_curl_rec;
 

@@ -98,15 +98,16 @@ static bool shaping_option(CURLoption opt)
     case CURLOPT_FOLLOWLOCATION:
     case CURLOPT_VERBOSE:
     case CURLOPT_DEBUGFUNCTION:
-    case CURLOPT_DEBUGDATA: return true;
+    case CURLOPT_DEBUGDATA:
+    case CURLOPT_NOPROGRESS: /* the attempt watch's (lg_curl_watch_attempt) */
+    case CURLOPT_XFERINFOFUNCTION:
+    case CURLOPT_XFERINFODATA:
+    case LG_CURLOPT_PROGRESSFUNCTION: return true;
     default: return false;
     }
 }
 
 typedef void (*any_fn)(void);
-
-/* CURLOPT_PROGRESSFUNCTION by its number: the name is deprecated, hosts (PHP) still set it. */
-#define PROGRESSFUNCTION ((CURLoption)(CURLOPTTYPE_FUNCTIONPOINT + 56))
 
 static void record_fn(lg_curl_rec *r, CURLoption opt, any_fn f)
 {
@@ -117,7 +118,7 @@ static void record_fn(lg_curl_rec *r, CURLoption opt, any_fn f)
     case CURLOPT_PREREQFUNCTION: r->prereqfn = (curl_prereq_callback)f; break;
     case CURLOPT_READFUNCTION: r->readfn = (curl_read_callback)f; break;
     case CURLOPT_XFERINFOFUNCTION: r->xferinfofn = (curl_xferinfo_callback)f; break;
-    case PROGRESSFUNCTION: r->progressfn = (curl_progress_callback)f; break;
+    case LG_CURLOPT_PROGRESSFUNCTION: r->progressfn = (curl_progress_callback)f; break;
     case CURLOPT_SEEKFUNCTION:
         r->seekfn = (curl_seek_callback)f;
         r->has_seekfn = f != NULL;

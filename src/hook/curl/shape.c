@@ -186,6 +186,11 @@ void lg_shape_install_capture(lg_curl_xfer *x)
     real->setopt(x->h, CURLOPT_HEADERDATA, &x->cap);
     real->setopt(x->h, CURLOPT_HEADER, 0L);
     real->setopt(x->h, CURLOPT_FAILONERROR, 0L);
+    if (x->watch) {
+        real->setopt(x->h, CURLOPT_XFERINFOFUNCTION, lg_curl_watch_attempt);
+        real->setopt(x->h, CURLOPT_XFERINFODATA, x);
+        real->setopt(x->h, CURLOPT_NOPROGRESS, 0L);
+    }
     if (LG_UNLIKELY(lg_curl_debug_wanted(x->rec))) {
         x->debug.rec = x->rec;
         real->setopt(x->h, CURLOPT_DEBUGFUNCTION, lg_curl_debug_relay);
@@ -245,6 +250,13 @@ static void put_host(const lg_curl_xfer *x, CURL *h, const lg_curl_rec *r)
         lg_shape_put_host_reader(real, h, r);
     if (r->xoauth2)
         real->setopt(h, CURLOPT_XOAUTH2_BEARER, r->xoauth2);
+    if (x->watch) { /* an xferinfo function set (even NULL) turns the older progress function off */
+        real->setopt(h, CURLOPT_XFERINFOFUNCTION, r->xferinfofn);
+        if (!r->xferinfofn && r->progressfn)
+            real->setopt(h, LG_CURLOPT_PROGRESSFUNCTION, r->progressfn);
+        real->setopt(h, CURLOPT_XFERINFODATA, r->progressdata);
+        real->setopt(h, CURLOPT_NOPROGRESS, r->noprogress);
+    }
 }
 
 void lg_shape_restore_host(lg_curl_xfer *x)

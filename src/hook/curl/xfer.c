@@ -13,6 +13,7 @@
 #include "hook/curl/deliver.h"
 #include "hook/curl/progress.h"
 #include "hook/curl/shape.h"
+#include "llmgate/clock.h"
 #include "front/answer_translate.h"
 #include "hook/curl/xfer.h"
 #include "llmgate/log.h"
@@ -31,6 +32,9 @@ __attribute__((cold)) static lg_transport_failure transport_error(CURLcode rc)
     case CURLE_HTTP2:
     case CURLE_HTTP2_STREAM:
         return LG_ATTEMPT_RETRYABLE;
+    case CURLE_OPERATION_TIMEDOUT: /* the host's CURLOPT_TIMEOUT (or connect timeout) */
+    case CURLE_ABORTED_BY_CALLBACK:
+        return LG_ATTEMPT_ABANDONED;
     default:
         return LG_ATTEMPT_FATAL;
     }
@@ -102,6 +106,8 @@ bool lg_xfer_open(lg_curl_xfer *x, CURL *h, lg_curl_rec *r, const lg_runtime *rt
         .withdrawn_ctx = r,
     };
     r->info_override = false;
+    const lg_retry_conf *rc = &rt->cfg->retry;
+    x->watch = rc->attempt_timeout_ms > 0 || rc->idle_timeout_ms > 0 ? rc : NULL;
     x->cap.skip_lines = !lg_curl_takes_headers(r); /* raw lines go nowhere else (lg_curl_deliver_headers) */
     if (fresh) {
         lg_shape_install_capture(x);
@@ -140,6 +146,9 @@ static bool reset_response(lg_curl_xfer *x, const lg_attempt *at)
     const lg_provider *prov = at->prov ? at->prov : x->prov;
     x->sends = 0;
     x->resend_refused = false;
+    x->timed_out = false;
+    x->watch_seen = 0;
+    x->watch_at_ms = x->watch ? lg_mono_ms() : 0;
     lg_capture_reset(&x->cap);
     x->sink.rec = x->rec;
     lg_relay_reset(&x->relay, &x->sink, &x->cap, prov->dialect, prov->boundary);
@@ -168,6 +177,12 @@ __attribute__((cold)) static void report_got_nothing(lg_curl_xfer *x)
 
 int lg_xfer_result(lg_curl_xfer *x, CURLcode rc, lg_response_view *resp)
 {
+    if (LG_UNLIKELY(x->timed_out) && rc == CURLE_ABORTED_BY_CALLBACK) {
+        rc = CURLE_OPERATION_TIMEDOUT; /* what the host sees when it is the last attempt */
+        if (x->rec->errorbuffer)
+            snprintf(x->rec->errorbuffer, CURL_ERROR_SIZE, "llmgate: no answer within retry.%s",
+                     x->watch_seen ? "idle_timeout_ms" : "attempt_timeout_ms");
+    }
     x->last_rc = rc;
     if (rc == CURLE_ABORTED_BY_CALLBACK && x->resend_refused) {
         report_got_nothing(x);
@@ -184,6 +199,8 @@ int lg_xfer_result(lg_curl_xfer *x, CURLcode rc, lg_response_view *resp)
         resp->delivered = true;
         return 0;
     }
+    if (LG_UNLIKELY(x->timed_out) && x->last_rc == CURLE_OPERATION_TIMEDOUT)
+        return LG_ATTEMPT_TIMED_OUT;
     if (x->last_rc == CURLE_OK || x->relay.stopped_on_error) {
         /* libcurl's response code is the last status line's three digits, which the capture read: asked
          * only when the capture has no such line */

@@ -60,7 +60,16 @@ typedef struct lg_curl_xfer {
     size_t host_key_used;            /* bytes of host_key written since it was last wiped (at most) */
     lg_key_spot key_spot;            /* where the host's list held its key (for the same gen and print) */
     lg_curl_debug debug;             /* the host's verbose output, its keys masked (when it watches) */
+    const lg_retry_conf *watch;      /* the attempt timeouts, watched by lg_curl_watch_attempt (NULL: off) */
+    int64_t watch_at_ms;             /* when the attempt began or its answer last grew (monotonic) */
+    curl_off_t watch_seen;           /* how much of its answer had come then (body bytes and header lines) */
+    bool timed_out;                  /* the watch abandoned the attempt */
 } lg_curl_xfer;
+
+/* libcurl's progress callback on a gated handle whose attempts are watched (x->watch): abandons the
+ * attempt (x->timed_out) when no byte of its answer came within retry.attempt_timeout_ms, or none more
+ * within idle_timeout_ms; else asks the host's own progress callback, when it has one, as libcurl would. */
+int lg_curl_watch_attempt(void *x, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow);
 
 /* Sets x, the kept transfer of handle h (record r, lg_xfer_kept), up for a gated exchange and fills *req
  * for lg_exchange_begin or lg_gate_run (req->host_key points into x until lg_xfer_forget_key). What x

@@ -1,0 +1,79 @@
+/* A libcurl host that pauses its write callback (CURL_WRITEFUNC_PAUSE) every other call and unpauses from
+ * its progress callback with curl_easy_pause(CURLPAUSE_CONT), as libcurl's documentation shows.
+ * Usage: pause_client URL CONNECT_TO [stream]; prints "rc=N status=N bytes=N pauses=N unpauses=N" and
+ * writes the body it received to stdout after that line. */
+#include <curl/curl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    CURL *h;
+    int calls, pauses, unpauses;
+    int paused;
+    char *body;
+    size_t len;
+} state;
+
+static size_t on_write(char *p, size_t size, size_t n, void *data)
+{
+    state *s = data;
+    if (s->calls++ % 2 == 0) {
+        s->pauses++;
+        s->paused = 1;
+        return CURL_WRITEFUNC_PAUSE;
+    }
+    char *b = realloc(s->body, s->len + size * n + 1);
+    if (!b)
+        return 0;
+    memcpy(b + s->len, p, size * n);
+    s->body = b;
+    s->len += size * n;
+    return size * n;
+}
+
+static int on_progress(void *data, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
+{
+    (void)dt, (void)dn, (void)ut, (void)un;
+    state *s = data;
+    if (s->paused) {
+        s->paused = 0;
+        s->unpauses++;
+        curl_easy_pause(s->h, CURLPAUSE_CONT);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3)
+        return 2;
+    int stream = argc > 3 && !strcmp(argv[3], "stream");
+    state s = {.h = curl_easy_init()};
+    struct curl_slist *headers = curl_slist_append(NULL, "Content-Type: application/json");
+    struct curl_slist *connect_to = curl_slist_append(NULL, argv[2]);
+    if (!s.h || !headers || !connect_to)
+        return 1;
+    curl_easy_setopt(s.h, CURLOPT_URL, argv[1]);
+    curl_easy_setopt(s.h, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(s.h, CURLOPT_CONNECT_TO, connect_to);
+    curl_easy_setopt(s.h, CURLOPT_POSTFIELDS,
+                     stream ? "{\"model\":\"gpt-4o-mini\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"
+                            : "{\"model\":\"gpt-4o-mini\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
+    curl_easy_setopt(s.h, CURLOPT_WRITEFUNCTION, on_write);
+    curl_easy_setopt(s.h, CURLOPT_WRITEDATA, &s);
+    curl_easy_setopt(s.h, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(s.h, CURLOPT_XFERINFODATA, &s);
+    curl_easy_setopt(s.h, CURLOPT_NOPROGRESS, 0L);
+    CURLcode rc = curl_easy_perform(s.h);
+    long code = 0;
+    curl_easy_getinfo(s.h, CURLINFO_RESPONSE_CODE, &code);
+    printf("rc=%d status=%ld bytes=%zu pauses=%d unpauses=%d\n", (int)rc, code, s.len, s.pauses, s.unpauses);
+    if (s.len)
+        fwrite(s.body, 1, s.len, stdout);
+    free(s.body);
+    curl_easy_cleanup(s.h);
+    curl_slist_free_all(headers);
+    curl_slist_free_all(connect_to);
+    return rc == CURLE_OK ? 0 : 1;
+}
