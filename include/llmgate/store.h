@@ -44,7 +44,7 @@ typedef struct {
     lg_breaker breaker; /* the circuit breaker of every process */
     uint64_t fell_back; /* requests that went on to a fallback provider from this one */
     uint64_t ungated;   /* connections and requests that went out ungated (lg_ungated) */
-    int64_t ungated_notice_ms[LG_UNGATED_CAUSES]; /* Unix ms of the last ungated line per cause, any process */
+    int64_t ungated_notice_ms[LG_UNGATED_ROOM]; /* Unix ms of the last ungated line per cause, any process */
 } lg_provider_slot;
 
 /* Identity of an account in the store: account name and key digest ("" = unknown). */

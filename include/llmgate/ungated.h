@@ -16,6 +16,10 @@ typedef enum {
     LG_UNGATED_CAUSES
 } lg_ungated_cause;
 
+/* Room for causes in the shared store (lg_provider_slot): a cause added or retired leaves its layout as it is. */
+#define LG_UNGATED_ROOM 12
+_Static_assert(LG_UNGATED_CAUSES <= LG_UNGATED_ROOM, "the store has room for every ungated cause");
+
 /* The cause's fixed word ("http2", "too-large", ...). */
 const char *lg_ungated_word(lg_ungated_cause cause);
 

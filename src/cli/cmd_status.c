@@ -194,7 +194,6 @@ static void cooldown_text(const row *w, int64_t now, bool wide, char *out, size_
     if (localtime_r(&end, &te) && localtime_r(&today, &tn))
         strftime(until, sizeof until, te.tm_yday == tn.tm_yday && te.tm_year == tn.tm_year ? "%H:%M:%S" : "%Y-%m-%d %H:%M:%S",
                  &te);
-    const char *aside = aside_name(w, now);
     snprintf(out, n, "%s %s%s%s until %s", left, reason, *aside ? "/" : "", aside, until);
 }
 

@@ -22,15 +22,15 @@ static void header_is_pinned(void **state)
     assert_int_equal(offsetof(lg_store_layout, stalled_ms), 32);
     assert_int_equal(offsetof(lg_store_layout, lock), 40);
     assert_int_equal(offsetof(lg_store_layout, providers), 80);
-    assert_int_equal(offsetof(lg_store_layout, accounts), 33872);
-    assert_int_equal(sizeof(lg_store_layout), 3302480);
+    assert_int_equal(offsetof(lg_store_layout, accounts), 35408);
+    assert_int_equal(sizeof(lg_store_layout), 3304016);
     assert_int_equal(LG_STORE_PROVIDERS, 64);
     assert_int_equal(LG_STORE_ACCOUNTS, 256);
 }
 
 static void entries_are_pinned(void **state)
 {
-    assert_int_equal(sizeof(lg_store_provider_entry), 528);
+    assert_int_equal(sizeof(lg_store_provider_entry), 552);
     assert_int_equal(offsetof(lg_store_provider_entry, name), 4);
     assert_int_equal(offsetof(lg_store_provider_entry, slot), 72);
     assert_int_equal(sizeof(lg_store_account_entry), 12768);
@@ -68,7 +68,7 @@ static void slots_are_pinned(void **state)
     assert_int_equal(offsetof(lg_window, calib), 12368);
     assert_int_equal(offsetof(lg_window, seen_remaining), 12496);
     assert_int_equal(offsetof(lg_window, seen_until_ms), 12512);
-    assert_int_equal(sizeof(lg_provider_slot), 456);
+    assert_int_equal(sizeof(lg_provider_slot), 480);
     assert_int_equal(offsetof(lg_provider_slot, current), 0);
     assert_int_equal(offsetof(lg_provider_slot, notice_ms), 8);
     assert_int_equal(offsetof(lg_provider_slot, budget), 16);
