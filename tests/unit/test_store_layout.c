@@ -76,7 +76,7 @@ static void slots_are_pinned(void **state)
     assert_int_equal(offsetof(lg_provider_slot, fell_back), 368);
     assert_int_equal(offsetof(lg_provider_slot, ungated), 376);
     assert_int_equal(offsetof(lg_provider_slot, ungated_notice_ms), 384);
-    assert_int_equal(LG_UNGATED_CAUSES, 9);
+    assert_int_equal(LG_UNGATED_ROOM, 12);
     assert_int_equal(sizeof(lg_budget), 160);
     assert_int_equal(LG_BUDGET_BUCKETS, 10);
     assert_int_equal(sizeof(lg_breaker), 192);
