@@ -16,13 +16,18 @@ CORE_SRC  := $(wildcard src/util/*.c src/conf/*.c src/classify/*.c src/providers
 # driver, answers) and the interposed hooks, in wings (src/hook/base, curl, multi, sock, tls).
 HOOK_SRC  := $(wildcard src/front/*.c src/hook/*/*.c)
 CLI_SRC   := $(wildcard src/cli/*.c)
+# The relay (llmgate relay): a program of the CLI's own, on the front and the engine linked directly
+# (never preloaded), with its listener, TLS and local CA in src/relay.
+RELAY_SRC := $(wildcard src/relay/*.c)
+FRONT_SRC := $(wildcard src/front/*.c)
 MOCK_SRC  := $(wildcard src/mock/*.c)
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 CLIENT_SRC := $(wildcard tests/clients/*.c)
 
 CORE_OBJ  := $(CORE_SRC:%.c=$(B)/obj/%.o)
 HOOK_OBJ  := $(HOOK_SRC:%.c=$(B)/obj/%.o)
-CLI_OBJ   := $(CLI_SRC:%.c=$(B)/obj/%.o)
+CLI_OBJ   := $(CLI_SRC:%.c=$(B)/obj/%.o) $(RELAY_SRC:%.c=$(B)/obj/%.o)
+FRONT_OBJ := $(FRONT_SRC:%.c=$(B)/obj/%.o)
 MOCK_OBJ  := $(MOCK_SRC:%.c=$(B)/obj/%.o)
 SAN_CORE_OBJ := $(CORE_SRC:%.c=$(B)/san/%.o)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
@@ -146,8 +151,8 @@ $(REDIS_SCRIPT_OBJ): CFLAGS += -I$(B)/gen
 $(LIB): $(CORE_OBJ) $(HOOK_OBJ) src/hook/base/exports.map
 	$(CC) $(CFLAGS) $(LIB_CFLAGS) $(PGO_USE) -shared -Wl,--version-script=src/hook/base/exports.map -Wl,-z,now -Wl,--no-undefined -o $@ $(CORE_OBJ) $(HOOK_OBJ) $(HOOK_LIBS) $(CORE_LIBS)
 
-$(CLI): $(CORE_OBJ) $(CLI_OBJ)
-	$(CC) -o $@ $(CLI_OBJ) $(CORE_OBJ) $(CORE_LIBS)
+$(CLI): $(CORE_OBJ) $(FRONT_OBJ) $(CLI_OBJ)
+	$(CC) -o $@ $(CLI_OBJ) $(FRONT_OBJ) $(CORE_OBJ) $(HOOK_LIBS) -lssl $(CORE_LIBS)
 
 $(MOCK): $(CORE_OBJ) $(MOCK_OBJ)
 	$(CC) -o $@ $(MOCK_OBJ) $(CORE_OBJ) -lmicrohttpd -lz $(CORE_LIBS)

@@ -13,6 +13,9 @@
 #include "cli/libpath.h"
 #include "llmgate/config.h"
 #include "llmgate/elf.h"
+#include "llmgate/small_file.h"
+#include "relay/relay.h"
+#include <openssl/x509.h>
 
 /* Resolves cmd through PATH like execvp would. */
 static bool resolve_command(const char *cmd, char *out, size_t size)
@@ -33,13 +36,14 @@ static bool resolve_command(const char *cmd, char *out, size_t size)
 }
 
 /* What a preload cannot reach in the program in file and what that means, or NULL when it reaches it all
- * (or the file is no ELF: a script's interpreter is looked at when it runs). */
-static const char *unreachable(const char *file)
+ * (or the file is no ELF: a script's interpreter is looked at when it runs). *go: a Go program (the relay
+ * reaches it as its HTTPS proxy). */
+static const char *unreachable(const char *file, bool *go)
 {
     lg_elf_facts f;
     if (!lg_elf_inspect(file, true, &f))
         return NULL;
-    if (f.go)
+    if ((*go = f.go))
         return "is a Go program (its own HTTP and TLS); LD_PRELOAD cannot reach it, it runs ungated";
     if (!f.has_interp)
         return "is statically linked; LD_PRELOAD cannot reach it, it runs ungated";
@@ -47,6 +51,66 @@ static const char *unreachable(const char *file)
         return "carries its own TLS library (as Node.js does); LD_PRELOAD cannot reach its https requests, "
                "they run ungated (plain http is gated)";
     return NULL;
+}
+
+/* Writes the trust a program of the relay is given: the roots it trusted (SSL_CERT_FILE, else OpenSSL's
+ * default bundle) and the local CA, into the state directory; its path into out. */
+static bool trust_bundle(char *out, size_t size)
+{
+    char cpath[4096], kpath[4096], hpath[4096];
+    const char *roots = getenv("SSL_CERT_FILE");
+    if (!roots || !*roots)
+        roots = X509_get_default_cert_file();
+    lg_small_file r = {0}, ca = {0};
+    char digest[LG_DIGEST_HEX], tmp[4300];
+    lg_key_digest(roots, digest);
+    bool ok = lg_relay_ca_paths(cpath, kpath, hpath, sizeof cpath) &&
+              snprintf(out, size, "%s.bundle-%s", cpath, digest) < (int)size &&
+              lg_small_file_read(cpath, 0, 1 << 20, 0, &ca);
+    if (ok && !lg_small_file_read(roots, 0, 16 << 20, 0, &r))
+        r.data = NULL;
+    snprintf(tmp, sizeof tmp, "%s.%ld", out, (long)getpid());
+    FILE *f = ok ? fopen(tmp, "we") : NULL;
+    ok = f && (!r.data || fwrite(r.data, 1, r.len, f) == r.len) && fputs("\n", f) >= 0 &&
+         fwrite(ca.data, 1, ca.len, f) == ca.len;
+    ok = f && fclose(f) == 0 && ok && rename(tmp, out) == 0;
+    lg_small_file_free(&r);
+    lg_small_file_free(&ca);
+    return ok;
+}
+
+/* Leads a Go program to the relay of the configuration in effect: HTTPS_PROXY with the relay's secret,
+ * SSL_CERT_FILE with the local CA added (NO_PROXY kept). Says how in one line; false when there is no
+ * relay (the program then runs ungated). */
+static bool use_relay(const char *cmd)
+{
+    lg_errors errs = {0};
+    lg_config *cfg = lg_config_load(NULL, &errs);
+    lg_errors_free(&errs);
+    char file[PATH_MAX] = "", err[256] = "", secret[LG_RELAY_SECRET_HEX], bundle[4200], *proxy = NULL;
+    int port = 0;
+    if (cfg && cfg->source && cfg->source[0] == '/')
+        snprintf(file, sizeof file, "%s", cfg->source);
+    lg_config_free(cfg);
+    if (!*file)
+        snprintf(err, sizeof err, "no configuration file");
+    bool ok = *file && lg_relay_reach(file, &port, secret, err, sizeof err);
+    if (ok && !trust_bundle(bundle, sizeof bundle))
+        ok = !snprintf(err, sizeof err, "cannot write the trust bundle");
+    if (ok && asprintf(&proxy, "http://llmgate:%s@127.0.0.1:%d", secret, port) < 0)
+        ok = false;
+    if (!ok) {
+        fprintf(stderr, "llmgate: warning: %s is a Go program (its own HTTP and TLS); no relay (%s); "
+                        "LD_PRELOAD cannot reach it, it runs ungated\n", cmd, err);
+        return false;
+    }
+    setenv("HTTPS_PROXY", proxy, 1);
+    unsetenv("https_proxy");
+    setenv("SSL_CERT_FILE", bundle, 1);
+    free(proxy);
+    fprintf(stderr, "llmgate: %s is a Go program (its own HTTP and TLS): gated through the relay on "
+                    "127.0.0.1:%d as its HTTPS proxy\n", cmd, port);
+    return true;
 }
 
 /* Points LLMGATE_CONFIG at file (absolute), after checking that it loads. */
@@ -98,8 +162,11 @@ int lg_cmd_run(int argc, char **argv)
               stderr);
         return 2;
     }
-    const char *why = resolve_command(argv[i], cmd, sizeof cmd) ? unreachable(cmd) : NULL;
-    if (why)
+    bool go = false;
+    const char *why = resolve_command(argv[i], cmd, sizeof cmd) ? unreachable(cmd, &go) : NULL;
+    if (go)
+        use_relay(cmd);
+    else if (why)
         fprintf(stderr, "llmgate: warning: %s %s\n", cmd, why);
     const char *old = getenv("LD_PRELOAD");
     char *preload = NULL;
