@@ -29,9 +29,12 @@ int lg_cmd_relay(int argc, char **argv)
 {
     const char *file = NULL, *addr = NULL;
     int port = 0, idle = 0;
+    bool name = false;
     for (int i = 1; i < argc; i++) {
         bool more = i + 1 < argc;
-        if (!strcmp(argv[i], "--config") && more)
+        if (!strcmp(argv[i], "--name"))
+            name = true;
+        else if (!strcmp(argv[i], "--config") && more)
             file = argv[++i];
         else if (!strcmp(argv[i], "--addr-file") && more)
             addr = argv[++i];
@@ -40,13 +43,20 @@ int lg_cmd_relay(int argc, char **argv)
         else if (!strcmp(argv[i], "--idle") && more)
             idle = atoi(argv[++i]);
         else {
-            fputs("usage: llmgate relay [--config FILE] [--port N] [--addr-file PATH] [--idle SECONDS]\n", stderr);
+            fputs("usage: llmgate relay [--config FILE] [--port N] [--addr-file PATH] [--idle SECONDS] [--name]\n", stderr);
             return 2;
         }
     }
     if (port < 0 || port > 65535 || idle < 0) {
         fputs("llmgate relay: --port 0..65535, --idle 0 or more seconds\n", stderr);
         return 2;
+    }
+    char abs[PATH_MAX], n[LG_DIGEST_HEX];
+    if (name) { /* the name its files carry in the runtime directory */
+        bool ok = file && realpath(file, abs) && lg_relay_name(abs, n);
+        if (ok)
+            puts(n);
+        return ok ? 0 : 1;
     }
     lg_config *cfg = load(file, "relay");
     if (!cfg)

@@ -81,25 +81,32 @@ static bool start(const char *file, const char *addr, const char *log)
     return true;
 }
 
-bool lg_relay_reach(const char *file, int *port, char secret[LG_RELAY_SECRET_HEX], char *err, size_t errlen)
+bool lg_relay_name(const char *file, char name[LG_DIGEST_HEX])
 {
-    char dir[4096], addr[4200], lock[4200], log[4200], digest[LG_DIGEST_HEX];
     lg_small_file f = {0};
-    if (!lg_small_file_read(file, 0, 1 << 20, 0, &f)) {
-        snprintf(err, errlen, "cannot read %s", file);
+    if (!lg_small_file_read(file, 0, 1 << 20, 0, &f))
         return false;
-    }
     char *both = malloc(strlen(file) + f.len + 2);
     if (both)
         sprintf(both, "%s\n%s", file, f.data);
     lg_small_file_free(&f);
-    if (!both || !run_dir(dir, sizeof dir)) {
-        free(both);
+    if (both)
+        lg_key_digest(both, name);
+    free(both);
+    return both != NULL;
+}
+
+bool lg_relay_reach(const char *file, int *port, char secret[LG_RELAY_SECRET_HEX], char *err, size_t errlen)
+{
+    char dir[4096], addr[4200], lock[4200], log[4200], digest[LG_DIGEST_HEX];
+    if (!lg_relay_name(file, digest)) {
+        snprintf(err, errlen, "cannot read %s", file);
+        return false;
+    }
+    if (!run_dir(dir, sizeof dir)) {
         snprintf(err, errlen, "no runtime directory of this user for the relay");
         return false;
     }
-    lg_key_digest(both, digest);
-    free(both);
     snprintf(addr, sizeof addr, "%s/relay-%s.addr", dir, digest);
     snprintf(lock, sizeof lock, "%s/relay-%s.lock", dir, digest);
     snprintf(log, sizeof log, "%s/relay-%s.log", dir, digest);

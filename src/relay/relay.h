@@ -43,6 +43,9 @@ void lg_relay_serve(int fd, const lg_config *cfg, const lg_relay_ca *ca, const c
  * (0: never). Returns the exit status. */
 int lg_relay_run(const lg_config *cfg, int port, const char *addr_file, int idle_s);
 
+/* The name of the relay of the config file `file` (absolute): the digest of its path and text, which its
+ * files in the runtime directory carry (relay-NAME.addr, .lock, .log). False when file cannot be read. */
+bool lg_relay_name(const char *file, char name[LG_DIGEST_HEX]);
 /* Where a relay for the config file `file` is reached: found running (its address file, a live process,
  * a listener) or started in the background (shared: two callers at once start one). False, with a message
  * in err, when none can be had. */
