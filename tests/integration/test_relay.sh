@@ -81,7 +81,8 @@ issue() { # issue NAME: a leaf for NAME signed with the CA's key (as a thief of 
     openssl x509 -req -in "$LG_TMP/leaf.csr" -CA "$CA" -CAkey "$KEY" -days 1 -extfile "$LG_TMP/leaf.ext" -out "$LG_TMP/leaf.pem" 2>/dev/null
 }
 issue api.openai.com
-check "openssl verify: a leaf for a provider's name is accepted" openssl verify -CAfile "$CA" -quiet "$LG_TMP/leaf.pem"
+verifies() { openssl verify -CAfile "$CA" "$LG_TMP/leaf.pem" >/dev/null 2>&1; }
+check "openssl verify: a leaf for a provider's name is accepted" verifies
 issue www.example.com
 if openssl verify -CAfile "$CA" "$LG_TMP/leaf.pem" >"$LG_TMP/verify.out" 2>&1; then
     not_ok "openssl verify: a leaf for another name is refused"
