@@ -197,21 +197,45 @@ static int alpn_select(SSL *s, const unsigned char **out, unsigned char *outlen,
     return SSL_TLSEXT_ERR_NOACK;
 }
 
-/* The program's TLS session for name, accepted on fd with a leaf of the CA; NULL when the handshake fails. */
-static SSL *accept_tls(int fd, const lg_relay_ca *ca, const char *name, SSL_CTX **ctxp)
+/* What the TLS handshake's name callback needs: the CA, the config, and the name (given by the CONNECT,
+ * else the program's SNI, which must be a provider's). */
+typedef struct {
+    const lg_relay_ca *ca;
+    const lg_config *cfg;
+    char name[256];
+} hello;
+
+/* The leaf for the name, put on the session; the handshake fails for a name that is no provider's. */
+static int on_name(SSL *s, int *alert, void *arg)
 {
-    X509 *leaf = lg_relay_ca_leaf(ca, name);
-    SSL_CTX *ctx = leaf ? SSL_CTX_new(TLS_server_method()) : NULL;
+    hello *h = arg;
+    const char *sni = SSL_get_servername(s, TLSEXT_NAMETYPE_host_name);
+    if (!h->name[0]) {
+        if (!sni || strlen(sni) >= sizeof h->name || !lg_config_match_host(h->cfg, sni))
+            return SSL_TLSEXT_ERR_ALERT_FATAL;
+        strcpy(h->name, sni);
+    }
+    X509 *leaf = lg_relay_ca_leaf(h->ca, h->name);
+    bool ok = leaf && SSL_use_certificate(s, leaf) == 1 && SSL_use_PrivateKey(s, h->ca->leaf_key) == 1;
+    X509_free(leaf);
+    return ok ? SSL_TLSEXT_ERR_OK : SSL_TLSEXT_ERR_ALERT_FATAL;
+}
+
+/* The program's TLS session accepted on fd with a leaf of the CA for h->name; NULL when the handshake
+ * fails. */
+static SSL *accept_tls(int fd, hello *h, SSL_CTX **ctxp)
+{
+    SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
     SSL *s = NULL;
-    if (ctx && SSL_CTX_use_certificate(ctx, leaf) == 1 && SSL_CTX_use_PrivateKey(ctx, ca->leaf_key) == 1 &&
-        SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) == 1) {
+    if (ctx && SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) == 1) {
         SSL_CTX_set_alpn_select_cb(ctx, alpn_select, NULL);
+        SSL_CTX_set_tlsext_servername_callback(ctx, on_name);
+        SSL_CTX_set_tlsext_servername_arg(ctx, h);
         if ((s = SSL_new(ctx)) && (SSL_set_fd(s, fd) != 1 || SSL_accept(s) != 1)) {
             SSL_free(s);
             s = NULL;
         }
     }
-    X509_free(leaf);
     *ctxp = ctx;
     return s;
 }
@@ -253,11 +277,43 @@ out:
     lg_h1_free(h1);
 }
 
+/* The program's TLS to a provider (name: the CONNECT's host, or NULL: its SNI) terminated and gated. */
+static void serve_tls(int fd, const lg_config *cfg, const lg_relay_ca *ca, const char *name)
+{
+    hello h = {.ca = ca, .cfg = cfg};
+    snprintf(h.name, sizeof h.name, "%s", name ? name : "");
+    SSL_CTX *ctx = NULL;
+    SSL *cs = accept_tls(fd, &h, &ctx);
+    const lg_provider *prov = cs ? lg_config_match_host(cfg, h.name) : NULL;
+    if (prov) {
+        struct timeval tv = {0}; /* the program's own pace from here: the engine's time limits bound each exchange */
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+        lg_relay_up up = {.fd = -1};
+        if (open_provider(&up, prov, h.name, "443"))
+            gate(cs, fd, &up, prov);
+        else
+            lg_log(LG_LOG_WARN, "[%s] relay: cannot reach the provider at its TLS", prov->name);
+        lg_relay_up_close(&up);
+        SSL_shutdown(cs);
+    }
+    SSL_free(cs);
+    SSL_CTX_free(ctx);
+}
+
 void lg_relay_serve(int fd, const lg_config *cfg, const lg_relay_ca *ca, const char *secret)
 {
     struct timeval tv = {.tv_sec = CLIENT_WAIT_S};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     char head[HEAD_MAX], host[256], port[16];
+    if (lg_relay_is_preamble(fd)) { /* a connection the preload sent here */
+        static char program[65];
+        if (!lg_relay_preamble(fd, secret, program, sizeof program))
+            return;
+        if (program[0])
+            program_invocation_short_name = program; /* routes by program, as under the preload */
+        serve_tls(fd, cfg, ca, NULL);
+        return;
+    }
     if (!read_head(fd, head, sizeof head))
         return;
     if (!authorized(head, secret)) {
@@ -271,27 +327,11 @@ void lg_relay_serve(int fd, const lg_config *cfg, const lg_relay_ca *ca, const c
         send_all(fd, bad, sizeof bad - 1);
         return;
     }
-    const lg_provider *prov = lg_config_match_host(cfg, host);
-    if (!prov || strcmp(port, "443")) {
+    if (!lg_config_match_host(cfg, host) || strcmp(port, "443")) {
         tunnel(fd, host, port);
         return;
     }
     static const char ok[] = "HTTP/1.1 200 Connection Established\r\n\r\n";
-    if (!send_all(fd, ok, sizeof ok - 1))
-        return;
-    SSL_CTX *ctx = NULL;
-    SSL *cs = accept_tls(fd, ca, host, &ctx);
-    if (cs) {
-        tv.tv_sec = 0; /* the program's own pace from here: the engine's time limits bound each exchange */
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-        lg_relay_up up = {.fd = -1};
-        if (open_provider(&up, prov, host, port))
-            gate(cs, fd, &up, prov);
-        else
-            lg_log(LG_LOG_WARN, "[%s] relay: cannot reach the provider at its TLS", prov->name);
-        lg_relay_up_close(&up);
-        SSL_shutdown(cs);
-        SSL_free(cs);
-    }
-    SSL_CTX_free(ctx);
+    if (send_all(fd, ok, sizeof ok - 1))
+        serve_tls(fd, cfg, ca, host);
 }

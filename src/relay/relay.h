@@ -38,6 +38,13 @@ X509 *lg_relay_ca_leaf(const lg_relay_ca *ca, const char *name);
  * exchange; returns when the connection is over. */
 void lg_relay_serve(int fd, const lg_config *cfg, const lg_relay_ca *ca, const char *secret);
 
+/* True when what fd's peer sent first is the signature of a PROXY protocol v2 preamble (waits for 12
+ * bytes, reads nothing). */
+bool lg_relay_is_preamble(int fd);
+/* Reads the preamble: true when it carries the relay's secret; the program's name (TLV 0xE1, printable,
+ * or "") into program. */
+bool lg_relay_preamble(int fd, const char *secret, char *program, size_t psize);
+
 /* Runs the relay in the foreground for cfg on 127.0.0.1 (port 0: any), writing "PORT
  * SECRET PID" to addr_file (when given) once it listens; exits after idle_s seconds without a connection
  * (0: never). Returns the exit status. */

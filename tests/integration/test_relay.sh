@@ -69,6 +69,35 @@ check "Go stream: the provider's event stream byte for byte" cmp -s "$LG_TMP/sse
 check_eq "Go stream: dead key then live" "sk-dead sk-sse" "$(reqkeys)"
 kill "$(awk '{print $3}' "$LG_TMP"/run2/llmgate/relay-*.addr)"
 
+# Node.js (its own OpenSSL, linked in): fetch and https.request, led to the relay by the preload's
+# connect hook (LLMGATE_RELAY, a PROXY protocol preamble) and trusting the local CA (NODE_EXTRA_CA_CERTS)
+NODE_CLIENT=$LG_ROOT/tests/clients/node/relay_client.js
+if command -v node >/dev/null; then
+    cat >"$LG_TMP/node.json" <<JSON
+{"providers": {"openai": {"upstream": "https://127.0.0.1:$MOCK_TLS_PORT", "accounts": [{"name": "ndead", "key": "env:K1"}, {"name": "nlive", "key": "env:K2"}]}},
+ "retry": {"switch_delay_ms": 20}, "backoff": {"single_account_base_ms": 50, "dedup_window_ms": 10}}
+JSON
+    chmod 600 "$LG_TMP/node.json"
+    for mode in fetch https; do
+        fresh
+        mkdir -m 700 "$LG_TMP/run-$mode" # a store of its own: the dead key meets its 429 here too
+        out=$(XDG_RUNTIME_DIR=$LG_TMP/run-$mode K1=sk-dead K2=sk-good timeout 60 "$LG_CLI" run --config "$LG_TMP/node.json" -- node "$NODE_CLIENT" "$URL" $mode 3 2>"$LG_TMP/err")
+        rc=$?
+        check_eq "Node $mode: exits 0" 0 "$rc"
+        check_eq "Node $mode: 3 answers, all 200 from the live key" 3 "$(grep -c '^200 .*"mock_key":"sk-good"' <<<"$out")"
+        check_match "Node $mode: the dead key's 429 retried invisibly, then the live key; never the program's" '^sk-dead sk-good sk-good sk-good$' "$(reqkeys)"
+        check_match "Node $mode: llmgate run says in one line how it reaches the program" \
+            '^llmgate: [^ ]*node carries its own TLS library \(as Node\.js does\): its https requests to providers are gated through the relay on 127\.0\.0\.1:[0-9]+$' "$(cat "$LG_TMP/err")"
+        [ "$rc" = 0 ] || diag "$out $(head -c 600 "$LG_TMP/err") $(tail -c 400 "$LG_TMP"/run-$mode/llmgate/relay-*.log 2>/dev/null)"
+    done
+    fresh
+    XDG_RUNTIME_DIR=$LG_TMP/run-https K1=sk-dead K_sse=sk-sse timeout 60 "$LG_CLI" run --config "$LG_TMP/sse.json" -- node "$NODE_CLIENT" "$URL" stream >"$LG_TMP/nsse.body" 2>"$LG_TMP/err"
+    check "Node stream: the provider's event stream byte for byte" cmp -s "$LG_TMP/nsse.body" "$LG_TMP/sse.expected"
+    for f in "$LG_TMP"/run-*/llmgate/relay-*.addr; do kill "$(awk '{print $3}' "$f")"; done
+else
+    skip "no node" 9
+fi
+
 # the local CA: key 0600, constrained to the providers' names
 CA=$XDG_STATE_HOME/llmgate/relay-ca.pem
 KEY=$XDG_STATE_HOME/llmgate/relay-ca.key

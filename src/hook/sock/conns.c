@@ -19,6 +19,7 @@
 #include "hook/sock/plain_conn.h"
 #include "hook/sock/conns.h"
 #include "hook/sock/names.h"
+#include "hook/sock/relay_redirect.h"
 #include "hook/base/libc_real.h"
 
 #define FD_MAX LG_SOCK_FD_MAX
@@ -125,7 +126,14 @@ EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
     int saved = errno;
     struct sockaddr_storage to;
     const lg_provider *provs[LG_H1_PROVS];
-    size_t n = lg_sock_names_lookup(addr, len, &to, provs, LG_H1_PROVS);
+    uint16_t asked = 0;
+    size_t n = lg_sock_names_lookup(addr, len, &to, provs, LG_H1_PROVS, &asked);
+    if (n && lg_sock_to_relay(fd, addr, asked)) { /* the relay gates it: not followed here */
+        forget(fd);
+        lg_fd_unwatch(fd, NULL);
+        errno = saved;
+        return 0;
+    }
     errno = saved;
     int rc = real->connect(fd, n ? (struct sockaddr *)&to : addr, len);
     if (rc != 0 && errno != EINPROGRESS)

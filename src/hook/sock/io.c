@@ -112,7 +112,7 @@ static void fast_open(const struct sockaddr *to, socklen_t tolen)
     int saved = errno;
     struct sockaddr_storage at;
     const lg_provider *prov;
-    if (lg_sock_names_lookup(to, tolen, &at, &prov, 1) > 0)
+    if (lg_sock_names_lookup(to, tolen, &at, &prov, 1, NULL) > 0)
         lg_ungated(lg_runtime_get()->store, prov->name, LG_UNGATED_FAST_OPEN);
     errno = saved;
 }
