@@ -59,6 +59,9 @@ DEPS_PKGS += ruby
 DEPS_PKGS += python3-aiohttp
 # PHP's Guzzle, the HTTP client PHP sites call LLM APIs with (test_guzzle: its curl, multi and stream handlers)
 DEPS_PKGS += php-guzzlehttp-guzzle
+# programs with their own TLS, gated through the relay in test_relay: Go's net/http client, built in the
+# test (the toolchain: ~1 min to install; the build itself takes seconds), and Node.js's fetch and https
+DEPS_PKGS += golang-go nodejs
 # make bench's footprint figures (callgrind: instructions and code lines per request)
 DEPS_PKGS += valgrind
 

@@ -59,14 +59,10 @@ int lg_relay_run(const lg_config *cfg, int port, const char *addr_file, int idle
         fprintf(stderr, "llmgate relay: %s\n", err);
         return 1;
     }
-    const char *given = getenv("LLMGATE_RELAY_SECRET");
-    if (given && strlen(given) == LG_RELAY_SECRET_HEX - 1)
-        snprintf(secret, sizeof secret, "%s", given);
-    else if (!make_secret(secret)) {
+    if (!make_secret(secret)) {
         fprintf(stderr, "llmgate relay: no random bytes for its secret\n");
         return 1;
     }
-    unsetenv("LLMGATE_RELAY_SECRET");
     int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
