@@ -177,6 +177,8 @@ $(B)/tests/test_curl_body: $(B)/san/src/hook/curl/body.o
 $(B)/tests/test_curl_body: EXTRA_OBJ = $(B)/san/src/hook/curl/body.o
 $(B)/tests/test_fd_watch: $(B)/san/src/hook/sock/fd_watch.o
 $(B)/tests/test_fd_watch: EXTRA_OBJ = $(B)/san/src/hook/sock/fd_watch.o
+$(B)/tests/test_relay_preamble: $(B)/san/src/relay/preamble.o
+$(B)/tests/test_relay_preamble: EXTRA_OBJ = $(B)/san/src/relay/preamble.o
 
 # test_json_scan_portable: the JSON skimmers built with their portable block classifier (LG_JSON_PORTABLE)
 # instead of SSE2, linked in place of the usual objects, through the same differential test.
