@@ -6,7 +6,7 @@
 # certificate for another name), a non-provider https site tunnelled untouched, the proxy refused without
 # the relay's secret and to another user, a relay killed mid-request and its replacement.
 source "$(dirname "$0")/../lib.sh"
-command -v go >/dev/null || { skip "no Go toolchain (golang-go)" 1; exit 0; }
+command -v go >/dev/null || { skip "no Go toolchain (golang-go)" 1; lg_done; exit; }
 F=$LG_ROOT/tests/fixtures/streams
 lg_gencerts || { not_ok "test certificates created"; exit 1; }
 /usr/bin/python3 - "$LG_TMP/scenario.json" "$F/openai_multibyte.json" <<'PY'
@@ -36,7 +36,6 @@ fresh() { curl -s -X POST "$MOCK_URL/__reset" >/dev/null; }
 addr_of() { echo "$XDG_RUNTIME_DIR/llmgate/relay-$("$LG_CLI" relay --config "$LG_TMP/$1.json" --name).addr"; }
 relay_pid() { awk '{print $3}' "$(addr_of "$1")" 2>/dev/null; }
 stop_relays() { local p; for p in $(cat "$XDG_RUNTIME_DIR"/llmgate/relay-*.addr 2>/dev/null | awk '{print $3}'); do kill "$p"; done; sleep 0.3; }
-trap 'stop_relays; lg_cleanup' EXIT
 
 # the Go client, built twice: with cgo (the default: dynamically linked) and static (CGO_ENABLED=0)
 export GOCACHE=$LG_BUILD/gocache GOPATH=$LG_TMP/gopath GO111MODULE=off GOFLAGS= GOTOOLCHAIN=local
@@ -166,4 +165,4 @@ done
 wait "${pids[@]}"
 check_eq "two runs at once: both answered" 2 "$(cat "$LG_TMP"/both.? | grep -c '^200 HTTP/1.1')"
 check_eq "two runs at once: one relay" 1 "$(pgrep -c -f "llmgate relay --config $LG_TMP/config.json")"
-exit $((LG_FAILS > 0))
+lg_done
