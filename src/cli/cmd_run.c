@@ -54,16 +54,17 @@ static const char *unreachable(const char *file, bool *go, bool *own_tls)
 }
 
 /* Writes the trust a program of the relay is given: the certificates of the file roots (none: NULL) and
- * the local CA, into the state directory; its path into out. */
-static bool trust_bundle(const char *roots, char *out, size_t size)
+ * the CA certificate the relay uses (file capath), into the state directory; its path into out. */
+static bool trust_bundle(const char *roots, const char *capath, char *out, size_t size)
 {
     char cpath[4096], kpath[4096], hpath[4096];
     lg_small_file r = {0}, ca = {0};
-    char digest[LG_DIGEST_HEX], tmp[4300];
-    lg_key_digest(roots ? roots : "", digest);
+    char digest[LG_DIGEST_HEX], tmp[4300], both[8700];
+    snprintf(both, sizeof both, "%s\n%s", roots ? roots : "", capath);
+    lg_key_digest(both, digest);
     bool ok = lg_relay_ca_paths(cpath, kpath, hpath, sizeof cpath) &&
               snprintf(out, size, "%s.bundle-%s", cpath, digest) < (int)size &&
-              lg_small_file_read(cpath, 0, 1 << 20, 0, &ca);
+              lg_small_file_read(capath, 0, 1 << 20, 0, &ca);
     if (ok && (!roots || !lg_small_file_read(roots, 0, 16 << 20, 0, &r)))
         r.data = NULL;
     snprintf(tmp, sizeof tmp, "%s.%ld", out, (long)getpid());
@@ -86,18 +87,18 @@ static bool use_relay(const char *cmd, bool go)
     lg_errors errs = {0};
     lg_config *cfg = lg_config_load(NULL, &errs);
     lg_errors_free(&errs);
-    char file[PATH_MAX] = "", err[256] = "", secret[LG_RELAY_SECRET_HEX], bundle[4200], *proxy = NULL;
+    char file[PATH_MAX] = "", err[256] = "", secret[LG_RELAY_SECRET_HEX], bundle[4200], ca[4300], *proxy = NULL;
     int port = 0;
     if (cfg && cfg->source && cfg->source[0] == '/')
         snprintf(file, sizeof file, "%s", cfg->source);
     lg_config_free(cfg);
     if (!*file)
         snprintf(err, sizeof err, "no configuration file");
-    bool ok = *file && lg_relay_reach(file, &port, secret, err, sizeof err);
+    bool ok = *file && lg_relay_reach(file, &port, secret, ca, sizeof ca, err, sizeof err);
     const char *roots = getenv(go ? "SSL_CERT_FILE" : "NODE_EXTRA_CA_CERTS");
     if (!roots || !*roots)
         roots = go ? X509_get_default_cert_file() : NULL;
-    if (ok && !trust_bundle(roots, bundle, sizeof bundle))
+    if (ok && !trust_bundle(roots, ca, bundle, sizeof bundle))
         ok = !snprintf(err, sizeof err, "cannot write the trust bundle");
     if (ok && asprintf(&proxy, go ? "http://llmgate:%s@127.0.0.1:%d" : "%2$d:%1$s", secret, port) < 0)
         ok = false;

@@ -130,8 +130,7 @@ void lg_relay_ca_free(lg_relay_ca *ca)
     memset(ca, 0, sizeof *ca);
 }
 
-/* Writes text to path (mode) through a new file renamed over it. */
-static bool write_file(const char *path, const char *text, size_t n, mode_t mode)
+bool lg_relay_write_file(const char *path, const char *text, size_t n, mode_t mode)
 {
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
@@ -180,8 +179,8 @@ bool lg_relay_ca_make(const lg_config *cfg, lg_relay_ca *ca, char *err, size_t e
               add_ext(ca->cert, NULL, NID_name_constraints, nc) && X509_sign(ca->cert, ca->key, EVP_sha256());
     size_t kn = 0, cn = 0;
     char *kpem = ok ? pem_of(NULL, ca->key, &kn) : NULL, *cpem = kpem ? pem_of(ca->cert, NULL, &cn) : NULL;
-    ok = cpem && write_file(kpath, kpem, kn, 0600) && write_file(cpath, cpem, cn, 0644) &&
-         write_file(hpath, list, strlen(list), 0600);
+    ok = cpem && lg_relay_write_file(kpath, kpem, kn, 0600) && lg_relay_write_file(cpath, cpem, cn, 0644) &&
+         lg_relay_write_file(hpath, list, strlen(list), 0600);
     if (kpem)
         OPENSSL_cleanse(kpem, kn);
     free(kpem);
@@ -230,6 +229,15 @@ bool lg_relay_ca_open(const lg_config *cfg, lg_relay_ca *ca, char *err, size_t e
         return false;
     }
     return true;
+}
+
+bool lg_relay_ca_write_cert(const lg_relay_ca *ca, const char *path)
+{
+    size_t n = 0;
+    char *pem = pem_of(ca->cert, NULL, &n);
+    bool ok = pem && lg_relay_write_file(path, pem, n, 0644);
+    free(pem);
+    return ok;
 }
 
 X509 *lg_relay_ca_leaf(const lg_relay_ca *ca, const char *name)

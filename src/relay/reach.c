@@ -96,7 +96,8 @@ bool lg_relay_name(const char *file, char name[LG_DIGEST_HEX])
     return both != NULL;
 }
 
-bool lg_relay_reach(const char *file, int *port, char secret[LG_RELAY_SECRET_HEX], char *err, size_t errlen)
+bool lg_relay_reach(const char *file, int *port, char secret[LG_RELAY_SECRET_HEX], char *ca, size_t casize,
+                    char *err, size_t errlen)
 {
     char dir[4096], addr[4200], lock[4200], log[4200], digest[LG_DIGEST_HEX];
     if (!lg_relay_name(file, digest)) {
@@ -129,5 +130,6 @@ bool lg_relay_reach(const char *file, int *port, char secret[LG_RELAY_SECRET_HEX
             snprintf(err, errlen, "the relay did not start (see %s)", log);
     }
     close(lfd);
+    snprintf(ca, casize, "%s.ca.pem", addr);
     return ok;
 }

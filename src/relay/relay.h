@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include <openssl/ssl.h>
 
 #include "llmgate/config.h"
@@ -31,6 +32,11 @@ bool lg_relay_ca_open(const lg_config *cfg, lg_relay_ca *ca, char *err, size_t e
 /* Makes a new CA for cfg's hosts, replacing the files. */
 bool lg_relay_ca_make(const lg_config *cfg, lg_relay_ca *ca, char *err, size_t errlen);
 void lg_relay_ca_free(lg_relay_ca *ca);
+/* Writes the CA's certificate (PEM) to path: the one a relay uses, beside its address file
+ * (ADDR.ca.pem), for the trust `llmgate run` gives its programs. */
+bool lg_relay_ca_write_cert(const lg_relay_ca *ca, const char *path);
+/* Writes n bytes of text to path (mode) through a new file renamed over it. */
+bool lg_relay_write_file(const char *path, const char *text, size_t n, mode_t mode);
 /* A certificate for name, signed by the CA, valid from an hour ago for a day, with ca->leaf_key. */
 X509 *lg_relay_ca_leaf(const lg_relay_ca *ca, const char *name);
 
@@ -54,9 +60,10 @@ int lg_relay_run(const lg_config *cfg, int port, const char *addr_file, int idle
  * files in the runtime directory carry (relay-NAME.addr, .lock, .log). False when file cannot be read. */
 bool lg_relay_name(const char *file, char name[LG_DIGEST_HEX]);
 /* Where a relay for the config file `file` is reached: found running (its address file, a live process,
- * a listener) or started in the background (shared: two callers at once start one). False, with a message
- * in err, when none can be had. */
-bool lg_relay_reach(const char *file, int *port, char secret[LG_RELAY_SECRET_HEX], char *err, size_t errlen);
+ * a listener) or started in the background (shared: two callers at once start one); the path of the CA
+ * certificate it uses into ca. False, with a message in err, when none can be had. */
+bool lg_relay_reach(const char *file, int *port, char secret[LG_RELAY_SECRET_HEX], char *ca, size_t casize,
+                    char *err, size_t errlen);
 
 /* The relay's side of a provider connection: the upstream transport (front/h1_conn.h) over its own TLS
  * (or plain TCP for an http upstream) and the program the front runs in. */

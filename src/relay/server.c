@@ -2,7 +2,6 @@
  * each connection's memory its own and bounded by the front), a bounded number of them, and the exit
  * after an idle time. */
 #include <errno.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -35,20 +34,13 @@ static bool make_secret(char out[LG_RELAY_SECRET_HEX])
     return true;
 }
 
-/* Writes "PORT SECRET PID\n" to path (0600) through a new file renamed over it. */
-static bool write_addr(const char *path, int port, const char *secret)
+/* Writes "PORT SECRET PID\n" to path (0600), after the CA's certificate beside it (PATH.ca.pem). */
+static bool write_addr(const char *path, int port, const char *secret, const lg_relay_ca *ca)
 {
-    char tmp[4200], line[128];
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    char line[128], cpath[4200];
     int n = snprintf(line, sizeof line, "%d %s %ld\n", port, secret, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0)
-        return false;
-    bool ok = write(fd, line, (size_t)n) == n;
-    ok = close(fd) == 0 && ok && rename(tmp, path) == 0;
-    if (!ok)
-        unlink(tmp);
-    return ok;
+    snprintf(cpath, sizeof cpath, "%s.ca.pem", path);
+    return lg_relay_ca_write_cert(ca, cpath) && lg_relay_write_file(path, line, (size_t)n, 0600);
 }
 
 int lg_relay_run(const lg_config *cfg, int port, const char *addr_file, int idle_s)
@@ -74,7 +66,7 @@ int lg_relay_run(const lg_config *cfg, int port, const char *addr_file, int idle
         return 1;
     }
     port = ntohs(a.sin_port);
-    if (addr_file && !write_addr(addr_file, port, secret)) {
+    if (addr_file && !write_addr(addr_file, port, secret, &ca)) {
         fprintf(stderr, "llmgate relay: cannot write %s: %s\n", addr_file, strerror(errno));
         return 1;
     }
@@ -113,8 +105,12 @@ int lg_relay_run(const lg_config *cfg, int port, const char *addr_file, int idle
             conns++;
         close(fd);
     }
-    if (addr_file)
+    if (addr_file) {
+        char cpath[4200];
+        snprintf(cpath, sizeof cpath, "%s.ca.pem", addr_file);
+        unlink(cpath);
         unlink(addr_file);
+    }
     close(lfd);
     lg_relay_ca_free(&ca);
     return 0;

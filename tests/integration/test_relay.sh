@@ -154,6 +154,14 @@ check_match "after the kill: the next run is gated" '^200 HTTP/1.1 .*"mock_key":
 new=$(relay_pid slow)
 check "after the kill: a new relay replaced the stale file" test -n "$new" -a "$new" != "$old"
 
+# a relay started by hand, idle: it exits after --idle seconds and takes its files with it
+K1=sk-dead K2=sk-good "$LG_CLI" relay --config "$LG_TMP/config.json" --addr-file "$LG_TMP/idle.addr" --idle 1 2>"$LG_TMP/idle.err" &
+ipid=$!
+for _ in $(seq 1 100); do [ -s "$LG_TMP/idle.addr" ] && break; sleep 0.05; done
+check "a relay in the foreground writes its address file and its CA beside it" test -s "$LG_TMP/idle.addr" -a -s "$LG_TMP/idle.addr.ca.pem"
+for _ in $(seq 1 100); do kill -0 "$ipid" 2>/dev/null || break; sleep 0.1; done
+check "an idle relay exits after --idle, its files removed" test ! -e "/proc/$ipid" -a ! -e "$LG_TMP/idle.addr" -a ! -e "$LG_TMP/idle.addr.ca.pem"
+
 # two runs at once share one relay
 stop_relays
 fresh
@@ -164,5 +172,6 @@ for i in 1 2; do
 done
 wait "${pids[@]}"
 check_eq "two runs at once: both answered" 2 "$(cat "$LG_TMP"/both.? | grep -c '^200 HTTP/1.1')"
-check_eq "two runs at once: one relay" 1 "$(pgrep -c -f "llmgate relay --config $LG_TMP/config.json")"
+check_eq "two runs at once: one relay (both name the same port)" 1 \
+    "$(cat "$LG_TMP"/both.? | sed -n 's/.*gated through the relay on 127\.0\.0\.1:\([0-9]*\).*/\1/p' | sort -u | wc -l)"
 lg_done
