@@ -25,7 +25,7 @@ static const struct {
               "  does, over its own TLS to the provider, verified against the system's trust store; any\n"
               "  other host is tunnelled byte for byte. Keys are read when it starts.\n"
               "  --port N          the port (default: any free one)\n"
-              "  --addr-file PATH  write \"PORT SECRET PID\" there (0600) once it listens\n"
+              "  --addr-file PATH  write \"PORT SECRET PID\" there (0600) once it listens, its CA to PATH.ca.pem\n"
               "  --idle SECONDS    exit after that long without a connection (default 0: never)\n"
               "  --name            print the name the relay of FILE has in the runtime directory\n"
               "exit status: 0; 1 it cannot listen or make its CA; 2 usage or bad configuration\n"},

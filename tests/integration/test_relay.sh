@@ -92,9 +92,18 @@ JSON
     fresh
     XDG_RUNTIME_DIR=$LG_TMP/run-https K1=sk-dead K_sse=sk-sse timeout 60 "$LG_CLI" run --config "$LG_TMP/sse.json" -- node "$NODE_CLIENT" "$URL" stream >"$LG_TMP/nsse.body" 2>"$LG_TMP/err"
     check "Node stream: the provider's event stream byte for byte" cmp -s "$LG_TMP/nsse.body" "$LG_TMP/sse.expected"
+    # a relay that is gone (its port closed) while the program still names it: the program's https goes
+    # out ungated (its own key), said in one line
+    fresh
+    dead=$(lg_free_port)
+    OUT=$(LLMGATE_RELAY=$dead:0123456789abcdef0123456789abcdef NODE_EXTRA_CA_CERTS=$SSL_CERT_FILE LLMGATE_CONFIG=$LG_TMP/node.json \
+          K1=sk-dead K2=sk-good LD_PRELOAD=$LG_LIB timeout 30 node "$NODE_CLIENT" "$URL" fetch 1 2>"$LG_TMP/err")
+    check_match "Node, the relay gone: answered ungated, with its own key" '^200 .*"mock_key":"sk-host"' "$OUT"
+    check_eq "Node, the relay gone: said in one line" \
+        "llmgate: the relay on 127.0.0.1:$dead cannot be reached: this program's https requests to providers go out ungated" "$(cat "$LG_TMP/err")"
     for f in "$LG_TMP"/run-*/llmgate/relay-*.addr; do kill "$(awk '{print $3}' "$f")"; done
 else
-    skip "no node" 9
+    skip "no node" 11
 fi
 
 # the local CA: key 0600, constrained to the providers' names

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hook/base/guard.h"
 #include "hook/base/libc_real.h"
@@ -83,6 +84,21 @@ static size_t preamble(unsigned char *b, const struct sockaddr *dst, uint16_t as
     return off;
 }
 
+/* No silent bypass: the relay cannot be reached (it died, or was stopped); said once per process. */
+static void say_unreachable(void)
+{
+    static int said;
+    if (__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+        return;
+    char line[200];
+    int n = snprintf(line, sizeof line,
+                     "llmgate: the relay on 127.0.0.1:%u cannot be reached: this program's https requests to "
+                     "providers go out ungated\n",
+                     (unsigned)ntohs(relay.port));
+    if (n > 0 && write(STDERR_FILENO, line, (size_t)n) < 0)
+        return;
+}
+
 bool lg_sock_to_relay(int fd, const struct sockaddr *dst, uint16_t asked)
 {
     pthread_once(&relay_once, setup);
@@ -101,5 +117,7 @@ bool lg_sock_to_relay(int fd, const struct sockaddr *dst, uint16_t asked)
         fcntl(fd, F_SETFL, flflags);
     if (s >= 0)
         real->close(s);
+    if (!ok)
+        say_unreachable();
     return ok;
 }

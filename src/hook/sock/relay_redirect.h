@@ -14,7 +14,8 @@
 
 /* True when fd, about to connect to dst (a provider's address, asked for on port `asked`, network
  * order), is now connected to the relay instead (the program's connect returns 0); false when the
- * connection is not the relay's to take (nothing was changed). Preserves nothing. */
+ * connection is not the relay's to take, or the relay cannot be reached (said once on stderr: the
+ * connection then goes out ungated); nothing was changed then. Preserves nothing. */
 bool lg_sock_to_relay(int fd, const struct sockaddr *dst, uint16_t asked);
 
 #endif
