@@ -64,7 +64,7 @@ static bool start(const char *file, const char *addr, const char *log)
     if (pid < 0)
         return false;
     if (pid == 0) {
-        if (setsid() < 0 || fork() != 0)
+        if (setsid() < 0 || fork() != 0 || chdir("/") != 0)
             _exit(0);
         unsetenv("LD_PRELOAD");
         int null = open("/dev/null", O_RDWR | O_CLOEXEC), out = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
