@@ -19,7 +19,8 @@
 #include "relay/relay.h"
 
 #define HEAD_MAX 8192
-#define CLIENT_WAIT_S 30 /* a client that sends nothing (its CONNECT, its handshake) for this long is dropped */
+#define CLIENT_WAIT_S 30  /* a client that sends nothing (its CONNECT, its handshake) for this long is dropped */
+#define CLIENT_IDLE_S 300 /* a client that sends no request (or no more of one) for this long is dropped */
 
 static bool send_all(int fd, const char *p, size_t n)
 {
@@ -286,7 +287,7 @@ static void serve_tls(int fd, const lg_config *cfg, const lg_relay_ca *ca, const
     SSL *cs = accept_tls(fd, &h, &ctx);
     const lg_provider *prov = cs ? lg_config_match_host(cfg, h.name) : NULL;
     if (prov) {
-        struct timeval tv = {0}; /* the program's own pace from here: the engine's time limits bound each exchange */
+        struct timeval tv = {.tv_sec = CLIENT_IDLE_S}; /* the engine's time limits bound each exchange */
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
         lg_relay_up up = {.fd = -1};
         if (open_provider(&up, prov, h.name, "443"))
