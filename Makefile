@@ -16,13 +16,18 @@ CORE_SRC  := $(wildcard src/util/*.c src/conf/*.c src/classify/*.c src/providers
 # driver, answers) and the interposed hooks, in wings (src/hook/base, curl, multi, sock, tls).
 HOOK_SRC  := $(wildcard src/front/*.c src/hook/*/*.c)
 CLI_SRC   := $(wildcard src/cli/*.c)
+# The relay (llmgate relay): a program of the CLI's own, on the front and the engine linked directly
+# (never preloaded), with its listener, TLS and local CA in src/relay.
+RELAY_SRC := $(wildcard src/relay/*.c)
+FRONT_SRC := $(wildcard src/front/*.c)
 MOCK_SRC  := $(wildcard src/mock/*.c)
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 CLIENT_SRC := $(wildcard tests/clients/*.c)
 
 CORE_OBJ  := $(CORE_SRC:%.c=$(B)/obj/%.o)
 HOOK_OBJ  := $(HOOK_SRC:%.c=$(B)/obj/%.o)
-CLI_OBJ   := $(CLI_SRC:%.c=$(B)/obj/%.o)
+CLI_OBJ   := $(CLI_SRC:%.c=$(B)/obj/%.o) $(RELAY_SRC:%.c=$(B)/obj/%.o)
+FRONT_OBJ := $(FRONT_SRC:%.c=$(B)/obj/%.o)
 MOCK_OBJ  := $(MOCK_SRC:%.c=$(B)/obj/%.o)
 SAN_CORE_OBJ := $(CORE_SRC:%.c=$(B)/san/%.o)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
@@ -57,6 +62,9 @@ DEPS_PKGS += ruby
 DEPS_PKGS += python3-aiohttp
 # PHP's Guzzle, the HTTP client PHP sites call LLM APIs with (test_guzzle: its curl, multi and stream handlers)
 DEPS_PKGS += php-guzzlehttp-guzzle
+# programs with their own TLS, gated through the relay in test_relay: Go's net/http client, built in the
+# test (the toolchain: ~1 min to install; the build itself takes seconds), and Node.js's fetch and https
+DEPS_PKGS += golang-go nodejs
 # make bench's footprint figures (callgrind: instructions and code lines per request)
 DEPS_PKGS += valgrind
 # wget2, the host of test_wget2 (non-blocking sockets opened with TCP Fast Open, GnuTLS on them), the
@@ -153,8 +161,8 @@ $(REDIS_SCRIPT_OBJ): CFLAGS += -I$(B)/gen
 $(LIB): $(CORE_OBJ) $(HOOK_OBJ) src/hook/base/exports.map
 	$(CC) $(CFLAGS) $(LIB_CFLAGS) $(PGO_USE) -shared -Wl,--version-script=src/hook/base/exports.map -Wl,-z,now -Wl,--no-undefined -o $@ $(CORE_OBJ) $(HOOK_OBJ) $(HOOK_LIBS) $(CORE_LIBS)
 
-$(CLI): $(CORE_OBJ) $(CLI_OBJ)
-	$(CC) -o $@ $(CLI_OBJ) $(CORE_OBJ) $(CORE_LIBS)
+$(CLI): $(CORE_OBJ) $(FRONT_OBJ) $(CLI_OBJ)
+	$(CC) -o $@ $(CLI_OBJ) $(FRONT_OBJ) $(CORE_OBJ) $(HOOK_LIBS) -lssl $(CORE_LIBS)
 
 $(MOCK): $(CORE_OBJ) $(MOCK_OBJ)
 	$(CC) -o $@ $(MOCK_OBJ) $(CORE_OBJ) -lmicrohttpd -lz $(CORE_LIBS)
@@ -178,6 +186,8 @@ $(B)/tests/test_fd_watch: $(B)/san/src/hook/sock/fd_watch.o
 $(B)/tests/test_fd_watch: EXTRA_OBJ = $(B)/san/src/hook/sock/fd_watch.o
 $(B)/tests/test_alpn: $(B)/san/src/hook/tls/alpn.o
 $(B)/tests/test_alpn: EXTRA_OBJ = $(B)/san/src/hook/tls/alpn.o
+$(B)/tests/test_relay_preamble: $(B)/san/src/relay/preamble.o
+$(B)/tests/test_relay_preamble: EXTRA_OBJ = $(B)/san/src/relay/preamble.o
 
 # test_json_scan_portable: the JSON skimmers built with their portable block classifier (LG_JSON_PORTABLE)
 # instead of SSE2, linked in place of the usual objects, through the same differential test.

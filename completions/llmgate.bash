@@ -10,11 +10,12 @@ _llmgate_files() { # file names matching $cur
 _llmgate() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
     if [ "$COMP_CWORD" -eq 1 ]; then
-        COMPREPLY=($(compgen -W "run status check-config classify reset route help --version --help" -- "$cur"))
+        COMPREPLY=($(compgen -W "run relay ca status check-config classify reset route help --version --help" -- "$cur"))
         return
     fi
     case $prev in
-    --config | --textfile) _llmgate_files; return ;;
+    --config | --textfile | --addr-file) _llmgate_files; return ;;
+    --port | --idle) return ;;
     esac
     case ${COMP_WORDS[1]} in
     run)
@@ -47,6 +48,10 @@ _llmgate() {
     classify)
         if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--provider --help" -- "$cur")); else _llmgate_files; fi ;;
     reset) COMPREPLY=($(compgen -W "--config --help" -- "$cur")) ;;
+    relay) COMPREPLY=($(compgen -W "--config --port --addr-file --idle --name --help" -- "$cur")) ;;
+    ca)
+        if [ "$COMP_CWORD" -eq 2 ]; then COMPREPLY=($(compgen -W "show rotate remove --help" -- "$cur"))
+        else COMPREPLY=($(compgen -W "--config" -- "$cur")); fi ;;
     route)
         case $prev in --provider | --program | --header) return ;; esac
         if [[ $cur == -* ]]; then
@@ -55,7 +60,7 @@ _llmgate() {
             _llmgate_files
         fi
         ;;
-    help) [ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "run status check-config classify reset route help version" -- "$cur")) ;;
+    help) [ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "run relay ca status check-config classify reset route help version" -- "$cur")) ;;
     esac
 }
 complete -F _llmgate llmgate

@@ -18,7 +18,10 @@ LG_FAILS=0
 LG_COUNT=0
 
 lg_cleanup() {
-    local p
+    local p f
+    for f in "$LG_TMP"/*/llmgate/relay-*.addr; do # relays `llmgate run` started for the test
+        [ -f "$f" ] && read -r _ _ p <"$f" && kill -TERM "$p" 2>/dev/null
+    done
     for p in "${LG_MOCK_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
     for p in "${LG_MOCK_PIDS[@]}"; do wait "$p" 2>/dev/null; done
     rm -rf "$LG_TMP"

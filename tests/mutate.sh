@@ -17,6 +17,12 @@ TREE=$SCRATCH/tree
 # The mutations: NAME|FILE|TESTS (space-separated run.sh patterns), then the text to find and its
 # replacement, each on its own line ("{NL}" stands for a newline).
 MUTATIONS=$(cat <<'EOF'
+relay-ca-unconstrained|src/relay/ca.c|test_relay
+              add_ext(ca->cert, NULL, NID_name_constraints, nc) && X509_sign(ca->cert, ca->key, EVP_sha256());
+              X509_sign(ca->cert, ca->key, EVP_sha256());
+relay-secret-ignored|src/relay/preamble.c|test_relay_preamble
+        if (t == 0xE0 && l == strlen(secret) && CRYPTO_memcmp(b + off, secret, l) == 0)
+        if (t == 0xE0)
 ungated-silent|src/front/h1_conn.c|test_ungated_notice
         lg_ungated(c->store, c->prov->name, cause);
         (void)cause;

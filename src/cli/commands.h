@@ -12,6 +12,10 @@ int lg_cmd_classify(int argc, char **argv);
 int lg_cmd_check_config(int argc, char **argv);
 /* llmgate run [--config FILE] -- CMD ARGS : runs CMD with libllmgate.so preloaded. */
 int lg_cmd_run(int argc, char **argv);
+/* llmgate relay [--config FILE] [--port N] [--addr-file PATH] [--idle SECONDS] : the relay, in the foreground. */
+int lg_cmd_relay(int argc, char **argv);
+/* llmgate ca show|rotate|remove [--config FILE] : the relay's local CA. */
+int lg_cmd_ca(int argc, char **argv);
 /* llmgate status [--wide|--json|--prometheus|--watch] : shared state per provider and account. */
 int lg_cmd_status(int argc, char **argv);
 /* llmgate route [--config FILE] [--provider NAME] [--program NAME] [--header NAME]... FILE : the routing

@@ -12,6 +12,8 @@ static const struct {
     {"classify", lg_cmd_classify},
     {"check-config", lg_cmd_check_config},
     {"run", lg_cmd_run},
+    {"relay", lg_cmd_relay},
+    {"ca", lg_cmd_ca},
     {"status", lg_cmd_status},
     {"reset", lg_cmd_reset},
     {"route", lg_cmd_route},

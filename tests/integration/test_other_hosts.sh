@@ -12,7 +12,7 @@ source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/host_setup.sh"
 
 # Node.js over plain http: gated through its sockets (its TLS is its own: https below passes by)
-NODE_CHECKS=19
+NODE_CHECKS=20
 if command -v node >/dev/null; then
     NC=$CLIENTS/node/http_client.js
     U=http://api.openai.com/v1/chat/completions
@@ -39,13 +39,21 @@ if command -v node >/dev/null; then
     check_eq "node http, 8 requests at once on 8 connections: 8 answers 200 from the live key" 8 "$(count "^200 - - .*$GOOD")"
     check_eq "node http, 8 at once: 8 from the live key, never the host's" "8 0" \
         "$(curl -s "$MOCK_URL/__requests" | lg_json 'str(sum(r["key"] == "sk-good" for r in j)) + " " + str(sum(r["key"] == "sk-host" for r in j))')"
-    # https: Node's statically linked OpenSSL is out of reach: the request still works, with its own key
+    # https: Node's statically linked OpenSSL is out of the preload's reach: under `llmgate run` its provider
+    # connections go to the relay (test_relay), which gates them; the CA file the user named in
+    # NODE_EXTRA_CA_CERTS is kept beside the relay's
     fresh
     OUT=$(K1=sk-dead K2=sk-good NODE_EXTRA_CA_CERTS=$SSL_CERT_FILE timeout 30 "$LG_CLI" run --config "$LG_TMP/https.json" -- \
           node "$NC" fetch https://api.openai.com/v1/chat/completions 1 2>"$LG_TMP/err")
-    check_match "node https (its own TLS): answered untouched, with the host's key" '^200 - - .*"mock_key":"sk-host"' "$OUT"
-    check_match "node https: llmgate run says its https is not gated, its plain http is" \
-        'node carries its own TLS library .*https requests, they run ungated \(plain http is gated\)' "$(cat "$LG_TMP/err")"
+    check_match "node https (its own TLS) under llmgate run: gated through the relay, the live key's answer" '^200 - - .*"mock_key":"sk-good"' "$OUT"
+    check_match "node https: llmgate run says its https goes through the relay" \
+        'node carries its own TLS library \(as Node\.js does\): its https requests to providers are gated through the relay' "$(cat "$LG_TMP/err")"
+    # under a bare LD_PRELOAD (no launcher, no relay) its https is out of reach: answered untouched, with
+    # its own key
+    fresh
+    OUT=$(K1=sk-dead K2=sk-good NODE_EXTRA_CA_CERTS=$SSL_CERT_FILE LLMGATE_CONFIG=$LG_TMP/https.json LD_PRELOAD=$LG_LIB timeout 30 \
+          node "$NC" fetch https://api.openai.com/v1/chat/completions 1 2>"$LG_TMP/err")
+    check_match "node https (its own TLS) under a bare LD_PRELOAD: answered untouched, with the host's key" '^200 - - .*"mock_key":"sk-host"' "$OUT"
 else
     skip "node not installed" "$NODE_CHECKS"
 fi

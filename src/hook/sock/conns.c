@@ -19,6 +19,7 @@
 #include "hook/sock/plain_conn.h"
 #include "hook/sock/conns.h"
 #include "hook/sock/names.h"
+#include "hook/sock/relay_redirect.h"
 #include "hook/base/libc_real.h"
 
 #define FD_MAX LG_SOCK_FD_MAX
@@ -167,7 +168,14 @@ EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
     int saved = errno;
     struct sockaddr_storage to;
     const lg_provider *provs[LG_H1_PROVS];
-    size_t n = lg_sock_names_lookup(addr, len, &to, provs, LG_H1_PROVS);
+    uint16_t asked = 0;
+    size_t n = lg_sock_names_lookup(addr, len, &to, provs, LG_H1_PROVS, &asked);
+    if (n && lg_sock_to_relay(fd, addr, asked)) { /* the relay gates it: not followed here */
+        forget(fd);
+        lg_fd_unwatch(fd, NULL);
+        errno = saved;
+        return 0;
+    }
     return connect_found(fd, addr, len, &to, provs, n, saved);
 }
 
@@ -178,7 +186,7 @@ int lg_sock_fastopen_connect(int fd, const struct sockaddr *addr, socklen_t len)
     int saved = errno;
     struct sockaddr_storage to;
     const lg_provider *provs[LG_H1_PROVS];
-    size_t n = lg_sock_names_lookup(addr, len, &to, provs, LG_H1_PROVS);
+    size_t n = lg_sock_names_lookup(addr, len, &to, provs, LG_H1_PROVS, NULL);
     errno = saved;
     return n ? connect_found(fd, addr, len, &to, provs, n, saved) : LG_SOCK_NOT_OURS;
 }

@@ -81,7 +81,7 @@ static bool same(slot *s, const struct sockaddr_storage *a, socklen_t len)
 }
 
 size_t lg_sock_names_lookup(const struct sockaddr *addr, socklen_t len, struct sockaddr_storage *to,
-                            const lg_provider **provs, size_t max)
+                            const lg_provider **provs, size_t max, uint16_t *asked_out)
 {
     size_t n = 0;
     if (len > sizeof *to)
@@ -96,6 +96,8 @@ size_t lg_sock_names_lookup(const struct sockaddr *addr, socklen_t len, struct s
         if (!s->prov || !same(s, to, len) || (n && port != dest))
             continue;
         dest = port;
+        if (asked_out && !n)
+            *asked_out = s->asked ? s->asked : asked;
         size_t k = 0;
         while (k < n && provs[k] != s->prov)
             k++;

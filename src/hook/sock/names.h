@@ -15,8 +15,9 @@
  * the name was resolved without a service), at most max of them in provs: their number, 0 for none. *to
  * receives the address to connect to: addr, or addr with the upstream's port when the host connects to
  * another (a port it chose itself, wget; the one it asked for, anyio). Providers that share the address
- * but whose upstreams' ports differ are left out: only those reached at *to. */
+ * but whose upstreams' ports differ are left out: only those reached at *to. *asked (when not NULL)
+ * receives the port the program asked for (network order): the service it resolved with, else addr's. */
 size_t lg_sock_names_lookup(const struct sockaddr *addr, socklen_t len, struct sockaddr_storage *to,
-                            const lg_provider **provs, size_t max);
+                            const lg_provider **provs, size_t max, uint16_t *asked);
 
 #endif

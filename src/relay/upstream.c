@@ -1,0 +1,197 @@
+/* The relay's side of a provider connection (see relay.h): the upstream transport over the relay's own
+ * TLS, verified against the system's trust store (SSL_CERT_FILE / SSL_CERT_DIR as OpenSSL reads them) for
+ * the name the program asked for, and the front's program filled with plain libc. */
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <openssl/err.h>
+#include <openssl/x509v3.h>
+
+#include "front/h1_conn.h"
+#include "front/h1_target.h"
+#include "llmgate/clock.h"
+#include "llmgate/store.h"
+#include "relay/relay.h"
+
+static const lg_config *host_cfg;
+static lg_store *host_store;
+
+void lg_relay_host_use(const lg_config *cfg)
+{
+    char err[256] = "";
+    host_cfg = cfg;
+    host_store = lg_store_open_config(cfg, err, sizeof err);
+}
+
+/* A TCP socket connected to host:port (blocking, or connecting when nonblock), or -1. */
+static int tcp_connect(const char *host, const char *port, bool nonblock)
+{
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
+    struct addrinfo *res = NULL;
+    int fd = -1;
+    if (getaddrinfo(host, port, &hints, &res) != 0)
+        return -1;
+    for (struct addrinfo *a = res; a && fd < 0; a = a->ai_next) {
+        fd = socket(a->ai_family, SOCK_STREAM | SOCK_CLOEXEC | (nonblock ? SOCK_NONBLOCK : 0), 0);
+        if (fd < 0)
+            continue;
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        if (connect(fd, a->ai_addr, a->ai_addrlen) != 0 && !(nonblock && errno == EINPROGRESS)) {
+            close(fd);
+            fd = -1;
+        }
+    }
+    freeaddrinfo(res);
+    return fd;
+}
+
+int lg_relay_tcp_connect(const char *host, const char *port) { return tcp_connect(host, port, false); }
+
+void lg_relay_up_close(lg_relay_up *u)
+{
+    if (u->ssl)
+        SSL_free(u->ssl);
+    SSL_CTX_free(u->ctx);
+    if (u->fd >= 0)
+        close(u->fd);
+    u->ssl = NULL;
+    u->ctx = NULL;
+    u->fd = -1;
+}
+
+bool lg_relay_up_open(lg_relay_up *u, const char *host, const char *port, const char *name, bool tls)
+{
+    u->fd = tcp_connect(host, port, false);
+    u->ssl = NULL;
+    u->ctx = NULL;
+    snprintf(u->host, sizeof u->host, "%s", host);
+    snprintf(u->port, sizeof u->port, "%s", port);
+    snprintf(u->name, sizeof u->name, "%s", name);
+    u->tls = tls;
+    if (u->fd < 0 || !tls)
+        return u->fd >= 0;
+    static const unsigned char alpn[] = "\x08http/1.1";
+    struct in6_addr a6;
+    bool ip = inet_pton(AF_INET, name, &a6) == 1 || inet_pton(AF_INET6, name, &a6) == 1;
+    u->ctx = SSL_CTX_new(TLS_client_method());
+    bool ok = u->ctx && SSL_CTX_set_default_verify_paths(u->ctx) == 1 &&
+              SSL_CTX_set_min_proto_version(u->ctx, TLS1_2_VERSION) == 1 &&
+              SSL_CTX_set_alpn_protos(u->ctx, alpn, sizeof alpn - 1) == 0 && (u->ssl = SSL_new(u->ctx));
+    if (ok) {
+        SSL_set_verify(u->ssl, SSL_VERIFY_PEER, NULL);
+        ok = (ip ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(u->ssl), name) == 1
+                 : SSL_set1_host(u->ssl, name) == 1 && SSL_set_tlsext_host_name(u->ssl, name) == 1) &&
+             SSL_set_fd(u->ssl, u->fd) == 1 && SSL_connect(u->ssl) == 1;
+    }
+    if (!ok)
+        lg_relay_up_close(u);
+    return ok;
+}
+
+static bool up_send(void *io, const void *p, size_t n)
+{
+    lg_relay_up *u = io;
+    for (size_t off = 0; off < n;) {
+        ssize_t w = u->ssl ? SSL_write(u->ssl, (const char *)p + off, (int)(n - off))
+                           : send(u->fd, (const char *)p + off, n - off, MSG_NOSIGNAL);
+        if (w < 0 && !u->ssl && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return false;
+        off += (size_t)w;
+    }
+    return true;
+}
+
+static ssize_t up_recv(void *io, void *p, size_t n)
+{
+    lg_relay_up *u = io;
+    if (u->fd < 0)
+        return -1;
+    if (!u->ssl) {
+        ssize_t r;
+        while ((r = recv(u->fd, p, n, 0)) < 0 && errno == EINTR)
+            ;
+        return r;
+    }
+    int r = SSL_read(u->ssl, p, (int)(n > 1 << 30 ? 1 << 30 : n));
+    if (r > 0)
+        return r;
+    int e = SSL_get_error(u->ssl, r);
+    return e == SSL_ERROR_ZERO_RETURN || (e == SSL_ERROR_SYSCALL && ERR_peek_error() == 0) ? 0 : -1;
+}
+
+/* A new connection to the same peer (to NULL) or to another provider's target, verified for its name. */
+static bool up_reopen(void *io, const lg_h1_target *to)
+{
+    lg_relay_up *u = io;
+    lg_relay_up fresh;
+    bool ok = to ? lg_relay_up_open(&fresh, to->host, to->port, to->host, to->tls)
+                 : lg_relay_up_open(&fresh, u->host, u->port, u->name, u->tls);
+    if (!ok)
+        return false;
+    lg_relay_up_close(u);
+    *u = fresh;
+    return true;
+}
+
+static int up_fd(void *io) { return ((lg_relay_up *)io)->fd; }
+
+const lg_h1_io lg_relay_up_io = {.send = up_send, .recv = up_recv, .reopen = up_reopen, .fd = up_fd, .tls = true};
+
+static const lg_config *host_config(void) { return host_cfg; }
+static lg_store *host_store_get(void) { return host_store; }
+
+static bool wait_fd(int fd, bool write)
+{
+    struct pollfd p = {.fd = fd, .events = write ? POLLOUT : POLLIN};
+    int r;
+    while ((r = poll(&p, 1, -1)) < 0 && errno == EINTR)
+        ;
+    return r > 0;
+}
+
+static bool sleep_until(int64_t at_ms)
+{
+    for (int64_t now = lg_now_ms(); now < at_ms; now = lg_now_ms())
+        lg_sleep_ms(at_ms - now);
+    return true;
+}
+
+static void no_watch(int fd, struct lg_h1_conn *c) {}
+static void no_unwatch(int fd, const struct lg_h1_conn *c) {}
+static int target_socket(const lg_h1_target *t, bool nonblock) { return tcp_connect(t->host, t->port, nonblock); }
+
+static bool plain_send(void *io, const void *p, size_t n)
+{
+    lg_relay_up u = {.fd = *(int *)io};
+    return up_send(&u, p, n);
+}
+
+static ssize_t plain_recv(void *io, void *p, size_t n)
+{
+    lg_relay_up u = {.fd = *(int *)io};
+    return up_recv(&u, p, n);
+}
+
+static const lg_h1_io plain_io = {.send = plain_send, .recv = plain_recv};
+
+const lg_front_host lg_relay_front_host = {
+    .config = host_config,
+    .store = host_store_get,
+    .close = close,
+    .poll = poll,
+    .wait_fd = wait_fd,
+    .sleep_until = sleep_until,
+    .watch = no_watch,
+    .unwatch = no_unwatch,
+    .target_socket = target_socket,
+    .plain_io = &plain_io,
+};
