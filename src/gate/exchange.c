@@ -22,6 +22,8 @@ static inline void set_phase(lg_exchange *x, x_phase phase, const char *why)
 {
     if (LG_UNLIKELY(lg_log_debugging))
         lg_exchange_trace_phase(x, phase, why);
+    if (phase == X_DONE)
+        lg_exchange_spend_end(x);
     x->phase = phase;
 }
 
@@ -398,6 +400,11 @@ lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_st
     x->req.body = NULL;
     x->req.body_len = 0;
     if (!x->bare) {
+        if (LG_UNLIKELY(req->cfg->n_budgets) && !lg_exchange_spend_admit(x, now_ms)) {
+            set_phase(x, X_DONE, "refused: a budget is spent");
+            step_done(step, &x->res);
+            return x;
+        }
         admit(x, now_ms, step);
         return x;
     }
@@ -469,6 +476,9 @@ void lg_exchange_on_response(lg_exchange *x, const lg_response_view *resp, int64
     }
     const lg_provider *p = x->req.prov;
     lg_classify(p->dialect, resp, &res->outcome);
+    x->limited += res->outcome.state == LG_STATE_RETRYABLE_RATE_LIMIT;
+    x->answer_bytes = (int64_t)resp->body_len;
+    x->answer_stream = resp->stream;
     lg_policy_sanitize_hint(&x->req.cfg->backoff, &res->outcome, now_ms);
     lg_accounts_record(&x->a, x->idx, &res->outcome, resp, 0, now_ms); /* budget and breaker too */
     if (is_failure(&res->outcome))
@@ -587,6 +597,8 @@ void lg_exchange_free(lg_exchange *x)
         return;
     if (LG_UNLIKELY(lg_log_debugging) && x->phase != X_DONE)
         lg_exchange_trace_cancelled(x);
+    if (x->phase != X_DONE)
+        lg_exchange_spend_end(x);
     if (!x->bare) {
         if (x->phase == X_SENT)
             x->a.ticket.held = false; /* the attempt went out: the provider may have counted it */
