@@ -45,7 +45,9 @@ bool lg_exchange_spend_admit(lg_exchange *x, int64_t now_ms)
     bool listed;
     const lg_price *pr = budget_price(cfg, x->req.prov, k.model, &listed);
     int64_t out = x->a.est.output >= 0 ? x->a.est.output : LG_ESTIMATE_DEFAULT_OUTPUT;
-    lg_tokens u = {.input = x->a.est.text > 0 ? x->a.est.text : x->a.est.envelope, .output = out};
+    /* the conservative prompt estimate (the body's bytes / 4) and the output it may ask for: at most what
+     * the request may spend, so that requests admitted at once cannot cross a budget together */
+    lg_tokens u = {.input = x->a.est.text > x->a.est.envelope ? x->a.est.text : x->a.est.envelope, .output = out};
     int64_t reserve = pr ? lg_price_cost_nusd(pr, &u) : 0;
     lg_spend_refusal r = {0};
     if (lg_spend_admit(lg_spend_shared(cfg), cfg, &k, reserve, now_ms, &x->spend, &r))
