@@ -7,7 +7,11 @@
 # stderr); `reset --budget`; a malformed price file and a malformed budget refused in one line.
 source "$(dirname "$0")/../lib.sh"
 
-lg_start_mock --quiet
+# The budget's key answers after 400 ms: the four programs' requests are in flight together.
+cat >"$LG_TMP/scenario.json" <<'JSON'
+{"keys": {"sk-spend-budget": {"sequence": [{"delay_ms": 400}], "repeat": true}}}
+JSON
+lg_start_mock --scenario "$LG_TMP/scenario.json" --quiet
 export KO=sk-spend-openai KA=sk-spend-anthropic KG=sk-spend-gemini KB=sk-spend-budget
 cat >"$LG_TMP/config.json" <<JSON
 {"providers": {
