@@ -163,5 +163,10 @@ printf '{"budgets": [{"name": "b", "match": {"provider": "openai"}, "per": "week
 err=$("$LG_CLI" check-config "$LG_TMP/c2.json" 2>&1 >/dev/null)
 check_eq "a malformed budget is refused in one line" "1 yes" \
     "$(wc -l <<<"$err") $(grep -q 'budgets\[0\]\.per: expected one of' <<<"$err" && echo yes)"
+printf '{"providers": {"openai": {"models": {"gpt-4o": "gpt-9-unknown", "x": "gpt-4o-mini"}}}, "prices": {"file": "%s"}}' \
+    "$LG_ROOT/data/prices.json" >"$LG_TMP/c3.json"
+err=$("$LG_CLI" check-config "$LG_TMP/c3.json" 2>&1 >/dev/null)
+check_eq "check-config names the model it cannot price, only that one" \
+    "1 yes" "$(wc -l <<<"$err") $(grep -q 'no price for model gpt-9-unknown at openai' <<<"$err" && echo yes)"
 
 lg_done
