@@ -10,7 +10,7 @@ _llmgate_files() { # file names matching $cur
 _llmgate() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
     if [ "$COMP_CWORD" -eq 1 ]; then
-        COMPREPLY=($(compgen -W "run status check-config classify reset route help --version --help" -- "$cur"))
+        COMPREPLY=($(compgen -W "run status check-config classify reset route usage help --version --help" -- "$cur"))
         return
     fi
     case $prev in
@@ -46,7 +46,13 @@ _llmgate() {
         if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else _llmgate_files; fi ;;
     classify)
         if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--provider --help" -- "$cur")); else _llmgate_files; fi ;;
-    reset) COMPREPLY=($(compgen -W "--config --help" -- "$cur")) ;;
+    reset) [ "$prev" = --budget ] || COMPREPLY=($(compgen -W "--config --budget --help" -- "$cur")) ;;
+    usage)
+        case $prev in
+        --since) COMPREPLY=($(compgen -W "1d 7d 30d 24h" -- "$cur")); return ;;
+        --by) COMPREPLY=($(compgen -W "provider provider,model provider,account program provider,account,model,program day" -- "$cur")); return ;;
+        esac
+        COMPREPLY=($(compgen -W "--config --since --by --json --csv --help" -- "$cur")) ;;
     route)
         case $prev in --provider | --program | --header) return ;; esac
         if [[ $cur == -* ]]; then
@@ -55,7 +61,7 @@ _llmgate() {
             _llmgate_files
         fi
         ;;
-    help) [ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "run status check-config classify reset route help version" -- "$cur")) ;;
+    help) [ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "run status check-config classify reset route usage help version" -- "$cur")) ;;
     esac
 }
 complete -F _llmgate llmgate

@@ -216,6 +216,47 @@ static void print_table(const table *t, const char *since)
     print_line(t, &t->total, "total");
 }
 
+void lg_cli_usage_prometheus(const lg_config *cfg)
+{
+    char path[4096], err[512];
+    struct stat st;
+    if (!lg_spend_path(cfg, path, sizeof path) || lstat(path, &st) != 0)
+        return;
+    lg_spend *s = lg_spend_open(path, err, sizeof err);
+    table t = {.by = {1, 2}, .n_by = 2}; /* provider, account: bounded labels */
+    if (!s || lg_spend_visit(s, 0, collect, &t) != 0 || t.oom) {
+        lg_spend_close(s);
+        free(t.g);
+        return;
+    }
+    lg_spend_close(s);
+    static const struct {
+        const char *name, *help;
+    } m[] = {
+        {"llmgate_usage_requests_total", "Requests that reached the provider (the days kept)"},
+        {"llmgate_usage_input_tokens_total", "Input tokens, cache reads included"},
+        {"llmgate_usage_cached_tokens_total", "Input tokens read from the provider's cache"},
+        {"llmgate_usage_output_tokens_total", "Output tokens, reasoning included"},
+        {"llmgate_usage_cost_usd_total", "Cost in USD of the priced requests"},
+        {"llmgate_usage_unpriced_requests_total", "Requests of a model without a price"},
+        {"llmgate_usage_rate_limited_absorbed_total", "429s retried out of the program's sight"},
+        {"llmgate_budget_refused_requests_total", "Requests refused because a budget was spent"},
+    };
+    for (size_t k = 0; k < sizeof m / sizeof m[0]; k++) {
+        printf("# HELP %s %s\n# TYPE %s counter\n", m[k].name, m[k].help, m[k].name);
+        for (size_t i = 0; i < t.n; i++) {
+            const lg_spend_counts *c = &t.g[i].c;
+            const uint64_t v[] = {c->requests, c->input, c->cached, c->output, 0, c->unpriced, c->limited, c->refused};
+            printf("%s{provider=\"%s\",account=\"%s\"} ", m[k].name, t.g[i].key[1], t.g[i].key[2]);
+            if (k == 4)
+                printf("%.9f\n", usd(c->cost_nusd));
+            else
+                printf("%llu\n", (unsigned long long)v[k]);
+        }
+    }
+    free(t.g);
+}
+
 static int usage(FILE *f)
 {
     fputs("usage: llmgate usage [--config FILE] [--since 7d|24h|YYYY-MM-DD] [--by provider,account,model,program,day] "

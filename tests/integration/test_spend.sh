@@ -108,6 +108,14 @@ check_match "the table has a header, a row per account and a total" \
     'provider +account +requests +input +cached +output +cost USD.*openai +main +3 .*total +7 ' "$(tr '\n' ' ' <<<"$table")"
 check_eq "--csv: a header and a row per program" "program,requests
 curl,7" "$("$LG_CLI" usage --csv --by program | cut -d, -f1,2)"
+prom=$("$LG_CLI" status --prometheus)
+check_match "status --prometheus: usage counters per provider and account" \
+    $'\nllmgate_usage_requests_total\\{provider="openai",account="main"\\} 3\n.*\nllmgate_usage_cached_tokens_total\\{provider="anthropic",account="team"\\} 17\n' "$prom"
+check_eq "status --prometheus: the cost counter is the usage's" "True" "$(/usr/bin/python3 -c '
+import json, re, sys
+u = json.load(open(sys.argv[1])); p = sys.argv[2]
+got = sum(float(v) for v in re.findall(r"^llmgate_usage_cost_usd_total\{[^}]*\} (\S+)$", p, re.M))
+print(abs(got - u["total"]["cost_usd"]) < 1e-8)' "$LG_TMP/usage.json" "$prom")"
 
 # The budget: 4 programs named nightly-* at once, 5 requests each, at 1000 USD per million tokens.
 cp "$(command -v curl)" "$LG_TMP/nightly-job"
