@@ -89,6 +89,8 @@ typedef struct {
     lg_spend_row rows[LG_SPEND_ROWS];
 } lg_spend_day;
 
+/* Adds every count of d to to. */
+void lg_spend_counts_add(lg_spend_counts *to, const lg_spend_counts *d);
 /* Adds delta to the row of key on day in d (d->day set, cleared when it held another day): the key's
  * model and program become "other" past LG_SPEND_ROWS_NAMED rows, and every name "other" once the day is
  * full. Pure. */

@@ -50,20 +50,6 @@ lg_spend *lg_cli_spend_open(const char *config, bool create)
     return s;
 }
 
-static void add(lg_spend_counts *to, const lg_spend_counts *d)
-{
-    to->requests += d->requests;
-    to->input += d->input;
-    to->cached += d->cached;
-    to->output += d->output;
-    to->cost_nusd += d->cost_nusd;
-    to->unpriced += d->unpriced;
-    to->estimated += d->estimated;
-    to->limited += d->limited;
-    to->waited_ms += d->waited_ms;
-    to->refused += d->refused;
-}
-
 static void collect(int64_t day, const lg_spend_row *row, void *ctx)
 {
     table *t = ctx;
@@ -81,7 +67,7 @@ static void collect(int64_t day, const lg_spend_row *row, void *ctx)
             if (*p == '"' || *p == '\\' || *p == ',')
                 *p = '?'; /* safe in JSON and CSV as it stands */
     }
-    add(&t->total.c, &row->c);
+    lg_spend_counts_add(&t->total.c, &row->c);
     group *to = NULL;
     for (size_t i = 0; i < t->n && !to; i++) {
         bool same = true;
@@ -104,7 +90,7 @@ static void collect(int64_t day, const lg_spend_row *row, void *ctx)
         *to = g;
         memset(&to->c, 0, sizeof to->c);
     }
-    add(&to->c, &row->c);
+    lg_spend_counts_add(&to->c, &row->c);
 }
 
 /* Largest cost first, then the keys in order. */

@@ -38,7 +38,7 @@ static lg_spend_row *slot_of(lg_spend_day *d, const lg_spend_row *key, bool may_
     return NULL;
 }
 
-static void add(lg_spend_counts *to, const lg_spend_counts *d)
+void lg_spend_counts_add(lg_spend_counts *to, const lg_spend_counts *d)
 {
     to->requests += d->requests;
     to->input += d->input;
@@ -76,5 +76,5 @@ void lg_spend_day_add(lg_spend_day *d, int64_t day, const lg_spend_key *k, const
         r = slot_of(d, &key, true);
     }
     if (r)
-        add(&r->c, delta);
+        lg_spend_counts_add(&r->c, delta);
 }
