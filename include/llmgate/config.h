@@ -156,6 +156,8 @@ typedef struct {
     char prices_taken[16];   /* the price file's "taken" date, "" when no file was read */
     lg_budget_conf *budgets; /* "budgets", in config order (every matching one applies) */
     size_t n_budgets;
+    char *ledger_path;       /* "ledger.path": the per-request ledger's files are PATH-YYYY-MM-DD.jsonl; NULL: off */
+    int64_t ledger_keep_days; /* "ledger.keep_days": older files are removed (default 30) */
     char *source;            /* path the config came from, or "(defaults)" */
     uint64_t generation;     /* distinct for every config made in the process (never 0): tells another config
                               * parsed where a freed one was from it (memos kept across exchanges) */

@@ -96,6 +96,29 @@ void lg_spend_counts_add(lg_spend_counts *to, const lg_spend_counts *d);
  * full. Pure. */
 void lg_spend_day_add(lg_spend_day *d, int64_t day, const lg_spend_key *k, const lg_spend_counts *delta);
 
+/* ---- The ledger (src/spend/ledger.c): one JSON line per request, never a key or a body ---- */
+
+typedef struct {
+    int64_t at_ms;   /* the request's end (Unix ms) */
+    long pid;
+    lg_spend_key key;
+    int status;      /* what the program got (0: none) */
+    const char *reason; /* X-Llmgate-Reason of a normalized answer, the outcome's reason otherwise */
+    int attempts;
+    int64_t waited_ms;
+    lg_tokens tokens;
+    bool priced;
+    int64_t cost_nusd;
+} lg_ledger_entry;
+
+/* The file of day (days since the epoch) for ledger path PATH: PATH-YYYY-MM-DD.jsonl; false when too long. */
+bool lg_ledger_file(const char *path, int64_t day, char *out, size_t cap);
+/* e as one JSON line (with its newline) into out; its length, 0 when it does not fit. Pure. */
+size_t lg_ledger_line(const lg_ledger_entry *e, char *out, size_t cap);
+/* Appends e's line to the day's file of path (opened 0600 once per process and day; the file keep_days
+ * older removed when a day's file is opened). Keeps errno; a failed write loses the line only. */
+void lg_ledger_append(const char *path, int64_t keep_days, const lg_ledger_entry *e);
+
 /* ---- The shared file (src/spend/spend_shm.c) ---- */
 
 typedef struct lg_spend lg_spend;

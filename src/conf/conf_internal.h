@@ -98,6 +98,8 @@ void conf_parse_routes(conf_ctx *cx, const cJSON *arr, lg_config *c);
 void conf_parse_prices(conf_ctx *cx, const cJSON *obj, lg_config *c);
 void conf_parse_budgets(conf_ctx *cx, const cJSON *arr, lg_config *c);
 void conf_spend_free(lg_config *c);
+/* "ledger" into c (src/conf/spend.c). */
+void conf_parse_ledger(conf_ctx *cx, const cJSON *obj, lg_config *c);
 
 void conf_parse_models(conf_ctx *cx, const cJSON *obj, const char *path, lg_provider *p);
 /* Orders p's accounts by pool (stable): the default pool (no "pool") first, then the named pools in the

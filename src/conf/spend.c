@@ -21,6 +21,7 @@ static const char *const file_keys[] = {"taken", "source", "prices", NULL};
 static const char *const budget_keys[] = {"name", "match", "per", "usd", NULL};
 static const char *const match_keys[] = {"provider", "account", "model", "program", NULL};
 static const char *const per_names[] = {"hour", "day", "month", NULL};
+static const char *const ledger_keys[] = {"path", "keep_days", NULL};
 
 /* Appends the price entries of the array arr (path) to c. */
 static void parse_price_list(conf_ctx *cx, const cJSON *arr, const char *path, lg_config *c)
@@ -208,8 +209,27 @@ void conf_parse_budgets(conf_ctx *cx, const cJSON *arr, lg_config *c)
     }
 }
 
+void conf_parse_ledger(conf_ctx *cx, const cJSON *obj, lg_config *c)
+{
+    char kp[LG_CONF_PATH_MAX];
+    const cJSON *v;
+    const char *s;
+    c->ledger_keep_days = 30;
+    if (!conf_expect_object(cx, obj, "ledger") || !conf_check_keys(cx, obj, "ledger", ledger_keys))
+        return;
+    if ((v = conf_member(obj, "ledger", "keep_days", kp)))
+        conf_int(cx, v, kp, 1, 3650, "a number of days from 1 to 3650", &c->ledger_keep_days);
+    if (!(v = conf_member(obj, "ledger", "path", kp)))
+        conf_err(cx, kp, "missing (where the ledger's files go: PATH-YYYY-MM-DD.jsonl)");
+    else if (conf_string(cx, v, kp, 4000, &s) && s[0] != '/')
+        conf_err(cx, kp, "expected an absolute path");
+    else if (v->valuestring && !(c->ledger_path = strdup(s)))
+        conf_err(cx, kp, "out of memory");
+}
+
 void conf_spend_free(lg_config *c)
 {
+    free(c->ledger_path);
     for (size_t i = 0; i < c->n_prices; i++)
         free(c->prices[i].model);
     free(c->prices);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "gate/exchange_internal.h"
 #include "llmgate/clock.h"
@@ -104,15 +105,19 @@ static bool usage_of(const lg_exchange *x, lg_tokens *u)
 void lg_exchange_spend_end(lg_exchange *x)
 {
     const lg_provider *p = x->req.prov;
-    if (x->spend.ended || !p || p->dialect == LG_DIALECT_NONE || (!x->spend.n && x->sent == 0))
+    if (x->spend.ended || !p || p->dialect == LG_DIALECT_NONE)
         return;
     x->spend.ended = true;
     const lg_config *cfg = x->req.cfg;
+    bool counted = x->spend.n || x->sent > 0;
+    if (!counted && !cfg->ledger_path)
+        return;
     lg_spend_key k = key_of(x);
     lg_spend_counts d = {0};
+    lg_tokens u = {0};
     int64_t budget_nusd = 0;
+    bool listed = false;
     if (x->sent > 0) {
-        lg_tokens u;
         d.requests = 1;
         d.waited_ms = (uint64_t)(x->waited_ms > 0 ? x->waited_ms : 0);
         int absorbed = x->limited - (x->res.outcome.state == LG_STATE_RETRYABLE_RATE_LIMIT ? 1 : 0);
@@ -122,7 +127,6 @@ void lg_exchange_spend_end(lg_exchange *x)
             d.cached = (uint64_t)u.cached;
             d.output = (uint64_t)u.output;
             d.estimated = u.estimated;
-            bool listed;
             const lg_price *pr = budget_price(cfg, p, k.model, &listed);
             int64_t cost = pr ? lg_price_cost_nusd(pr, &u) : 0;
             d.cost_nusd = listed ? cost : 0;
@@ -130,5 +134,14 @@ void lg_exchange_spend_end(lg_exchange *x)
             budget_nusd = cost;
         }
     }
-    lg_spend_settle(lg_spend_shared(cfg), cfg, &x->spend, &k, budget_nusd, x->sent > 0 ? &d : NULL, lg_now_ms());
+    int64_t now = lg_now_ms();
+    if (counted)
+        lg_spend_settle(lg_spend_shared(cfg), cfg, &x->spend, &k, budget_nusd, x->sent > 0 ? &d : NULL, now);
+    if (cfg->ledger_path) {
+        lg_ledger_entry e = {.at_ms = now, .pid = (long)getpid(), .key = k,
+                             .status = x->res.status,
+                             .reason = lg_gate_reason(&x->res), .attempts = x->sent,
+                             .waited_ms = x->waited_ms, .tokens = u, .priced = listed, .cost_nusd = d.cost_nusd};
+        lg_ledger_append(cfg->ledger_path, cfg->ledger_keep_days, &e);
+    }
 }

@@ -7,12 +7,13 @@
 # stderr); `reset --budget`; a malformed price file and a malformed budget refused in one line.
 source "$(dirname "$0")/../lib.sh"
 
-# The budget's key answers after 400 ms: the four programs' requests are in flight together.
+# The budget's key answers after 400 ms; OpenAI's first answer is a 429 (absorbed: retried out of sight): the four programs' requests are in flight together.
 cat >"$LG_TMP/scenario.json" <<'JSON'
-{"keys": {"sk-spend-budget": {"sequence": [{"delay_ms": 400}], "repeat": true}}}
+{"keys": {"sk-bu-Z9c2Nq5T": {"sequence": [{"delay_ms": 400}], "repeat": true},
+          "sk-oa-7Q2x9LpW": {"sequence": [{"error": "rate_limit", "retry_after_ms": 200}]}}}
 JSON
 lg_start_mock --scenario "$LG_TMP/scenario.json" --quiet
-export KO=sk-spend-openai KA=sk-spend-anthropic KG=sk-spend-gemini KB=sk-spend-budget
+export KO=sk-oa-7Q2x9LpW KA=sk-an-K3v8Wz1R KG=sk-ge-P0m4Rt6Y KB=sk-bu-Z9c2Nq5T
 cat >"$LG_TMP/config.json" <<JSON
 {"providers": {
    "openai": {"upstream": "$MOCK_URL", "accounts": [{"name": "main", "key": "env:KO"}]},
@@ -21,8 +22,10 @@ cat >"$LG_TMP/config.json" <<JSON
    "deepseek": {"upstream": "$MOCK_URL", "accounts": [{"name": "ds", "key": "env:KB"}]}},
  "prices": {"file": "$LG_ROOT/data/prices.json",
             "models": [{"provider": "deepseek", "model": "budget-model", "input": 1000, "output": 1000}]},
- "budgets": [{"name": "nightly", "match": {"provider": "deepseek", "program": "nightly-*"}, "per": "day", "usd": 0.1}]}
+ "budgets": [{"name": "nightly", "match": {"provider": "deepseek", "program": "nightly-*"}, "per": "day", "usd": 0.1}],
+ "ledger": {"path": "$LG_TMP/ledger/spend", "keep_days": 7}}
 JSON
+mkdir -p "$LG_TMP/ledger"
 chmod 600 "$LG_TMP/config.json"
 export LLMGATE_CONFIG=$LG_TMP/config.json
 
@@ -103,6 +106,7 @@ check_eq "a stream without usage is counted from its text, marked estimated and 
     "$(lg_json '" ".join(str(x) for r in j["rows"] if r["model"]=="gpt-4o" for x in (r["requests"], r["estimated"], r["output_tokens"] > 0, r["cost_usd"] > 0))' <"$LG_TMP/usage.json")"
 check_eq "usage --json: the total is the sum of the rows" "True True" \
     "$(lg_json 'str(abs(sum(r["cost_usd"] for r in j["rows"]) - j["total"]["cost_usd"]) < 1e-9) + " " + str(sum(r["requests"] for r in j["rows"]) == j["total"]["requests"] == 7)' <"$LG_TMP/usage.json")"
+check_eq "the 429 absorbed is counted" 1 "$(lg_json '[r["rate_limited_absorbed"] for r in j["rows"] if r["model"]=="gpt-4o-mini"][0]' <"$LG_TMP/usage.json")"
 table=$("$LG_CLI" usage --by provider,account)
 check_match "the table has a header, a row per account and a total" \
     'provider +account +requests +input +cached +output +cost USD.*openai +main +3 .*total +7 ' "$(tr '\n' ' ' <<<"$table")"
@@ -171,6 +175,23 @@ printf '{"budgets": [{"name": "b", "match": {"provider": "openai"}, "per": "week
 err=$("$LG_CLI" check-config "$LG_TMP/c2.json" 2>&1 >/dev/null)
 check_eq "a malformed budget is refused in one line" "1 yes" \
     "$(wc -l <<<"$err") $(grep -q 'budgets\[0\]\.per: expected one of' <<<"$err" && echo yes)"
+# The ledger: one line per program request (29), its figures those of usage, no key, 0600.
+ledger=$(ls "$LG_TMP"/ledger/spend-*.jsonl)
+check_eq "the ledger is one file of the day, 0600" "1 600" "$(wc -l <<<"$ledger") $(stat -c %a $ledger)"
+"$LG_CLI" usage --json --by program >"$LG_TMP/usage2.json"
+check_eq "the ledger: a line per request, its costs and requests those of usage --json, the 429 retried in its attempts" \
+    "29 True True True" "$(/usr/bin/python3 - "$ledger" "$LG_TMP/usage2.json" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+u = json.load(open(sys.argv[2]))["total"]
+cost = sum(l["cost_usd"] or 0 for l in lines)
+sent = sum(1 for l in lines if l["attempts"] > 0)
+retried = [l for l in lines if l["model"] == "gpt-4o-mini" and l["attempts"] == 2 and l["status"] == 200]
+print(len(lines), abs(cost - u["cost_usd"]) < 1e-8, sent == u["requests"], len(retried) == 1)
+PY
+)"
+check_no_key "no key in the ledger" "$KO $KA $KG $KB" "$ledger"
+
 printf '{"providers": {"openai": {"models": {"gpt-4o": "gpt-9-unknown", "x": "gpt-4o-mini"}}}, "prices": {"file": "%s"}}' \
     "$LG_ROOT/data/prices.json" >"$LG_TMP/c3.json"
 err=$("$LG_CLI" check-config "$LG_TMP/c3.json" 2>&1 >/dev/null)

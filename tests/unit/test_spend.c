@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -161,6 +163,53 @@ static void day_rows_are_bounded(void **state)
     free(d);
 }
 
+static void ledger_lines_and_rotation(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/lgt-ledger.XXXXXX", base[256], f[512];
+    assert_non_null(mkdtemp(dir));
+    snprintf(base, sizeof base, "%s/ledger", dir);
+    lg_ledger_entry e = {.at_ms = T0, .pid = 42, .key = {"openai", "main", "gpt-4o\"x", "job"}, .status = 200,
+                         .reason = "NONE", .attempts = 2, .waited_ms = 1500, .tokens = {100, 20, 10, false},
+                         .priced = true, .cost_nusd = 1234567};
+    char line[1024];
+    size_t n = lg_ledger_line(&e, line, sizeof line);
+    assert_true(n > 0 && line[n - 1] == '\n');
+    assert_non_null(strstr(line, "\"time\":\"2026-12-06T22:00:00.000Z\",\"pid\":42,\"program\":\"job\""));
+    assert_non_null(strstr(line, "\"model\":\"gpt-4o\\\"x\"")); /* escaped */
+    assert_non_null(strstr(line, "\"attempts\":2,\"waited_ms\":1500,\"input_tokens\":100,\"cached_tokens\":20"));
+    assert_non_null(strstr(line, "\"cost_usd\":0.001234567}"));
+    e.priced = false;
+    lg_ledger_line(&e, line, sizeof line);
+    assert_non_null(strstr(line, "\"cost_usd\":null}")); /* unpriced: no figure */
+    assert_int_equal(lg_ledger_line(&e, line, 40), 0);
+    /* a day's file, then the next day's; with keep_days 2 the day after that removes the first */
+    lg_ledger_append(base, 2, &e);
+    lg_ledger_append(base, 2, &e);
+    e.at_ms = T0 + DAY;
+    lg_ledger_append(base, 2, &e);
+    assert_true(lg_ledger_file(base, T0 / DAY, f, sizeof f));
+    FILE *fp = fopen(f, "r");
+    assert_non_null(fp);
+    int lines = 0, ch;
+    while ((ch = fgetc(fp)) != EOF)
+        lines += ch == '\n';
+    fclose(fp);
+    assert_int_equal(lines, 2);
+    struct stat st;
+    assert_int_equal(stat(f, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+    e.at_ms = T0 + 2 * DAY;
+    lg_ledger_append(base, 2, &e);
+    assert_int_not_equal(stat(f, &st), 0); /* 2 days old, keep_days 2: removed */
+    assert_true(lg_ledger_file(base, T0 / DAY + 1, f, sizeof f));
+    assert_int_equal(stat(f, &st), 0);
+    unlink(f);
+    assert_true(lg_ledger_file(base, T0 / DAY + 2, f, sizeof f));
+    unlink(f);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -169,6 +218,7 @@ int main(void)
         cmocka_unit_test(budget_matches),
         cmocka_unit_test(periods_and_admission),
         cmocka_unit_test(day_rows_are_bounded),
+        cmocka_unit_test(ledger_lines_and_rotation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
