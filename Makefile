@@ -256,11 +256,12 @@ COMPDIR    := $(PREFIX)/share/bash-completion/completions
 EXAMPLES   := $(wildcard examples/*.json)
 INSTALLED  := $(BINDIR)/llmgate $(LIBDIR)/libllmgate.so $(LIBEXECDIR)/llmgate-mock-provider \
               $(MANDIR)/man1/llmgate.1 $(MANDIR)/man5/llmgate.json.5 $(COMPDIR)/llmgate $(SHAREDIR)/prices.json \
-              $(DOCDIR)/README.md $(DOCDIR)/examples/README.md $(EXAMPLES:%=$(DOCDIR)/%)
+              $(DOCDIR)/README.md $(DOCDIR)/examples/README.md $(EXAMPLES:%=$(DOCDIR)/%) \
+              $(DOCDIR)/examples/grafana/llmgate-dashboard.json
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(MANDIR)/man1 \
-	           $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(COMPDIR) $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(SHAREDIR)
+	           $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(COMPDIR) $(DESTDIR)$(DOCDIR)/examples/grafana $(DESTDIR)$(SHAREDIR)
 	install -m 0755 $(CLI) $(DESTDIR)$(BINDIR)/llmgate
 	install -m 0644 $(LIB) $(DESTDIR)$(LIBDIR)/libllmgate.so
 	install -m 0755 $(MOCK) $(DESTDIR)$(LIBEXECDIR)/llmgate-mock-provider
@@ -270,11 +271,12 @@ install: all
 	install -m 0644 data/prices.json $(DESTDIR)$(SHAREDIR)/prices.json
 	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
 	install -m 0644 examples/README.md $(EXAMPLES) $(DESTDIR)$(DOCDIR)/examples/
+	install -m 0644 examples/grafana/llmgate-dashboard.json $(DESTDIR)$(DOCDIR)/examples/grafana/
 
 # Removes what install put there (same PREFIX and DESTDIR), and the directories of llmgate's own.
 uninstall:
 	rm -f $(INSTALLED:%=$(DESTDIR)%)
-	rmdir $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) $(DESTDIR)$(SHAREDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(LIBEXECDIR) 2>/dev/null || true
+	rmdir $(DESTDIR)$(DOCDIR)/examples/grafana $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) $(DESTDIR)$(SHAREDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(LIBEXECDIR) 2>/dev/null || true
 
 # The Debian packages llmgate and llmgate-mock-provider in build/ (debian/build-deb.sh; dpkg-buildpackage
 # -b works as well, through debian/rules).

@@ -50,9 +50,10 @@ _llmgate() {
     usage)
         case $prev in
         --since) COMPREPLY=($(compgen -W "1d 7d 30d 24h" -- "$cur")); return ;;
+        --html) _llmgate_files; return ;;
         --by) COMPREPLY=($(compgen -W "provider provider,model provider,account program provider,account,model,program day" -- "$cur")); return ;;
         esac
-        COMPREPLY=($(compgen -W "--config --since --by --json --csv --help" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--config --since --by --json --csv --html --help" -- "$cur")) ;;
     route)
         case $prev in --provider | --program | --header) return ;; esac
         if [[ $cur == -* ]]; then

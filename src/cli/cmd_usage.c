@@ -9,26 +9,12 @@
 #include <time.h>
 
 #include "cli/commands.h"
+#include "cli/usage_table.h"
 #include "llmgate/clock.h"
 #include "llmgate/spend.h"
 
 #define DAY_MS INT64_C(86400000)
-#define KEYS_MAX 5
-
 static const char *const key_names[KEYS_MAX] = {"day", "provider", "account", "model", "program"};
-
-typedef struct {
-    char key[KEYS_MAX][LG_SPEND_MODEL_MAX];
-    lg_spend_counts c;
-} group;
-
-typedef struct {
-    int by[KEYS_MAX], n_by; /* indices in key_names, in the order asked */
-    group *g;
-    size_t n, cap;
-    group total;
-    bool oom;
-} table;
 
 lg_spend *lg_cli_spend_open(const char *config, bool create)
 {
@@ -50,7 +36,7 @@ lg_spend *lg_cli_spend_open(const char *config, bool create)
     return s;
 }
 
-static void collect(int64_t day, const lg_spend_row *row, void *ctx)
+void lg_usage_collect(int64_t day, const lg_spend_row *row, void *ctx)
 {
     table *t = ctx;
     group g;
@@ -107,7 +93,6 @@ static int by_cost(const void *a, const void *b)
     return 0;
 }
 
-static double usd(int64_t nusd) { return (double)nusd / LG_NUSD_PER_USD; }
 
 static void json_counts(const lg_spend_counts *c)
 {
@@ -210,7 +195,7 @@ void lg_cli_usage_prometheus(const lg_config *cfg)
         return;
     lg_spend *s = lg_spend_open(path, err, sizeof err);
     table t = {.by = {1, 2}, .n_by = 2}; /* provider, account: bounded labels */
-    if (!s || lg_spend_visit(s, 0, collect, &t) != 0 || t.oom) {
+    if (!s || lg_spend_visit(s, 0, lg_usage_collect, &t) != 0 || t.oom) {
         lg_spend_close(s);
         free(t.g);
         return;
@@ -246,7 +231,7 @@ void lg_cli_usage_prometheus(const lg_config *cfg)
 static int usage(FILE *f)
 {
     fputs("usage: llmgate usage [--config FILE] [--since 7d|24h|YYYY-MM-DD] [--by provider,account,model,program,day] "
-          "[--json|--csv]\n",
+          "[--json|--csv|--html FILE]\n",
           f);
     return f == stderr ? 2 : 0;
 }
@@ -293,9 +278,16 @@ static bool parse_since(const char *s, int64_t now_ms, int64_t *day)
     return true;
 }
 
+/* Visitor: row into every table of the NULL-terminated list ctx. */
+static void collect_all(int64_t day, const lg_spend_row *row, void *ctx)
+{
+    for (table **t = ctx; *t; t++)
+        lg_usage_collect(day, row, *t);
+}
+
 int lg_cmd_usage(int argc, char **argv)
 {
-    const char *config = NULL, *since = "7d", *by = "provider,model", *format = "table";
+    const char *config = NULL, *since = "7d", *by = "provider,model", *format = "table", *html = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--config") && i + 1 < argc)
             config = argv[++i];
@@ -303,6 +295,8 @@ int lg_cmd_usage(int argc, char **argv)
             since = argv[++i];
         else if (!strcmp(argv[i], "--by") && i + 1 < argc)
             by = argv[++i];
+        else if (!strcmp(argv[i], "--html") && i + 1 < argc)
+            html = argv[++i];
         else if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "--csv"))
             format = argv[i] + 2;
         else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
@@ -310,7 +304,8 @@ int lg_cmd_usage(int argc, char **argv)
         else
             return usage(stderr);
     }
-    table t = {0};
+    table t = {0}, per_day = {.by = {0}, .n_by = 1}, per_account = {.by = {1, 2}, .n_by = 2};
+    table *all[] = {&t, &per_day, &per_account, NULL};
     int64_t now = lg_now_ms(), day;
     if (!parse_by(by, &t) || !parse_since(since, now, &day)) {
         fprintf(stderr, "llmgate: usage: bad --by or --since\n");
@@ -322,16 +317,24 @@ int lg_cmd_usage(int argc, char **argv)
     gmtime_r(&sec, &tm);
     strftime(first, sizeof first, "%Y-%m-%d", &tm);
     lg_spend *s = lg_cli_spend_open(config, false);
-    if (s && lg_spend_visit(s, day, collect, &t) != 0) {
+    if (s && lg_spend_visit(s, day, collect_all, all) != 0) {
         fprintf(stderr, "llmgate: the spend file stayed locked; try again\n");
         lg_spend_close(s);
         return 1;
     }
     lg_spend_close(s);
-    if (t.oom) {
+    int rc = 0;
+    if (t.oom || per_day.oom || per_account.oom) {
         fprintf(stderr, "llmgate: out of memory\n");
+        rc = 1;
+    } else if (html) {
+        rc = lg_usage_html(html, &per_day, &per_account, first);
+    }
+    free(per_day.g);
+    free(per_account.g);
+    if (rc || html) {
         free(t.g);
-        return 1;
+        return rc;
     }
     if (t.n)
         qsort(t.g, t.n, sizeof *t.g, by_cost);

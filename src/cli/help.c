@@ -48,7 +48,7 @@ static const struct {
               "  --program NAME  the host program's name to match (default: none)\n"
               "  --header NAME   a header the request carries (repeatable)\n"
               "exit status: 0; 1 bad configuration, unknown provider or unreadable FILE; 2 usage\n"},
-    {"usage", "usage: llmgate usage [--config FILE] [--since 7d|24h|YYYY-MM-DD] [--by KEYS] [--json|--csv]\n"
+    {"usage", "usage: llmgate usage [--config FILE] [--since 7d|24h|YYYY-MM-DD] [--by KEYS] [--json|--csv|--html FILE]\n"
               "  What the gated programs used and cost per UTC day, from the spend state every process\n"
               "  adds to: requests, input, cached and output tokens, cost in USD (priced from the price\n"
               "  table: data/prices.json and the config's \"prices\"), 429s absorbed, time waited;\n"
@@ -57,6 +57,8 @@ static const struct {
               "  --by     grouping keys, comma-separated, of provider, account, model, program, day\n"
               "           (default provider,model)\n"
               "  --json, --csv  machine-readable (with a total in --json)\n"
+              "  --html FILE    one self-contained page: cost, requests, 429s absorbed and waits per day,\n"
+              "                 cost and requests per account, drawn as inline SVG\n"
               "exit status: 0; 1 the spend state cannot be read; 2 usage\n"},
     {"version", "usage: llmgate --version | -V | version\n"
                 "  Prints the version, the libcurl and OpenSSL it was built against, the library llmgate\n"

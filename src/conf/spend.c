@@ -1,5 +1,6 @@
 /* The spend sections of the configuration: "prices" (overrides and the price file, see data/prices.json) and
  * "budgets". The rules that use them are in src/spend. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,16 +93,16 @@ static void parse_price_list(conf_ctx *cx, const cJSON *arr, const char *path, l
 }
 
 /* Reads the price file at path (required: named in the config) into c; its errors are reported under the
- * file's own name, one a line. */
-static void read_price_file(conf_ctx *cx, const char *path, bool required, lg_config *c)
+ * file's own name, one a line. False when an optional file does not exist. */
+static bool read_price_file(conf_ctx *cx, const char *path, bool required, lg_config *c)
 {
     lg_small_file f;
     if (!lg_small_file_read(path, 0, LG_CONF_MAX_BYTES, 0, &f)) {
         if (!required && f.status == LG_SMALL_FILE_CANNOT_OPEN && (f.error == ENOENT || f.error == ENOTDIR))
-            return;
+            return false;
         char problem[256];
         conf_err(cx, "prices.file", "%s: %s", path, lg_small_file_problem(&f, problem, sizeof problem));
-        return;
+        return true;
     }
     conf_ctx fx = {path, false, -1, cx->errs, false};
     cJSON *root = cJSON_ParseWithLength(f.data, f.len);
@@ -120,6 +121,27 @@ static void read_price_file(conf_ctx *cx, const char *path, bool required, lg_co
     cJSON_Delete(root);
     if (fx.failed)
         cx->failed = true;
+    return true;
+}
+
+/* The installed price file: where the build put it, else beside the binary holding this code (the library
+ * in PREFIX/lib/llmgate, the command in PREFIX/bin, a build tree's build/ beside data/), whatever PREFIX
+ * the package used. */
+static void read_default_prices(conf_ctx *cx, lg_config *c)
+{
+    if (read_price_file(cx, LG_PRICES_DEFAULT, false, c))
+        return;
+    Dl_info info;
+    char dir[4096], path[4200];
+    if (!dladdr((void *)read_default_prices, &info) || !info.dli_fname || !strchr(info.dli_fname, '/') ||
+        snprintf(dir, sizeof dir, "%s", info.dli_fname) >= (int)sizeof dir)
+        return;
+    *strrchr(dir, '/') = '\0';
+    static const char *const rel[] = {"../../share/llmgate/prices.json", "../share/llmgate/prices.json",
+                                      "../data/prices.json"};
+    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++)
+        if (snprintf(path, sizeof path, "%s/%s", dir, rel[i]) < (int)sizeof path && read_price_file(cx, path, false, c))
+            return;
 }
 
 void conf_parse_prices(conf_ctx *cx, const cJSON *obj, lg_config *c)
@@ -138,7 +160,10 @@ void conf_parse_prices(conf_ctx *cx, const cJSON *obj, lg_config *c)
         return;
     }
     const char *env = getenv("LLMGATE_PRICES");
-    read_price_file(cx, env && *env ? env : LG_PRICES_DEFAULT, env && *env, c);
+    if (env && *env)
+        read_price_file(cx, env, true, c);
+    else
+        read_default_prices(cx, c);
 }
 
 /* A copy of the glob at item into *out; false after reporting. */

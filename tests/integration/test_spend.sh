@@ -120,6 +120,10 @@ import json, re, sys
 u = json.load(open(sys.argv[1])); p = sys.argv[2]
 got = sum(float(v) for v in re.findall(r"^llmgate_usage_cost_usd_total\{[^}]*\} (\S+)$", p, re.M))
 print(abs(got - u["total"]["cost_usd"]) < 1e-8)' "$LG_TMP/usage.json" "$prom")"
+dash_metrics=$(grep -oE 'llmgate_[a-z_]+' "$LG_ROOT/examples/grafana/llmgate-dashboard.json" | sort -u)
+check_eq "the Grafana dashboard (examples/grafana) is JSON and uses only metrics status --prometheus exports" "" \
+    "$(/usr/bin/python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$LG_ROOT/examples/grafana/llmgate-dashboard.json" 2>&1)$(
+      for m in $dash_metrics; do grep -q "^# TYPE $m " <<<"$prom" || echo "missing: $m"; done)"
 
 # The budget: 4 programs named nightly-* at once, 5 requests each, at 1000 USD per million tokens.
 cp "$(command -v curl)" "$LG_TMP/nightly-job"
@@ -175,6 +179,35 @@ printf '{"budgets": [{"name": "b", "match": {"provider": "openai"}, "per": "week
 err=$("$LG_CLI" check-config "$LG_TMP/c2.json" 2>&1 >/dev/null)
 check_eq "a malformed budget is refused in one line" "1 yes" \
     "$(wc -l <<<"$err") $(grep -q 'budgets\[0\]\.per: expected one of' <<<"$err" && echo yes)"
+# The HTML page: its bars' figures are those of usage --json; opened in headless Chromium when installed.
+"$LG_CLI" usage --html "$LG_TMP/usage.html"
+"$LG_CLI" usage --json --by day >"$LG_TMP/day.json"
+"$LG_CLI" usage --json --by provider,account >"$LG_TMP/acct.json"
+check_eq "usage --html: the bars of cost and requests per day and per account equal usage --json" "True True True True" \
+    "$(/usr/bin/python3 - "$LG_TMP" <<'PY'
+import json, re, sys
+d = sys.argv[1]
+html = open(f"{d}/usage.html").read()
+def bars(chart):
+    svg = re.search(r'<svg id="%s".*?</svg>' % chart, html, re.S).group(0)
+    return {m[0]: float(m[1]) for m in re.findall(r'data-label="([^"]*)" data-value="([^"]*)"', svg)}
+day = json.load(open(f"{d}/day.json"))["rows"]; acct = json.load(open(f"{d}/acct.json"))["rows"]
+same = lambda a, b: a.keys() == b.keys() and all(abs(a[k] - b[k]) < 1e-8 for k in a)
+print(same(bars("cost-per-day"), {r["day"]: r["cost_usd"] for r in day}),
+      same(bars("requests-per-day"), {r["day"]: r["requests"] for r in day}),
+      same(bars("cost-per-account"), {r["provider"] + "/" + r["account"]: r["cost_usd"] for r in acct}),
+      same(bars("requests-per-account"), {r["provider"] + "/" + r["account"]: r["requests"] for r in acct}))
+PY
+)"
+chromium=$(command -v chromium chromium-browser 2>/dev/null | head -n 1)
+if [ -n "$chromium" ]; then
+    timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --window-size=900,1800 \
+        --screenshot="$LG_TMP/usage.png" "file://$LG_TMP/usage.html" >/dev/null 2>&1
+    check "the page renders in headless Chromium (a screenshot)" test -s "$LG_TMP/usage.png"
+else
+    skip "chromium is not installed" 1
+fi
+
 # The ledger: one line per program request (29), its figures those of usage, no key, 0600.
 ledger=$(ls "$LG_TMP"/ledger/spend-*.jsonl)
 check_eq "the ledger is one file of the day, 0600" "1 600" "$(wc -l <<<"$ledger") $(stat -c %a $ledger)"

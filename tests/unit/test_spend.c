@@ -22,7 +22,14 @@
 static lg_config *parse(const char *json, char *err, size_t cap)
 {
     lg_errors errs = {0};
-    unsetenv("LLMGATE_PRICES");
+    static char none[] = "/tmp/lgt-prices.XXXXXX"; /* an empty price table: the installed one is not read */
+    if (!getenv("LLMGATE_PRICES")) {
+        int fd = mkstemp(none);
+        static const char empty[] = "{\"taken\": \"2026-01-01\", \"prices\": []}";
+        assert_true(fd >= 0 && write(fd, empty, sizeof empty - 1) == (ssize_t)(sizeof empty - 1));
+        close(fd);
+        setenv("LLMGATE_PRICES", none, 1);
+    }
     lg_config *c = lg_config_parse(json, strlen(json), "t", false, &errs);
     snprintf(err, cap, "%s", errs.n ? errs.items[0] : "");
     lg_errors_free(&errs);
@@ -220,5 +227,8 @@ int main(void)
         cmocka_unit_test(day_rows_are_bounded),
         cmocka_unit_test(ledger_lines_and_rotation),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    if (getenv("LLMGATE_PRICES"))
+        unlink(getenv("LLMGATE_PRICES"));
+    return rc;
 }
