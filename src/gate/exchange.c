@@ -171,10 +171,18 @@ static void send_step(const lg_exchange *x, lg_step *step)
     step->tr = x->translated ? &x->tr : NULL;
 }
 
-/* Admitted on account idx: the next attempt goes out (or, for a plain host rule, the host's own request).
+/* Admitted on account idx: the next attempt goes out (or, for a plain host rule, the host's own request),
+ * unless the request's first attempt would start past a budget (refused locally, its place given back).
  * counted: the admission already counted the request's first admission. */
-static void admitted(lg_exchange *x, size_t idx, bool counted, lg_step *step)
+static void admitted(lg_exchange *x, size_t idx, bool counted, int64_t now, lg_step *step)
 {
+    if (LG_UNLIKELY(x->req.cfg->n_budgets) && x->sent == 0 && !x->spend.ended && !x->spend.n &&
+        !lg_exchange_spend_admit(x, idx, now)) {
+        lg_accounts_release(&x->a);
+        set_phase(x, X_DONE, "refused: a budget is spent");
+        step_done(step, &x->res);
+        return;
+    }
     if (x->first && !counted)
         lg_accounts_count(&x->a, idx, x->waited ? LG_EV_WAITED : LG_EV_IMMEDIATE, 0);
     x->first = false;
@@ -207,7 +215,7 @@ static void admit(lg_exchange *x, int64_t now, lg_step *step)
         return;
     }
     if (ad.reserved && ad.at_ms <= now) {
-        admitted(x, ad.idx, true, step);
+        admitted(x, ad.idx, true, now, step);
         return;
     }
     if (ad.at_ms > x->deadline) {
@@ -400,11 +408,6 @@ lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_st
     x->req.body = NULL;
     x->req.body_len = 0;
     if (!x->bare) {
-        if (LG_UNLIKELY(req->cfg->n_budgets) && !lg_exchange_spend_admit(x, now_ms)) {
-            set_phase(x, X_DONE, "refused: a budget is spent");
-            step_done(step, &x->res);
-            return x;
-        }
         admit(x, now_ms, step);
         return x;
     }
@@ -559,7 +562,7 @@ void lg_exchange_on_timer(lg_exchange *x, int64_t now_ms, lg_step *step)
     }
     x->waited_ms += now_ms - x->wait_began;
     if (x->phase == X_CONFIRM && lg_accounts_confirm(&x->a, x->idx, now_ms)) {
-        admitted(x, x->idx, false, step);
+        admitted(x, x->idx, false, now_ms, step);
         return;
     }
     admit(x, now_ms, step);

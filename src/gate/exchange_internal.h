@@ -87,9 +87,10 @@ void lg_exchange_read_body(lg_exchange *x, const lg_gate_request *req);
  * model it is sent as and the provider it goes to alone, or a local refusal (true, its message in refusal). */
 bool lg_exchange_apply_routes(lg_exchange *x, const lg_gate_request *req, char refusal[LG_MESSAGE_MAX]);
 
-/* The budgets a request about to be admitted falls under (spend_gate.c): true when it may go (what it may
- * spend reserved); false with x->res a local 429 in the host's format (reason "budget") when one is spent. */
-bool lg_exchange_spend_admit(lg_exchange *x, int64_t now_ms);
+/* The budgets a request admitted on account idx falls under (spend_gate.c), before its first attempt: true
+ * when it may go (what it may spend reserved); false with x->res a local 429 in the host's format (reason
+ * "budget") when one is spent. */
+bool lg_exchange_spend_admit(lg_exchange *x, size_t idx, int64_t now_ms);
 /* The request's end (any, once): its reservation given back, its usage priced and added to the day's
  * aggregate and to its budgets. */
 void lg_exchange_spend_end(lg_exchange *x);

@@ -39,9 +39,10 @@ static const lg_price *budget_price(const lg_config *c, const lg_provider *p, co
     return pr ? pr : lg_price_dearest(c, p);
 }
 
-bool lg_exchange_spend_admit(lg_exchange *x, int64_t now_ms)
+bool lg_exchange_spend_admit(lg_exchange *x, size_t idx, int64_t now_ms)
 {
     const lg_config *cfg = x->req.cfg;
+    x->res.account = idx; /* the account the budgets see */
     lg_spend_key k = key_of(x);
     bool listed;
     const lg_price *pr = budget_price(cfg, x->req.prov, k.model, &listed);
@@ -71,6 +72,7 @@ bool lg_exchange_spend_admit(lg_exchange *x, int64_t now_ms)
     res->normalized = true;
     res->retry_after_ms = r.reset_ms - now_ms;
     res->why = "budget";
+    res->account = idx;
     res->prov = x->req.prov;
     lg_log(LG_LOG_INFO, "[Budget] %s: budget %s spent, answering 429 locally", x->req.prov->name, r.budget->name);
     if (r.notice) {

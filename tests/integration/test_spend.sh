@@ -169,6 +169,24 @@ check_eq "a program the budget does not match is not refused" 200 \
     "$(LD_PRELOAD=$LG_LIB curl -s -o /dev/null -w '%{http_code}' --connect-to "api.deepseek.com:80:127.0.0.1:$MOCK_PORT" \
         http://api.deepseek.com/chat/completions -d "$BODY")"
 
+# A budget of one account: the account a request is admitted on is the one its budgets see.
+cat >"$LG_TMP/acct.json" <<JSON
+{"providers": {"openai": {"upstream": "$MOCK_URL", "accounts": [{"name": "first", "key": "env:KO"}, {"name": "second", "key": "env:KG"}]}},
+ "prices": {"models": [{"provider": "openai", "model": "acct-model", "input": 1000, "output": 1000}]},
+ "budgets": [{"name": "second-only", "match": {"account": "second"}, "usd": 0.000001},
+             {"name": "first-only", "match": {"account": "first"}, "usd": 0.000001}]}
+JSON
+chmod 600 "$LG_TMP/acct.json"
+codes=""
+mkdir -m 700 "$LG_TMP/run2" # its own spend state: the figures above stay the first config's
+for i in 1 2; do
+    codes+=$(XDG_RUNTIME_DIR=$LG_TMP/run2 LLMGATE_CONFIG=$LG_TMP/acct.json LD_PRELOAD=$LG_LIB curl -s -o "$LG_TMP/acct.$i" -w '%{http_code} ' \
+        --connect-to "api.openai.com:80:127.0.0.1:$MOCK_PORT" http://api.openai.com/v1/chat/completions \
+        -d '{"model":"acct-model","max_tokens":4,"messages":[{"role":"user","content":"x"}]}')
+done
+check_eq "a budget of one account applies to the requests admitted on it" "200 429 first-only" \
+    "$codes$(lg_json 'j["error"]["message"].split(chr(34))[1]' <"$LG_TMP/acct.2")"
+
 # Malformed price file and budget: refused in one line each.
 printf '{"taken": "2026-12-06", "prices": [{"provider": "openai", "model": "x", "input": "cheap", "output": 1}]}' >"$LG_TMP/bad-prices.json"
 printf '{"prices": {"file": "%s"}}' "$LG_TMP/bad-prices.json" >"$LG_TMP/c1.json"
