@@ -1,5 +1,6 @@
 # llmgate: one Makefile builds the preload library, the llmgate command, the mock provider and the tests.
 PREFIX  ?= /usr/local
+SHAREDIR := $(PREFIX)/share/llmgate
 DESTDIR ?=
 CC      ?= cc
 B       := build
@@ -11,7 +12,7 @@ CFLAGS  += -std=c11 -D_GNU_SOURCE $(WARN) -Iinclude -Isrc $(PKG_CFLAGS) -fPIC -f
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 CORE_SRC  := $(wildcard src/util/*.c src/conf/*.c src/classify/*.c src/providers/*.c src/limiter/*.c src/gate/*.c \
-                       src/store/*.c src/translate/*.c)
+                       src/store/*.c src/translate/*.c src/spend/*.c)
 # The library's own: the front ends' shared part (src/front: HTTP/1.1 framing, a connection's exchange
 # driver, answers) and the interposed hooks, in wings (src/hook/base, curl, multi, sock, tls).
 HOOK_SRC  := $(wildcard src/front/*.c src/hook/*/*.c)
@@ -84,6 +85,8 @@ $(B)/obj/%.o: %.c $(wildcard include/llmgate/*.h) | $(B)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(B)/obj/src/cli/version.o: CFLAGS += -DLG_VERSION='"$(VERSION)"'
+# The price table installed with the library (data/prices.json), read when the config names no other.
+$(B)/obj/src/conf/spend.o $(B)/san/src/conf/spend.o: CFLAGS += -DLG_PRICES_DEFAULT='"$(SHAREDIR)/prices.json"'
 
 $(B)/obj/src/cli/version.o: debian/changelog
 
@@ -271,25 +274,28 @@ DOCDIR     := $(PREFIX)/share/doc/llmgate
 COMPDIR    := $(PREFIX)/share/bash-completion/completions
 EXAMPLES   := $(wildcard examples/*.json)
 INSTALLED  := $(BINDIR)/llmgate $(LIBDIR)/libllmgate.so $(LIBEXECDIR)/llmgate-mock-provider \
-              $(MANDIR)/man1/llmgate.1 $(MANDIR)/man5/llmgate.json.5 $(COMPDIR)/llmgate \
-              $(DOCDIR)/README.md $(DOCDIR)/examples/README.md $(EXAMPLES:%=$(DOCDIR)/%)
+              $(MANDIR)/man1/llmgate.1 $(MANDIR)/man5/llmgate.json.5 $(COMPDIR)/llmgate $(SHAREDIR)/prices.json \
+              $(DOCDIR)/README.md $(DOCDIR)/examples/README.md $(EXAMPLES:%=$(DOCDIR)/%) \
+              $(DOCDIR)/examples/grafana/llmgate-dashboard.json
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(MANDIR)/man1 \
-	           $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(COMPDIR) $(DESTDIR)$(DOCDIR)/examples
+	           $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(COMPDIR) $(DESTDIR)$(DOCDIR)/examples/grafana $(DESTDIR)$(SHAREDIR)
 	install -m 0755 $(CLI) $(DESTDIR)$(BINDIR)/llmgate
 	install -m 0644 $(LIB) $(DESTDIR)$(LIBDIR)/libllmgate.so
 	install -m 0755 $(MOCK) $(DESTDIR)$(LIBEXECDIR)/llmgate-mock-provider
 	install -m 0644 man/llmgate.1 $(DESTDIR)$(MANDIR)/man1/llmgate.1
 	install -m 0644 man/llmgate.json.5 $(DESTDIR)$(MANDIR)/man5/llmgate.json.5
 	install -m 0644 completions/llmgate.bash $(DESTDIR)$(COMPDIR)/llmgate
+	install -m 0644 data/prices.json $(DESTDIR)$(SHAREDIR)/prices.json
 	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
 	install -m 0644 examples/README.md $(EXAMPLES) $(DESTDIR)$(DOCDIR)/examples/
+	install -m 0644 examples/grafana/llmgate-dashboard.json $(DESTDIR)$(DOCDIR)/examples/grafana/
 
 # Removes what install put there (same PREFIX and DESTDIR), and the directories of llmgate's own.
 uninstall:
 	rm -f $(INSTALLED:%=$(DESTDIR)%)
-	rmdir $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(LIBEXECDIR) 2>/dev/null || true
+	rmdir $(DESTDIR)$(DOCDIR)/examples/grafana $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) $(DESTDIR)$(SHAREDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(LIBEXECDIR) 2>/dev/null || true
 
 # The Debian packages llmgate and llmgate-mock-provider in build/ (debian/build-deb.sh; dpkg-buildpackage
 # -b works as well, through debian/rules).

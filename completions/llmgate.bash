@@ -10,7 +10,7 @@ _llmgate_files() { # file names matching $cur
 _llmgate() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
     if [ "$COMP_CWORD" -eq 1 ]; then
-        COMPREPLY=($(compgen -W "run relay ca status check-config classify reset route help --version --help" -- "$cur"))
+        COMPREPLY=($(compgen -W "run relay ca status check-config classify reset route usage help --version --help" -- "$cur"))
         return
     fi
     case $prev in
@@ -47,11 +47,18 @@ _llmgate() {
         if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--help" -- "$cur")); else _llmgate_files; fi ;;
     classify)
         if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--provider --help" -- "$cur")); else _llmgate_files; fi ;;
-    reset) COMPREPLY=($(compgen -W "--config --help" -- "$cur")) ;;
+    reset) [ "$prev" = --budget ] || COMPREPLY=($(compgen -W "--config --budget --help" -- "$cur")) ;;
     relay) COMPREPLY=($(compgen -W "--config --port --addr-file --idle --name --help" -- "$cur")) ;;
     ca)
         if [ "$COMP_CWORD" -eq 2 ]; then COMPREPLY=($(compgen -W "show rotate remove --help" -- "$cur"))
         else COMPREPLY=($(compgen -W "--config" -- "$cur")); fi ;;
+    usage)
+        case $prev in
+        --since) COMPREPLY=($(compgen -W "1d 7d 30d 24h" -- "$cur")); return ;;
+        --html) _llmgate_files; return ;;
+        --by) COMPREPLY=($(compgen -W "provider provider,model provider,account program provider,account,model,program day" -- "$cur")); return ;;
+        esac
+        COMPREPLY=($(compgen -W "--config --since --by --json --csv --html --help" -- "$cur")) ;;
     route)
         case $prev in --provider | --program | --header) return ;; esac
         if [[ $cur == -* ]]; then
@@ -60,7 +67,7 @@ _llmgate() {
             _llmgate_files
         fi
         ;;
-    help) [ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "run relay ca status check-config classify reset route help version" -- "$cur")) ;;
+    help) [ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "run relay ca status check-config classify reset route usage help version" -- "$cur")) ;;
     esac
 }
 complete -F _llmgate llmgate

@@ -41,6 +41,9 @@ sticky|src/limiter/slots.c|test_curl_cli
 limiter-off|src/limiter/window.c|test_limiter test_plain_host test_window
 if (l->limit[0] <= 0 && l->limit[1] <= 0)
 if (l->limit[0] <= 0 || l->limit[1] >= 0)
+budget-ignores-pending|src/spend/budget.c|test_spend
+    return (double)s->spent_nusd + (double)(s->pending_nusd > 0 ? s->pending_nusd : 0) < limit;
+    return (double)s->spent_nusd < limit;
 no-rotation|src/limiter/policy.c|test_curl_cli test_policy
     a.account = i;
     a.account = current;

@@ -117,6 +117,25 @@ typedef struct {
     char *refuse;              /* "refuse": answered locally with this message, never sent; or NULL */
 } lg_route;
 
+/* One price: USD per million tokens of a model (exact name or glob) at a provider ("prices" in the config,
+ * then the price file's). */
+typedef struct {
+    char provider[LG_NAME_MAX]; /* a provider's name or its preset's ("openai") */
+    char *model;                /* exact name or fnmatch(3) glob */
+    double input, cached_input, output; /* cached_input: cache reads (the input's price when not given) */
+} lg_price;
+
+typedef enum { LG_PER_HOUR = 0, LG_PER_DAY, LG_PER_MONTH } lg_budget_per;
+
+/* One "budgets" entry: requests matching every given condition (exact or glob; NULL: any) share usd per
+ * period (UTC). */
+typedef struct {
+    char name[LG_NAME_MAX];
+    char *provider, *account, *model, *program;
+    lg_budget_per per;
+    double usd;
+} lg_budget_conf;
+
 typedef struct {
     lg_provider *providers;
     size_t n_providers;
@@ -137,6 +156,13 @@ typedef struct {
                               * retried. Default 8 MiB */
     lg_route *routes;        /* "routes", in config order (the first that matches applies), or NULL */
     size_t n_routes;
+    lg_price *prices;        /* the config's "prices" first, then the price file's (first match wins) */
+    size_t n_prices;
+    char prices_taken[16];   /* the price file's "taken" date, "" when no file was read */
+    lg_budget_conf *budgets; /* "budgets", in config order (every matching one applies) */
+    size_t n_budgets;
+    char *ledger_path;       /* "ledger.path": the per-request ledger's files are PATH-YYYY-MM-DD.jsonl; NULL: off */
+    int64_t ledger_keep_days; /* "ledger.keep_days": older files are removed (default 30) */
     char *source;            /* path the config came from, or "(defaults)" */
     uint64_t generation;     /* distinct for every config made in the process (never 0): tells another config
                               * parsed where a freed one was from it (memos kept across exchanges) */

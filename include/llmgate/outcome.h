@@ -48,6 +48,7 @@ typedef struct {
     bool has_usage;         /* token usage found (SUCCESS only) */
     int64_t prompt_tokens;
     int64_t completion_tokens;
+    int64_t cached_tokens;  /* of prompt_tokens, those read from the provider's cache (Anthropic) */
     char message[LG_MESSAGE_MAX]; /* the provider's own error message, "" if none */
 } lg_outcome;
 

@@ -311,6 +311,7 @@ static void set_usage(lg_outcome *out, const lg_cls *c)
         out->prompt_tokens = (c->u_in > 0 ? c->u_in : 0) + (c->u_cache_w > 0 ? c->u_cache_w : 0) +
                              (c->u_cache_r > 0 ? c->u_cache_r : 0);
         out->completion_tokens = c->u_out > 0 ? c->u_out : 0;
+        out->cached_tokens = c->u_cache_r > 0 ? c->u_cache_r : 0;
     } else {
         return;
     }

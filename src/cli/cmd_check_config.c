@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "llmgate/config.h"
+#include "llmgate/spend.h"
 
 static int usage(FILE *f, int status)
 {
@@ -14,6 +15,28 @@ static int usage(FILE *f, int status)
           "  only as env:NAME, file:PATH or literal:DIGEST. Exits 1 when the configuration has problems.\n",
           f);
     return status;
+}
+
+/* One line on stderr for model (named in the config) at provider p when no price covers it. */
+static void note_price(const lg_config *c, const lg_provider *p, const char *model)
+{
+    if (p && model && !strpbrk(model, "*?[") && !lg_price_find(c, p, model))
+        fprintf(stderr, "llmgate: note: no price for model %s at %s: its usage counts as unpriced (a USD budget "
+                        "prices it at %s's dearest listed model)\n", model, p->name, p->name);
+}
+
+/* The models the configuration names (models maps, routes) that no price covers, when it has a price table
+ * (without one every model is unpriced, and `llmgate usage` says so). */
+static void note_unpriced(const lg_config *c)
+{
+    if (!c->n_prices)
+        return;
+    for (size_t i = 0; i < c->n_providers; i++)
+        for (size_t j = 0; j < c->providers[i].n_models; j++)
+            note_price(c, &c->providers[i], c->providers[i].models[j].model);
+    for (size_t i = 0; i < c->n_routes; i++)
+        if (c->routes[i].to)
+            note_price(c, lg_config_provider(c, c->routes[i].to), c->routes[i].set_model);
 }
 
 int lg_cmd_check_config(int argc, char **argv)
@@ -37,6 +60,7 @@ int lg_cmd_check_config(int argc, char **argv)
         return 1;
     }
     lg_errors_free(&errs);
+    note_unpriced(c);
     char *out = lg_config_render(c);
     lg_config_free(c);
     if (!out) {

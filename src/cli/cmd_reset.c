@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "llmgate/clock.h"
+#include "llmgate/spend.h"
 #include "llmgate/store.h"
 #include "store/shm.h"
 
@@ -59,7 +60,7 @@ static void clear(lg_provider_slot *p, lg_account_slot *const *accounts, size_t 
 
 static int usage(FILE *f)
 {
-    fputs("usage: llmgate reset [--config FILE] [PROVIDER[/ACCOUNT]]\n", f);
+    fputs("usage: llmgate reset [--config FILE] [PROVIDER[/ACCOUNT] | --budget NAME]\n", f);
     return f == stderr ? 2 : 0;
 }
 
@@ -94,12 +95,28 @@ static int reset_store(lg_store *s, matches *m, const char *what)
     return rc;
 }
 
+/* Lifts the budget called name for the rest of its period. */
+static int lift_budget(const char *config, const char *name)
+{
+    lg_spend *s = lg_cli_spend_open(config, false);
+    bool ok = s && lg_spend_lift(s, name, lg_now_ms());
+    lg_spend_close(s);
+    if (!ok) {
+        fprintf(stderr, "llmgate: no budget %s in the spend state\n", name);
+        return 1;
+    }
+    printf("budget %s lifted until its period ends\n", name);
+    return 0;
+}
+
 int lg_cmd_reset(int argc, char **argv)
 {
-    const char *config = NULL, *target = NULL;
+    const char *config = NULL, *target = NULL, *budget = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--config") && i + 1 < argc)
             config = argv[++i];
+        else if (!strcmp(argv[i], "--budget") && i + 1 < argc)
+            budget = argv[++i];
         else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
             return usage(stdout);
         else if (argv[i][0] == '-' || target)
@@ -107,6 +124,8 @@ int lg_cmd_reset(int argc, char **argv)
         else
             target = argv[i];
     }
+    if (budget)
+        return target ? usage(stderr) : lift_budget(config, budget);
     matches m = {.now = lg_now_ms()};
     char filter[2 * LG_NAME_MAX + 2] = "";
     if (target) {

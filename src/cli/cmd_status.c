@@ -459,6 +459,7 @@ static int show(const lg_config *cfg, format fmt)
             rc = print_json(&r, &pr, now) ? 0 : 1;
         } else if (fmt == FMT_PROMETHEUS) {
             print_prometheus(&r, &pr, now);
+            lg_cli_usage_prometheus(cfg);
         } else {
             print_text(&r, now, fmt == FMT_WIDE);
             lg_status_provs_text(&pr, now);

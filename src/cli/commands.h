@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "llmgate/config.h"
+
 /* llmgate classify [--provider NAME] FILE... : one JSON object per fixture file (or raw HTTP on stdin). */
 int lg_cmd_classify(int argc, char **argv);
 /* llmgate check-config [FILE] : the effective configuration, or the problems (exit 1). */
@@ -21,8 +23,18 @@ int lg_cmd_status(int argc, char **argv);
 /* llmgate route [--config FILE] [--provider NAME] [--program NAME] [--header NAME]... FILE : the routing
  * rule a request body takes and what would be sent. */
 int lg_cmd_route(int argc, char **argv);
-/* llmgate reset [--config FILE] [PROVIDER[/ACCOUNT]] : clears cooldowns (shared store and the saved file). */
+/* llmgate reset [--config FILE] [PROVIDER[/ACCOUNT] | --budget NAME] : clears cooldowns, or lifts a budget (shared store and the saved file). */
 int lg_cmd_reset(int argc, char **argv);
+
+/* llmgate usage [--since 7d] [--by KEYS] [--json|--csv] : usage and cost per day, provider, account, model,
+ * program. */
+int lg_cmd_usage(int argc, char **argv);
+/* The spend file of the configuration (config NULL = the searched one); NULL (after a line on stderr, or
+ * silently when it does not exist and create is false) when it cannot be opened. */
+struct lg_spend *lg_cli_spend_open(const char *config, bool create);
+/* The usage and cost counters of `llmgate status --prometheus`, per provider and account (nothing when
+ * nothing was counted yet). */
+void lg_cli_usage_prometheus(const lg_config *cfg);
 
 /* The state file the configuration (config NULL = the searched one) names into *path (NULL = the default;
  * caller frees). False, with a line on stderr, when the configured backend is not the shared-memory one;

@@ -60,9 +60,10 @@ static const struct {
                      "  /etc/llmgate/config.json) and prints the effective configuration as JSON, with keys\n"
                      "  shown only as env:NAME, file:PATH or literal:DIGEST; else every problem found.\n"
                      "exit status: 0 valid; 1 problems; 2 usage\n"},
-    {"reset", "usage: llmgate reset [--config FILE] [PROVIDER[/ACCOUNT]]\n"
+    {"reset", "usage: llmgate reset [--config FILE] [PROVIDER[/ACCOUNT] | --budget NAME]\n"
               "  Clears cooldowns (a set-aside for billing too) and failure counts by hand: every account's,\n"
               "  one provider's, or one account's, in the shared store and in the saved cooldowns file.\n"
+              "  --budget NAME  lifts the budget NAME until its period (hour, day, month) ends\n"
               "exit status: 0; 1 no such provider or account, or the state cannot be changed; 2 usage\n"},
     {"route", "usage: llmgate route [--config FILE] [--provider NAME] [--program NAME] [--header NAME]... FILE\n"
               "  A dry run of the routing rules (\"routes\") on the request body in FILE (- for stdin), as\n"
@@ -72,6 +73,18 @@ static const struct {
               "  --program NAME  the host program's name to match (default: none)\n"
               "  --header NAME   a header the request carries (repeatable)\n"
               "exit status: 0; 1 bad configuration, unknown provider or unreadable FILE; 2 usage\n"},
+    {"usage", "usage: llmgate usage [--config FILE] [--since 7d|24h|YYYY-MM-DD] [--by KEYS] [--json|--csv|--html FILE]\n"
+              "  What the gated programs used and cost per UTC day, from the spend state every process\n"
+              "  adds to: requests, input, cached and output tokens, cost in USD (priced from the price\n"
+              "  table: data/prices.json and the config's \"prices\"), 429s absorbed, time waited;\n"
+              "  requests of a model without a price are counted as unpriced, estimated usage as estimated.\n"
+              "  --since  the first day counted: 7d (default: today and the 6 days before), 24h, a date\n"
+              "  --by     grouping keys, comma-separated, of provider, account, model, program, day\n"
+              "           (default provider,model)\n"
+              "  --json, --csv  machine-readable (with a total in --json)\n"
+              "  --html FILE    one self-contained page: cost, requests, 429s absorbed and waits per day,\n"
+              "                 cost and requests per account, drawn as inline SVG\n"
+              "exit status: 0; 1 the spend state cannot be read; 2 usage\n"},
     {"version", "usage: llmgate --version | -V | version\n"
                 "  Prints the version, the libcurl and OpenSSL it was built against, the library llmgate\n"
                 "  run would preload and the configuration file in effect.\n"
@@ -90,7 +103,9 @@ static const char overview[] =
     "  classify [--provider NAME] FILE...  classify responses (fixture JSON, or raw HTTP on stdin)\n"
     "  check-config [FILE]                 validate and print the effective configuration\n"
     "  reset [PROVIDER[/ACCOUNT]]          clear cooldowns by hand (all, a provider's, or one account's)\n"
+    "  reset --budget NAME                 lift a spent budget until its period ends\n"
     "  route [--provider NAME] FILE        which routing rule a request body takes, what would be sent\n"
+    "  usage [--since 7d] [--by KEYS]      usage and cost per day, provider, account, model, program\n"
     "  help [COMMAND]                      the help of one command\n"
     "  --version, -V                       version, build and where the library and config are\n"
     "See llmgate(1) and llmgate.json(5).\n";

@@ -17,6 +17,7 @@ static const struct {
     {"status", lg_cmd_status},
     {"reset", lg_cmd_reset},
     {"route", lg_cmd_route},
+    {"usage", lg_cmd_usage},
 };
 
 static bool is_help(const char *arg)

@@ -97,6 +97,14 @@ bool conf_valid_model_text(const char *s, bool backslash_ok);
 /* The top-level "routes" array (after the providers: its "to" names are checked against them). */
 void conf_parse_routes(conf_ctx *cx, const cJSON *arr, lg_config *c);
 
+/* "prices" (NULL: absent; the default price file is still read when it exists: $LLMGATE_PRICES or the
+ * installed one) and "budgets" into c (src/conf/spend.c); conf_spend_free releases both. */
+void conf_parse_prices(conf_ctx *cx, const cJSON *obj, lg_config *c);
+void conf_parse_budgets(conf_ctx *cx, const cJSON *arr, lg_config *c);
+void conf_spend_free(lg_config *c);
+/* "ledger" into c (src/conf/spend.c). */
+void conf_parse_ledger(conf_ctx *cx, const cJSON *obj, lg_config *c);
+
 void conf_parse_models(conf_ctx *cx, const cJSON *obj, const char *path, lg_provider *p);
 /* Orders p's accounts by pool (stable): the default pool (no "pool") first, then the named pools in the
  * order their first account appears. */

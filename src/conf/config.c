@@ -150,11 +150,14 @@ static void wipe_strings(cJSON *item)
 /* Parses the sections of root into c, reporting into cx. */
 static void parse_sections(conf_ctx *cx, const cJSON *root, lg_config *c)
 {
-    const char *top_keys[CONF_FIELDS_MAX + 1] = {"providers"};
+    const char *top_keys[CONF_FIELDS_MAX + 4] = {"providers"};
     size_t n = 1;
     for (size_t i = 0; i < conf_n_sections; i++)
         top_keys[n++] = conf_sections[i]->name;
-    top_keys[n] = "routes";
+    top_keys[n++] = "routes";
+    top_keys[n++] = "prices";
+    top_keys[n++] = "budgets";
+    top_keys[n] = "ledger";
     conf_check_keys(cx, root, NULL, top_keys);
     const cJSON *v;
     for (size_t i = 0; i < conf_n_sections; i++)
@@ -164,6 +167,11 @@ static void parse_sections(conf_ctx *cx, const cJSON *root, lg_config *c)
     conf_check_fallbacks(cx, c);
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "routes")))
         conf_parse_routes(cx, v, c);
+    conf_parse_prices(cx, cJSON_GetObjectItemCaseSensitive(root, "prices"), c);
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "budgets")))
+        conf_parse_budgets(cx, v, c);
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "ledger")))
+        conf_parse_ledger(cx, v, c);
 }
 
 lg_config *conf_parse_mode(const char *json, size_t len, const char *origin, bool others_can_read, int mode,

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf/conf_internal.h"
 #include "conf/fields.h"
 
 void conf_free_secret(char *s)
@@ -48,6 +49,7 @@ void lg_config_free(lg_config *c)
         free(r->refuse);
     }
     free(c->routes);
+    conf_spend_free(c);
     for (size_t i = 0; i < c->n_providers; i++)
         conf_provider_free(&c->providers[i]);
     free(c->providers);

@@ -91,5 +91,7 @@ bool lg_lines_refused(lg_lines *out, const lg_gate_result *res, size_t body_len)
            (res->retry_after_ms < 0 || /* a refusal for good: nothing to wait for */
             lg_lines_add(out, "Retry-After: %ld\r\n", lg_retry_after_s(res->retry_after_ms))) &&
            lg_lines_add(out, "X-Llmgate-Reason: %s\r\n", lg_gate_reason(res)) &&
+           (!res->why || strcmp(res->why, "budget") || /* the official SDKs do not retry it */
+            lg_lines_add(out, "x-should-retry: false\r\n")) &&
            lg_lines_add(out, "\r\n");
 }

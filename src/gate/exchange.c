@@ -22,6 +22,8 @@ static inline void set_phase(lg_exchange *x, x_phase phase, const char *why)
 {
     if (LG_UNLIKELY(lg_log_debugging))
         lg_exchange_trace_phase(x, phase, why);
+    if (phase == X_DONE)
+        lg_exchange_spend_end(x);
     x->phase = phase;
 }
 
@@ -177,10 +179,18 @@ static void send_step(const lg_exchange *x, lg_step *step)
     step->tr = x->translated ? &x->tr : NULL;
 }
 
-/* Admitted on account idx: the next attempt goes out (or, for a plain host rule, the host's own request).
+/* Admitted on account idx: the next attempt goes out (or, for a plain host rule, the host's own request),
+ * unless the request's first attempt would start past a budget (refused locally, its place given back).
  * counted: the admission already counted the request's first admission. */
-static void admitted(lg_exchange *x, size_t idx, bool counted, lg_step *step)
+static void admitted(lg_exchange *x, size_t idx, bool counted, int64_t now, lg_step *step)
 {
+    if (LG_UNLIKELY(x->req.cfg->n_budgets) && x->sent == 0 && !x->spend.ended && !x->spend.n &&
+        !lg_exchange_spend_admit(x, idx, now)) {
+        lg_accounts_release(&x->a);
+        set_phase(x, X_DONE, "refused: a budget is spent");
+        step_done(step, &x->res);
+        return;
+    }
     if (x->first && !counted)
         lg_accounts_count(&x->a, idx, x->waited ? LG_EV_WAITED : LG_EV_IMMEDIATE, 0);
     x->first = false;
@@ -213,7 +223,7 @@ static void admit(lg_exchange *x, int64_t now, lg_step *step)
         return;
     }
     if (ad.reserved && ad.at_ms <= now) {
-        admitted(x, ad.idx, true, step);
+        admitted(x, ad.idx, true, now, step);
         return;
     }
     if ((ad.at_ms > x->deadline || fall_back_instead(x, ad.at_ms - now)) &&
@@ -496,6 +506,9 @@ void lg_exchange_on_response(lg_exchange *x, const lg_response_view *resp, int64
     }
     const lg_provider *p = x->req.prov;
     lg_classify(p->dialect, resp, &res->outcome);
+    x->limited += res->outcome.state == LG_STATE_RETRYABLE_RATE_LIMIT;
+    x->answer_bytes = (int64_t)resp->body_len;
+    x->answer_stream = resp->stream;
     lg_policy_sanitize_hint(&x->req.cfg->backoff, &res->outcome, now_ms);
     if (lg_accounts_record(&x->a, x->idx, &res->outcome, resp, 0, now_ms)) /* budget and breaker too */
         lg_exchange_notice_aside(x, x->idx);
@@ -583,7 +596,7 @@ void lg_exchange_on_timer(lg_exchange *x, int64_t now_ms, lg_step *step)
     x->waited_ms += now_ms - x->wait_began;
     x->prov_waited_ms += now_ms - x->wait_began;
     if (x->phase == X_CONFIRM && lg_accounts_confirm(&x->a, x->idx, now_ms)) {
-        admitted(x, x->idx, false, step);
+        admitted(x, x->idx, false, now_ms, step);
         return;
     }
     admit(x, now_ms, step);
@@ -621,6 +634,8 @@ void lg_exchange_free(lg_exchange *x)
         return;
     if (LG_UNLIKELY(lg_log_debugging) && x->phase != X_DONE)
         lg_exchange_trace_cancelled(x);
+    if (x->phase != X_DONE)
+        lg_exchange_spend_end(x);
     if (!x->bare) {
         if (x->phase == X_SENT)
             x->a.ticket.held = false; /* the attempt went out: the provider may have counted it */

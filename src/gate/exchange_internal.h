@@ -7,6 +7,7 @@
 #include "gate/accounts.h"
 #include "llmgate/engine.h"
 #include "llmgate/limiter.h"
+#include "llmgate/spend.h"
 #include "llmgate/translate.h"
 
 #define CHAIN_MAX 8              /* a provider and its fallbacks */
@@ -48,6 +49,10 @@ struct lg_exchange {
     int64_t waited_ms;   /* time spent in the waits that ended (admission rounds, backoffs) */
     int64_t prov_waited_ms; /* the part of it spent on the provider now tried (retry.fallback_after_ms) */
     lg_history h;
+    int limited;         /* attempts answered with a rate limit */
+    int64_t answer_bytes; /* the last response's body bytes (a usage estimate when it reports none) */
+    bool answer_stream;   /* ... an event stream */
+    lg_spend_ticket spend; /* what the request holds of the budgets (spend_gate.c) */
     /* From here on, members lg_exchange_begin does not clear: each is set before it is read (a string:
      * its first byte). */
     char model[LG_MODEL_MAX]; /* the host's model, a pin suffix stripped */
@@ -82,6 +87,14 @@ void lg_exchange_read_body(lg_exchange *x, const lg_gate_request *req);
 /* The routing rule the request takes (routes configured, the request not pinned), after read_body: the
  * model it is sent as and the provider it goes to alone, or a local refusal (true, its message in refusal). */
 bool lg_exchange_apply_routes(lg_exchange *x, const lg_gate_request *req, char refusal[LG_MESSAGE_MAX]);
+
+/* The budgets a request admitted on account idx falls under (spend_gate.c), before its first attempt: true
+ * when it may go (what it may spend reserved); false with x->res a local 429 in the host's format (reason
+ * "budget") when one is spent. */
+bool lg_exchange_spend_admit(lg_exchange *x, size_t idx, int64_t now_ms);
+/* The request's end (any, once): its reservation given back, its usage priced and added to the day's
+ * aggregate and to its budgets. */
+void lg_exchange_spend_end(lg_exchange *x);
 
 /* The debug lines of x's move to phase, for why (none when x already stands there): the move, and the
  * request's line when it ends there (exchange_trace.c; called only when debugging). */

@@ -225,7 +225,9 @@ static void anthropic(mock_reply *r, const mock_request *q, int64_t serial)
     cJSON *u = cJSON_CreateObject();
     cJSON_AddNumberToObject(u, "input_tokens", (double)q->prompt_tokens);
     cJSON_AddNumberToObject(u, "cache_creation_input_tokens", 0);
-    cJSON_AddNumberToObject(u, "cache_read_input_tokens", 0);
+    /* a test's X-Mock-Cache-Read header: that many prompt tokens read from the cache (prices differ) */
+    const char *cache_read = lg_header_get(q->headers, q->n_headers, "x-mock-cache-read");
+    cJSON_AddNumberToObject(u, "cache_read_input_tokens", cache_read ? atof(cache_read) : 0);
     cJSON_AddStringToObject(m, "mock_key", q->key);
     if (!q->stream) {
         cJSON *t = cJSON_CreateObject();

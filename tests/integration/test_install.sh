@@ -28,7 +28,8 @@ p=$dest$prefix
 for f in bin/llmgate:755 lib/llmgate/libllmgate.so:644 libexec/llmgate/llmgate-mock-provider:755 \
          share/man/man1/llmgate.1:644 share/man/man5/llmgate.json.5:644 share/bash-completion/completions/llmgate:644 \
          share/doc/llmgate/README.md:644 share/doc/llmgate/examples/README.md:644 \
-         share/doc/llmgate/examples/openai-several-keys.json:644; do
+         share/doc/llmgate/examples/openai-several-keys.json:644 share/llmgate/prices.json:644 \
+         share/doc/llmgate/examples/grafana/llmgate-dashboard.json:644; do
     check_eq "make install: ${f%:*} (mode ${f#*:})" "${f#*:}" "$(stat -c %a "$p/${f%:*}" 2>&1)"
 done
 check_eq "make install: nothing outside PREFIX" "$prefix" "$(cd "$dest" && find . -mindepth 2 -maxdepth 2 | sed 's/^\.//')"

@@ -57,7 +57,7 @@ done
 check_eq "no documented field hides undocumented members" "" "$nested"
 
 # llmgate(1): every command of the command line, every environment variable the code reads.
-for cmd in run relay ca status check-config classify route help; do
+for cmd in run relay ca status check-config classify route usage help; do
     check "llmgate(1) documents '$cmd' and 'llmgate help $cmd' answers" \
         bash -c "grep -q '^\\.B llmgate $cmd' '$MAN/llmgate.1' && '$LG_CLI' help $cmd >/dev/null"
 done
