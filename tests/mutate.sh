@@ -30,8 +30,14 @@ sticky|src/limiter/slots.c|test_curl_cli
     size_t pref = preferred < n ? preferred : cur < n ? cur : 0;
     size_t pref = preferred < n ? preferred : cur < n ? 0 : 0;
 limiter-off|src/limiter/window.c|test_limiter test_plain_host test_window
-if (l->limit[0] <= 0 && l->limit[1] <= 0)
-if (l->limit[0] <= 0 || l->limit[1] >= 0)
+    return l->limit[0] <= 0 && l->limit[1] <= 0;
+    return l->limit[0] <= 0 || l->limit[1] >= 0;
+run-sum-edge|src/limiter/window.c|test_window_sums
+    if (e <= w->run_end && e >= w->run_end - B) {
+    if (e <= w->run_end && e > w->run_end - B) {
+fast-path-ignores-ahead|src/limiter/window.c|test_window_sums
+    if (LG_LIKELY(w->span_ms == a.span && w->top <= a.k0)) {
+    if (LG_LIKELY(w->span_ms == a.span)) {
 no-rotation|src/limiter/policy.c|test_curl_cli test_policy
     a.account = i;
     a.account = current;
