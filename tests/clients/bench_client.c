@@ -1,5 +1,5 @@
 /* Benchmark host program: N sequential requests on one reused libcurl handle; prints the elapsed time.
- * usage: bench_client -n N [-c CONNECT_TO] [-H HEADER]... [-d BODY] URL
+ * usage: bench_client -n N [-c CONNECT_TO] [-k CA_FILE] [-H HEADER]... [-d BODY] URL (-k: https trusts CA_FILE)
  * Prints "requests=N failures=F elapsed_us=T cpu_us=C" (C: this process's user+system CPU time).
  * Exit 1 when any request failed. */
 #include <curl/curl.h>
@@ -19,17 +19,18 @@ static size_t sink(char *p, size_t size, size_t n, void *ud)
 int main(int argc, char **argv)
 {
     int n = 1000;
-    const char *url = NULL, *body = NULL;
+    const char *url = NULL, *body = NULL, *ca = NULL;
     struct curl_slist *headers = NULL, *connect_to = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-n") && i + 1 < argc) n = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-c") && i + 1 < argc) connect_to = curl_slist_append(connect_to, argv[++i]);
         else if (!strcmp(argv[i], "-H") && i + 1 < argc) headers = curl_slist_append(headers, argv[++i]);
         else if (!strcmp(argv[i], "-d") && i + 1 < argc) body = argv[++i];
+        else if (!strcmp(argv[i], "-k") && i + 1 < argc) ca = argv[++i];
         else url = argv[i];
     }
     if (!url) {
-        fputs("usage: bench_client -n N [-c CONNECT_TO] [-H HEADER]... [-d BODY] URL\n", stderr);
+        fputs("usage: bench_client -n N [-c CONNECT_TO] [-k CA_FILE] [-H HEADER]... [-d BODY] URL\n", stderr);
         return 2;
     }
     curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -42,6 +43,8 @@ int main(int argc, char **argv)
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &bytes);
     if (body)
         curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
+    if (ca)
+        curl_easy_setopt(h, CURLOPT_CAINFO, ca);
     int failures = 0;
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
