@@ -1,7 +1,9 @@
 /* The sliding window of one account (see limiter.h): sub-buckets counted conservatively. An admission is
  * placed in the bucket of its time; a window of window+margin ms touches at most B+1 consecutive buckets
  * (B = LG_WINDOW_BUCKETS), so keeping every run of B+1 buckets within the limits keeps every real window
- * within them, whatever the times inside the buckets were. The cost is at most one bucket of delay. */
+ * within them, whatever the times inside the buckets were. The cost is at most one bucket of delay. The
+ * window keeps the sums of one run and the highest bucket used, so that an admission that fits is decided
+ * without sliding over every run (lg_window_earliest), exactly as the scan decides. */
 #include <string.h>
 
 #include "llmgate/config.h"
