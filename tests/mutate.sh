@@ -44,6 +44,14 @@ if (l->limit[0] <= 0 || l->limit[1] >= 0)
 budget-ignores-pending|src/spend/budget.c|test_spend
     return (double)s->spent_nusd + (double)(s->pending_nusd > 0 ? s->pending_nusd : 0) < limit;
     return (double)s->spent_nusd < limit;
+    return l->limit[0] <= 0 && l->limit[1] <= 0;
+    return l->limit[0] <= 0 || l->limit[1] >= 0;
+run-sum-edge|src/limiter/window.c|test_window_sums
+    if (e <= w->run_end && e >= w->run_end - B) {
+    if (e <= w->run_end && e > w->run_end - B) {
+fast-path-ignores-ahead|src/limiter/window.c|test_window_sums
+    if (LG_LIKELY(w->span_ms == a.span && w->top <= a.k0)) {
+    if (LG_LIKELY(w->span_ms == a.span)) {
 no-rotation|src/limiter/policy.c|test_curl_cli test_policy
     a.account = i;
     a.account = current;

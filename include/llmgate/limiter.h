@@ -48,6 +48,10 @@ typedef struct {
     lg_calibration calib[LG_CALIB_MODELS]; /* prompt estimate calibration per model (lg_charge_calibrate) */
     int64_t seen_remaining[2];       /* remaining requests / tokens the last exact headers reported ... */
     int64_t seen_until_ms;           /* ... valid until the provider could free room (0 = none) */
+    /* Running sums, so that an admission that fits is decided without a scan (lg_window_earliest): */
+    int64_t run_end;                 /* the last bucket of the run they cover, [run_end - B, run_end] ... */
+    int64_t run_sum[2];              /* ... its requests and tokens, as the ring holds them */
+    int64_t top;                     /* no bucket after this epoch holds anything */
 } lg_window;
 
 /* The limits one admission is checked against. */
@@ -75,6 +79,11 @@ int64_t lg_window_span_ms(const lg_window_limits *l);
 int64_t lg_window_earliest(const lg_window *w, const lg_window_limits *l, int64_t tokens, int64_t now_ms,
                            int64_t not_before_ms, int64_t *retry_ms);
 
+/* lg_window_earliest without the running sums: the same answer by sliding over every run from the start's
+ * bucket (its slow path, and the unit test's reference for the fast one). */
+int64_t lg_window_earliest_scan(const lg_window *w, const lg_window_limits *l, int64_t tokens, int64_t now_ms,
+                                int64_t not_before_ms, int64_t *retry_ms);
+
 /* Records an admission of (1 request, tokens) at at_ms (from lg_window_earliest), consuming provider caps;
  * returns its ticket (the bucket epoch) for lg_window_adjust. Resets a ring of another span first. */
 int64_t lg_window_reserve(lg_window *w, const lg_window_limits *l, int64_t tokens, int64_t at_ms);
@@ -82,6 +91,10 @@ int64_t lg_window_reserve(lg_window *w, const lg_window_limits *l, int64_t token
 /* Adds d_requests / d_tokens to the bucket of ticket (release: -1 / -tokens; reconcile: real - estimate),
  * never below zero; nothing when that bucket has left the ring. */
 void lg_window_adjust(lg_window *w, int64_t ticket, int64_t d_requests, int64_t d_tokens);
+
+/* Sets the requests (dim LG_DIM_REQUESTS) or tokens of bucket epoch to v, as another store holds it (the
+ * redis backend's status), keeping the running sums; nothing when a newer non-empty bucket holds its place. */
+void lg_window_set_bucket(lg_window *w, int64_t epoch, int dim, int64_t v);
 
 /* Requests and tokens admitted in the window ending at now_ms (the run of buckets up to now's bucket),
  * and reserved ahead of it. Any of the outputs may be NULL. */

@@ -268,6 +268,34 @@ static __attribute__((noinline)) bool read_name(const char *p, int first, bool e
     return !exact_only || out->exact != LG_RLH_INEXACT;
 }
 
+/* The rest of one of OpenAI's six names after x-ratelimit- ({limit,remaining,reset}-{requests,tokens}, any
+ * case), read as read_name reads it, without its word reader: what every OpenAI answer carries six times. */
+static bool openai_name(const char *p, lg_rlh_name *out)
+{
+    const char *q;
+    lg_rlh_kind kind;
+    if ((q = past(p, "limit-", 6)))
+        kind = LG_RLH_LIMIT;
+    else if ((q = past(p, "remaining-", 10)))
+        kind = LG_RLH_REMAINING;
+    else if ((q = past(p, "reset-", 6)))
+        kind = LG_RLH_RESET;
+    else
+        return false;
+    const char *e;
+    bool tokens = (e = past(q, "tokens", 6)) != NULL;
+    if (!tokens && !(e = past(q, "requests", 8)))
+        return false;
+    if (*e)
+        return false;
+    out->kind = kind;
+    out->exact = tokens ? LG_RLH_OPENAI_TOKENS : LG_RLH_OPENAI_REQUESTS;
+    out->dim = tokens ? LG_DIM_TOKENS : LG_DIM_REQUESTS;
+    out->window = LG_WIN_NONE;
+    out->key[0] = '\0';
+    return true;
+}
+
 bool lg_rlh_name_of(const char *name, bool exact_only, lg_rlh_name *out)
 {
     if (!name)
@@ -279,11 +307,19 @@ bool lg_rlh_name_of(const char *name, bool exact_only, lg_rlh_name *out)
     const char *p = !lg_rlh_may_be_exact(name) ? NULL
                     : x                        ? past(name + 1, "-ratelimit-", 11)
                                                : past(name + 1, "nthropic-ratelimit-", 19);
-    return p && read_name(p, x ? 1 : 2, true, out);
+    return p && ((x && openai_name(p, out)) || read_name(p, x ? 1 : 2, true, out));
 }
 
 bool lg_rlh_count(const char *v, int64_t *out)
 {
+    int64_t d = 0; /* the usual value, digits only (18 at most: no overflow), is read without strtoll */
+    const char *p = v;
+    while (*p >= '0' && *p <= '9' && p - v < 18)
+        d = d * 10 + (*p++ - '0');
+    if (p > v && !*p) {
+        *out = d;
+        return true;
+    }
     char *end;
     long long x = strtoll(v, &end, 10);
     while (*end == ' ')

@@ -13,26 +13,28 @@
 #include "llmgate/log.h"
 
 /* The next piece of the response: as lg_h1_resp_step, waiting on LG_H1R_AGAIN unless driven (then
- * LG_H1R_AGAIN is returned). */
-static lg_h1r_step resp_step(lg_h1_conn *c, bool drive_async)
+ * LG_H1R_AGAIN is returned); *drive: see LG_H1_DRIVE_ASK. */
+static lg_h1r_step resp_step(lg_h1_conn *c, int *drive)
 {
     for (;;) {
         lg_h1r_step s = lg_h1_resp_step(&c->resp, c->wio, c->wctx);
-        if (s == LG_H1R_INTR)
+        if (s != LG_H1R_AGAIN)
+            return s;
+        if (*drive == LG_H1_DRIVE_ASK)
+            *drive = lg_h1_driven(c);
+        if (*drive)
             return s;
         short ev = 0;
-        int fd = s == LG_H1R_AGAIN && !drive_async && c->wio->wait ? c->wio->wait(c->wctx, &ev) : -1;
-        if (s != LG_H1R_AGAIN || drive_async)
-            return s;
+        int fd = c->wio->wait ? c->wio->wait(c->wctx, &ev) : -1;
         if (fd < 0 || !c->host->wait_fd(fd, ev & POLLOUT))
             return LG_H1R_FAILED;
     }
 }
 
-lg_h1_attempt_rc lg_h1_attempt_read(lg_h1_conn *c, bool drive_async)
+lg_h1_attempt_rc lg_h1_attempt_read(lg_h1_conn *c, int drive)
 {
     for (;;) {
-        lg_h1r_step s = resp_step(c, drive_async);
+        lg_h1r_step s = resp_step(c, &drive);
         if (s == LG_H1R_AGAIN || s == LG_H1R_INTR) /* driven, or a signal the host takes: parked */
             return LG_H1A_PENDING;
         if (s == LG_H1R_DONE) {
@@ -148,12 +150,12 @@ lg_h1_attempt_rc lg_h1_attempt(lg_h1_conn *c, const lg_step *st, bool drive_asyn
     /* a whole translated answer is translated at delivery: never let it through untranslated */
     c->relay.pass_over = c->tr.on ? SIZE_MAX : (size_t)c->cfg->max_held_body;
     lg_h1_resp_start(&c->resp, &c->cap, &c->relay, c->head);
-    return lg_h1_attempt_read(c, drive_async && lg_h1_driven(c));
+    return lg_h1_attempt_read(c, drive_async ? LG_H1_DRIVE_ASK : 0);
 }
 
-bool lg_h1_stream_next(lg_h1_conn *c, bool drive_async)
+bool lg_h1_stream_next(lg_h1_conn *c, int *drive)
 {
-    lg_h1r_step s = resp_step(c, drive_async);
+    lg_h1r_step s = resp_step(c, drive);
     if (s == LG_H1R_AGAIN || s == LG_H1R_INTR)
         return false;
     if (s == LG_H1R_MORE)

@@ -202,12 +202,12 @@ ssize_t lg_h1_read(lg_h1_conn *c, void *p, size_t n, bool peek)
         errno = EAGAIN;
         return -1;
     }
-    bool drive_async = lg_h1_driven(c);
+    int drive = LG_H1_DRIVE_ASK; /* asked when a stream's next piece is not there yet */
     while (lg_h1_pending(c) == 0 && c->x)
-        if (!lg_h1_stream_next(c, drive_async)) {
+        if (!lg_h1_stream_next(c, &drive)) {
             /* the next piece is not there yet: the readiness hooks wait for it; or a signal the blocking
              * host takes interrupted the wait: its handler runs, its read comes back here */
-            errno = drive_async ? EAGAIN : EINTR;
+            errno = (drive == LG_H1_DRIVE_ASK ? lg_h1_driven(c) : drive) ? EAGAIN : EINTR;
             return -1;
         }
     size_t have = lg_h1_pending(c);

@@ -86,12 +86,17 @@ typedef enum {
  * the response up to its end or its commit (drive_async, when the provider side is driven: as far as it
  * is there, LG_H1A_PENDING for the rest). */
 lg_h1_attempt_rc lg_h1_attempt(lg_h1_conn *c, const lg_step *st, bool drive_async);
+/* Whether the provider side is driven (lg_h1_driven) as the reads below take it: 1 driven, 0 not, or
+ * LG_H1_DRIVE_ASK: lg_h1_driven asked only when the response is not all there (its fcntl is then the only
+ * system call llmgate adds to a request whose answer is in). */
+#define LG_H1_DRIVE_ASK (-1)
 /* Reads the response of the attempt in flight up to its end or its commit; LG_H1A_PENDING when driven
- * (drive_async) and nothing more is there yet, or when a signal the host takes interrupted the wait. */
-lg_h1_attempt_rc lg_h1_attempt_read(lg_h1_conn *c, bool drive_async);
+ * (drive) and nothing more is there yet, or when a signal the host takes interrupted the wait. */
+lg_h1_attempt_rc lg_h1_attempt_read(lg_h1_conn *c, int drive);
 /* Relays the next piece of the committed stream (c->x); at its end tells the engine and frees c->x. False
- * when nothing was there yet (drive_async) or a signal the host takes interrupted the wait. */
-bool lg_h1_stream_next(lg_h1_conn *c, bool drive_async);
+ * when nothing was there yet (driven) or a signal the host takes interrupted the wait. *drive as above,
+ * set to what lg_h1_driven answered when it was asked. */
+bool lg_h1_stream_next(lg_h1_conn *c, int *drive);
 /* The provider side goes back to the host's own connection: llmgate's plain one closed (the host's as it
  * was), or, after a TLS target that took the transport's connection, the host's own to be reopened. */
 void lg_h1_leave_target(lg_h1_conn *c);

@@ -109,7 +109,7 @@ void lg_h1_run_exchange(lg_h1_conn *c)
         lg_ungated(c->store, c->prov->name, LG_UNGATED_NO_ROOM);
         lg_h1_attempt_rc rc = lg_h1_attempt(c, NULL, false);
         while (rc == LG_H1A_PENDING) /* a signal: no exchange to park, the answer is read on */
-            rc = lg_h1_attempt_read(c, false);
+            rc = lg_h1_attempt_read(c, 0);
         if (rc != LG_H1A_RESPONSE)
             c->host_errno = ECONNRESET;
         lg_gate_result as_is = {.verdict = LG_GATE_DELIVER, .status = c->cap.status};
@@ -201,7 +201,8 @@ lg_h1_readiness lg_h1_ready(lg_h1_conn *c, int64_t *due_ms)
     int saved = errno;
     if (c->wx && (c->inflight || c->wstep.at_ms <= lg_now_ms()))
         lg_h1_resume(c, false);
-    while (!c->wx && c->x && lg_h1_pending(c) == 0 && lg_h1_driven(c) && lg_h1_stream_next(c, true))
+    int driven = 1;
+    while (!c->wx && c->x && lg_h1_pending(c) == 0 && lg_h1_driven(c) && lg_h1_stream_next(c, &driven))
         ;
     errno = saved;
     if (c->wx || (c->x && lg_h1_pending(c) == 0 && lg_h1_driven(c))) {

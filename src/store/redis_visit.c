@@ -18,13 +18,7 @@ static void slot_field(lg_account_slot *slot, const char *name, long long v, int
         long long e = strtoll(name + 1, &end, 10);
         if (*end)
             return;
-        lg_bucket *b = &w->ring[((e % LG_WINDOW_RING) + LG_WINDOW_RING) % LG_WINDOW_RING];
-        if (b->epoch != e) {
-            if (b->epoch > e && (b->requests || b->tokens))
-                return; /* a newer bucket holds this place */
-            *b = (lg_bucket){.epoch = e};
-        }
-        *(name[0] == 'q' ? &b->requests : &b->tokens) = v;
+        lg_window_set_bucket(w, e, name[0] == 'q' ? LG_DIM_REQUESTS : LG_DIM_TOKENS, v);
         return;
     }
     /* The 64-bit fields of a slot by their names in the hash; 't': a time (moved to the local clock). */

@@ -83,6 +83,30 @@ static int64_t ceil_ms(int64_t ns, bool round_up)
     return ms;
 }
 
+/* The Go duration unit at u (left bytes there): its length in *len and its size in ns, the longest name
+ * matching (ms before m); 0 when none does. ns, us, \u00b5s and \u03bcs (both micro signs), ms, s, m, h. */
+static int64_t go_unit(const char *u, size_t left, size_t *len)
+{
+    bool s1 = left >= 2 && u[1] == 's';
+    *len = 1;
+    switch (left ? u[0] : 0) {
+    case 's': return 1000000000LL;
+    case 'h': return 3600000000000LL;
+    case 'm':
+        *len = s1 ? 2 : 1;
+        return s1 ? NS_PER_MS : 60000000000LL;
+    case 'n':
+    case 'u':
+        *len = 2;
+        return !s1 ? 0 : u[0] == 'n' ? 1 : 1000;
+    case '\xc2': /* U+00B5 and U+03BC, then s */
+    case '\xce':
+        *len = 3;
+        return left >= 3 && (unsigned char)u[1] == (u[0] == '\xc2' ? 0xb5 : 0xbc) && u[2] == 's' ? 1000 : 0;
+    default: return 0;
+    }
+}
+
 bool lg_parse_go_duration(const char *s, size_t len, int64_t *ms)
 {
     size_t n = blen(s, len);
@@ -96,11 +120,6 @@ bool lg_parse_go_duration(const char *s, size_t len, int64_t *ms)
         *ms = 0;
         return true;
     }
-    static const struct {
-        const char *name;
-        int64_t ns;
-    } units[] = {{"ns", 1},          {"us", 1000},        {"\xc2\xb5s", 1000},   {"\xce\xbcs", 1000},
-                 {"ms", NS_PER_MS},  {"s", 1000000000LL}, {"m", 60000000000LL}, {"h", 3600000000000LL}};
     int64_t ns = 0;
     bool round_up = false;
     if (i >= n)
@@ -110,16 +129,9 @@ bool lg_parse_go_duration(const char *s, size_t len, int64_t *ms)
         size_t j = i;
         while (j < n && (is_digit(s[j]) || s[j] == '.'))
             j++;
-        size_t best = 0;
-        int64_t unit = 0;
-        for (size_t u = 0; u < sizeof units / sizeof units[0]; u++) {
-            size_t ul = strlen(units[u].name);
-            if (ul > best && n - j >= ul && !memcmp(s + j, units[u].name, ul)) {
-                best = ul;
-                unit = units[u].ns;
-            }
-        }
-        if (!best)
+        size_t best;
+        int64_t unit = go_unit(s + j, n - j, &best);
+        if (!unit)
             return false;
         size_t k = i;
         if (!add_scaled(s, j, &k, unit, &ns, &round_up) || k != j)

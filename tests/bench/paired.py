@@ -1,12 +1,14 @@
 #!/usr/bin/python3
-"""paired.py NAME REQUESTS GOAL < rounds: the ratios of paired runs, with a bootstrap confidence interval.
+"""paired.py NAME REQUESTS GOAL [GOAL_US] < rounds: the ratios of paired runs, with a bootstrap confidence interval.
 
 Each input line is "ROUND SIDE WALL_US CPU_US" (SIDE: base or gated), one run of REQUESTS requests. A
 round's two runs ran back to back, so the machine's slow drift (other tenants, frequency) hits both
 alike: the ratio gated/base of each round is one sample, and the median of those samples is the figure.
 The 95 % interval is the 2.5th-97.5th percentile of the median over 2000 resamples of the rounds (a
 seeded generator: the same input prints the same interval). GOAL (a ratio, 0 for none) is met when the
-interval's upper end is at most GOAL, missed when its lower end is above it, undecided otherwise.
+interval's upper end is at most GOAL, missed when its lower end is above it, undecided otherwise. GOAL_US (a
+number of microseconds, optional): the same verdict on the wall time the gated side adds per request (the
+median of the rounds' differences, gated minus base, and its interval).
 """
 import random
 import statistics
@@ -22,6 +24,7 @@ def interval(samples, rounds=2000):
 
 def main():
     name, requests, goal = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+    goal_us = float(sys.argv[4]) if len(sys.argv) > 4 else 0
     runs = {}
     for line in sys.stdin:
         f = line.split()
@@ -45,6 +48,12 @@ def main():
     print("%-20s %s" % ("", out[1]))
     if goal > 0:
         print("%-20s goal wall <= %.2fx over %d rounds: %s" % ("", goal, len(pairs), verdict))
+    if goal_us > 0:
+        added = [p["gated"][0] - p["base"][0] for p in pairs]
+        lo, hi = interval(added)
+        verdict = "met" if hi <= goal_us else "missed" if lo > goal_us else "undecided"
+        print("%-20s wall added %+.1f us/req (95 %% CI %+.1f-%+.1f), goal <= +%.0f us: %s" %
+              ("", statistics.median(added), lo, hi, goal_us, verdict))
     return 0
 
 

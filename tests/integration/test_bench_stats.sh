@@ -44,13 +44,28 @@ profile 300 >"$LG_TMP/s"; profile 600 >"$LG_TMP/l"
 check_eq "footprint: instructions and lines per request" "instructions=6 lines=4 ours=3 pages=2" \
     "$(/usr/bin/python3 "$LG_ROOT/tests/bench/footprint.py" "$LG_TMP/s" "$LG_TMP/l" 300)"
 
-# The real bench, short: both hosts give their figures and a verdict line.
-out=$(BENCH_REQUESTS=100 BENCH_ROUNDS=6 BENCH_SOCKET_REQUESTS=50 BENCH_SOCKET_ROUNDS=5 bash "$LG_ROOT/tests/bench/run.sh" overhead 2>&1)
+# paired.py's goal on the wall time added per request: 12 us added against +10 (missed), 1 us (met).
+out=$(rounds 100 112 40 | /usr/bin/python3 "$PAIRED" socket 1000 1.10 10)
+check_match "12 us added per request against +10 us: missed" "wall added \\+12.0 us/req .*goal <= \\+10 us: missed" "$out"
+out=$(rounds 100 101 40 | /usr/bin/python3 "$PAIRED" socket 1000 1.10 10)
+check_match "1 us added per request against +10 us: met" "wall added \\+1.0 us/req .*goal <= \\+10 us: met" "$out"
+
+# The real bench, short: every case gives its figures and a verdict line.
+out=$(BENCH_REQUESTS=100 BENCH_ROUNDS=6 BENCH_SOCKET_REQUESTS=50 BENCH_SOCKET_ROUNDS=5 BENCH_FOOTPRINT_SHORT=30 \
+    BENCH_FOOTPRINT_LONG=60 bash "$LG_ROOT/tests/bench/run.sh" overhead 2>&1)
+check_match "bench: two accounts, learned limits, http" "accounts, http .*paired ratio [0-9.]+ \\(95 % CI" "$out"
+check_match "bench: two accounts, learned limits, TLS" "accounts, TLS .*paired ratio [0-9.]+ \\(95 % CI" "$out"
 check_match "bench: the provider host measured" "provider host .*paired ratio [0-9.]+ \\(95 % CI" "$out"
 check_match "bench: the non-provider host measured" "non-provider host .*paired ratio" "$out"
-check "bench: two verdicts (and the socket path's non-provider one)" test "$(grep -c 'goal wall <= ' <<<"$out")" -eq 3
+check "bench: six verdicts (four libcurl cases, the socket path's two)" test "$(grep -c 'goal wall <= ' <<<"$out")" -eq 6
+check_match "bench: the socket path's wall time added, with its goal" "wall added .* goal <= \\+10 us: " "$out"
 if command -v valgrind >/dev/null; then
     check_match "bench: the footprint, provider host" "provider host +instructions +[0-9]+ -> +[0-9]+ /req .* in llmgate" "$out"
+    check_match "bench: the footprint with accounts and learned limits, its goal" \
+        "accounts, http +instructions +[0-9]+ -> +[0-9]+ /req .*goal <= 1.08x: (met|missed)" "$out"
+    check_match "bench: the same over TLS" "accounts, TLS +instructions +[0-9]+ -> +[0-9]+ /req .*goal <= 1.08x: " "$out"
+    check_match "bench: the socket path's instructions, its goal" \
+        "socket, provider +instructions [0-9]+ -> [0-9]+ /req .*goal <= 1.05x: (met|missed)" "$out"
     check_match "bench: what a one-request process costs" "one-request process +instructions [0-9.]+ M -> [0-9.]+ M" "$out"
 fi
 lg_done

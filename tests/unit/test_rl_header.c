@@ -384,6 +384,15 @@ static void values_read_by_form(void **state)
     assert_int_equal(x, 7);
     assert_false(lg_rlh_count("12abc", &x));
     assert_false(lg_rlh_count("", &x));
+    /* digits only, read without strtoll up to 18 of them: the same as strtoll at every length, saturating */
+    char digits[24];
+    for (int len = 1; len < 23; len++)
+        for (int d = 1; d <= 9; d += 4) {
+            memset(digits, '0' + d, (size_t)len);
+            digits[len] = '\0';
+            assert_true(lg_rlh_count(digits, &x));
+            assert_int_equal(x, strtoll(digits, NULL, 10));
+        }
     assert_int_equal(lg_rlh_reset("6m0s", &x), LG_RLH_DURATION);
     assert_int_equal(x, 360000);
     assert_int_equal(lg_rlh_reset("11.38", &x), LG_RLH_SECONDS);
