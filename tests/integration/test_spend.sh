@@ -4,7 +4,8 @@
 # computed here by hand from the usage the program received; a stream without usage counted as estimated;
 # `llmgate usage --json` equal to those sums; a budget of a few cents crossed by 4 processes at once (the
 # requests after it refused locally as the provider's quota 429, none reaching the mock, one line on
-# stderr); `reset --budget`; a fallback asking its own budgets before it is sent to; a malformed price file and a malformed budget refused in one line.
+# stderr); `reset --budget`; a fallback asking its own budgets before it is sent to; a malformed price
+# file and a malformed budget refused in one line.
 source "$(dirname "$0")/../lib.sh"
 
 # The budget's key answers after 400 ms; OpenAI's first answer is a 429 (absorbed: retried out of sight): the four programs' requests are in flight together.
