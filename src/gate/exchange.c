@@ -180,12 +180,12 @@ static void send_step(const lg_exchange *x, lg_step *step)
 }
 
 /* Admitted on account idx: the next attempt goes out (or, for a plain host rule, the host's own request),
- * unless the request's first attempt would start past a budget (refused locally, its place given back).
+ * unless the request's first attempt on this provider (its own, or a fallback) would start past a budget
+ * (refused locally, its place given back).
  * counted: the admission already counted the request's first admission. */
 static void admitted(lg_exchange *x, size_t idx, bool counted, int64_t now, lg_step *step)
 {
-    if (LG_UNLIKELY(x->req.cfg->n_budgets) && x->sent == 0 && !x->spend.ended && !x->spend.n &&
-        !lg_exchange_spend_admit(x, idx, now)) {
+    if (LG_UNLIKELY(x->req.cfg->n_budgets) && lg_exchange_spend_due(x) && !lg_exchange_spend_admit(x, idx, now)) {
         lg_accounts_release(&x->a);
         set_phase(x, X_DONE, "refused: a budget is spent");
         step_done(step, &x->res);

@@ -53,6 +53,7 @@ struct lg_exchange {
     int64_t answer_bytes; /* the last response's body bytes (a usage estimate when it reports none) */
     bool answer_stream;   /* ... an event stream */
     lg_spend_ticket spend; /* what the request holds of the budgets (spend_gate.c) */
+    const lg_provider *spend_prov; /* the provider spend was taken for (NULL: none yet) */
     /* From here on, members lg_exchange_begin does not clear: each is set before it is read (a string:
      * its first byte). */
     char model[LG_MODEL_MAX]; /* the host's model, a pin suffix stripped */
@@ -92,6 +93,9 @@ bool lg_exchange_apply_routes(lg_exchange *x, const lg_gate_request *req, char r
  * when it may go (what it may spend reserved); false with x->res a local 429 in the host's format (reason
  * "budget") when one is spent. */
 bool lg_exchange_spend_admit(lg_exchange *x, size_t idx, int64_t now_ms);
+/* True when x, admitted on its provider's account idx, still has to ask that provider's budgets: its first
+ * admission on a provider (the request's own, or a fallback's before anything is sent there). */
+bool lg_exchange_spend_due(const lg_exchange *x);
 /* The request's end (any, once): its reservation given back, its usage priced and added to the day's
  * aggregate and to its budgets. */
 void lg_exchange_spend_end(lg_exchange *x);

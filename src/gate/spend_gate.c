@@ -39,9 +39,17 @@ static const lg_price *budget_price(const lg_config *c, const lg_provider *p, co
     return pr ? pr : lg_price_dearest(c, p);
 }
 
+bool lg_exchange_spend_due(const lg_exchange *x)
+{
+    return !x->spend.ended && x->spend_prov != x->req.prov;
+}
+
 bool lg_exchange_spend_admit(lg_exchange *x, size_t idx, int64_t now_ms)
 {
     const lg_config *cfg = x->req.cfg;
+    if (x->spend_prov) /* a fallback: what the previous provider's budgets held is given back */
+        lg_spend_settle(lg_spend_shared(cfg), cfg, &x->spend, &(lg_spend_key){0}, 0, NULL, now_ms);
+    x->spend_prov = x->req.prov;
     x->res.account = idx; /* the account the budgets see */
     lg_spend_key k = key_of(x);
     bool listed;

@@ -4,13 +4,15 @@
 # computed here by hand from the usage the program received; a stream without usage counted as estimated;
 # `llmgate usage --json` equal to those sums; a budget of a few cents crossed by 4 processes at once (the
 # requests after it refused locally as the provider's quota 429, none reaching the mock, one line on
-# stderr); `reset --budget`; a malformed price file and a malformed budget refused in one line.
+# stderr); `reset --budget`; a fallback asking its own budgets before it is sent to; a malformed price
+# file and a malformed budget refused in one line.
 source "$(dirname "$0")/../lib.sh"
 
 # The budget's key answers after 400 ms; OpenAI's first answer is a 429 (absorbed: retried out of sight): the four programs' requests are in flight together.
 cat >"$LG_TMP/scenario.json" <<'JSON'
 {"keys": {"sk-bu-Z9c2Nq5T": {"sequence": [{"delay_ms": 400}], "repeat": true},
-          "sk-oa-7Q2x9LpW": {"sequence": [{"error": "rate_limit", "retry_after_ms": 200}]}}}
+          "sk-oa-7Q2x9LpW": {"sequence": [{"error": "rate_limit", "retry_after_ms": 200}]},
+          "sk-dry-4TnV8c": {"sequence": [{"error": "quota"}], "repeat": true}}}
 JSON
 lg_start_mock --scenario "$LG_TMP/scenario.json" --quiet
 export KO=sk-oa-7Q2x9LpW KA=sk-an-K3v8Wz1R KG=sk-ge-P0m4Rt6Y KB=sk-bu-Z9c2Nq5T
@@ -186,6 +188,27 @@ for i in 1 2; do
 done
 check_eq "a budget of one account applies to the requests admitted on it" "200 429 first-only" \
     "$codes$(lg_json 'j["error"]["message"].split(chr(34))[1]' <"$LG_TMP/acct.2")"
+
+# A fallback asks its own budgets before the request is sent there: the primary's key is out of credit, the
+# fallback's budget admits one request; the second is refused locally and never reaches the fallback.
+export KD=sk-dry-4TnV8c KS=sk-fb-spare9W
+cat >"$LG_TMP/fb.json" <<JSON
+{"providers": {"openai": {"upstream": "$MOCK_URL", "accounts": [{"name": "dry", "key": "env:KD"}], "fallback": ["backup"]},
+   "backup": {"dialect": "openai", "upstream": "$MOCK_URL/", "accounts": [{"name": "spare", "key": "env:KS"}]}},
+ "prices": {"models": [{"provider": "backup", "model": "fb-model", "input": 1000, "output": 1000}]},
+ "budgets": [{"name": "backup-cap", "match": {"provider": "backup"}, "usd": 0.000001}]}
+JSON
+chmod 600 "$LG_TMP/fb.json"
+codes=""
+mkdir -m 700 "$LG_TMP/run3"
+for i in 1 2; do
+    codes+=$(XDG_RUNTIME_DIR=$LG_TMP/run3 LLMGATE_CONFIG=$LG_TMP/fb.json LD_PRELOAD=$LG_LIB curl -s -o "$LG_TMP/fb.$i" -w '%{http_code} ' \
+        --connect-to "api.openai.com:80:127.0.0.1:$MOCK_PORT" http://api.openai.com/v1/chat/completions \
+        -d '{"model":"fb-model","max_tokens":4,"messages":[{"role":"user","content":"x"}]}' 2>/dev/null)
+done
+check_eq "a fallback's budget is asked before the request goes there; the one past it never reaches the fallback" \
+    "200 429 backup-cap 1" \
+    "$codes$(lg_json 'j["error"]["message"].split(chr(34))[1]' <"$LG_TMP/fb.2") $(curl -s "$MOCK_URL/__requests" | lg_json 'sum(r["key"] == "'$KS'" for r in j)')"
 
 # Malformed price file and budget: refused in one line each.
 printf '{"taken": "2026-12-06", "prices": [{"provider": "openai", "model": "x", "input": "cheap", "output": 1}]}' >"$LG_TMP/bad-prices.json"
