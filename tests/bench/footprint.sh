@@ -16,9 +16,12 @@ source tests/bench/setup.sh
 lg_start_mock --quiet --threads 1
 echo '{"providers": {"openai": {}}}' >"$LG_TMP/config.json"
 
-# profile PRELOAD N CONFIG URL CONNECT_TO [CA]: callgrind profile of N requests to URL in $LG_TMP/fp.PRELOAD.N.
+# profile PRELOAD N CONFIG URL CONNECT_TO [CA]: callgrind profile of N requests to URL in $LG_TMP/fp.PRELOAD.N,
+# each run from a state of its own (a new store, nothing learned), so the two runs differ by requests alone.
 profile() {
-    local env=(LLMGATE_CONFIG="$3") ca=()
+    local rt=$LG_TMP/fp.rt.$RANDOM$RANDOM
+    mkdir -m 700 -p "$rt/run" "$rt/state"
+    local env=(LLMGATE_CONFIG="$3" XDG_RUNTIME_DIR="$rt/run" XDG_STATE_HOME="$rt/state") ca=()
     [ "$1" = yes ] && env+=(LD_PRELOAD="$LG_LIB")
     [ -n "${6:-}" ] && ca=(-C "$6")
     env "${env[@]}" valgrind --tool=callgrind --dump-instr=yes --compress-pos=no --compress-strings=no \
