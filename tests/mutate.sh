@@ -95,6 +95,9 @@ fallback-waits|src/limiter/policy.c|test_fallback_credit test_billing test_excha
 billing-unread|src/classify/classify.c|test_billing
         lg_cls_billing(out, st, r);
         (void)0;
+key-refused-not-aside|src/limiter/policy.c|test_key_refused test_billing
+static bool is_refusal(const lg_outcome *o) { return o->state == LG_STATE_NON_RETRYABLE && o->account_rejected; }
+static bool is_refusal(const lg_outcome *o) { return false && o->account_rejected; }
 phase-untraced|src/gate/exchange.c|test_exchange
     if (LG_UNLIKELY(lg_log_debugging))
     if (0)
