@@ -66,4 +66,25 @@ check_eq "at once: one line between them" 1 "$(cat "$LG_TMP"/err.{11,12,13,14} |
 check_eq "at once: nothing else on stderr" 1 "$(cat "$LG_TMP"/err.{11,12,13,14} | wc -l)"
 check_no_key "no key on stderr, in the store or the state directory" "$KEYS" \
     "$LG_TMP"/err.* "$XDG_RUNTIME_DIR/llmgate" "$XDG_STATE_HOME/llmgate"
+
+# 3. The fleet: with the redis store, a process on a second machine (its own runtime directory, so its own
+#    local store) skips the key a process of the first machine met refused.
+if command -v redis-server >/dev/null; then
+    fresh_store
+    reset_mock
+    lg_start_redis
+    printf '{"providers": {"openai": {"upstream": "%s", "accounts": [{"name": "first", "key": "env:KEY_BAD"},
+  {"name": "second", "key": "env:KEY_GOOD"}]}}, "store": {"backend": "redis", "redis_url": "%s"}}\n' \
+        "$MOCK_URL" "$REDIS_URL" >"$LG_TMP/cfg.json"
+    mkdir -p "$LG_TMP/machine1" "$LG_TMP/machine2" && chmod 700 "$LG_TMP/machine1" "$LG_TMP/machine2"
+    codes="$(XDG_RUNTIME_DIR=$LG_TMP/machine1 ask 21) $(XDG_RUNTIME_DIR=$LG_TMP/machine2 ask 22)"
+    check_eq "redis: both machines get the second account's answer" "200 200" "$codes"
+    check_eq "redis: the second machine never tried the refused key" "sk-zq81vx sk-mw27pk sk-mw27pk" "$(keys_seen)"
+    check_eq "redis: status on the second machine shows the set-aside" "False key-refused" \
+        "$(XDG_RUNTIME_DIR=$LG_TMP/machine2 acct available) $(XDG_RUNTIME_DIR=$LG_TMP/machine2 acct detail)"
+    check_no_key "redis: no key on stderr or in either machine's store" "$KEYS" \
+        "$LG_TMP"/err.2[12] "$LG_TMP/machine1" "$LG_TMP/machine2"
+else
+    skip "redis-server not installed" 4
+fi
 lg_done
