@@ -115,6 +115,15 @@ fallback-waits|src/limiter/policy.c|test_fallback_credit test_billing test_excha
 billing-unread|src/classify/classify.c|test_billing
         lg_cls_billing(out, st, r);
         (void)0;
+multi-pause-refused|src/hook/curl/deliver.c|test_curl_pause
+        if (LG_UNLIKELY(w == CURL_WRITEFUNC_PAUSE) && held && r->multi_xfer && keep_rest(r, p + off, len - off))
+        if (LG_UNLIKELY(w == CURL_WRITEFUNC_PAUSE) && 0 && held && r->multi_xfer && keep_rest(r, p + off, len - off))
+sock-timeout-ignored|src/front/h1_exchange.c|test_sock_timeout
+        bool cut = until_ms > 0 && until_ms < step.at_ms; /* the host's timeout comes first */
+        bool cut = 0 && until_ms < step.at_ms; /* the host's timeout comes first */
+key-refused-not-aside|src/limiter/policy.c|test_key_refused test_billing
+static bool is_refusal(const lg_outcome *o) { return o->state == LG_STATE_NON_RETRYABLE && o->account_rejected; }
+static bool is_refusal(const lg_outcome *o) { return false && o->account_rejected; }
 phase-untraced|src/gate/exchange.c|test_exchange
     if (LG_UNLIKELY(lg_log_debugging))
     if (0)

@@ -102,6 +102,7 @@ typedef struct {
     int64_t single_account_max_ms;       /* 60000 */
     int64_t max_hint_ms;                 /* 86400000: longest server wait hint honoured (clamp) */
     int64_t billing_ms;                  /* 14400000: an account out of credit is set aside this long */
+    int64_t key_refused_ms;              /* 14400000: an account whose key the provider refused, this long */
 } lg_backoff_conf;
 
 typedef enum { LG_LOG_ERROR = 0, LG_LOG_WARN, LG_LOG_INFO, LG_LOG_DEBUG } lg_log_level;

@@ -29,9 +29,11 @@ typedef enum {
 typedef enum {
     LG_DETAIL_NONE = 0,
     LG_DETAIL_BILLING, /* QUOTA_EXHAUSTED: the account is out of credit (no balance, unpaid, spend limit) */
+    LG_DETAIL_KEY_REFUSED, /* the provider refused the account's key (lg_outcome.account_rejected); only an
+                              account's set-aside reason, never a classification's detail */
 } lg_detail;
 
-#define LG_DETAIL_COUNT 2
+#define LG_DETAIL_COUNT 3
 #define LG_NO_HINT (-1)
 #define LG_MESSAGE_MAX 512
 

@@ -17,7 +17,8 @@ typedef struct {
     int64_t last_event_ms;     /* Unix ms of the last counted failure event; 0 = none */
     int64_t probe_until_ms;    /* Unix ms: a lone probe request is out on this key until then; 0 = none */
     lg_detail aside;           /* why the account is set aside for its cooldown (LG_DETAIL_BILLING: out of
-                                  credit, backoff.billing_ms), LG_DETAIL_NONE when it only cools down */
+                                  credit, backoff.billing_ms; LG_DETAIL_KEY_REFUSED: its key refused,
+                                  backoff.key_refused_ms), LG_DETAIL_NONE when it only cools down */
 } lg_account_state;
 
 /* Per-request history, owned by the attempt loop. Zero-initialise, then set started_ms. */
@@ -56,8 +57,10 @@ typedef struct {
  * the key still cools down is the same event (not counted; only a hint or another reason can lengthen the
  * cooldown); one arriving after the cooldown ended is a new event. The cooldown never shortens.
  * A QUOTA_EXHAUSTED outcome with detail LG_DETAIL_BILLING sets the account aside: a cooldown of
- * billing_ms (a longer hint extends it), aside = BILLING; SUCCESS ends it. Returns true when this outcome
- * began the set-aside (the account was not set aside before): the caller says so, once. */
+ * billing_ms (a longer hint extends it), aside = BILLING; a NON_RETRYABLE outcome whose account was refused
+ * (account_rejected: a 401, an invalid key) sets it aside for key_refused_ms, aside = KEY_REFUSED, so no
+ * process tries the key again; SUCCESS ends either. Returns true when this outcome began the set-aside
+ * (the account was not set aside before): the caller says so, once. */
 bool lg_policy_record(const lg_backoff_conf *b, size_t n_accounts, lg_account_state *st, const lg_outcome *o,
                       int64_t now_ms);
 

@@ -38,8 +38,8 @@ static const struct {
            "exit status: 0; 1 it cannot be made or removed; 2 usage or bad configuration\n"},
     {"status", "usage: llmgate status [--config FILE] [--wide|--json|--prometheus] [--textfile PATH] [--watch [SECONDS]]\n"
                "  Shows each provider's accounts (by name, never keys): window usage against the limits,\n"
-               "  cooldown with its reason (QUOTA_EXHAUSTED/billing: set aside, out of credit), consecutive\n"
-               "  failures and counters, in 120 columns.\n"
+               "  cooldown with its reason (QUOTA_EXHAUSTED/billing: set aside, out of credit; /key-refused:\n"
+               "  its key refused), consecutive failures and counters, in 120 columns.\n"
                "  --wide          the cooldown's end time and the reasons' and counters' full names\n"
                "  --json          one JSON document\n"
                "  --prometheus    the Prometheus text exposition format\n"
@@ -61,8 +61,9 @@ static const struct {
                      "  shown only as env:NAME, file:PATH or literal:DIGEST; else every problem found.\n"
                      "exit status: 0 valid; 1 problems; 2 usage\n"},
     {"reset", "usage: llmgate reset [--config FILE] [PROVIDER[/ACCOUNT] | --budget NAME]\n"
-              "  Clears cooldowns (a set-aside for billing too) and failure counts by hand: every account's,\n"
-              "  one provider's, or one account's, in the shared store and in the saved cooldowns file.\n"
+              "  Clears cooldowns (a set-aside for billing or a refused key too) and failure counts by hand:\n"
+              "  every account's, one provider's, or one account's, in the shared store and in the saved\n"
+              "  cooldowns file.\n"
               "  --budget NAME  lifts the budget NAME until its period (hour, day, month) ends\n"
               "exit status: 0; 1 no such provider or account, or the state cannot be changed; 2 usage\n"},
     {"route", "usage: llmgate route [--config FILE] [--provider NAME] [--program NAME] [--header NAME]... FILE\n"

@@ -72,6 +72,7 @@ static const conf_field backoff_fields[] = {
     MS("single_account_max_ms", lg_backoff_conf, single_account_max_ms, 0, MS_WHAT, 60000),
     MS("max_hint_ms", lg_backoff_conf, max_hint_ms, 0, MS_WHAT, 86400000),
     MS("billing_ms", lg_backoff_conf, billing_ms, 0, MS_WHAT, 14400000),
+    MS("key_refused_ms", lg_backoff_conf, key_refused_ms, 0, MS_WHAT, 14400000),
 };
 
 static const conf_field breaker_fields[] = {

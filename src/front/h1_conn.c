@@ -3,12 +3,15 @@
  * connection llmgate cannot follow. */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "front/h1_conn.h"
 #include "front/h1_conn_internal.h"
 #include "llmgate/boundary.h"
+#include "llmgate/clock.h"
 #include "llmgate/log.h"
 #include "llmgate/ungated.h"
 
@@ -65,6 +68,17 @@ int lg_h1_nonblocking_fd(const lg_h1_conn *c)
     int fd = c->io->fd ? c->io->fd(c->ioctx) : -1;
     int fl = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
     return fl >= 0 && (fl & O_NONBLOCK) ? fd : -1;
+}
+
+int64_t lg_h1_sock_timeout_ms(const lg_h1_conn *c, int opt)
+{
+    int saved = errno, fd = c->io->fd ? c->io->fd(c->ioctx) : -1;
+    struct timeval tv = {0};
+    socklen_t len = sizeof tv;
+    if (fd < 0 || getsockopt(fd, SOL_SOCKET, opt, &tv, &len) != 0 || len != sizeof tv || tv.tv_sec < 0)
+        tv = (struct timeval){0};
+    errno = saved;
+    return (int64_t)tv.tv_sec * 1000 + ((int64_t)tv.tv_usec + 999) / 1000;
 }
 
 bool lg_h1_driven(const lg_h1_conn *c) { return c->wio->wait && lg_h1_nonblocking_fd(c) >= 0; }
@@ -194,9 +208,10 @@ ssize_t lg_h1_write(lg_h1_conn *c, const void *p, size_t n)
 ssize_t lg_h1_read(lg_h1_conn *c, void *p, size_t n, bool peek)
 {
     int64_t due;
-    if (c->wx && lg_h1_nonblocking_fd(c) < 0 && !lg_h1_resume(c, true)) {
-        errno = EINTR; /* the host's handler runs; its read comes back here */
-        return -1;
+    if (c->wx && lg_h1_nonblocking_fd(c) < 0) {
+        int64_t timeout = lg_h1_sock_timeout_ms(c, SO_RCVTIMEO);
+        if (!lg_h1_resume(c, true, timeout > 0 ? lg_now_ms() + timeout : 0))
+            return -1; /* EINTR: the host's handler runs, its read comes back here; EAGAIN: its timeout */
     }
     if (c->wx && lg_h1_ready(c, &due) == LG_H1_WAITING) {
         errno = EAGAIN;

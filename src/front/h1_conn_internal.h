@@ -60,6 +60,8 @@ struct lg_h1_conn {
 
 /* The host's descriptor when it is non-blocking (the host then polls it), else -1. */
 int lg_h1_nonblocking_fd(const lg_h1_conn *c);
+/* The host's SO_RCVTIMEO or SO_SNDTIMEO (opt) on its descriptor in ms, 0 when it has none (or no socket). */
+int64_t lg_h1_sock_timeout_ms(const lg_h1_conn *c, int opt);
 /* True when llmgate's own provider I/O is driven from the host's readiness waits instead of blocking:
  * a transport that never blocks, under a non-blocking host. */
 bool lg_h1_driven(const lg_h1_conn *c);
@@ -109,9 +111,11 @@ void lg_h1_run_exchange(lg_h1_conn *c);
 /* A plain host rule: admission, then the host's own request untouched; a refusal answered locally. */
 void lg_h1_run_paced(lg_h1_conn *c);
 /* Continues a parked exchange whose time came, or whose attempt in flight reads what is there; blocking
- * (a blocking host's exchange a signal parked): sleeping until its time, reading its answer to the end.
- * False when it is parked again (driven: nothing more there yet; blocking: another signal). */
-bool lg_h1_resume(lg_h1_conn *c, bool blocking);
+ * (a blocking host's exchange a signal or its socket's timeout parked): sleeping until its time, but not
+ * past until_ms when that is set (the host's SO_RCVTIMEO), reading its answer to the end. False when it is
+ * parked again (driven: nothing more there yet; blocking: another signal, errno EINTR, or until_ms came
+ * first, errno EAGAIN). */
+bool lg_h1_resume(lg_h1_conn *c, bool blocking, int64_t until_ms);
 /* The host writes again while an attempt is in flight on its own connection (pipelining): the attempt's
  * answer is read now, blocking, so that no answer nobody waits for is left on the connection; the exchange
  * goes on as far as it can without waiting (a WAIT parks it again, for the caller to cancel). */

@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "front/h1_conn_internal.h"
 #include "llmgate/clock.h"
@@ -49,14 +50,16 @@ static bool settle(lg_h1_conn *c, lg_exchange *x, lg_h1_attempt_rc rc, lg_step *
 }
 
 /* Drives exchange x from step until the host has its answer (or a committed stream); a wait on a
- * non-blocking host parks the exchange instead of sleeping (c->wx), and so does an attempt whose
- * response is not in yet when the transport is driven. */
+ * non-blocking host parks the exchange instead of sleeping (c->wx), and so does a wait on a blocking one
+ * whose socket has a timeout (SO_RCVTIMEO, SO_SNDTIMEO: its write returns, its read waits no longer than
+ * its timeout), and an attempt whose response is not in yet when the transport is driven. */
 static void drive(lg_h1_conn *c, lg_exchange *x, lg_step step)
 {
     while (step.kind != LG_STEP_DONE) {
         if (step.kind == LG_STEP_WAIT) {
             int64_t ms = step.at_ms - lg_now_ms();
-            if (ms > 0 && (lg_h1_nonblocking_fd(c) >= 0 || !c->host->sleep_until(step.at_ms))) {
+            if (ms > 0 && (lg_h1_nonblocking_fd(c) >= 0 || lg_h1_sock_timeout_ms(c, SO_RCVTIMEO) > 0 ||
+                           lg_h1_sock_timeout_ms(c, SO_SNDTIMEO) > 0 || !c->host->sleep_until(step.at_ms))) {
                 park(c, x, step, false); /* a blocking host's signal handler runs when we return */
                 return;
             }
@@ -135,21 +138,30 @@ void lg_h1_run_paced(lg_h1_conn *c)
     lg_h1_request_done(c);
 }
 
-bool lg_h1_resume(lg_h1_conn *c, bool blocking)
+bool lg_h1_resume(lg_h1_conn *c, bool blocking, int64_t until_ms)
 {
     lg_exchange *x = c->wx;
     lg_step step = c->wstep;
     if (c->inflight) {
         lg_h1_attempt_rc rc = lg_h1_attempt_read(c, !blocking);
-        if (rc == LG_H1A_PENDING)
+        if (rc == LG_H1A_PENDING) {
+            errno = blocking ? EINTR : errno;
             return false;
+        }
         c->wx = NULL;
         c->inflight = false;
         if (!settle(c, x, rc, &step))
             return true;
     } else {
-        if (blocking && !c->host->sleep_until(step.at_ms))
+        bool cut = until_ms > 0 && until_ms < step.at_ms; /* the host's timeout comes first */
+        if (blocking && !c->host->sleep_until(cut ? until_ms : step.at_ms)) {
+            errno = EINTR;
             return false;
+        }
+        if (blocking && cut) {
+            errno = EAGAIN;
+            return false;
+        }
         c->wx = NULL;
         lg_exchange_on_timer(x, lg_now_ms(), &step);
     }
@@ -160,7 +172,7 @@ bool lg_h1_resume(lg_h1_conn *c, bool blocking)
 void lg_h1_land_inflight(lg_h1_conn *c)
 {
     while (c->wx && c->inflight && !c->io->detached)
-        lg_h1_resume(c, true);
+        lg_h1_resume(c, true, 0);
 }
 
 void lg_h1_cancel_parked(lg_h1_conn *c)
@@ -200,7 +212,7 @@ lg_h1_readiness lg_h1_ready(lg_h1_conn *c, int64_t *due_ms)
         return LG_H1_IDLE;
     int saved = errno;
     if (c->wx && (c->inflight || c->wstep.at_ms <= lg_now_ms()))
-        lg_h1_resume(c, false);
+        lg_h1_resume(c, false, 0);
     int driven = 1;
     while (!c->wx && c->x && lg_h1_pending(c) == 0 && lg_h1_driven(c) && lg_h1_stream_next(c, &driven))
         ;

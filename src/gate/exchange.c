@@ -85,10 +85,42 @@ static void finish(lg_exchange *x, int64_t now, lg_step *step)
     step_done(step, res);
 }
 
-/* A synthesized rate-limit answer for a request refused without contacting the provider. */
+/* A synthesized 401 for a request whose every account has its key set aside as refused (idx frees soonest):
+ * what the provider answered when it refused the key, without asking it again. */
+__attribute__((cold)) static void refuse_key(lg_exchange *x, size_t idx, int64_t now, lg_step *step)
+{
+    int64_t left_ms = x->a.snapshot[idx].cooldown_until_ms - now;
+    const lg_provider *p = x->req.prov;
+    lg_gate_result *res = &x->res;
+    res->verdict = LG_GATE_REFUSED;
+    res->outcome.state = LG_STATE_NON_RETRYABLE;
+    res->outcome.reason = LG_REASON_UNKNOWN;
+    res->outcome.account_rejected = true;
+    res->outcome.retry_after_ms = res->outcome.retry_at_ms = LG_NO_HINT;
+    snprintf(res->outcome.message, sizeof res->outcome.message,
+             "llmgate: %s refused the key of account %s; it is set aside for %lld min more or until `llmgate reset "
+             "%s/%s`", p->name, p->accounts[idx].name, (long long)((left_ms + 59999) / 60000), p->name,
+             p->accounts[idx].name);
+    res->status = 401;
+    res->normalized = true;
+    res->retry_after_ms = LG_NO_HINT; /* nothing to wait for */
+    res->account = idx;
+    lg_accounts_count(&x->a, idx, LG_EV_GIVEN_UP, 0);
+    lg_log(LG_LOG_INFO, "[GiveUp] %s: every key set aside as refused, answering 401 locally", p->name);
+    res->prov = p;
+    set_phase(x, X_DONE, "refused: every key refused");
+    step_done(step, res);
+}
+
+/* A synthesized rate-limit answer for a request refused without contacting the provider (a 401 when the
+ * account that frees soonest is set aside because its key was refused). */
 __attribute__((cold)) static void refuse(lg_exchange *x, size_t idx, int64_t wait_ms, int64_t now, lg_step *step)
 {
     const lg_account_state *st = &x->a.snapshot[idx];
+    if (st->aside == LG_DETAIL_KEY_REFUSED && st->cooldown_until_ms > now) {
+        refuse_key(x, idx, now, step);
+        return;
+    }
     int64_t cool = st->cooldown_until_ms - now;
     if (cool > 0 && cool < wait_ms && wait_ms - cool <= LG_JITTER_MAX_MS)
         wait_ms = cool; /* this request's own wake-up jitter is no part of what the host is told */

@@ -106,8 +106,8 @@ __attribute__((cold, noinline)) void lg_exchange_trace_phase(const lg_exchange *
 
 /* The request's line for x freed before its end: CANCELLED, the attempt out counted in x->res. */
 __attribute__((cold, noinline)) void lg_exchange_trace_cancelled(lg_exchange *x);
-/* The one line on stderr that account idx of x's provider was set aside (out of credit): its name, never
- * its key. Called by the one process whose record set it aside. */
+/* The one line on stderr that account idx of x's provider was set aside (out of credit, or its key refused):
+ * its name, never its key. Called by the one process whose record set it aside. */
 __attribute__((cold, noinline)) void lg_exchange_notice_aside(const lg_exchange *x, size_t idx);
 
 #endif

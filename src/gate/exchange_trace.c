@@ -76,7 +76,8 @@ void lg_exchange_notice_aside(const lg_exchange *x, size_t idx)
     const lg_account_state *st = &x->a.snapshot[idx];
     int64_t min = (st->cooldown_until_ms - st->last_event_ms + 59999) / 60000;
     bool once = false; /* the store's record made this process the one to say it */
-    lg_notice(&once, "aside", 0, "%s: account %s is out of credit (%s), set aside for %lld min or until `llmgate reset %s/%s`",
-              p->name, p->accounts[idx].name, lg_detail_name(st->aside), (long long)(min > 0 ? min : 0), p->name,
-              p->accounts[idx].name);
+    const char *what = st->aside == LG_DETAIL_KEY_REFUSED ? "has its key refused by the provider" : "is out of credit";
+    lg_notice(&once, "aside", 0, "%s: account %s %s (%s), set aside for %lld min or until `llmgate reset %s/%s`",
+              p->name, p->accounts[idx].name, what, lg_detail_name(st->aside), (long long)(min > 0 ? min : 0),
+              p->name, p->accounts[idx].name);
 }

@@ -56,7 +56,8 @@ static void google_body(cJSON *root, int status, const lg_outcome *o, int64_t re
 }
 
 /* A request refused locally for good (a routing rule, a translation the target cannot take): an
- * invalid-request error in dialect d. */
+ * invalid-request error in dialect d; every key set aside as refused (o->account_rejected): an
+ * authentication error. */
 static void refusal_body(cJSON *root, lg_dialect d, int status, const lg_outcome *o)
 {
     cJSON *e;
@@ -64,21 +65,25 @@ static void refusal_body(cJSON *root, lg_dialect d, int status, const lg_outcome
     case LG_DIALECT_ANTHROPIC:
         cJSON_AddStringToObject(root, "type", "error");
         e = cJSON_AddObjectToObject(root, "error");
-        cJSON_AddStringToObject(e, "type", status == 403 ? "permission_error" : "invalid_request_error");
+        cJSON_AddStringToObject(e, "type", o->account_rejected ? "authentication_error"
+                                           : status == 403   ? "permission_error"
+                                                             : "invalid_request_error");
         cJSON_AddStringToObject(e, "message", o->message);
         break;
     case LG_DIALECT_GOOGLE:
         e = cJSON_AddObjectToObject(root, "error");
         cJSON_AddNumberToObject(e, "code", status);
         cJSON_AddStringToObject(e, "message", o->message);
-        cJSON_AddStringToObject(e, "status", status == 403 ? "PERMISSION_DENIED" : "INVALID_ARGUMENT");
+        cJSON_AddStringToObject(e, "status", o->account_rejected ? "UNAUTHENTICATED"
+                                             : status == 403   ? "PERMISSION_DENIED"
+                                                               : "INVALID_ARGUMENT");
         break;
     default:
         e = cJSON_AddObjectToObject(root, "error");
         cJSON_AddStringToObject(e, "message", o->message);
         cJSON_AddStringToObject(e, "type", "invalid_request_error");
         cJSON_AddNullToObject(e, "param");
-        cJSON_AddStringToObject(e, "code", "llmgate_route_refused");
+        cJSON_AddStringToObject(e, "code", o->account_rejected ? "invalid_api_key" : "llmgate_route_refused");
         break;
     }
 }

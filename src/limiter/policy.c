@@ -16,10 +16,20 @@ static bool is_quota(const lg_outcome *o)
 /* True when the outcome says the account is out of credit: it is set aside for billing_ms. */
 static bool is_billing(const lg_outcome *o) { return is_quota(o) && o->detail == LG_DETAIL_BILLING; }
 
+/* True when the provider refused the account's key: it is set aside for key_refused_ms. */
+static bool is_refusal(const lg_outcome *o) { return o->state == LG_STATE_NON_RETRYABLE && o->account_rejected; }
+
+/* Why the outcome sets its account aside: BILLING, KEY_REFUSED, or NONE. */
+static lg_detail aside_of(const lg_outcome *o)
+{
+    return is_billing(o) ? LG_DETAIL_BILLING : is_refusal(o) ? LG_DETAIL_KEY_REFUSED : LG_DETAIL_NONE;
+}
+
 /* True when the outcome is a failure event of the key (counted, cools the key down). */
 static bool is_failure_event(const lg_outcome *o)
 {
-    return o->state == LG_STATE_RETRYABLE_RATE_LIMIT || o->state == LG_STATE_PROVIDER_DOWN || is_quota(o);
+    return o->state == LG_STATE_RETRYABLE_RATE_LIMIT || o->state == LG_STATE_PROVIDER_DOWN || is_quota(o) ||
+           is_refusal(o);
 }
 
 /* True for overloads and server errors: retried on the same key a bounded number of times. */
@@ -85,6 +95,8 @@ static int64_t cooldown_ms(const lg_backoff_conf *b, size_t n_accounts, const lg
                            int64_t now_ms)
 {
     int64_t hint = server_hint_ms(b, o, now_ms);
+    if (is_refusal(o))
+        return b->key_refused_ms; /* a wait the refusal names is no promise the key will work */
     if (is_billing(o))
         return hint > b->billing_ms ? hint : b->billing_ms;
     if (is_quota(o)) {
@@ -118,7 +130,8 @@ bool lg_policy_record(const lg_backoff_conf *b, size_t n_accounts, lg_account_st
                       now_ms < st->cooldown_until_ms;
     if (same_event) {
         /* Already counted: only a server hint, or a different reason, can still lengthen the cooldown. */
-        if (reason == st->reason && (o->detail == st->aside || !is_billing(o)) && server_hint_ms(b, o, now_ms) < 0)
+        if (reason == st->reason && (aside_of(o) == st->aside || aside_of(o) == LG_DETAIL_NONE) &&
+            server_hint_ms(b, o, now_ms) < 0)
             return false;
     } else {
         if (st->last_event_ms == 0 || now_ms - st->last_event_ms >= b->reset_after_ms || st->failures < 1)
@@ -133,18 +146,20 @@ bool lg_policy_record(const lg_backoff_conf *b, size_t n_accounts, lg_account_st
         if (until > st->cooldown_until_ms)
             st->cooldown_until_ms = until;
     }
-    if (is_billing(o))
-        st->aside = LG_DETAIL_BILLING;
+    lg_detail aside = aside_of(o);
+    if (aside != LG_DETAIL_NONE)
+        st->aside = aside;
     else if (!was_aside)
         st->aside = LG_DETAIL_NONE; /* an aside that ended is no reason of a new cooldown */
-    return is_billing(o) && !was_aside;
+    return aside != LG_DETAIL_NONE && !was_aside;
 }
 
 int64_t lg_policy_longest_cooldown_ms(const lg_backoff_conf *b)
 {
     int64_t m = b->max_hint_ms;
     const int64_t d[] = {b->rate_limit_exceeded_ms, b->model_capacity_exhausted_ms, b->server_error_ms,
-                         b->unknown_ms, b->single_account_max_ms, b->billing_ms};
+                         b->unknown_ms, b->single_account_max_ms, b->billing_ms,
+                         b->key_refused_ms};
     for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
         m = d[i] > m ? d[i] : m;
     for (int32_t k = 1; k <= LG_QUOTA_STEPS_MAX; k++)

@@ -6,7 +6,7 @@
 static const char *const state_names[] = {"SUCCESS", "RETRYABLE_RATE_LIMIT", "PROVIDER_DOWN", "NON_RETRYABLE"};
 static const char *const reason_names[] = {"NONE",        "QUOTA_EXHAUSTED", "RATE_LIMIT_EXCEEDED",
                                            "MODEL_CAPACITY_EXHAUSTED", "SERVER_ERROR", "UNKNOWN"};
-static const char *const detail_names[] = {"", "billing"};
+static const char *const detail_names[] = {"", "billing", "key-refused"};
 _Static_assert(sizeof detail_names / sizeof *detail_names == LG_DETAIL_COUNT, "one name per detail");
 
 const char *lg_state_name(lg_state s)

@@ -1,7 +1,8 @@
 /* A libcurl host that pauses its write callback (CURL_WRITEFUNC_PAUSE) every other call and unpauses from
  * its progress callback with curl_easy_pause(CURLPAUSE_CONT), as libcurl's documentation shows.
- * Usage: pause_client URL CONNECT_TO [stream]; prints "rc=N status=N bytes=N pauses=N unpauses=N" and
- * writes the body it received to stdout after that line. */
+ * Usage: pause_client URL CONNECT_TO [held|stream|multi]; prints "rc=N status=N bytes=N pauses=N unpauses=N"
+ * and writes the body it received to stdout after that line. "multi" runs the (held) request in a multi
+ * handle (curl_multi_perform and curl_multi_poll) instead of curl_easy_perform. */
 #include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,30 @@ static int on_progress(void *data, curl_off_t dt, curl_off_t dn, curl_off_t ut, 
     return 0;
 }
 
+/* Runs h in a multi handle of its own to its end; its result. */
+static CURLcode perform_multi(CURL *h)
+{
+    CURLM *m = curl_multi_init();
+    CURLcode rc = CURLE_FAILED_INIT;
+    if (!m || curl_multi_add_handle(m, h) != CURLM_OK)
+        return rc;
+    int running = 1;
+    while (running) {
+        if (curl_multi_perform(m, &running) != CURLM_OK)
+            break;
+        if (running)
+            curl_multi_poll(m, NULL, 0, 100, NULL);
+    }
+    CURLMsg *msg;
+    int left;
+    while ((msg = curl_multi_info_read(m, &left)))
+        if (msg->msg == CURLMSG_DONE && msg->easy_handle == h)
+            rc = msg->data.result;
+    curl_multi_remove_handle(m, h);
+    curl_multi_cleanup(m);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3)
@@ -65,7 +90,7 @@ int main(int argc, char **argv)
     curl_easy_setopt(s.h, CURLOPT_XFERINFOFUNCTION, on_progress);
     curl_easy_setopt(s.h, CURLOPT_XFERINFODATA, &s);
     curl_easy_setopt(s.h, CURLOPT_NOPROGRESS, 0L);
-    CURLcode rc = curl_easy_perform(s.h);
+    CURLcode rc = argc > 3 && !strcmp(argv[3], "multi") ? perform_multi(s.h) : curl_easy_perform(s.h);
     long code = 0;
     curl_easy_getinfo(s.h, CURLINFO_RESPONSE_CODE, &code);
     printf("rc=%d status=%ld bytes=%zu pauses=%d unpauses=%d\n", (int)rc, code, s.len, s.pauses, s.unpauses);

@@ -212,7 +212,8 @@ check_eq "non-retryable: one request only" 1 "$(reqlog | lg_json 'len(j)')"
 
 # 6b. a key the provider refuses (401 invalid_api_key) among good ones: the request goes at once to the next
 # account, and the next request starts there; every key refused: the provider's 401 as it came, each key
-# tried once; a single refused key: its 401 at once
+# tried once; a single refused key: its 401 at once. A refused key is set aside for every process (issue 37):
+# a later request whose every key is set aside gets llmgate's own 401 at once, the provider not asked.
 write_config revoked "$(openai "$(acct a KEY_REVOKED), $(acct b KEY_GOOD)")" '"max_rate_limit_wait_seconds": 60, "switch_delay_ms": 20000'
 reset_mock
 fresh_store
@@ -226,12 +227,19 @@ check_eq "refused key: the refused key once, then the good one for both requests
     "$(reqlog | lg_json '" ".join(r["key"] for r in j)')"
 write_config revoked_all "$(openai "$(acct a KEY_REVOKED), $(acct b KEY_REVOKED2)")"
 reset_mock
+fresh_store
 out=$(gated revoked_all curl -s "${CT[@]}" "$URL" -H "Authorization: Bearer $HOST_KEY" -d "$BODY" -w '\n%{http_code}')
 check_eq "every key refused: the provider's 401" 401 "$(tail -n1 <<<"$out")"
 check_match "every key refused: its body as it came" '"code": ?"invalid_api_key"' "$out"
 check_eq "every key refused: each key tried once" "$KEY_REVOKED $KEY_REVOKED2" "$(reqlog | lg_json '" ".join(sorted(r["key"] for r in j))')"
+out=$(gated revoked_all curl -s "${CT[@]}" "$URL" -H "Authorization: Bearer $HOST_KEY" -d "$BODY" -w '\n%{http_code}')
+check_eq "every key refused, the next process: llmgate's 401, the provider not asked again" "401 2" \
+    "$(tail -n1 <<<"$out") $(reqlog | lg_json 'len(j)')"
+check_match "every key refused, the next process: an invalid_api_key error naming the account set aside" \
+    'refused the key of account [ab]; it is set aside for 240 min more or until `llmgate reset openai/[ab]`".*"code":"invalid_api_key"' "$out"
 write_config revoked_one "$(openai "$(acct a KEY_REVOKED)")"
 reset_mock
+fresh_store
 code=$(gated revoked_one curl -s -o /dev/null -w '%{http_code}' "${CT[@]}" "$URL" -H "Authorization: Bearer $HOST_KEY" -d "$BODY")
 check_eq "one refused key: its 401 at once, one request" "401 1" "$code $(reqlog | lg_json 'len(j)')"
 

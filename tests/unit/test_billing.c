@@ -115,6 +115,7 @@ static lg_backoff_conf backoff(void)
         .single_account_max_ms = 60 * SEC,
         .max_hint_ms = 24 * HOUR,
         .billing_ms = 4 * HOUR,
+        .key_refused_ms = 3 * HOUR,
     };
     return b;
 }
@@ -164,6 +165,35 @@ static void billing_sets_the_account_aside(void **state)
     /* The aside ran out without a success: the next billing answer begins a new one. */
     assert_true(lg_policy_record(&b, 2, &st, &dry, T0 + 13 * HOUR));
     assert_int_equal(st.cooldown_until_ms, T0 + 17 * HOUR);
+}
+
+/* A refused key (401): key_refused_ms aside whatever hint the refusal names, said once, not said again for
+ * a concurrent or later refusal while aside; a success ends it. A NON_RETRYABLE answer that refuses no key
+ * (a 400) changes nothing. */
+static void refused_key_sets_the_account_aside(void **state)
+{
+    (void)state;
+    lg_backoff_conf b = backoff();
+    lg_account_state st = {0};
+    lg_outcome bad = {.state = LG_STATE_NON_RETRYABLE, .reason = LG_REASON_UNKNOWN, .retry_after_ms = LG_NO_HINT,
+                      .retry_at_ms = LG_NO_HINT};
+    assert_false(lg_policy_record(&b, 2, &st, &bad, T0));
+    assert_int_equal(st.cooldown_until_ms, 0);
+    bad.account_rejected = true;
+    bad.retry_after_ms = 5 * SEC;
+    assert_true(lg_policy_record(&b, 2, &st, &bad, T0));
+    assert_int_equal(st.cooldown_until_ms, T0 + 3 * HOUR);
+    assert_int_equal(st.aside, LG_DETAIL_KEY_REFUSED);
+    assert_false(lg_policy_record(&b, 2, &st, &bad, T0 + 1 * SEC));
+    assert_false(lg_policy_record(&b, 2, &st, &bad, T0 + 1 * HOUR));
+    assert_int_equal(st.aside, LG_DETAIL_KEY_REFUSED);
+    assert_int_equal(lg_policy_longest_cooldown_ms(&b), 24 * HOUR);
+    b.key_refused_ms = 30 * HOUR;
+    assert_int_equal(lg_policy_longest_cooldown_ms(&b), 30 * HOUR); /* the clamp keeps it */
+    lg_outcome ok = {.state = LG_STATE_SUCCESS, .retry_after_ms = LG_NO_HINT, .retry_at_ms = LG_NO_HINT};
+    assert_false(lg_policy_record(&b, 2, &st, &ok, T0 + 5 * HOUR));
+    assert_int_equal(st.aside, LG_DETAIL_NONE);
+    assert_string_equal(lg_detail_name(LG_DETAIL_KEY_REFUSED), "key-refused");
 }
 
 /* A key first locked for a plain quota (60 s), then found out of credit within the dedup window: the lock
@@ -240,13 +270,14 @@ static void fall_back_now_rule(void **state)
 
 int main(void)
 {
-    struct CMUnitTest tests[sizeof cases / sizeof cases[0] + 6];
+    struct CMUnitTest tests[sizeof cases / sizeof cases[0] + 7];
     size_t n = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         tests[n++] = (struct CMUnitTest){.name = cases[i].name, .test_func = classify_case,
                                          .initial_state = (void *)&cases[i]};
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(credit_401_is_no_key_refusal);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(billing_sets_the_account_aside);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(refused_key_sets_the_account_aside);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(billing_after_a_quota_lock_lengthens_it);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(aside_outlives_the_clamp);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(decide_after_billing);

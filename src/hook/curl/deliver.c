@@ -54,7 +54,8 @@ bool lg_curl_deliver_headers(lg_curl_rec *r, char *const *lines, size_t n)
 
 /* Waits until the host unpauses r's delivery (curl_easy_pause from its progress callback, asked here as
  * libcurl asks it while a transfer is paused, or from another thread); false when the callback aborts. Only
- * in curl_easy_perform: in a multi the host's loop, which would unpause, is ours to return to (cold). */
+ * in curl_easy_perform: in a multi the host's loop, which would unpause, is ours to return to (emit keeps
+ * the rest there) (cold). */
 __attribute__((cold)) static bool wait_unpaused(lg_curl_rec *r)
 {
     if (r->multi_xfer)
@@ -71,14 +72,31 @@ __attribute__((cold)) static bool wait_unpaused(lg_curl_rec *r)
     return true;
 }
 
-bool lg_curl_emit_body(void *rec, const char *p, size_t len)
+/* Keeps the len bytes at p the host's write callback paused in a multi (r->rest), for lg_curl_emit_rest once
+ * it unpauses; false without memory (cold). */
+__attribute__((cold)) static bool keep_rest(lg_curl_rec *r, const char *p, size_t len)
 {
-    lg_curl_rec *r = rec;
+    char *copy = malloc(len);
+    if (!copy)
+        return false;
+    memcpy(copy, p, len);
+    r->rest = copy;
+    r->rest_len = len;
+    __atomic_store_n(&r->delivery_paused, true, __ATOMIC_RELEASE);
+    return true;
+}
+
+/* Body bytes to the host (lg_curl_emit_body); a pause waits in curl_easy_perform, and in a multi, when
+ * held (the final answer, not a stream inside libcurl's own callback), keeps the rest for later. */
+static bool emit(lg_curl_rec *r, const char *p, size_t len, bool held)
+{
     for (size_t off = 0; off < len;) {
         size_t n = len - off < CURL_MAX_WRITE_SIZE ? len - off : CURL_MAX_WRITE_SIZE;
         size_t w = body_sink(r, (char *)p + off, n, r->writedata);
         if (LG_UNLIKELY(w == CURL_WRITEFUNC_PAUSE) && wait_unpaused(r))
             continue; /* the same bytes again, as libcurl delivers them after a pause */
+        if (LG_UNLIKELY(w == CURL_WRITEFUNC_PAUSE) && held && r->multi_xfer && keep_rest(r, p + off, len - off))
+            return true; /* the host's loop goes on; the same bytes again once it unpauses */
         if (w != n) {
             set_error(r, "Failure writing output to destination");
             return false;
@@ -86,6 +104,29 @@ bool lg_curl_emit_body(void *rec, const char *p, size_t len)
         off += n;
     }
     return true;
+}
+
+bool lg_curl_emit_body(void *rec, const char *p, size_t len) { return emit(rec, p, len, false); }
+
+CURLcode lg_curl_emit_rest(lg_curl_rec *r)
+{
+    if (__atomic_load_n(&r->delivery_paused, __ATOMIC_ACQUIRE))
+        return CURLE_AGAIN;
+    char *rest = r->rest;
+    size_t len = r->rest_len;
+    r->rest = NULL;
+    r->rest_len = 0;
+    bool ok = emit(r, rest, len, true);
+    free(rest);
+    return !ok ? CURLE_WRITE_ERROR : r->rest ? CURLE_AGAIN : CURLE_OK;
+}
+
+void lg_curl_drop_rest(lg_curl_rec *r)
+{
+    free(r->rest);
+    r->rest = NULL;
+    r->rest_len = 0;
+    __atomic_store_n(&r->delivery_paused, false, __ATOMIC_RELEASE);
 }
 
 /* The bytes of a header block (lines with their CRLF). */
@@ -110,7 +151,7 @@ static CURLcode deliver(lg_curl_rec *r, lg_lines *lines, char *body, size_t body
         return CURLE_HTTP_RETURNED_ERROR;
     }
     r->info_body_len = (curl_off_t)body_len;
-    return lg_curl_emit_body(r, body, body_len) ? CURLE_OK : CURLE_WRITE_ERROR;
+    return emit(r, body, body_len, true) ? CURLE_OK : CURLE_WRITE_ERROR;
 }
 
 /* The getinfo answers of what lg_curl_deliver hands over (sizes are set by deliver). An answer llmgate

@@ -26,5 +26,12 @@ bool lg_curl_deliver_headers(lg_curl_rec *r, char *const *lines, size_t n);
 /* Body bytes to the host's write callback (or fwrite), in chunks of at most CURL_MAX_WRITE_SIZE; rec is
  * the lg_curl_rec (an lg_emit_fn). False when the host refused them. */
 bool lg_curl_emit_body(void *rec, const char *p, size_t len);
+/* In a multi, a final answer whose delivery the host's write callback paused keeps its rest in r->rest
+ * (lg_curl_deliver returned CURLE_OK with it set). Delivers that rest once the host unpaused: CURLE_AGAIN
+ * while it is paused (still, or again: r->rest kept), CURLE_OK when all of it went, CURLE_WRITE_ERROR
+ * when the host refused it. */
+CURLcode lg_curl_emit_rest(lg_curl_rec *r);
+/* Forgets a kept rest (the transfer removed, reset or cleaned up, or given up), unpaused. */
+void lg_curl_drop_rest(lg_curl_rec *r);
 
 #endif

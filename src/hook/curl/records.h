@@ -66,6 +66,9 @@ typedef struct {
     struct lg_curl_xfer *kept;   /* the easy front end's, kept between performs (lg_xfer_kept) */
     bool delivery_paused;        /* (atomic) the host's write callback paused what llmgate delivers: until
                                   * its curl_easy_pause(CURLPAUSE_CONT) (lg_curl_emit_body) */
+    char *rest;                  /* in a multi: the final answer's body not yet delivered when the host's write
+                                  * callback paused it (rest_len bytes; lg_curl_emit_rest), else NULL */
+    size_t rest_len;
     UT_hash_handle hh;
 } lg_curl_rec;
 

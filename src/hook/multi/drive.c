@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "hook/multi/multi.h"
+#include "hook/curl/deliver.h"
 #include "hook/curl/progress.h"
 #include "llmgate/clock.h"
 #include "llmgate/ungated.h"
@@ -46,10 +47,38 @@ static void finish(lg_mxfer *t, CURLcode rc)
     lg_multi_queue_push(t->m, &msg);
 }
 
+#define DRAIN_SLICE_MS 50 /* how often a paused delivery looks for its unpause (and asks the progress callback) */
+
 static void deliver(lg_mxfer *t, const lg_gate_result *res)
 {
     CURLcode rc = t->shaped ? lg_xfer_close(t->x, res) : lg_xfer_refuse(t->rec, res);
     t->shaped = false;
+    if (LG_UNLIKELY(rc == CURLE_OK && t->rec->rest)) { /* the host paused its write callback */
+        real_remove(t); /* libcurl is done with it: its timer is ours (timer.c) until the DONE */
+        lg_exchange_free(t->ex);
+        t->ex = NULL;
+        t->draining = true;
+        t->wake_at = lg_now_ms() + DRAIN_SLICE_MS;
+        return;
+    }
+    finish(t, rc);
+}
+
+/* A paused delivery of t's answer: the rest once the host unpaused (curl_easy_pause), its DONE when all of it
+ * went; while it stays paused the host's progress callback is asked, as libcurl asks it (an abort ends the
+ * transfer, CURLE_ABORTED_BY_CALLBACK), and it is looked at again after DRAIN_SLICE_MS (cold). */
+__attribute__((cold)) static void drain(lg_mxfer *t, int64_t now)
+{
+    CURLcode rc = lg_curl_emit_rest(t->rec);
+    if (rc == CURLE_AGAIN && lg_curl_progress_watched(t->rec) && lg_curl_progress_aborts(t->rec)) {
+        lg_curl_drop_rest(t->rec);
+        rc = CURLE_ABORTED_BY_CALLBACK;
+    }
+    if (rc == CURLE_AGAIN) {
+        t->wake_at = now + DRAIN_SLICE_MS;
+        return;
+    }
+    t->draining = false;
     finish(t, rc);
 }
 
@@ -166,6 +195,8 @@ int lg_mxfer_add(lg_multi *m, CURL *h, lg_curl_rec *r)
 
 void lg_mxfer_cancel(lg_mxfer *t, bool remove_real)
 {
+    if (t->draining)
+        lg_curl_drop_rest(t->rec);
     if (remove_real)
         real_remove(t);
     lg_exchange_free(t->ex);
@@ -178,6 +209,10 @@ void lg_mxfer_detach(lg_mxfer *t)
 {
     t->x = NULL;
     t->shaped = false;
+    if (t->draining) { /* the handle reset or cleaned up while its delivery was paused */
+        lg_curl_drop_rest(t->rec);
+        t->draining = false;
+    }
     if (t->final) {
         untrack(t);
         return;
@@ -214,7 +249,11 @@ static void run_due(lg_multi *m)
     int64_t now = lg_now_ms();
     lg_mxfer *t, *tmp;
     HASH_ITER(hh, m->xfers, t, tmp) {
-        if (t->final || t->in_real || t->wake_at > now)
+        if (LG_UNLIKELY(t->draining) && t->wake_at <= now) {
+            drain(t, now);
+            continue;
+        }
+        if (t->final || t->draining || t->in_real || t->wake_at > now)
             continue;
         lg_step step = t->pending;
         if (step.kind == LG_STEP_WAIT && now < step.at_ms && lg_curl_progress_aborts(t->rec))

@@ -33,6 +33,8 @@ typedef struct lg_mxfer {
     bool in_real;        /* the handle is in the real multi */
     bool counted;        /* libcurl counts it among the running handles of the current call */
     bool final;          /* its DONE message is queued (or was read) */
+    bool draining;       /* its answer's delivery is paused by the host's write callback: the rest is delivered
+                          * (rec->rest) once it unpauses, then its DONE queued (drain in drive.c) */
     lg_step pending;     /* a WAIT, or a DONE not yet delivered */
     lg_attempt at;       /* the attempt out (its redirects are followed within it) */
     int64_t wake_at;     /* when pending is due (wall-clock ms); LG_NEVER: nothing pending */
