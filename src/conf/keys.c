@@ -199,10 +199,12 @@ void conf_parse_gateway(conf_ctx *cx, const cJSON *obj, lg_config *c)
         lg_gateway_token *t = &c->gateway_tokens[c->n_gateway_tokens];
         if (!(v = conf_member(e, ep, "name", vp)))
             conf_err(cx, vp, "missing (a name for the client)");
-        else if (conf_string(cx, v, vp, LG_NAME_MAX - 1, &s) && !conf_valid_name(s))
-            conf_err(cx, vp, "expected a name of A-Z a-z 0-9 . _ - @ + :");
-        else if (v->valuestring)
-            strcpy(t->name, s);
+        else if (conf_string(cx, v, vp, LG_NAME_MAX - 1, &s)) {
+            if (conf_valid_name(s))
+                strcpy(t->name, s);
+            else
+                conf_err(cx, vp, "expected a name of A-Z a-z 0-9 . _ - @ + :");
+        }
         bool hex_ok = false;
         if (!(v = conf_member(e, ep, "sha256", vp)))
             conf_err(cx, vp, "missing (the token's SHA-256 in hex: printf %%s TOKEN | sha256sum)");
@@ -212,8 +214,8 @@ void conf_parse_gateway(conf_ctx *cx, const cJSON *obj, lg_config *c)
             hex_ok = true;
             for (size_t k = 0; k < 32 && hex_ok; k++) {
                 int hi = hex_value(v->valuestring[2 * k]), lo = hex_value(v->valuestring[2 * k + 1]);
-                hex_ok = hi >= 0 && lo >= 0;
-                t->sha256[k] = (unsigned char)(hi << 4 | lo);
+                if ((hex_ok = hi >= 0 && lo >= 0))
+                    t->sha256[k] = (unsigned char)(hi << 4 | lo);
             }
             if (!hex_ok)
                 conf_err(cx, vp, "expected 64 hexadecimal digits (the token's SHA-256, never the token)");

@@ -191,6 +191,7 @@ void lg_relay_gateway_serve(int fd, const lg_config *cfg, bool need_token)
             continued = false;
         }
     }
+    explicit_bzero(buf, sizeof buf); /* it held a token */
     lg_h1_req_free(&req);
     lg_h1_free(g.h1);
     lg_relay_up_close(&g.up);

@@ -434,6 +434,9 @@ static void test_type_and_range_errors(void **state)
         {"{\"gateway\": {\"tokens\": [{\"sha256\": \"0000000000000000000000000000000000000000000000000000000000000000\"}]}}",
          "gateway.tokens[0].name: missing"},
         {"{\"gateway\": {\"tokenz\": 1}}", "gateway.tokenz: unknown key"},
+        {"{\"gateway\": {\"tokens\": [{\"name\": \"\", \"sha256\": \"0000000000000000000000000000000000000000000000000000000000000000\"}]}}",
+         "gateway.tokens[0].name: must not be empty"},
+        {"{\"ledger\": {\"path\": \"\"}}", "ledger.path: must not be empty"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *all = parse_err(cases[i].json, false);
