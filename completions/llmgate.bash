@@ -48,7 +48,7 @@ _llmgate() {
     classify)
         if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--provider --help" -- "$cur")); else _llmgate_files; fi ;;
     reset) [ "$prev" = --budget ] || COMPREPLY=($(compgen -W "--config --budget --help" -- "$cur")) ;;
-    relay) COMPREPLY=($(compgen -W "--config --port --addr-file --idle --name --help" -- "$cur")) ;;
+    relay) COMPREPLY=($(compgen -W "--config --port --addr-file --idle --name --listen --help" -- "$cur")) ;;
     ca)
         if [ "$COMP_CWORD" -eq 2 ]; then COMPREPLY=($(compgen -W "show rotate remove --help" -- "$cur"))
         else COMPREPLY=($(compgen -W "--config" -- "$cur")); fi ;;

@@ -137,6 +137,13 @@ typedef struct {
     double usd;
 } lg_budget_conf;
 
+/* One "gateway.tokens" entry: a client of `llmgate relay --listen` presenting the token whose SHA-256 this
+ * is as its API key is admitted (the token itself is never stored). */
+typedef struct {
+    char name[LG_NAME_MAX];
+    unsigned char sha256[32];
+} lg_gateway_token;
+
 typedef struct {
     lg_provider *providers;
     size_t n_providers;
@@ -164,6 +171,8 @@ typedef struct {
     size_t n_budgets;
     char *ledger_path;       /* "ledger.path": the per-request ledger's files are PATH-YYYY-MM-DD.jsonl; NULL: off */
     int64_t ledger_keep_days; /* "ledger.keep_days": older files are removed (default 30) */
+    lg_gateway_token *gateway_tokens; /* "gateway.tokens", or NULL */
+    size_t n_gateway_tokens;
     char *source;            /* path the config came from, or "(defaults)" */
     uint64_t generation;     /* distinct for every config made in the process (never 0): tells another config
                               * parsed where a freed one was from it (memos kept across exchanges) */

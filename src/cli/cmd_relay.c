@@ -1,4 +1,4 @@
-/* llmgate relay [--config FILE] [--port N] [--addr-file PATH] [--idle SECONDS] and llmgate ca
+/* llmgate relay [--config FILE] [--port N] [--addr-file PATH] [--idle SECONDS] [--listen ADDR:PORT] and llmgate ca
  * show|rotate|remove [--config FILE]: the relay for programs with their own TLS, and its local CA. */
 #include <errno.h>
 #include <limits.h>
@@ -27,7 +27,7 @@ static lg_config *load(const char *file, const char *command)
 
 int lg_cmd_relay(int argc, char **argv)
 {
-    const char *file = NULL, *addr = NULL;
+    const char *file = NULL, *addr = NULL, *listen_on = NULL;
     int port = 0, idle = 0;
     bool name = false;
     for (int i = 1; i < argc; i++) {
@@ -36,6 +36,8 @@ int lg_cmd_relay(int argc, char **argv)
             name = true;
         else if (!strcmp(argv[i], "--config") && more)
             file = argv[++i];
+        else if (!strcmp(argv[i], "--listen") && more)
+            listen_on = argv[++i];
         else if (!strcmp(argv[i], "--addr-file") && more)
             addr = argv[++i];
         else if (!strcmp(argv[i], "--port") && more)
@@ -43,7 +45,8 @@ int lg_cmd_relay(int argc, char **argv)
         else if (!strcmp(argv[i], "--idle") && more)
             idle = atoi(argv[++i]);
         else {
-            fputs("usage: llmgate relay [--config FILE] [--port N] [--addr-file PATH] [--idle SECONDS] [--name]\n", stderr);
+            fputs("usage: llmgate relay [--config FILE] [--port N] [--addr-file PATH] [--idle SECONDS] [--name]\n"
+                  "       llmgate relay --listen ADDRESS:PORT [--config FILE] [--idle SECONDS]\n", stderr);
             return 2;
         }
     }
@@ -62,7 +65,7 @@ int lg_cmd_relay(int argc, char **argv)
     if (!cfg)
         return 2;
     lg_log_init(cfg);
-    int rc = lg_relay_run(cfg, port, addr, idle);
+    int rc = lg_relay_run(cfg, port, addr, idle, listen_on);
     lg_config_free(cfg);
     return rc;
 }

@@ -19,6 +19,7 @@ static const struct {
             "  there by the preload, the CA added to NODE_EXTRA_CA_CERTS. One line on stderr says so.\n"
             "exit status: CMD's own; 2 usage, bad configuration or no library; 127 CMD not found\n"},
     {"relay", "usage: llmgate relay [--config FILE] [--port N] [--addr-file PATH] [--idle SECONDS] [--name]\n"
+              "       llmgate relay --listen ADDRESS:PORT [--config FILE] [--idle SECONDS]\n"
               "  Runs the relay in the foreground on 127.0.0.1 (llmgate run starts one on demand): an\n"
               "  HTTPS proxy (CONNECT, with a per-relay secret as the proxy password) that terminates a\n"
               "  provider's TLS with a certificate of the local CA and gates its requests as the preload\n"
@@ -28,6 +29,11 @@ static const struct {
               "  --addr-file PATH  write \"PORT SECRET PID\" there (0600) once it listens, its CA to PATH.ca.pem\n"
               "  --idle SECONDS    exit after that long without a connection (default 0: never)\n"
               "  --name            print the name the relay of FILE has in the runtime directory\n"
+              "  --listen ADDRESS:PORT  gateway mode: plain HTTP there, a client's base URL\n"
+              "                    http://ADDRESS:PORT/PROVIDER/... (PROVIDER a name of the configuration);\n"
+              "                    with gateway.tokens configured every client must send one as its API\n"
+              "                    key (else 401), replaced by an account's key; off loopback they are\n"
+              "                    required\n"
               "exit status: 0; 1 it cannot listen or make its CA; 2 usage or bad configuration\n"},
     {"ca", "usage: llmgate ca show|rotate|remove [--config FILE]\n"
            "  The relay's local CA ($XDG_STATE_HOME/llmgate/relay-ca.pem, its key relay-ca.key 0600),\n"
@@ -99,6 +105,7 @@ static const char overview[] =
     "usage: llmgate COMMAND [ARGS]\n"
     "  run [--config FILE] -- CMD [ARGS]   run CMD with llmgate preloaded\n"
     "  relay [--config FILE]               the relay for Go and Node.js programs, in the foreground\n"
+    "  relay --listen ADDR:PORT            the gateway: plain HTTP to http://ADDR:PORT/PROVIDER/...\n"
     "  ca show|rotate|remove               the relay's local certificate authority\n"
     "  status [--json|--prometheus|--watch] show accounts, cooldowns and counters\n"
     "  classify [--provider NAME] FILE...  classify responses (fixture JSON, or raw HTTP on stdin)\n"

@@ -102,6 +102,8 @@ void conf_parse_routes(conf_ctx *cx, const cJSON *arr, lg_config *c);
 void conf_parse_prices(conf_ctx *cx, const cJSON *obj, lg_config *c);
 void conf_parse_budgets(conf_ctx *cx, const cJSON *arr, lg_config *c);
 void conf_spend_free(lg_config *c);
+/* "gateway" (its "tokens": name and sha256 hex of each) into c (src/conf/keys.c). */
+void conf_parse_gateway(conf_ctx *cx, const cJSON *obj, lg_config *c);
 /* "ledger" into c (src/conf/spend.c). */
 void conf_parse_ledger(conf_ctx *cx, const cJSON *obj, lg_config *c);
 

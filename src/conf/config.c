@@ -150,14 +150,15 @@ static void wipe_strings(cJSON *item)
 /* Parses the sections of root into c, reporting into cx. */
 static void parse_sections(conf_ctx *cx, const cJSON *root, lg_config *c)
 {
-    const char *top_keys[CONF_FIELDS_MAX + 4] = {"providers"};
+    const char *top_keys[CONF_FIELDS_MAX + 8] = {"providers"};
     size_t n = 1;
     for (size_t i = 0; i < conf_n_sections; i++)
         top_keys[n++] = conf_sections[i]->name;
     top_keys[n++] = "routes";
     top_keys[n++] = "prices";
     top_keys[n++] = "budgets";
-    top_keys[n] = "ledger";
+    top_keys[n++] = "ledger";
+    top_keys[n] = "gateway";
     conf_check_keys(cx, root, NULL, top_keys);
     const cJSON *v;
     for (size_t i = 0; i < conf_n_sections; i++)
@@ -172,6 +173,8 @@ static void parse_sections(conf_ctx *cx, const cJSON *root, lg_config *c)
         conf_parse_budgets(cx, v, c);
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "ledger")))
         conf_parse_ledger(cx, v, c);
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "gateway")))
+        conf_parse_gateway(cx, v, c);
 }
 
 lg_config *conf_parse_mode(const char *json, size_t len, const char *origin, bool others_can_read, int mode,

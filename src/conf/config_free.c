@@ -50,6 +50,7 @@ void lg_config_free(lg_config *c)
     }
     free(c->routes);
     conf_spend_free(c);
+    free(c->gateway_tokens);
     for (size_t i = 0; i < c->n_providers; i++)
         conf_provider_free(&c->providers[i]);
     free(c->providers);

@@ -149,3 +149,78 @@ bool conf_resolve_key(conf_ctx *cx, const char *spec, const char *path, lg_accou
     acct->key_ref = ref;
     return true;
 }
+
+#define GATEWAY_TOKENS_MAX 64
+
+static const char *const gateway_keys[] = {"tokens", NULL};
+static const char *const token_keys[] = {"name", "sha256", NULL};
+
+/* Hex digit value, or -1. */
+static int hex_value(char ch)
+{
+    if (ch >= '0' && ch <= '9')
+        return ch - '0';
+    if (ch >= 'a' && ch <= 'f')
+        return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F')
+        return ch - 'A' + 10;
+    return -1;
+}
+
+void conf_parse_gateway(conf_ctx *cx, const cJSON *obj, lg_config *c)
+{
+    char kp[LG_CONF_PATH_MAX];
+    const cJSON *arr, *e;
+    if (!conf_expect_object(cx, obj, "gateway") || !conf_check_keys(cx, obj, "gateway", gateway_keys))
+        return;
+    if (!(arr = conf_member(obj, "gateway", "tokens", kp))) {
+        conf_err(cx, kp, "missing (the clients' tokens: [{\"name\": ..., \"sha256\": ...}])");
+        return;
+    }
+    if (!conf_array_at_most(cx, arr, kp, GATEWAY_TOKENS_MAX, "tokens", false))
+        return;
+    size_t n = (size_t)cJSON_GetArraySize(arr), i = 0;
+    if (n == 0) {
+        conf_err(cx, kp, "expected at least one token");
+        return;
+    }
+    if (!(c->gateway_tokens = calloc(n, sizeof *c->gateway_tokens))) {
+        conf_err(cx, kp, "out of memory");
+        return;
+    }
+    cJSON_ArrayForEach(e, arr)
+    {
+        char ep[LG_CONF_PATH_MAX], vp[LG_CONF_PATH_MAX];
+        const cJSON *v;
+        const char *s;
+        conf_path_index(ep, kp, i++);
+        if (!conf_expect_object(cx, e, ep) || !conf_check_keys(cx, e, ep, token_keys))
+            continue;
+        lg_gateway_token *t = &c->gateway_tokens[c->n_gateway_tokens];
+        if (!(v = conf_member(e, ep, "name", vp)))
+            conf_err(cx, vp, "missing (a name for the client)");
+        else if (conf_string(cx, v, vp, LG_NAME_MAX - 1, &s)) {
+            if (conf_valid_name(s))
+                strcpy(t->name, s);
+            else
+                conf_err(cx, vp, "expected a name of A-Z a-z 0-9 . _ - @ + :");
+        }
+        bool hex_ok = false;
+        if (!(v = conf_member(e, ep, "sha256", vp)))
+            conf_err(cx, vp, "missing (the token's SHA-256 in hex: printf %%s TOKEN | sha256sum)");
+        else if (!cJSON_IsString(v) || strlen(v->valuestring) != 64)
+            conf_err(cx, vp, "expected 64 hexadecimal digits (the token's SHA-256, never the token)");
+        else {
+            hex_ok = true;
+            for (size_t k = 0; k < 32 && hex_ok; k++) {
+                int hi = hex_value(v->valuestring[2 * k]), lo = hex_value(v->valuestring[2 * k + 1]);
+                if ((hex_ok = hi >= 0 && lo >= 0))
+                    t->sha256[k] = (unsigned char)(hi << 4 | lo);
+            }
+            if (!hex_ok)
+                conf_err(cx, vp, "expected 64 hexadecimal digits (the token's SHA-256, never the token)");
+        }
+        if (t->name[0] && hex_ok)
+            c->n_gateway_tokens++;
+    }
+}

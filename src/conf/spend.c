@@ -246,9 +246,11 @@ void conf_parse_ledger(conf_ctx *cx, const cJSON *obj, lg_config *c)
         conf_int(cx, v, kp, 1, 3650, "a number of days from 1 to 3650", &c->ledger_keep_days);
     if (!(v = conf_member(obj, "ledger", "path", kp)))
         conf_err(cx, kp, "missing (where the ledger's files go: PATH-YYYY-MM-DD.jsonl)");
-    else if (conf_string(cx, v, kp, 4000, &s) && s[0] != '/')
+    else if (!conf_string(cx, v, kp, 4000, &s))
+        return;
+    else if (s[0] != '/')
         conf_err(cx, kp, "expected an absolute path");
-    else if (v->valuestring && !(c->ledger_path = strdup(s)))
+    else if (!(c->ledger_path = strdup(s)))
         conf_err(cx, kp, "out of memory");
 }
 

@@ -22,7 +22,7 @@
 #define CLIENT_WAIT_S 30  /* a client that sends nothing (its CONNECT, its handshake) for this long is dropped */
 #define CLIENT_IDLE_S 300 /* a client that sends no request (or no more of one) for this long is dropped */
 
-static bool send_all(int fd, const char *p, size_t n)
+bool lg_relay_send_all(int fd, const char *p, size_t n)
 {
     for (size_t off = 0; off < n;) {
         ssize_t w = send(fd, p + off, n - off, MSG_NOSIGNAL);
@@ -135,7 +135,7 @@ static ssize_t ep_read(end_point *e, char *buf, size_t n)
 static bool ep_write(end_point *e, const char *p, size_t n)
 {
     if (!e->ssl)
-        return send_all(e->fd, p, n);
+        return lg_relay_send_all(e->fd, p, n);
     for (size_t off = 0; off < n;) {
         int w = SSL_write(e->ssl, p + off, (int)(n - off));
         if (w <= 0)
@@ -175,10 +175,10 @@ static void tunnel(int fd, const char *host, const char *port)
     static const char bad[] = "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
     static const char ok[] = "HTTP/1.1 200 Connection Established\r\n\r\n";
     if (up < 0) {
-        send_all(fd, bad, sizeof bad - 1);
+        lg_relay_send_all(fd, bad, sizeof bad - 1);
         return;
     }
-    if (send_all(fd, ok, sizeof ok - 1)) {
+    if (lg_relay_send_all(fd, ok, sizeof ok - 1)) {
         end_point a = {.fd = fd}, b = {.fd = up};
         pump(&a, &b);
     }
@@ -241,9 +241,7 @@ static SSL *accept_tls(int fd, hello *h, SSL_CTX **ctxp)
     return s;
 }
 
-/* The provider's side for a CONNECT to host:port of prov: its upstream when it has one (verified for the
- * name the program asked for), else host:port itself. */
-static bool open_provider(lg_relay_up *u, const lg_provider *prov, const char *host, const char *port)
+bool lg_relay_open_provider(lg_relay_up *u, const lg_provider *prov, const char *host, const char *port)
 {
     lg_h1_target t;
     if (prov->upstream && lg_h1_target_of(prov, &t))
@@ -290,7 +288,7 @@ static void serve_tls(int fd, const lg_config *cfg, const lg_relay_ca *ca, const
         struct timeval tv = {.tv_sec = CLIENT_IDLE_S}; /* the engine's time limits bound each exchange */
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
         lg_relay_up up = {.fd = -1};
-        if (open_provider(&up, prov, h.name, "443"))
+        if (lg_relay_open_provider(&up, prov, h.name, "443"))
             gate(cs, fd, &up, prov);
         else
             lg_log(LG_LOG_WARN, "[%s] relay: cannot reach the provider at its TLS", prov->name);
@@ -320,12 +318,12 @@ void lg_relay_serve(int fd, const lg_config *cfg, const lg_relay_ca *ca, const c
     if (!authorized(head, secret)) {
         static const char no[] = "HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic "
                                  "realm=\"llmgate\"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
-        send_all(fd, no, sizeof no - 1);
+        lg_relay_send_all(fd, no, sizeof no - 1);
         return;
     }
     if (!connect_target(head, host, sizeof host, port, sizeof port)) {
         static const char bad[] = "HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
-        send_all(fd, bad, sizeof bad - 1);
+        lg_relay_send_all(fd, bad, sizeof bad - 1);
         return;
     }
     if (!lg_config_match_host(cfg, host) || strcmp(port, "443")) {
@@ -333,6 +331,6 @@ void lg_relay_serve(int fd, const lg_config *cfg, const lg_relay_ca *ca, const c
         return;
     }
     static const char ok[] = "HTTP/1.1 200 Connection Established\r\n\r\n";
-    if (send_all(fd, ok, sizeof ok - 1))
+    if (lg_relay_send_all(fd, ok, sizeof ok - 1))
         serve_tls(fd, cfg, ca, host);
 }

@@ -44,6 +44,11 @@ X509 *lg_relay_ca_leaf(const lg_relay_ca *ca, const char *name);
  * exchange; returns when the connection is over. */
 void lg_relay_serve(int fd, const lg_config *cfg, const lg_relay_ca *ca, const char *secret);
 
+/* One client connection of the gateway (--listen): plain HTTP requests to http://ADDR/PROVIDER/..., each
+ * admitted only with a gateway token as its API key when need_token, the token replaced before anything
+ * leaves; returns when the connection is over. */
+void lg_relay_gateway_serve(int fd, const lg_config *cfg, bool need_token);
+
 /* True when what fd's peer sent first is the signature of a PROXY protocol v2 preamble (waits for 12
  * bytes, reads nothing). */
 bool lg_relay_is_preamble(int fd);
@@ -53,8 +58,9 @@ bool lg_relay_preamble(int fd, const char *secret, char *program, size_t psize);
 
 /* Runs the relay in the foreground for cfg on 127.0.0.1 (port 0: any), writing "PORT
  * SECRET PID" to addr_file (when given) once it listens; exits after idle_s seconds without a connection
- * (0: never). Returns the exit status. */
-int lg_relay_run(const lg_config *cfg, int port, const char *addr_file, int idle_s);
+ * (0: never); or, with listen ("ADDR:PORT", "[V6]:PORT"), the gateway there (a listener off loopback only
+ * with gateway tokens configured). Returns the exit status. */
+int lg_relay_run(const lg_config *cfg, int port, const char *addr_file, int idle_s, const char *listen);
 
 /* The name of the relay of the config file `file` (absolute): the digest of its path and text, which its
  * files in the runtime directory carry (relay-NAME.addr, .lock, .log). False when file cannot be read. */
@@ -80,9 +86,14 @@ typedef struct lg_relay_up {
 } lg_relay_up;
 extern const struct lg_h1_io lg_relay_up_io;
 extern const struct lg_front_host lg_relay_front_host;
+/* The provider's side for a connection to host:port of prov: its upstream when it has one (verified for
+ * the name host), else host:port itself over TLS. */
+bool lg_relay_open_provider(lg_relay_up *u, const lg_provider *prov, const char *host, const char *port);
 /* Connects u to host:port over TLS verified for name (tls) or plain TCP. */
 bool lg_relay_up_open(lg_relay_up *u, const char *host, const char *port, const char *name, bool tls);
 void lg_relay_up_close(lg_relay_up *u);
+/* Sends all n bytes on the blocking socket fd; false when it fails. */
+bool lg_relay_send_all(int fd, const char *p, size_t n);
 /* A blocking TCP socket connected to host:port, or -1. */
 int lg_relay_tcp_connect(const char *host, const char *port);
 /* Sets the config and store the front host hands out (the child serving one connection). */

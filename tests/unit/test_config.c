@@ -364,7 +364,7 @@ static void test_type_and_range_errors(void **state)
         {"", "empty file"},
         {"{\"a\": 1,\n  }", "invalid JSON near line 2"},
         {"{} {}", "unexpected text after the JSON value near line 1, column 4"},
-        {"{\"bogus\": 1}", "bogus: unknown key (expected one of: providers, retry, backoff, breaker, store, log, hold, routes, prices, budgets, ledger)"},
+        {"{\"bogus\": 1}", "bogus: unknown key (expected one of: providers, retry, backoff, breaker, store, log, hold, routes, prices, budgets, ledger, gateway)"},
         {"{\"providers\": []}", "providers: expected an object, got an array"},
         {"{\"retry\": 5}", "retry: expected an object, got 5"},
         {"{\"hold\": {\"max_body_bytes\": 100}}", "hold.max_body_bytes: expected an integer from 65536 to 1073741824 (bytes), got 100"},
@@ -427,6 +427,16 @@ static void test_type_and_range_errors(void **state)
          "accounts[0].key: cannot read key file /nonexistent/lgt-key: No such file or directory"},
         {"{\"providers\": {\"openai\": {\"accounts\": [{\"key\": \"sk a\"}]}}}", "accounts[0].key: the key contains whitespace"},
         {"{\"providers\": {\"openai\": {}, \"openai\": {}}}", "providers.openai: duplicate key"},
+        {"{\"gateway\": {}}", "gateway.tokens: missing"},
+        {"{\"gateway\": {\"tokens\": []}}", "gateway.tokens: expected at least one token"},
+        {"{\"gateway\": {\"tokens\": [{\"name\": \"ci\", \"sha256\": \"abc\"}]}}",
+         "gateway.tokens[0].sha256: expected 64 hexadecimal digits"},
+        {"{\"gateway\": {\"tokens\": [{\"sha256\": \"0000000000000000000000000000000000000000000000000000000000000000\"}]}}",
+         "gateway.tokens[0].name: missing"},
+        {"{\"gateway\": {\"tokenz\": 1}}", "gateway.tokenz: unknown key"},
+        {"{\"gateway\": {\"tokens\": [{\"name\": \"\", \"sha256\": \"0000000000000000000000000000000000000000000000000000000000000000\"}]}}",
+         "gateway.tokens[0].name: must not be empty"},
+        {"{\"ledger\": {\"path\": \"\"}}", "ledger.path: must not be empty"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *all = parse_err(cases[i].json, false);
