@@ -11,8 +11,8 @@
 #define LG_STORE_MAGIC UINT64_C(0x31455441474d4c4c) /* "LLMGATE1" as little-endian bytes */
 #define LG_STORE_VERSION 8u /* 2: windows; 3: probe lease; 4: prompt calibration; 5: notice time; 6: budget, breaker;
                              7: the retired flag and the stall mark; 8: the ungated count and notice times */
-#define LG_STORE_PROVIDERS 64
-#define LG_STORE_ACCOUNTS 256
+#define LG_STORE_PROVIDERS LG_CONFIG_STORE_PROVIDERS
+#define LG_STORE_ACCOUNTS LG_CONFIG_STORE_ACCOUNTS
 
 /* One provider's record; a slot is free while used == 0. Slots are never freed. */
 typedef struct {

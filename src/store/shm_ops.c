@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "llmgate/log.h"
 #include "store/path.h"
 #include "store/persist.h"
 #include "store/shm.h"
@@ -14,6 +15,16 @@
 #include "store/shm_lock.h"
 
 static lg_shm_store *shm(lg_store *s) { return (lg_shm_store *)s; }
+
+/* Says (one line a minute per process) that the store has no room left for provider's entries: its
+ * requests then go on without the shared limits. The config check keeps one config within the store;
+ * several configs, or keys rotated over time, can still fill it. */
+__attribute__((cold, noinline)) static void lg_shm_full(lg_shm_store *s, const char *provider)
+{
+    lg_notice(&(bool){false}, "store-full", 60000,
+              "the state store %s is full (%d providers, %d accounts): %s is not limited by it",
+              s->path, LG_STORE_PROVIDERS, LG_STORE_ACCOUNTS, provider);
+}
 
 lg_store *lg_shm_open(const char *path, const lg_shm_tuning *tu, char *err, size_t errlen)
 {
@@ -64,6 +75,7 @@ enter(lg_store *st, const char *provider, const lg_account_ref *refs, size_t n, 
     lg_store_provider_entry *p = lg_shm_index_find(m, provider, refs, n, memo, slots);
     if (!p) {
         lg_shm_unlock(m);
+        lg_shm_full(shm(st), provider);
         return NULL;
     }
     *held = m;
