@@ -17,6 +17,12 @@ TREE=$SCRATCH/tree
 # The mutations: NAME|FILE|TESTS (space-separated run.sh patterns), then the text to find and its
 # replacement, each on its own line ("{NL}" stands for a newline).
 MUTATIONS=$(cat <<'EOF'
+dead-waiter-kept|src/store/shm_ops.c|test_dead_waiter
+    lg_holds_reap(m, me, now_ms, lg_owner_alive, NULL); /* a dead waiter's place is free again */
+    (void)me;
+store-overfull|src/conf/config.c|test_store_capacity
+    conf_check_capacity(cx, c);
+    (void)0;
 ungated-silent|src/front/h1_conn.c|test_ungated_notice
         lg_ungated(c->store, c->prov->name, cause);
         (void)cause;
