@@ -26,6 +26,12 @@ gateway-token-ignored|src/relay/gateway.c|test_relay_gateway
 relay-secret-ignored|src/relay/preamble.c|test_relay_preamble
         if (t == 0xE0 && l == strlen(secret) && CRYPTO_memcmp(b + off, secret, l) == 0)
         if (t == 0xE0)
+dead-waiter-kept|src/store/shm_ops.c|test_dead_waiter
+    lg_holds_reap(m, me, now_ms, lg_owner_alive, NULL); /* a dead waiter's place is free again */
+    (void)me;
+store-overfull|src/conf/config.c|test_store_capacity
+    conf_check_capacity(cx, c);
+    (void)0;
 ungated-silent|src/front/h1_conn.c|test_ungated_notice
         lg_ungated(c->store, c->prov->name, cause);
         (void)cause;

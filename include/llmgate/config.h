@@ -17,6 +17,11 @@
 #define LG_DIGEST_HEX 17 /* 16 hex digits + NUL */
 #define LG_QUOTA_STEPS_MAX 8
 
+/* What one machine's shared state store holds (src/store/layout.h): a config naming more providers or
+ * accounts (every preset in use included) is refused, never half enforced. */
+#define LG_CONFIG_STORE_PROVIDERS 64
+#define LG_CONFIG_STORE_ACCOUNTS 256
+
 typedef struct {
     char name[LG_NAME_MAX];
     char pool[LG_NAME_MAX];    /* "pool": the account's pool ("" = the default pool, first) */

@@ -166,6 +166,7 @@ static void parse_sections(conf_ctx *cx, const cJSON *root, lg_config *c)
             conf_parse_section(cx, v, conf_sections[i]->name, conf_sections[i], (char *)c + conf_sections[i]->offset);
     conf_parse_providers(cx, cJSON_GetObjectItemCaseSensitive(root, "providers"), c);
     conf_check_fallbacks(cx, c);
+    conf_check_capacity(cx, c);
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "routes")))
         conf_parse_routes(cx, v, c);
     conf_parse_prices(cx, cJSON_GetObjectItemCaseSensitive(root, "prices"), c);

@@ -12,9 +12,10 @@
 #define LG_STORE_VERSION 8u /* 2: windows; 3: probe lease; 4: prompt calibration; 5: notice time; 6: budget, breaker;
                              7: the retired flag and the stall mark; 8: the ungated count and notice times,
                              an account's set-aside reason,
-                             the window's running sums */
-#define LG_STORE_PROVIDERS 64
-#define LG_STORE_ACCOUNTS 256
+                             the window's running sums,
+                             the owners of the reservations (holds) */
+#define LG_STORE_PROVIDERS LG_CONFIG_STORE_PROVIDERS
+#define LG_STORE_ACCOUNTS LG_CONFIG_STORE_ACCOUNTS
 
 /* One provider's record; a slot is free while used == 0. Slots are never freed. */
 typedef struct {
@@ -32,6 +33,24 @@ typedef struct {
     lg_account_slot slot;
 } lg_store_account_entry;
 
+#define LG_STORE_HOLDS 256
+
+/* The owner of one reservation (see holds.h); free while pid == 0. */
+typedef struct {
+    int32_t pid;
+    uint32_t entry;     /* the account entry (index in accounts) whose window holds it */
+    uint64_t start;     /* the owner's start time, clock ticks after boot (/proc/PID/stat) */
+    int64_t bucket;     /* the window bucket and ... */
+    int64_t tokens;     /* ... the tokens reserved there (the ticket's) */
+    int64_t checked_ms; /* when its owner was last seen alive (or the record made) */
+} lg_store_hold;
+
+typedef struct {
+    uint32_t used; /* records in use */
+    uint32_t pad;
+    lg_store_hold rec[LG_STORE_HOLDS];
+} lg_store_holds;
+
 /* The whole file. size is sizeof(lg_store_layout), which also changes with the platform's mutex size, so a
  * file written by an incompatible build is rebuilt rather than trusted. */
 typedef struct {
@@ -44,6 +63,7 @@ typedef struct {
     pthread_mutex_t lock; /* robust, process-shared, error-checking */
     lg_store_provider_entry providers[LG_STORE_PROVIDERS];
     lg_store_account_entry accounts[LG_STORE_ACCOUNTS];
+    lg_store_holds holds;
 } lg_store_layout;
 
 #endif

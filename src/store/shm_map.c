@@ -19,6 +19,7 @@
 #include "llmgate/log.h"
 #include "store/persist.h"
 #include "store/shm_map.h"
+#include "store/shm_version.h"
 
 #define OPEN_TRIES 8
 
@@ -65,6 +66,7 @@ static int init_layout(lg_store_layout *m, const lg_store_layout *from)
     if (from) {
         memcpy(m->providers, from->providers, sizeof m->providers);
         memcpy(m->accounts, from->accounts, sizeof m->accounts);
+        memcpy(&m->holds, &from->holds, sizeof m->holds);
     } else
         lg_persist_restore(m, m->created_ms);
     __atomic_store_n(&m->magic, LG_STORE_MAGIC, __ATOMIC_RELEASE);
@@ -142,8 +144,10 @@ static int rebuild(const char *path, int fd)
         lg_store_layout *m = map_valid(fd, &full);
         if (m)
             munmap(m, sizeof *m);
-        else
-            rc = full ? -1 : publish_new(path, true, NULL);
+        else if (full)
+            rc = -1;
+        else if ((rc = publish_new(path, true, NULL)) == 0)
+            lg_shm_note_foreign(fd, path);
     }
     int saved = errno;
     flock(fd, LOCK_UN);

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "llmgate/log.h"
+#include "store/owner.h"
 #include "store/path.h"
 #include "store/persist.h"
 #include "store/shm.h"
@@ -14,6 +16,16 @@
 #include "store/shm_lock.h"
 
 static lg_shm_store *shm(lg_store *s) { return (lg_shm_store *)s; }
+
+/* Says (one line a minute per process) that the store has no room left for provider's entries: its
+ * requests then go on without the shared limits. The config check keeps one config within the store;
+ * several configs, or keys rotated over time, can still fill it. */
+__attribute__((cold, noinline)) static void lg_shm_full(lg_shm_store *s, const char *provider)
+{
+    lg_notice(&(bool){false}, "store-full", 60000,
+              "the state store %s is full (%d providers, %d accounts): %s is not limited by it",
+              s->path, LG_STORE_PROVIDERS, LG_STORE_ACCOUNTS, provider);
+}
 
 lg_store *lg_shm_open(const char *path, const lg_shm_tuning *tu, char *err, size_t errlen)
 {
@@ -64,6 +76,7 @@ enter(lg_store *st, const char *provider, const lg_account_ref *refs, size_t n, 
     lg_store_provider_entry *p = lg_shm_index_find(m, provider, refs, n, memo, slots);
     if (!p) {
         lg_shm_unlock(m);
+        lg_shm_full(shm(st), provider);
         return NULL;
     }
     *held = m;
@@ -156,6 +169,15 @@ static void slots_leave(const lg_slots *sl, const lg_store_scope *sc, lg_account
     lg_shm_unlock(held);
 }
 
+/* The owner's record of ticket t moved to what a step left it holding (before: what it held). A ticket
+ * of other slots (t->owner) holds nothing here. */
+static void holds_moved(lg_store *s, const lg_store_scope *sc, lg_store_layout *m, lg_account_slot *const *ptrs,
+                        const lg_store_ticket *t, const lg_hold_note *before, int64_t now_ms)
+{
+    lg_hold_note after = lg_holds_note(m, ptrs, sc->n, s, t);
+    lg_holds_apply(m, lg_owner_self(), before, &after, now_ms);
+}
+
 static int shm_admit(lg_store *s, const lg_store_scope *sc, lg_store_ticket *t, size_t preferred, int64_t now_ms,
                      int64_t deadline_ms, const lg_admit_opts *opts, lg_account_state *snap, lg_admission *out)
 {
@@ -164,7 +186,11 @@ static int shm_admit(lg_store *s, const lg_store_scope *sc, lg_store_ticket *t, 
     lg_store_layout *m;
     if (!slots_enter(s, sc, ptrs, &sl, &m))
         return -1;
+    const lg_store_owner *me = lg_owner_self();
+    lg_holds_reap(m, me, now_ms, lg_owner_alive, NULL); /* a dead waiter's place is free again */
+    lg_hold_note before = lg_holds_note(m, ptrs, sc->n, s, t);
     *out = lg_slots_admit(&sl, sc, t, preferred, now_ms, deadline_ms, opts);
+    holds_moved(s, sc, m, ptrs, t, &before, now_ms);
     slots_leave(&sl, sc, snap, m);
     return 0;
 }
@@ -177,7 +203,9 @@ static int shm_confirm(lg_store *s, const lg_store_scope *sc, lg_store_ticket *t
     lg_store_layout *m;
     if (!slots_enter(s, sc, ptrs, &sl, &m))
         return -1;
+    lg_hold_note before = lg_holds_note(m, ptrs, sc->n, s, t);
     *ok = lg_slots_confirm(&sl, sc, t, idx, now_ms);
+    holds_moved(s, sc, m, ptrs, t, &before, now_ms);
     slots_leave(&sl, sc, snap, m);
     return 0;
 }
@@ -189,7 +217,9 @@ static int shm_release(lg_store *s, const lg_store_scope *sc, lg_store_ticket *t
     lg_store_layout *m;
     if (!slots_enter(s, sc, ptrs, &sl, &m))
         return -1;
+    lg_hold_note before = lg_holds_note(m, ptrs, sc->n, s, t);
     lg_slots_release(&sl, sc, t);
+    holds_moved(s, sc, m, ptrs, t, &before, 0);
     lg_shm_unlock(m);
     return 0;
 }
@@ -203,7 +233,9 @@ static int shm_record(lg_store *s, const lg_store_scope *sc, lg_store_ticket *t,
     lg_store_layout *m;
     if (!slots_enter(s, sc, ptrs, &sl, &m))
         return -1;
+    lg_hold_note before = lg_holds_note(m, ptrs, sc->n, s, t);
     bool save = lg_slots_record(&sl, sc, t, idx, a, now_ms);
+    holds_moved(s, sc, m, ptrs, t, &before, now_ms);
     slots_leave(&sl, sc, snap, m);
     if (save)
         lg_store_save_cooldowns(s);
@@ -218,7 +250,9 @@ static int shm_count(lg_store *s, const lg_store_scope *sc, lg_store_ticket *t, 
     lg_store_layout *m;
     if (!slots_enter(s, sc, ptrs, &sl, &m))
         return -1;
+    lg_hold_note before = lg_holds_note(m, ptrs, sc->n, s, t);
     lg_slots_count(&sl, sc, t, idx, ev, to);
+    holds_moved(s, sc, m, ptrs, t, &before, 0);
     lg_shm_unlock(m);
     return 0;
 }

@@ -23,7 +23,8 @@ static void header_is_pinned(void **state)
     assert_int_equal(offsetof(lg_store_layout, lock), 40);
     assert_int_equal(offsetof(lg_store_layout, providers), 80);
     assert_int_equal(offsetof(lg_store_layout, accounts), 35408);
-    assert_int_equal(sizeof(lg_store_layout), 3312208);
+    assert_int_equal(offsetof(lg_store_layout, holds), 3312208);
+    assert_int_equal(sizeof(lg_store_layout), 3322456);
     assert_int_equal(LG_STORE_PROVIDERS, 64);
     assert_int_equal(LG_STORE_ACCOUNTS, 256);
 }
@@ -38,6 +39,16 @@ static void entries_are_pinned(void **state)
     assert_int_equal(offsetof(lg_store_account_entry, name), 68);
     assert_int_equal(offsetof(lg_store_account_entry, digest), 132);
     assert_int_equal(offsetof(lg_store_account_entry, slot), 152);
+    assert_int_equal(LG_STORE_HOLDS, 256);
+    assert_int_equal(sizeof(lg_store_hold), 40);
+    assert_int_equal(offsetof(lg_store_hold, pid), 0);
+    assert_int_equal(offsetof(lg_store_hold, entry), 4);
+    assert_int_equal(offsetof(lg_store_hold, start), 8);
+    assert_int_equal(offsetof(lg_store_hold, bucket), 16);
+    assert_int_equal(offsetof(lg_store_hold, tokens), 24);
+    assert_int_equal(offsetof(lg_store_hold, checked_ms), 32);
+    assert_int_equal(sizeof(lg_store_holds), 10248);
+    assert_int_equal(offsetof(lg_store_holds, rec), 8);
 }
 
 static void slots_are_pinned(void **state)
