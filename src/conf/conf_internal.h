@@ -69,8 +69,6 @@ lg_config *conf_parse_mode(const char *json, size_t len, const char *origin, boo
                            lg_errors *errs);
 /* Parses the "providers" object into c (explicit providers, then every preset not referenced). */
 void conf_parse_providers(conf_ctx *cx, const cJSON *obj, lg_config *c);
-/* Refuses c (one error) when its providers or accounts are more than the state store holds. */
-void conf_check_capacity(conf_ctx *cx, const lg_config *c);
 /* Adds the provider entries for every preset for which referenced[i] is false (NULL: all). */
 bool conf_add_default_presets(lg_config *c, const bool *referenced);
 /* Gives p copies of the preset's hosts; false when memory runs out. */
