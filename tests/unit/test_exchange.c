@@ -587,7 +587,7 @@ static void phase_changes_traced_at_debug_level(void **state)
     unsetenv("LLMGATE_LOG");
     lg_log_init(NULL);
     phase_trace(path, trace, sizeof trace);
-    assert_string_equal(trace, "ADMIT->SENT (admitted), SENT->BACKOFF (rate limited, backing off), "
+    assert_string_equal(trace, "ADMIT->SENT (admitted), SENT->BACKOFF (server error, backing off), "
                                "BACKOFF->CONFIRM (rate limit window full), CONFIRM->SENT (admitted), "
                                "SENT->DONE (finished)");
 }
