@@ -17,7 +17,8 @@ const lg_price *lg_price_find(const lg_config *c, const lg_provider *p, const ch
         return NULL;
     for (size_t i = 0; i < c->n_prices; i++) {
         const lg_price *e = &c->prices[i];
-        if (for_provider(e, p) && (!strcmp(e->model, model) || fnmatch(e->model, model, 0) == 0))
+        if (for_provider(e, p) &&
+            (!strcmp(e->model, model) || (strpbrk(e->model, "*?[\\") && fnmatch(e->model, model, 0) == 0)))
             return e;
     }
     return NULL;

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "llmgate/file_space.h"
 #include "llmgate/spend.h"
 #include "llmgate/store.h"
 
@@ -67,7 +68,8 @@ lg_spend *lg_spend_open(const char *path, char *err, size_t errlen)
         goto out;
     }
     bool fresh = (uint64_t)st.st_size != sizeof *f;
-    if (fresh && (ftruncate(fd, 0) != 0 || ftruncate(fd, (off_t)sizeof *f) != 0)) {
+    if ((fresh && (ftruncate(fd, 0) != 0 || ftruncate(fd, (off_t)sizeof *f) != 0)) ||
+        lg_file_reserve(fd, (off_t)sizeof *f, fresh) != 0) { /* a full disk: no spend file, never a fault */
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         goto out;
     }

@@ -17,30 +17,12 @@
 
 #include "llmgate/clock.h"
 #include "llmgate/log.h"
+#include "llmgate/file_space.h"
 #include "store/persist.h"
 #include "store/shm_map.h"
 #include "store/shm_version.h"
 
 #define OPEN_TRIES 8
-
-/* Reserves disk space for the first len bytes of fd, so that no store to its mapping can fault. A file
- * still private to us (fresh) may be reserved by writing zeros (posix_fallocate's fallback); a published
- * one only by the kernel's fallocate (a write would race with its users), and only when some of it is
- * not allocated yet; a file system without fallocate is then trusted. 0, or -1 with errno set. */
-static int reserve(int fd, off_t len, bool fresh)
-{
-    if (fresh) {
-        int rc = posix_fallocate(fd, 0, len);
-        errno = rc;
-        return rc == 0 ? 0 : -1;
-    }
-    struct stat st;
-    if (fstat(fd, &st) != 0)
-        return -1;
-    if ((off_t)st.st_blocks * 512 >= len || fallocate(fd, 0, 0, len) == 0 || errno == EOPNOTSUPP)
-        return 0;
-    return -1;
-}
 
 /* Initialises a fresh zeroed mapping: header, robust, shared, error-checking mutex, and the slots of
  * `from` (a store being replaced; read without its lock) or else the long cooldowns kept on disk. Magic
@@ -89,7 +71,7 @@ static int publish_new(const char *path, bool replace, const lg_store_layout *fr
     int rc = -1;
     void *m = MAP_FAILED;
     if (fchmod(fd, 0600) == 0 && ftruncate(fd, (off_t)sizeof(lg_store_layout)) == 0 &&
-        reserve(fd, (off_t)sizeof(lg_store_layout), true) == 0)
+        lg_file_reserve(fd, (off_t)sizeof(lg_store_layout), true) == 0)
         m = mmap(NULL, sizeof(lg_store_layout), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (m != MAP_FAILED) {
         if (init_layout(m, from) == 0)
@@ -112,7 +94,7 @@ static lg_store_layout *map_valid(int fd, bool *full)
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077) != 0 ||
         st.st_size != (off_t)sizeof(lg_store_layout))
         return NULL;
-    if (reserve(fd, st.st_size, false) != 0) {
+    if (lg_file_reserve(fd, st.st_size, false) != 0) {
         *full = true;
         return NULL;
     }

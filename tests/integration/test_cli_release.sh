@@ -79,5 +79,5 @@ done
 check_eq "completion: st -> status" "status " "$(complete_words llmgate st)"
 check_eq "completion: a file after --config" "ok.json " "$(cd "$LG_TMP" && complete_words llmgate run --config ok)"
 check_match "completion: a command after run --" '(^| )true ' "$(complete_words llmgate run -- tru)"
-check_eq "completion: help takes a command" "check-config classify " "$(complete_words llmgate help c)"
+check_eq "completion: help takes a command" "ca check-config classify " "$(complete_words llmgate help c)"
 lg_done
