@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
 #include <string.h>
 #include <time.h>
@@ -17,6 +16,7 @@
 #include "front/h1_target.h"
 #include "llmgate/clock.h"
 #include "llmgate/store.h"
+#include "llmgate/tcp_connect.h"
 #include "relay/relay.h"
 
 static const lg_config *host_cfg;
@@ -29,27 +29,12 @@ void lg_relay_host_use(const lg_config *cfg)
     host_store = lg_store_open_config(cfg, err, sizeof err);
 }
 
-/* A TCP socket connected to host:port (blocking, or connecting when nonblock), or -1. */
+/* A TCP socket connected to host:port (blocking, or connecting when nonblock), or -1: libc's own calls (the
+ * relay is never preloaded). */
 static int tcp_connect(const char *host, const char *port, bool nonblock)
 {
-    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
-    struct addrinfo *res = NULL;
-    int fd = -1;
-    if (getaddrinfo(host, port, &hints, &res) != 0)
-        return -1;
-    for (struct addrinfo *a = res; a && fd < 0; a = a->ai_next) {
-        fd = socket(a->ai_family, SOCK_STREAM | SOCK_CLOEXEC | (nonblock ? SOCK_NONBLOCK : 0), 0);
-        if (fd < 0)
-            continue;
-        int one = 1;
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        if (connect(fd, a->ai_addr, a->ai_addrlen) != 0 && !(nonblock && errno == EINPROGRESS)) {
-            close(fd);
-            fd = -1;
-        }
-    }
-    freeaddrinfo(res);
-    return fd;
+    static const lg_tcp_calls libc = {.getaddrinfo = getaddrinfo, .connect = connect, .close = close};
+    return lg_tcp_connect(host, port, nonblock, &libc);
 }
 
 int lg_relay_tcp_connect(const char *host, const char *port) { return tcp_connect(host, port, false); }

@@ -1,43 +1,19 @@
 /* llmgate's own TCP connections to a rerouted attempt's target (see plain_conn.h). */
 #include <errno.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <unistd.h>
 
 #include "hook/sock/fd_wait.h"
 #include "hook/base/guard.h"
 #include "hook/sock/plain_conn.h"
 #include "hook/base/libc_real.h"
-
-/* A socket connected (or, nonblock, connecting) to the first address of t that takes one; -1 on failure. */
-static int connect_first(const lg_h1_target *t, bool nonblock)
-{
-    const lg_sock_real *real = lg_sock_real_get();
-    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
-    struct addrinfo *res = NULL;
-    int fd = -1;
-    if (real->getaddrinfo(t->host, t->port, &hints, &res) == 0) {
-        for (struct addrinfo *a = res; a && fd < 0; a = a->ai_next) {
-            fd = socket(a->ai_family, SOCK_STREAM | SOCK_CLOEXEC | (nonblock ? SOCK_NONBLOCK : 0), 0);
-            if (fd < 0)
-                continue;
-            int one = 1;
-            setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-            if (real->connect(fd, a->ai_addr, a->ai_addrlen) != 0 && !(nonblock && errno == EINPROGRESS)) {
-                real->close(fd);
-                fd = -1;
-            }
-        }
-        freeaddrinfo(res);
-    }
-    return fd;
-}
+#include "llmgate/tcp_connect.h"
 
 int lg_h1_target_socket(const lg_h1_target *t, bool nonblock)
 {
+    const lg_sock_real *real = lg_sock_real_get();
+    const lg_tcp_calls calls = {.getaddrinfo = real->getaddrinfo, .connect = real->connect, .close = real->close};
     int fd;
-    LG_OURS(fd = connect_first(t, nonblock));
+    LG_OURS(fd = lg_tcp_connect(t->host, t->port, nonblock, &calls));
     return fd;
 }
 
