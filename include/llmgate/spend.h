@@ -27,6 +27,12 @@ typedef struct {
 const lg_price *lg_price_find(const lg_config *c, const lg_provider *p, const char *model);
 /* The dearest price listed for p (largest output price), or NULL when none is. */
 const lg_price *lg_price_dearest(const lg_config *c, const lg_provider *p);
+/* The price a budget counts model's usage at: lg_price_find's (*listed true), else the provider's dearest
+ * (*listed false; NULL when none is). Remembered per thread for the last config (by its generation),
+ * provider and model of up to LG_PRICE_MEMO_MODEL - 1 bytes: a host calls one model request after request,
+ * and the table's walk (fnmatch on its globs) costs ~40 times the memo's compare. */
+#define LG_PRICE_MEMO_MODEL 128
+const lg_price *lg_price_for(const lg_config *c, const lg_provider *p, const char *model, bool *listed);
 /* The cost of u at pr in nano-USD: uncached input at input, cache reads at cached_input, output at output. */
 int64_t lg_price_cost_nusd(const lg_price *pr, const lg_tokens *u);
 

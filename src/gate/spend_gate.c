@@ -31,14 +31,6 @@ static lg_spend_key key_of(lg_exchange *x)
                           x->req.program ? x->req.program : ""};
 }
 
-/* The price a budget counts u at: the model's, else its provider's dearest, else none (NULL). */
-static const lg_price *budget_price(const lg_config *c, const lg_provider *p, const char *model, bool *listed)
-{
-    const lg_price *pr = lg_price_find(c, p, model);
-    *listed = pr != NULL;
-    return pr ? pr : lg_price_dearest(c, p);
-}
-
 bool lg_exchange_spend_due(const lg_exchange *x)
 {
     return !x->spend.ended && x->spend_prov != x->req.prov;
@@ -53,7 +45,7 @@ bool lg_exchange_spend_admit(lg_exchange *x, size_t idx, int64_t now_ms)
     x->res.account = idx; /* the account the budgets see */
     lg_spend_key k = key_of(x);
     bool listed;
-    const lg_price *pr = budget_price(cfg, x->req.prov, k.model, &listed);
+    const lg_price *pr = lg_price_for(cfg, x->req.prov, k.model, &listed);
     int64_t out = x->a.est.output >= 0 ? x->a.est.output : LG_ESTIMATE_DEFAULT_OUTPUT;
     /* the conservative prompt estimate (the body's bytes / 4) and the output it may ask for: at most what
      * the request may spend, so that requests admitted at once cannot cross a budget together */
@@ -137,7 +129,7 @@ void lg_exchange_spend_end(lg_exchange *x)
             d.cached = (uint64_t)u.cached;
             d.output = (uint64_t)u.output;
             d.estimated = u.estimated;
-            const lg_price *pr = budget_price(cfg, p, k.model, &listed);
+            const lg_price *pr = lg_price_for(cfg, p, k.model, &listed);
             int64_t cost = pr ? lg_price_cost_nusd(pr, &u) : 0;
             d.cost_nusd = listed ? cost : 0;
             d.unpriced = !listed;

@@ -36,6 +36,48 @@ const lg_price *lg_price_dearest(const lg_config *c, const lg_provider *p)
     return best;
 }
 
+/* The thread's last answer of lg_price_for and what it was asked: the config (its generation: one parsed
+ * where a freed one was has another), the provider and the model. */
+typedef struct {
+    uint64_t generation; /* 0: none */
+    const lg_provider *prov;
+    char model[LG_PRICE_MEMO_MODEL];
+    const lg_price *price;
+    bool listed;
+} price_memo;
+
+/* A question other than the last one: answered from the table, remembered in *m when the model fits. Cold:
+ * a host calls one model request after request. */
+__attribute__((cold, noinline)) static const lg_price *price_for_new(price_memo *m, const lg_config *c,
+                                                                     const lg_provider *p, const char *model,
+                                                                     bool *listed)
+{
+    const lg_price *pr = lg_price_find(c, p, model);
+    *listed = pr != NULL;
+    if (!pr)
+        pr = lg_price_dearest(c, p);
+    size_t len = model ? strlen(model) : 0;
+    if (c->generation && model && len < sizeof m->model) {
+        m->generation = c->generation;
+        m->prov = p;
+        memcpy(m->model, model, len + 1);
+        m->price = pr;
+        m->listed = *listed;
+    }
+    return pr;
+}
+
+const lg_price *lg_price_for(const lg_config *c, const lg_provider *p, const char *model, bool *listed)
+{
+    static __attribute__((tls_model("initial-exec"))) __thread price_memo last;
+    price_memo *m = &last; /* one look-up of the thread's copy */
+    if (m->generation && m->generation == c->generation && m->prov == p && model && !strcmp(m->model, model)) {
+        *listed = m->listed;
+        return m->price;
+    }
+    return price_for_new(m, c, p, model, listed);
+}
+
 int64_t lg_price_cost_nusd(const lg_price *pr, const lg_tokens *u)
 {
     int64_t cached = u->cached < 0 ? 0 : u->cached > u->input ? u->input : u->cached;

@@ -71,6 +71,42 @@ static void prices_by_glob_and_provider(void **state)
     lg_config_free(c);
 }
 
+/* lg_price_for answers as lg_price_find, else lg_price_dearest, whatever it asked before: another model,
+ * another provider, another config with the same provider names and other prices, a model too long to be
+ * remembered. */
+static void price_memo_answers_as_the_table(void **state)
+{
+    (void)state;
+    char err[512];
+    lg_config *c = parse(CONFIG, err, sizeof err);
+    lg_config *d = parse("{\"providers\": {\"mine\": {\"hosts\": [\"llm.example\"], \"dialect\": \"openai\"}},"
+                         " \"prices\": {\"models\": [{\"provider\": \"openai\", \"model\": \"gpt-4o\", \"input\": 7,"
+                         " \"output\": 8}, {\"provider\": \"openai\", \"model\": \"o1*\", \"input\": 1, \"output\": 9}]}}",
+                         err, sizeof err);
+    assert_true(c && d);
+    char longer[LG_PRICE_MEMO_MODEL + 8];
+    memset(longer, 'x', sizeof longer - 1);
+    memcpy(longer, "gpt-4o", 6);
+    longer[sizeof longer - 1] = '\0';
+    const char *models[] = {"gpt-4o-mini", "gpt-4o-mini", "gpt-4o", "gpt-4o", "local", "o9", "", "o1-pro", longer, longer};
+    const lg_config *cfgs[] = {c, d};
+    const char *provs[] = {"openai", "mine"};
+    for (unsigned step = 0; step < 400; step++) { /* a sequence mixing repeats and changes */
+        unsigned r = step * 2654435761u;
+        const lg_config *cf = cfgs[(r >> 7) % 2];
+        const lg_provider *p = lg_config_provider(cf, provs[(r >> 11) % 2]);
+        const char *m = models[(r >> 15) % 10];
+        for (int again = 0; again < 2; again++) {
+            bool listed = !again;
+            const lg_price *want = lg_price_find(cf, p, m), *got = lg_price_for(cf, p, m, &listed);
+            assert_true(listed == (want != NULL));
+            assert_ptr_equal(got, want ? want : lg_price_dearest(cf, p));
+        }
+    }
+    lg_config_free(c);
+    lg_config_free(d);
+}
+
 static void bad_prices_and_budgets(void **state)
 {
     (void)state;
@@ -221,6 +257,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(prices_by_glob_and_provider),
+        cmocka_unit_test(price_memo_answers_as_the_table),
         cmocka_unit_test(bad_prices_and_budgets),
         cmocka_unit_test(budget_matches),
         cmocka_unit_test(periods_and_admission),
