@@ -247,6 +247,12 @@ attempt-watch-never-fires|src/hook/curl/progress.c|test_attempt_timeout
 write-pause-refused|src/hook/curl/deliver.c|test_curl_pause
     if (r->multi_xfer)
     if (r->multi_xfer || 1)
+price-memo-any-model|src/spend/price.c|test_spend
+    if (m->generation && m->generation == c->generation && m->prov == p && model && !strcmp(m->model, model)) {
+    if (m->generation && m->generation == c->generation && m->prov == p && model) {
+day-row-hint-model-prefix|src/spend/agg.c|test_spend
+    return r->used && !strncmp(r->model, n[2], sizeof r->model - 1) &&
+    return r->used && !strncmp(r->model, n[2], 8) &&
 EOF
 )
 

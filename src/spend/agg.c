@@ -58,18 +58,25 @@ void lg_spend_counts_add(lg_spend_counts *to, const lg_spend_counts *d)
     to->refused += d->refused;
 }
 
-void lg_spend_day_add(lg_spend_day *d, int64_t day, const lg_spend_key *k, const lg_spend_counts *delta)
+/* True when row r holds the names n (provider, account, model, program) as lg_spend_day_add stores them:
+ * each cut to its field (a field's last byte is always its NUL). */
+static bool holds(const lg_spend_row *r, const char *const n[4])
 {
-    if (d->day != day) {
-        memset(d, 0, sizeof *d);
-        d->day = day;
-    }
+    return r->used && !strncmp(r->model, n[2], sizeof r->model - 1) &&
+           !strncmp(r->program, n[3], sizeof r->program - 1) &&
+           !strncmp(r->account, n[1], sizeof r->account - 1) &&
+           !strncmp(r->provider, n[0], sizeof r->provider - 1);
+}
+
+/* The row of names n in d as slot_of finds it, else the "other" rows past the cap, else NULL (all full). */
+static lg_spend_row *row_of(lg_spend_day *d, const char *const n[4])
+{
     lg_spend_row key;
     memset(&key, 0, sizeof key);
-    copy_cut(key.provider, sizeof key.provider, k->provider ? k->provider : "");
-    copy_cut(key.account, sizeof key.account, k->account ? k->account : "");
-    copy_cut(key.model, sizeof key.model, k->model && *k->model ? k->model : "?");
-    copy_cut(key.program, sizeof key.program, k->program && *k->program ? k->program : "?");
+    copy_cut(key.provider, sizeof key.provider, n[0]);
+    copy_cut(key.account, sizeof key.account, n[1]);
+    copy_cut(key.model, sizeof key.model, n[2]);
+    copy_cut(key.program, sizeof key.program, n[3]);
     lg_spend_row *r = slot_of(d, &key, d->n < LG_SPEND_ROWS_NAMED);
     if (!r) { /* past the cap: the provider's and account's "other" model and program */
         strcpy(key.model, "other");
@@ -80,6 +87,29 @@ void lg_spend_day_add(lg_spend_day *d, int64_t day, const lg_spend_key *k, const
         strcpy(key.provider, "other");
         strcpy(key.account, "other");
         r = slot_of(d, &key, true);
+    }
+    return r;
+}
+
+/* The row the thread's last key was counted in, plus one (0: none): a hint, checked before use. A day holds
+ * each key's names in one row at most, and rows are only ever cleared all together (a new day), so a row
+ * holding the key's names is the one slot_of would find; the hint spares building, hashing and probing
+ * the key on every request of a host sending one model from one program. */
+static __attribute__((tls_model("initial-exec"))) __thread uint32_t last_row;
+
+void lg_spend_day_add(lg_spend_day *d, int64_t day, const lg_spend_key *k, const lg_spend_counts *delta)
+{
+    if (d->day != day) {
+        memset(d, 0, sizeof *d);
+        d->day = day;
+    }
+    const char *const n[4] = {k->provider ? k->provider : "", k->account ? k->account : "",
+                              k->model && *k->model ? k->model : "?", k->program && *k->program ? k->program : "?"};
+    uint32_t *hint = &last_row; /* one look-up of the thread's copy */
+    lg_spend_row *r = *hint && *hint <= LG_SPEND_ROWS ? &d->rows[*hint - 1] : NULL;
+    if (!r || !holds(r, n)) {
+        r = row_of(d, n);
+        *hint = r ? (uint32_t)(r - d->rows) + 1 : 0;
     }
     if (r)
         lg_spend_counts_add(&r->c, delta);

@@ -206,6 +206,56 @@ static void day_rows_are_bounded(void **state)
     free(d);
 }
 
+/* The thread's hint of its last row changes no count: a day fed a sequence of keys (repeats, names cut to
+ * their fields, absent names, past the cap and the full day, a new day) with the hint in play ends byte for
+ * byte as the same day fed the same keys with the hint sent elsewhere before each add. */
+static void day_row_hint_counts_as_without(void **state)
+{
+    (void)state;
+    lg_spend_day *hinted = calloc(1, sizeof *hinted), *plain = calloc(1, sizeof *plain);
+    lg_spend_day *scratch = calloc(1, sizeof *scratch);
+    assert_true(hinted && plain && scratch);
+    char models[5][LG_SPEND_MODEL_MAX + 16], programs[3][LG_SPEND_PROGRAM_MAX + 8];
+    for (int i = 0; i < 5; i++) /* the first two differ past the field's end only: one row */
+        snprintf(models[i], sizeof models[i], "%.*s%c", LG_SPEND_MODEL_MAX - 1,
+                 "gpt-4o-mini-with-a-name-long-enough-to-be-cut-to-its-field-xxxxxxxxxxxxxxxxxx", "abcde"[i]);
+    models[2][LG_SPEND_MODEL_MAX - 2] = 'Z'; /* differs inside the field */
+    snprintf(models[3], sizeof models[3], "gpt-4o");
+    models[4][0] = '\0';
+    snprintf(programs[0], sizeof programs[0], "job");
+    snprintf(programs[1], sizeof programs[1], "%.*s", LG_SPEND_PROGRAM_MAX + 4, "a-program-name-longer-than-its-field-q");
+    programs[2][0] = '\0';
+    const char *accounts[] = {"one", "two", NULL};
+    for (int pass = 0; pass < 2; pass++) { /* the same keys twice: into hinted, then into plain */
+        char many[16];
+        unsigned r = 12345;
+        for (int step = 0; step < 4000; step++) {
+            r = r * 1103515245u + 12345u;
+            int64_t day = step < 3000 ? 20000 : 20001;
+            lg_spend_key k = {"openai", accounts[(r >> 8) % 3], models[(r >> 12) % 5], programs[(r >> 16) % 3]};
+            if ((r >> 20) % 4 == 0) { /* a new model now and then: the day fills past its cap */
+                snprintf(many, sizeof many, "m-%d", step);
+                k.model = many;
+            }
+            lg_spend_counts c = {.requests = 1, .input = (r >> 4) % 1000, .cost_nusd = step};
+            for (int again = 0; again < 1 + (int)((r >> 24) % 3); again++) { /* repeats: the hint's case */
+                if (!pass) {
+                    lg_spend_day_add(hinted, day, &k, &c);
+                    continue;
+                }
+                char other[24]; /* the hint sent to a row of another day first */
+                snprintf(other, sizeof other, "s-%d-%d", step, again);
+                lg_spend_day_add(scratch, 1, &(lg_spend_key){"x", "y", other, "z"}, &c);
+                lg_spend_day_add(plain, day, &k, &c);
+            }
+        }
+    }
+    assert_memory_equal(hinted, plain, sizeof *plain);
+    free(hinted);
+    free(plain);
+    free(scratch);
+}
+
 static void ledger_lines_and_rotation(void **state)
 {
     (void)state;
@@ -262,6 +312,7 @@ int main(void)
         cmocka_unit_test(budget_matches),
         cmocka_unit_test(periods_and_admission),
         cmocka_unit_test(day_rows_are_bounded),
+        cmocka_unit_test(day_row_hint_counts_as_without),
         cmocka_unit_test(ledger_lines_and_rotation),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
