@@ -151,8 +151,9 @@ int lg_spend_flush(lg_spend *s, struct lg_store *st, const lg_config *cfg, int64
     bool taken = b && take(s->f, cfg, now_ms, b);
     lg_spend_unlock(s->f);
     if (!taken) {
+        int rc = b ? 0 : -1; /* another process is pushing: nothing to do */
         free(b);
-        return b ? 0 : -1;
+        return rc;
     }
     qsort(b->rows, b->n_rows, sizeof *b->rows, by_day);
     size_t cap = b->n_budgets + b->n_rows * N_COUNTERS;
