@@ -68,6 +68,8 @@ DEPS_PKGS += php-guzzlehttp-guzzle
 DEPS_PKGS += golang-go nodejs
 # make bench's footprint figures (callgrind: instructions and code lines per request)
 DEPS_PKGS += valgrind
+# Debian's headless Chromium: test_spend opens `llmgate usage --html` in it (a screenshot, the DOM it drew)
+DEPS_PKGS += chromium
 # wget2, the host of test_wget2 (non-blocking sockets opened with TCP Fast Open, GnuTLS on them), the
 # nginx it talks to there before the mock (its "Connection: keep-alive" makes wget2 reuse a connection),
 # and gnutls-cli (gnutls-bin) for GnuTLS's own Fast Open transport

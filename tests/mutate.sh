@@ -54,8 +54,23 @@ fallback-budget-unasked|src/gate/spend_gate.c|test_spend
     return !x->spend.ended && x->spend_prov != x->req.prov;
     return !x->spend.ended && !x->spend_prov;
 budget-ignores-pending|src/spend/budget.c|test_spend
-    return (double)s->spent_nusd + (double)(s->pending_nusd > 0 ? s->pending_nusd : 0) < limit;
-    return (double)s->spent_nusd < limit;
+    return (double)spent + (double)(s->pending_nusd > 0 ? s->pending_nusd : 0) < limit;
+    return (double)spent < limit;
+fleet-budget-unheard|src/spend/fleet.c|test_spend_fleet
+            slot->fleet_nusd = totals[i];
+            (void)totals;
+fleet-push-per-request|src/spend/fleet.c|test_spend_fleet
+    if ((!n && !cfg->n_budgets) || (n < (uint64_t)cfg->spend_flush_requests && now_ms - last < cfg->spend_flush_ms))
+    if (!n && !cfg->n_budgets)
+html-bars-misdrawn|src/cli/usage_html.c|test_spend
+        double v = fig(&t->g[i].c), h = max > 0 ? v / max * plot_h : 0;
+        double v = fig(&t->g[i].c), h = max > 0 ? v / max * plot_h * 0.9 : 0;
+prometheus-models-uncapped|src/cli/cmd_usage.c|test_usage_prometheus
+    cap_models(&tm);
+    (void)cap_models;
+tz-day-utc|src/util/tz.c|test_tz
+    return floor_div(s + lg_tz_offset(tz, s), DAY_S);
+    return floor_div(s, DAY_S);
 run-sum-edge|src/limiter/window.c|test_window_sums
     if (e <= w->run_end && e >= w->run_end - B) {
     if (e <= w->run_end && e > w->run_end - B) {
@@ -227,7 +242,7 @@ tfo-sendto-unfollowed|src/hook/sock/io.c|test_wget2
 gnutls-nonblocking-passed|src/hook/tls/gnutls_conns.c|test_wget2
     if (prov && (fd < 0 || fcntl(fd, F_GETFL) < 0 || h2)) {
     if (prov && (fd < 0 || (fcntl(fd, F_GETFL) & O_NONBLOCK) || h2)) {
-store-space-not-reserved|src/store/shm_map.c|test_store_full
+store-space-not-reserved|src/util/file_space.c|test_store_full
         int rc = posix_fallocate(fd, 0, len);
         int rc = 0;
 lock-garbage-ignored|src/store/shm_lock.c|test_store_stall

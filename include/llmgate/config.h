@@ -133,13 +133,16 @@ typedef struct {
 
 typedef enum { LG_PER_HOUR = 0, LG_PER_DAY, LG_PER_MONTH } lg_budget_per;
 
+struct lg_tz;
+
 /* One "budgets" entry: requests matching every given condition (exact or glob; NULL: any) share usd per
- * period (UTC). */
+ * period (UTC, or the days of "spend.time_zone"). */
 typedef struct {
     char name[LG_NAME_MAX];
     char *provider, *account, *model, *program;
     lg_budget_per per;
     double usd;
+    const struct lg_tz *tz; /* the config's spend_tz (NULL: UTC) */
 } lg_budget_conf;
 
 /* One "gateway.tokens" entry: a client of `llmgate relay --listen` presenting the token whose SHA-256 this
@@ -176,6 +179,12 @@ typedef struct {
     size_t n_budgets;
     char *ledger_path;       /* "ledger.path": the per-request ledger's files are PATH-YYYY-MM-DD.jsonl; NULL: off */
     int64_t ledger_keep_days; /* "ledger.keep_days": older files are removed (default 30) */
+    int64_t spend_flush_requests; /* "spend.flush_requests": with redis, the machine's spend pushed to the
+                                   * fleet's totals after this many requests (default 100) ... */
+    int64_t spend_flush_ms;       /* "spend.flush_ms": ... or this long after the last push (default 10000) */
+    char *spend_time_zone;        /* "spend.time_zone": the TZ database name days, months and hours of spend
+                                   * are counted in (NULL: UTC) */
+    struct lg_tz *spend_tz;       /* that zone, loaded with the config */
     lg_gateway_token *gateway_tokens; /* "gateway.tokens", or NULL */
     size_t n_gateway_tokens;
     char *source;            /* path the config came from, or "(defaults)" */

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "llmgate/config.h"
+#include "llmgate/tz.h"
 
 #define LG_NUSD_PER_USD 1000000000.0 /* costs are kept in nano-USD */
 
@@ -45,9 +46,10 @@ typedef struct {
 
 /* True when every condition of b holds for k (exact or fnmatch(3) glob; an absent one holds). */
 bool lg_budget_matches(const lg_budget_conf *b, const lg_spend_key *k);
-/* The start (UTC, Unix ms) of the period of kind per holding now_ms, and the start of the next one. */
-int64_t lg_budget_period_start(lg_budget_per per, int64_t now_ms);
-int64_t lg_budget_period_end(lg_budget_per per, int64_t now_ms);
+/* The start (Unix ms) of the period of kind per holding now_ms, and the start of the next one: hours,
+ * days and months of the zone tz (NULL: UTC). */
+int64_t lg_budget_period_start(lg_budget_per per, const lg_tz *tz, int64_t now_ms);
+int64_t lg_budget_period_end(lg_budget_per per, const lg_tz *tz, int64_t now_ms);
 
 /* One budget's shared state. */
 typedef struct {
@@ -57,12 +59,15 @@ typedef struct {
     int64_t pending_nusd; /* reserved by requests admitted and not settled yet (any period) */
     int64_t noticed_ms;   /* the period a refusal was last noticed on stderr in */
     int64_t lifted_ms;    /* the period lifted by hand (llmgate reset --budget), 0: none */
+    int64_t fleet_nusd;     /* with redis: the fleet's spent this period as of the machine's last push */
+    int64_t unflushed_nusd; /* with redis: spent here this period and not pushed yet */
 } lg_budget_slot;
 
-/* Moves s to the period of b holding now_ms (spent cleared when it changed). */
+/* Moves s to the period of b holding now_ms (spent and the fleet's figures cleared when it changed). */
 void lg_budget_roll(lg_budget_slot *s, const lg_budget_conf *b, int64_t now_ms);
-/* True when a request may start under b now: lifted for this period, or spent + pending below its usd.
- * s is rolled first. */
+/* True when a request may start under b now: lifted for this period, or spent + pending below its usd,
+ * spent being the larger of the machine's and the fleet's (its last known total and what this machine
+ * spent since). s is rolled first. */
 bool lg_budget_allows(lg_budget_slot *s, const lg_budget_conf *b, int64_t now_ms);
 
 /* ---- Aggregates (src/spend/agg.c): per UTC day, provider, account, model, program ---- */
@@ -173,5 +178,22 @@ int lg_spend_visit(lg_spend *s, int64_t since_day, lg_spend_row_fn fn, void *ctx
 /* Calls fn for every budget slot used. */
 typedef void (*lg_spend_budget_fn)(const lg_budget_slot *slot, void *ctx);
 int lg_spend_visit_budgets(lg_spend *s, lg_spend_budget_fn fn, void *ctx);
+
+/* ---- The fleet's totals through Redis (src/spend/fleet.c): batches, never a round trip per request ---- */
+
+struct lg_store;
+
+/* After a request's end, with a redis store: pushes the machine's outbox (lg_spend_flush) when
+ * cfg->spend_flush_requests requests were counted or cfg->spend_flush_ms passed since the last push; the
+ * first call also has the process push what is left when it exits. Keeps errno. */
+void lg_spend_fleet_tick(lg_spend *s, struct lg_store *st, const lg_config *cfg, int64_t now_ms);
+/* At a process's exit (the runtime's atexit handler): what the last tick's spend file still holds pushed. */
+void lg_spend_fleet_exit(void);
+/* Pushes the day rows and budget spend counted on this machine since its last push (one MULTI/EXEC) and
+ * takes back the fleet's budget totals; on failure they stay for the next push. One process at a time.
+ * 0, or -1 when Redis could not be used. */
+int lg_spend_flush(lg_spend *s, struct lg_store *st, const lg_config *cfg, int64_t now_ms);
+/* Calls fn for every row of the fleet's totals in Redis, days since_day to last_day. 0, or -1. */
+int lg_spend_fleet_visit(struct lg_store *st, int64_t since_day, int64_t last_day, lg_spend_row_fn fn, void *ctx);
 
 #endif

@@ -227,6 +227,22 @@ int lg_store_visit(lg_store *s, lg_store_visit_fn fn, void *ctx);
 typedef void (*lg_store_provider_visit_fn)(const char *provider, const lg_provider_slot *slot, void *ctx);
 int lg_store_visit_providers(lg_store *s, lg_store_provider_visit_fn fn, void *ctx);
 
+/* ---- Counters a fleet shares through Redis (src/store/redis_counters.c; for spend's batches, never per
+ * request). Keys are the caller's; the shm backend has none of these (-1). ---- */
+typedef struct {
+    const char *key, *field;
+    int64_t delta;
+} lg_store_hincr;
+
+/* Adds every ops[i].delta to its hash field in one MULTI/EXEC round trip, each key then set to expire in
+ * ttl_s seconds (a key's ops kept together); the fields' new values into out[i] (out may be NULL). Returns 0, or -1 when s is not a
+ * redis store or Redis cannot be used now (then nothing is known to have been added; a failed batch
+ * does not mark Redis down for the other operations). */
+int lg_store_hincr_batch(lg_store *s, const lg_store_hincr *ops, size_t n, int64_t ttl_s, int64_t *out);
+/* Calls fn for every field of the hash key (HGETALL) whose value is an integer. 0, or -1 as above. */
+typedef void (*lg_store_hfield_fn)(const char *field, int64_t value, void *ctx);
+int lg_store_hvisit(lg_store *s, const char *key, lg_store_hfield_fn fn, void *ctx);
+
 /* ---- The same operations on slots the caller holds (under a backend's lock, or an exchange's own):
  * what every backend implements. owner identifies the slots; a ticket of another owner is forgotten. ---- */
 typedef struct {

@@ -12,6 +12,7 @@
 #include "cli/usage_table.h"
 #include "llmgate/clock.h"
 #include "llmgate/spend.h"
+#include "llmgate/store.h"
 
 #define DAY_MS INT64_C(86400000)
 static const char *const key_names[KEYS_MAX] = {"day", "provider", "account", "model", "program"};
@@ -187,6 +188,54 @@ static void print_table(const table *t, const char *since)
     print_line(t, &t->total, "total");
 }
 
+/* Visitor: row into every table of the NULL-terminated list ctx. */
+static void collect_all(int64_t day, const lg_spend_row *row, void *ctx)
+{
+    for (table **t = ctx; *t; t++)
+        lg_usage_collect(day, row, *t);
+}
+
+#define PROM_MODELS_MAX 20 /* model labels of the Prometheus output; the others of a provider as "other" */
+
+/* The groups of t (provider, model) past the PROM_MODELS_MAX dearest folded into their provider's "other"
+ * (t sorted by cost first). */
+static void cap_models(table *t)
+{
+    if (t->n)
+        qsort(t->g, t->n, sizeof *t->g, by_cost);
+    size_t n = t->n < PROM_MODELS_MAX ? t->n : PROM_MODELS_MAX;
+    for (size_t i = PROM_MODELS_MAX; i < t->n; i++) {
+        group *to = NULL;
+        for (size_t j = PROM_MODELS_MAX; j < n && !to; j++)
+            if (!strcmp(t->g[j].key[1], t->g[i].key[1]))
+                to = &t->g[j];
+        if (!to) {
+            to = &t->g[n++];
+            memmove(to, &t->g[i], sizeof *to);
+            snprintf(to->key[3], sizeof to->key[3], "other");
+        } else {
+            lg_spend_counts_add(&to->c, &t->g[i].c);
+        }
+    }
+    t->n = n;
+}
+
+/* One family of counters: its lines per group of t, labelled by the keys of t. */
+static void prom_family(const table *t, const char *name, const char *help, int k)
+{
+    printf("# HELP %s %s\n# TYPE %s counter\n", name, help, name);
+    for (size_t i = 0; i < t->n; i++) {
+        const lg_spend_counts *c = &t->g[i].c;
+        const uint64_t v[] = {c->requests, c->input, c->cached, c->output, 0, c->unpriced, c->limited, c->refused};
+        printf("%s{provider=\"%s\",%s=\"%s\"} ", name, t->g[i].key[1], t->by[1] == 3 ? "model" : "account",
+               t->g[i].key[t->by[1]]);
+        if (k == 4)
+            printf("%.9f\n", usd(c->cost_nusd));
+        else
+            printf("%llu\n", (unsigned long long)v[k]);
+    }
+}
+
 void lg_cli_usage_prometheus(const lg_config *cfg)
 {
     char path[4096], err[512];
@@ -195,9 +244,12 @@ void lg_cli_usage_prometheus(const lg_config *cfg)
         return;
     lg_spend *s = lg_spend_open(path, err, sizeof err);
     table t = {.by = {1, 2}, .n_by = 2}; /* provider, account: bounded labels */
-    if (!s || lg_spend_visit(s, 0, lg_usage_collect, &t) != 0 || t.oom) {
+    table tm = {.by = {1, 3}, .n_by = 2}; /* provider, model: capped at PROM_MODELS_MAX */
+    table *all[] = {&t, &tm, NULL};
+    if (!s || lg_spend_visit(s, 0, collect_all, all) != 0 || t.oom || tm.oom) {
         lg_spend_close(s);
         free(t.g);
+        free(tm.g);
         return;
     }
     lg_spend_close(s);
@@ -213,19 +265,22 @@ void lg_cli_usage_prometheus(const lg_config *cfg)
         {"llmgate_usage_rate_limited_absorbed_total", "429s retried out of the program's sight"},
         {"llmgate_budget_refused_requests_total", "Requests refused because a budget was spent"},
     };
-    for (size_t k = 0; k < sizeof m / sizeof m[0]; k++) {
-        printf("# HELP %s %s\n# TYPE %s counter\n", m[k].name, m[k].help, m[k].name);
-        for (size_t i = 0; i < t.n; i++) {
-            const lg_spend_counts *c = &t.g[i].c;
-            const uint64_t v[] = {c->requests, c->input, c->cached, c->output, 0, c->unpriced, c->limited, c->refused};
-            printf("%s{provider=\"%s\",account=\"%s\"} ", m[k].name, t.g[i].key[1], t.g[i].key[2]);
-            if (k == 4)
-                printf("%.9f\n", usd(c->cost_nusd));
-            else
-                printf("%llu\n", (unsigned long long)v[k]);
-        }
-    }
+    for (int k = 0; k < (int)(sizeof m / sizeof m[0]); k++)
+        prom_family(&t, m[k].name, m[k].help, k);
+    cap_models(&tm);
+    static const struct {
+        const char *name, *help;
+        int k;
+    } mm[] = {
+        {"llmgate_usage_model_requests_total", "Requests per model (the dearest 20, the others as \"other\")", 0},
+        {"llmgate_usage_model_input_tokens_total", "Input tokens per model, cache reads included", 1},
+        {"llmgate_usage_model_output_tokens_total", "Output tokens per model", 3},
+        {"llmgate_usage_model_cost_usd_total", "Cost in USD per model", 4},
+    };
+    for (size_t k = 0; k < sizeof mm / sizeof mm[0]; k++)
+        prom_family(&tm, mm[k].name, mm[k].help, mm[k].k);
     free(t.g);
+    free(tm.g);
 }
 
 static int usage(FILE *f)
@@ -256,15 +311,16 @@ static bool parse_by(const char *s, table *t)
     return t->n_by > 0;
 }
 
-/* --since: Nd, Nh (counted in whole UTC days back from today) or a date; the first day counted. */
-static bool parse_since(const char *s, int64_t now_ms, int64_t *day)
+/* --since: Nd, Nh (counted in whole days of tz, NULL: UTC, back from today) or a date; the first day
+ * counted. */
+static bool parse_since(const char *s, const lg_tz *tz, int64_t now_ms, int64_t *day)
 {
     char *end;
     long n = strtol(s, &end, 10);
-    int64_t today = now_ms / DAY_MS;
+    int64_t today = lg_tz_day(tz, now_ms);
     if (end != s && n >= 0 && (!strcmp(end, "d") || !strcmp(end, "h"))) {
         int64_t ms = *end == 'd' ? n * DAY_MS : n * (DAY_MS / 24);
-        *day = (now_ms - ms) / DAY_MS;
+        *day = lg_tz_day(tz, now_ms - ms);
         if (*end == 'd' && n > 0)
             *day = today - n + 1;
         return true;
@@ -278,11 +334,33 @@ static bool parse_since(const char *s, int64_t now_ms, int64_t *day)
     return true;
 }
 
-/* Visitor: row into every table of the NULL-terminated list ctx. */
-static void collect_all(int64_t day, const lg_spend_row *row, void *ctx)
+
+/* The rows from day on into every table of all: the fleet's totals from Redis when the configuration cfg
+ * (may be NULL)'s store is redis (this machine's outbox pushed first; this machine's own rows, with a line on stderr, when
+ * Redis cannot be read), else this machine's spend file. 0, or 1 after a line on stderr. */
+static int read_usage(const char *config, const lg_config *cfg, int64_t day, int64_t now_ms, table **all)
 {
-    for (table **t = ctx; *t; t++)
-        lg_usage_collect(day, row, *t);
+    bool redis = cfg && !strcmp(cfg->store_backend, "redis");
+    lg_spend *s = lg_cli_spend_open(config, false);
+    int rc = 0;
+    if (redis) {
+        char err[512];
+        lg_store *st = lg_store_open_config(cfg, err, sizeof err);
+        if (s)
+            lg_spend_flush(s, st, cfg, now_ms);
+        rc = st ? lg_spend_fleet_visit(st, day, lg_tz_day(cfg->spend_tz, now_ms), collect_all, all) : -1;
+        lg_store_close(st);
+        if (rc == 0) {
+            lg_spend_close(s);
+            return 0;
+        }
+        fprintf(stderr, "llmgate: the fleet's totals in Redis cannot be read: this machine's usage only\n");
+    }
+    rc = s && lg_spend_visit(s, day, collect_all, all) != 0;
+    if (rc)
+        fprintf(stderr, "llmgate: the spend file stayed locked; try again\n");
+    lg_spend_close(s);
+    return rc;
 }
 
 int lg_cmd_usage(int argc, char **argv)
@@ -307,8 +385,12 @@ int lg_cmd_usage(int argc, char **argv)
     table t = {0}, per_day = {.by = {0}, .n_by = 1}, per_account = {.by = {1, 2}, .n_by = 2};
     table *all[] = {&t, &per_day, &per_account, NULL};
     int64_t now = lg_now_ms(), day;
-    if (!parse_by(by, &t) || !parse_since(since, now, &day)) {
+    lg_errors errs = {0};
+    lg_config *cfg = lg_config_load(config, &errs); /* its zone and store (the errors: lg_cli_spend_open's) */
+    lg_errors_free(&errs);
+    if (!parse_by(by, &t) || !parse_since(since, cfg ? cfg->spend_tz : NULL, now, &day)) {
         fprintf(stderr, "llmgate: usage: bad --by or --since\n");
+        lg_config_free(cfg);
         return usage(stderr);
     }
     char first[16];
@@ -316,19 +398,18 @@ int lg_cmd_usage(int argc, char **argv)
     struct tm tm;
     gmtime_r(&sec, &tm);
     strftime(first, sizeof first, "%Y-%m-%d", &tm);
-    lg_spend *s = lg_cli_spend_open(config, false);
-    if (s && lg_spend_visit(s, day, collect_all, all) != 0) {
-        fprintf(stderr, "llmgate: the spend file stayed locked; try again\n");
-        lg_spend_close(s);
+    char zone[128];
+    snprintf(zone, sizeof zone, "%s", cfg && cfg->spend_time_zone ? cfg->spend_time_zone : "UTC");
+    int read = read_usage(config, cfg, day, now, all);
+    lg_config_free(cfg);
+    if (read != 0)
         return 1;
-    }
-    lg_spend_close(s);
     int rc = 0;
     if (t.oom || per_day.oom || per_account.oom) {
         fprintf(stderr, "llmgate: out of memory\n");
         rc = 1;
     } else if (html) {
-        rc = lg_usage_html(html, &per_day, &per_account, first);
+        rc = lg_usage_html(html, &per_day, &per_account, first, zone);
     }
     free(per_day.g);
     free(per_account.g);

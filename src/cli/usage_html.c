@@ -95,7 +95,7 @@ static int by_key(const void *a, const void *b)
     return 0;
 }
 
-int lg_usage_html(const char *file, table *per_day, table *per_account, const char *since)
+int lg_usage_html(const char *file, table *per_day, table *per_account, const char *since, const char *zone)
 {
     int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
@@ -113,7 +113,9 @@ int lg_usage_html(const char *file, table *per_day, table *per_account, const ch
     fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>llmgate usage since %s</title>\n"
                "<style>body{font-family:sans-serif;margin:2em;color:#222}h2{font-size:1.05em;margin-top:1.6em}"
                "table{border-collapse:collapse}td,th{padding:.2em .8em;text-align:right;border-bottom:1px solid #ddd}"
-               "</style></head><body>\n<h1>llmgate usage since %s (UTC)</h1>\n", since, since);
+               "</style></head><body>\n<h1>llmgate usage since %s (days of ", since, since);
+    esc(f, zone);
+    fprintf(f, ")</h1>\n");
     fprintf(f, "<table id=\"total\"><tr><th>requests</th><th>input tokens</th><th>cached</th><th>output tokens</th>"
                "<th>cost USD</th><th>429s absorbed</th><th>waited s</th><th>unpriced</th><th>estimated</th>"
                "<th>refused by budget</th></tr>\n<tr><td data-value=\"%llu\">%llu</td><td>%llu</td><td>%llu</td>"

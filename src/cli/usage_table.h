@@ -29,8 +29,9 @@ static inline double usd(int64_t nusd) { return (double)nusd / LG_NUSD_PER_USD; 
 void lg_usage_collect(int64_t day, const lg_spend_row *row, void *ctx);
 
 /* Writes the page of per_day (grouped by day) and per_account (by provider, account) to file: one
- * self-contained HTML file, charts as inline SVG, every bar carrying its figure (data-value). Returns the
+ * self-contained HTML file, charts as inline SVG, every bar carrying its figure (data-value); its days
+ * those of zone ("UTC" or spend.time_zone's name). Returns the
  * exit status (1 after a line on stderr). */
-int lg_usage_html(const char *file, table *per_day, table *per_account, const char *since);
+int lg_usage_html(const char *file, table *per_day, table *per_account, const char *since, const char *zone);
 
 #endif

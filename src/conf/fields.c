@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "conf/fields.h"
+#include "llmgate/tz.h"
 #include "llmgate/limiter.h"
 
 const char *const conf_auth_names[] = {"bearer", "x-api-key", "x-goog-api-key", "api-key", "query-key", NULL};
@@ -96,6 +97,12 @@ static const conf_field store_fields[] = {
     MS("pause_ms", lg_config, store_pause_ms, 0, MS_WHAT, 30000),
 };
 
+static const conf_field spend_fields[] = {
+    INT64("flush_requests", lg_config, spend_flush_requests, 1, 1000000, "an integer from 1 to 1000000", 100),
+    MS("flush_ms", lg_config, spend_flush_ms, 0, MS_WHAT, 10000),
+    PATH("time_zone", spend_time_zone),
+};
+
 static const conf_field log_fields[] = {
     {.name = "level", .kind = CONF_CHOICE, .offset = offsetof(lg_config, log_level), .names = level_names,
      .def = LG_LOG_INFO},
@@ -161,6 +168,18 @@ static void check_store(conf_ctx *cx, const cJSON *obj, const char *path, void *
         conf_err(cx, "store.redis_url", "required with \"backend\": \"redis\"");
 }
 
+/* spend: time_zone names a zone of the TZ database, loaded here (its days count spend and budgets). */
+static void check_spend(conf_ctx *cx, const cJSON *obj, const char *path, void *base)
+{
+    (void)obj, (void)path;
+    lg_config *c = base;
+    char why[600];
+    lg_tz_free(c->spend_tz);
+    c->spend_tz = NULL;
+    if (c->spend_time_zone && !(c->spend_tz = lg_tz_load(c->spend_time_zone, why, sizeof why)))
+        conf_err(cx, "spend.time_zone", "%s", why);
+}
+
 /* limits: the tier is a known one (lg_tier_known). */
 static void check_limits(conf_ctx *cx, const cJSON *obj, const char *path, void *base)
 {
@@ -187,9 +206,11 @@ const conf_section conf_limits_section = SECTION("limits", 0, limits_fields, che
 static const conf_section store_section = SECTION("store", 0, store_fields, check_store);
 static const conf_section log_section = SECTION("log", 0, log_fields, NULL);
 static const conf_section hold_section = SECTION("hold", 0, hold_fields, NULL);
+static const conf_section spend_section = SECTION("spend", 0, spend_fields, check_spend);
 
 const conf_section *const conf_sections[] = {&retry_section, &backoff_section, &conf_breaker_section,
-                                             &store_section, &log_section,     &hold_section};
+                                             &store_section, &log_section,     &hold_section,
+                                             &spend_section};
 const size_t conf_n_sections = sizeof conf_sections / sizeof conf_sections[0];
 _Static_assert(sizeof conf_sections / sizeof conf_sections[0] + 2 <= CONF_FIELDS_MAX,
                "the top level lists the sections, \"providers\" and \"routes\"");

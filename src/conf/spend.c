@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "conf/conf_internal.h"
+#include "llmgate/tz.h"
 #include "llmgate/small_file.h"
 
 #ifndef LG_PRICES_DEFAULT
@@ -203,6 +204,7 @@ void conf_parse_budgets(conf_ctx *cx, const cJSON *arr, lg_config *c)
             continue;
         lg_budget_conf *b = &c->budgets[c->n_budgets++];
         b->per = LG_PER_DAY;
+        b->tz = c->spend_tz;
         const cJSON *v;
         const char *s;
         if (!(v = conf_member(e, ep, "name", kp)))
@@ -256,6 +258,7 @@ void conf_parse_ledger(conf_ctx *cx, const cJSON *obj, lg_config *c)
 
 void conf_spend_free(lg_config *c)
 {
+    lg_tz_free(c->spend_tz);
     free(c->ledger_path);
     for (size_t i = 0; i < c->n_prices; i++)
         free(c->prices[i].model);

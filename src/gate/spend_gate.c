@@ -137,8 +137,10 @@ void lg_exchange_spend_end(lg_exchange *x)
         }
     }
     int64_t now = lg_now_ms();
-    if (counted)
+    if (counted) {
         lg_spend_settle(lg_spend_shared(cfg), cfg, &x->spend, &k, budget_nusd, x->sent > 0 ? &d : NULL, now);
+        lg_spend_fleet_tick(lg_spend_shared(cfg), x->req.store, cfg, now);
+    }
     if (cfg->ledger_path) {
         lg_ledger_entry e = {.at_ms = now, .pid = (long)getpid(), .key = k,
                              .status = x->res.status,

@@ -1,4 +1,4 @@
-/* Budget rules (see spend.h): which requests a budget covers, its periods (UTC), whether it admits one more. */
+/* Budget rules (see spend.h): which requests a budget covers, its periods (UTC or the configured zone's), whether it admits one more. */
 #include <fnmatch.h>
 #include <string.h>
 #include <time.h>
@@ -6,7 +6,6 @@
 #include "llmgate/spend.h"
 
 #define HOUR_MS INT64_C(3600000)
-#define DAY_MS (24 * HOUR_MS)
 
 static bool holds(const char *pattern, const char *value)
 {
@@ -23,45 +22,50 @@ bool lg_budget_matches(const lg_budget_conf *b, const lg_spend_key *k)
            holds(b->program, k->program);
 }
 
-/* The first day of the month holding now_ms (UTC), or of the next month when next. */
-static int64_t month_start(int64_t now_ms, bool next)
+/* The local day (in tz) the month holding local day starts on, or the next month's when next. */
+static int64_t month_first_day(int64_t day, bool next)
 {
-    time_t t = (time_t)(now_ms / 1000);
+    time_t t = (time_t)(day * 86400);
     struct tm tm;
-    gmtime_r(&t, &tm);
+    gmtime_r(&t, &tm); /* the local calendar's date: day counts local days */
     tm.tm_mday = 1;
     tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
     if (next && ++tm.tm_mon == 12) {
         tm.tm_mon = 0;
         tm.tm_year++;
     }
-    return (int64_t)timegm(&tm) * 1000;
+    return (int64_t)timegm(&tm) / 86400;
 }
 
-int64_t lg_budget_period_start(lg_budget_per per, int64_t now_ms)
+int64_t lg_budget_period_start(lg_budget_per per, const lg_tz *tz, int64_t now_ms)
 {
+    int64_t day = lg_tz_day(tz, now_ms);
     switch (per) {
-    case LG_PER_HOUR: return now_ms - now_ms % HOUR_MS;
-    case LG_PER_MONTH: return month_start(now_ms, false);
-    default: return now_ms - now_ms % DAY_MS;
+    case LG_PER_HOUR: {
+        int64_t local = now_ms + (int64_t)lg_tz_offset(tz, now_ms / 1000 - (now_ms % 1000 < 0)) * 1000;
+        return now_ms - (local % HOUR_MS + HOUR_MS) % HOUR_MS;
+    }
+    case LG_PER_MONTH: return lg_tz_day_start(tz, month_first_day(day, false));
+    default: return lg_tz_day_start(tz, day);
     }
 }
 
-int64_t lg_budget_period_end(lg_budget_per per, int64_t now_ms)
+int64_t lg_budget_period_end(lg_budget_per per, const lg_tz *tz, int64_t now_ms)
 {
+    int64_t day = lg_tz_day(tz, now_ms);
     switch (per) {
-    case LG_PER_HOUR: return lg_budget_period_start(per, now_ms) + HOUR_MS;
-    case LG_PER_MONTH: return month_start(now_ms, true);
-    default: return lg_budget_period_start(per, now_ms) + DAY_MS;
+    case LG_PER_HOUR: return lg_budget_period_start(per, tz, now_ms) + HOUR_MS;
+    case LG_PER_MONTH: return lg_tz_day_start(tz, month_first_day(day, true));
+    default: return lg_tz_day_start(tz, day + 1);
     }
 }
 
 void lg_budget_roll(lg_budget_slot *s, const lg_budget_conf *b, int64_t now_ms)
 {
-    int64_t start = lg_budget_period_start(b->per, now_ms);
+    int64_t start = lg_budget_period_start(b->per, b->tz, now_ms);
     if (s->period_ms != start) {
         s->period_ms = start;
-        s->spent_nusd = 0;
+        s->spent_nusd = s->fleet_nusd = s->unflushed_nusd = 0;
     }
 }
 
@@ -71,5 +75,6 @@ bool lg_budget_allows(lg_budget_slot *s, const lg_budget_conf *b, int64_t now_ms
     if (s->lifted_ms == s->period_ms)
         return true;
     double limit = b->usd * LG_NUSD_PER_USD;
-    return (double)s->spent_nusd + (double)(s->pending_nusd > 0 ? s->pending_nusd : 0) < limit;
+    int64_t fleet = s->fleet_nusd + s->unflushed_nusd, spent = fleet > s->spent_nusd ? fleet : s->spent_nusd;
+    return (double)spent + (double)(s->pending_nusd > 0 ? s->pending_nusd : 0) < limit;
 }

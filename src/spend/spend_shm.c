@@ -16,26 +16,12 @@
 #include "llmgate/file_space.h"
 #include "llmgate/spend.h"
 #include "llmgate/store.h"
+#include "spend/spend_file.h"
 
 #define SPEND_MAGIC UINT64_C(0x31444e455053474c) /* "LGSPEND1" */
-#define SPEND_VERSION 1u
-#define SPEND_BUDGETS 64
+#define SPEND_VERSION 2u
 #define LOCK_WAIT_MS 2000
-#define DAY_MS INT64_C(86400000)
 #define LG_SPEND_LIKELY(x) __builtin_expect(!!(x), 1)
-
-typedef struct {
-    uint64_t magic;
-    uint32_t version, pad;
-    uint64_t size;
-    pthread_mutex_t lock; /* robust, process-shared */
-    lg_budget_slot budgets[SPEND_BUDGETS];
-    lg_spend_day days[LG_SPEND_DAYS];
-} spend_file;
-
-struct lg_spend {
-    spend_file *f;
-};
 
 /* Sets up a new file's header and lock. */
 static bool init_file(spend_file *f)
@@ -91,6 +77,7 @@ lg_spend *lg_spend_open(const char *path, char *err, size_t errlen)
         goto out;
     }
     s->f = f;
+    s->fleet = false;
     f = MAP_FAILED;
 out:
     if (f != MAP_FAILED)
@@ -133,7 +120,12 @@ lg_spend *lg_spend_shared(const lg_config *cfg)
         char path[4096], err[256];
         int saved = errno;
         if (lg_spend_path(cfg, path, sizeof path))
-            __atomic_store_n(&shared, lg_spend_open(path, err, sizeof err), __ATOMIC_RELEASE);
+        {
+            lg_spend *o = lg_spend_open(path, err, sizeof err);
+            if (o)
+                o->fleet = cfg && !strcmp(cfg->store_backend, "redis");
+            __atomic_store_n(&shared, o, __ATOMIC_RELEASE);
+        }
         errno = saved;
         __atomic_store_n(&shared_tried, true, __ATOMIC_RELEASE);
     }
@@ -142,8 +134,7 @@ lg_spend *lg_spend_shared(const lg_config *cfg)
     return s;
 }
 
-/* Takes the lock (a dead holder's state is taken as it stands); false when it cannot be had in time. */
-static bool lock(spend_file *f)
+bool lg_spend_lock(spend_file *f)
 {
     int rc = pthread_mutex_trylock(&f->lock);
     if (rc == EBUSY) {
@@ -157,10 +148,9 @@ static bool lock(spend_file *f)
     return rc == 0;
 }
 
-static void unlock(spend_file *f) { pthread_mutex_unlock(&f->lock); }
+void lg_spend_unlock(spend_file *f) { pthread_mutex_unlock(&f->lock); }
 
-/* The slot of the budget called name (a free one taken for it when absent), or NULL when all are taken. */
-static lg_budget_slot *slot_of(spend_file *f, const char *name, bool create)
+lg_budget_slot *lg_spend_slot_of(spend_file *f, const char *name, bool create)
 {
     for (size_t i = 0; i < SPEND_BUDGETS; i++) {
         lg_budget_slot *b = &f->budgets[i];
@@ -176,10 +166,18 @@ static lg_budget_slot *slot_of(spend_file *f, const char *name, bool create)
     return NULL;
 }
 
-static void count_day(spend_file *f, const lg_spend_key *k, const lg_spend_counts *delta, int64_t now_ms)
+/* Adds delta to the day's row of k (the day of cfg's zone), and to the outbox the fleet's totals are pushed from (redis). */
+static void count_day(lg_spend *s, const lg_config *cfg, const lg_spend_key *k, const lg_spend_counts *delta,
+                      int64_t now_ms)
 {
-    int64_t day = now_ms / DAY_MS;
-    lg_spend_day_add(&f->days[day % LG_SPEND_DAYS], day, k, delta);
+    int64_t day = lg_tz_day(cfg->spend_tz, now_ms);
+    lg_spend_day_add(&s->f->days[day % LG_SPEND_DAYS], day, k, delta);
+    if (s->fleet) {
+        if (!s->f->flushed_ms)
+            s->f->flushed_ms = now_ms; /* the first push is due flush_ms after the first count */
+        lg_spend_day_add(&s->f->outbox[day % SPEND_OUTBOX_DAYS], day, k, delta);
+        __atomic_add_fetch(&s->f->out_requests, delta->requests + delta->refused, __ATOMIC_RELAXED);
+    }
 }
 
 bool lg_spend_admit(lg_spend *s, const lg_config *cfg, const lg_spend_key *k, int64_t reserve_nusd, int64_t now_ms,
@@ -189,46 +187,46 @@ bool lg_spend_admit(lg_spend *s, const lg_config *cfg, const lg_spend_key *k, in
     for (size_t i = 0; i < cfg->n_budgets && t->n < LG_SPEND_HELD_MAX; i++)
         if (lg_budget_matches(&cfg->budgets[i], k))
             t->idx[t->n++] = (uint8_t)i;
-    if (!t->n || !s || !lock(s->f))
+    if (!t->n || !s || !lg_spend_lock(s->f))
         return true; /* nothing to hold, or fail open */
     spend_file *f = s->f;
     bool ok = true;
     for (uint8_t i = 0; i < t->n && ok; i++) {
         const lg_budget_conf *b = &cfg->budgets[t->idx[i]];
-        lg_budget_slot *slot = slot_of(f, b->name, true);
+        lg_budget_slot *slot = lg_spend_slot_of(f, b->name, true);
         if (!slot || lg_budget_allows(slot, b, now_ms))
             continue;
         ok = false;
         r->budget = b;
-        r->reset_ms = lg_budget_period_end(b->per, now_ms);
+        r->reset_ms = lg_budget_period_end(b->per, b->tz, now_ms);
         r->spent_nusd = slot->spent_nusd;
         r->notice = slot->noticed_ms != slot->period_ms;
         slot->noticed_ms = slot->period_ms;
     }
     if (ok) {
         for (uint8_t i = 0; i < t->n; i++) {
-            lg_budget_slot *slot = slot_of(f, cfg->budgets[t->idx[i]].name, true);
+            lg_budget_slot *slot = lg_spend_slot_of(f, cfg->budgets[t->idx[i]].name, true);
             if (slot)
                 slot->pending_nusd += reserve_nusd;
         }
         t->held = true;
         t->reserved_nusd = reserve_nusd;
     } else {
-        count_day(f, k, &(lg_spend_counts){.refused = 1}, now_ms);
+        count_day(s, cfg, k, &(lg_spend_counts){.refused = 1}, now_ms);
     }
-    unlock(f);
+    lg_spend_unlock(f);
     return ok;
 }
 
 void lg_spend_settle(lg_spend *s, const lg_config *cfg, lg_spend_ticket *t, const lg_spend_key *k,
                      int64_t budget_nusd, const lg_spend_counts *delta, int64_t now_ms)
 {
-    if (!s || !lock(s->f))
+    if (!s || !lg_spend_lock(s->f))
         return;
     spend_file *f = s->f;
     for (uint8_t i = 0; i < t->n && t->idx[i] < cfg->n_budgets; i++) {
         const lg_budget_conf *b = &cfg->budgets[t->idx[i]];
-        lg_budget_slot *slot = slot_of(f, b->name, true);
+        lg_budget_slot *slot = lg_spend_slot_of(f, b->name, true);
         if (!slot)
             continue;
         if (t->held)
@@ -237,22 +235,24 @@ void lg_spend_settle(lg_spend *s, const lg_config *cfg, lg_spend_ticket *t, cons
             slot->pending_nusd = 0;
         lg_budget_roll(slot, b, now_ms);
         slot->spent_nusd += budget_nusd;
+        if (s->fleet)
+            slot->unflushed_nusd += budget_nusd;
     }
     if (delta)
-        count_day(f, k, delta, now_ms);
-    unlock(f);
+        count_day(s, cfg, k, delta, now_ms);
+    lg_spend_unlock(f);
     t->held = false;
 }
 
 bool lg_spend_lift(lg_spend *s, const char *name, int64_t now_ms)
 {
     (void)now_ms;
-    if (!s || !lock(s->f))
+    if (!s || !lg_spend_lock(s->f))
         return false;
-    lg_budget_slot *slot = slot_of(s->f, name, false);
+    lg_budget_slot *slot = lg_spend_slot_of(s->f, name, false);
     if (slot)
         slot->lifted_ms = slot->period_ms;
-    unlock(s->f);
+    lg_spend_unlock(s->f);
     return slot != NULL;
 }
 
@@ -262,12 +262,12 @@ int lg_spend_visit(lg_spend *s, int64_t since_day, lg_spend_row_fn fn, void *ctx
     if (!copy)
         return -1;
     for (size_t i = 0; i < LG_SPEND_DAYS; i++) {
-        if (!lock(s->f)) {
+        if (!lg_spend_lock(s->f)) {
             free(copy);
             return -1;
         }
         memcpy(copy, &s->f->days[i], sizeof *copy);
-        unlock(s->f);
+        lg_spend_unlock(s->f);
         if (!copy->day || copy->day < since_day)
             continue;
         for (size_t j = 0; j < LG_SPEND_ROWS; j++)
@@ -281,10 +281,10 @@ int lg_spend_visit(lg_spend *s, int64_t since_day, lg_spend_row_fn fn, void *ctx
 int lg_spend_visit_budgets(lg_spend *s, lg_spend_budget_fn fn, void *ctx)
 {
     lg_budget_slot copy[SPEND_BUDGETS];
-    if (!lock(s->f))
+    if (!lg_spend_lock(s->f))
         return -1;
     memcpy(copy, s->f->budgets, sizeof copy);
-    unlock(s->f);
+    lg_spend_unlock(s->f);
     for (size_t i = 0; i < SPEND_BUDGETS && copy[i].name[0]; i++)
         fn(&copy[i], ctx);
     return 0;

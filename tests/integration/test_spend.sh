@@ -245,8 +245,38 @@ if [ -n "$chromium" ]; then
     timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --window-size=900,1800 \
         --screenshot="$LG_TMP/usage.png" "file://$LG_TMP/usage.html" >/dev/null 2>&1
     check "the page renders in headless Chromium (a screenshot)" test -s "$LG_TMP/usage.png"
+    # What Chromium drew: the DOM it built from the page, every bar's figure and height against usage --json
+    # (a bar's height is its figure's share of the chart's largest, 150 px).
+    timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --dump-dom "file://$LG_TMP/usage.html" \
+        >"$LG_TMP/usage.dom" 2>/dev/null
+    check_eq "the bars Chromium drew are usage --json's figures, their heights in proportion" "True True True True" \
+        "$(/usr/bin/python3 - "$LG_TMP" <<'PY'
+import json, sys
+from html.parser import HTMLParser
+d = sys.argv[1]
+class Bars(HTMLParser):
+    def __init__(self):
+        super().__init__(); self.svg = None; self.bars = {}
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "svg": self.svg = a.get("id"); self.bars[self.svg] = {}
+        if tag == "rect" and a.get("class") == "bar":
+            self.bars[self.svg][a["data-label"]] = (float(a["data-value"]), float(a["height"]))
+p = Bars(); p.feed(open(f"{d}/usage.dom").read())
+day = json.load(open(f"{d}/day.json"))["rows"]; acct = json.load(open(f"{d}/acct.json"))["rows"]
+def drawn(chart, want):
+    b = p.bars.get(chart, {})
+    top = max((v for v, _ in b.values()), default=0)
+    return b.keys() == want.keys() and all(abs(v - want[k]) < 1e-8 and (top == 0 or abs(h - v / top * 150) < 0.06)
+                                           for k, (v, h) in b.items())
+print(drawn("cost-per-day", {r["day"]: r["cost_usd"] for r in day}),
+      drawn("requests-per-day", {r["day"]: r["requests"] for r in day}),
+      drawn("cost-per-account", {r["provider"] + "/" + r["account"]: r["cost_usd"] for r in acct}),
+      drawn("requests-per-account", {r["provider"] + "/" + r["account"]: r["requests"] for r in acct}))
+PY
+)"
 else
-    skip "chromium is not installed" 1
+    skip "chromium is not installed (make deps installs Debian's chromium): the page is not rendered" 2
 fi
 
 # The ledger: one line per program request (29), its figures those of usage, no key, 0600.

@@ -69,7 +69,7 @@ check_match "prometheus: window gauge" $'\nllmgate_window_requests\\{provider="o
 check_match "prometheus: limit gauge" $'\nllmgate_window_requests_limit\\{provider="openai",account="backup"\\} 50\n' "$prom"
 check_match "prometheus: cooldown with reason and detail" $'\nllmgate_cooldown_remaining_seconds\\{provider="openai",account="main",reason="QUOTA_EXHAUSTED",detail="billing"\\} [0-9]+\\.[0-9]{3}\n' "$prom"
 check_match "prometheus: no detail label without one" $'\nllmgate_cooldown_remaining_seconds\\{provider="openai",account="backup",reason="NONE"\\} 0\\.000\n' "$prom"
-bad=$(grep -vE '^(# (HELP|TYPE) llmgate_[a-z_]+ .+|llmgate_[a-z_]+\{provider="[^"]*"(,account="[^"]*"(,reason="[A-Z_]+"(,detail="[a-z]+")?)?)?\} [0-9]+(\.[0-9]+)?)$' <<<"$prom")
+bad=$(grep -vE '^(# (HELP|TYPE) llmgate_[a-z_]+ .+|llmgate_[a-z_]+\{provider="[^"]*"(,account="[^"]*"(,reason="[A-Z_]+"(,detail="[a-z]+")?)?|,model="[^"]*")?\} [0-9]+(\.[0-9]+)?)$' <<<"$prom")
 check_eq "prometheus: every line is in the exposition format" "" "$bad"
 
 # watch: refreshes until interrupted (waits up to 30 s for the second refresh on a loaded machine)

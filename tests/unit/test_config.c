@@ -364,7 +364,7 @@ static void test_type_and_range_errors(void **state)
         {"", "empty file"},
         {"{\"a\": 1,\n  }", "invalid JSON near line 2"},
         {"{} {}", "unexpected text after the JSON value near line 1, column 4"},
-        {"{\"bogus\": 1}", "bogus: unknown key (expected one of: providers, retry, backoff, breaker, store, log, hold, routes, prices, budgets, ledger, gateway)"},
+        {"{\"bogus\": 1}", "bogus: unknown key (expected one of: providers, retry, backoff, breaker, store, log, hold, spend, routes, prices, budgets, ledger, gateway)"},
         {"{\"providers\": []}", "providers: expected an object, got an array"},
         {"{\"retry\": 5}", "retry: expected an object, got 5"},
         {"{\"hold\": {\"max_body_bytes\": 100}}", "hold.max_body_bytes: expected an integer from 65536 to 1073741824 (bytes), got 100"},

@@ -123,6 +123,20 @@ static void bad_prices_and_budgets(void **state)
     assert_null(parse("{\"budgets\": [{\"usd\": 1}]}", err, sizeof err));
     assert_null(parse("{\"prices\": {\"file\": \"/nonexistent/prices.json\"}}", err, sizeof err));
     assert_non_null(strstr(err, "/nonexistent/prices.json"));
+    assert_null(parse("{\"spend\": {\"time_zone\": \"Nowhere/Atlantis\"}}", err, sizeof err));
+    assert_non_null(strstr(err, "spend.time_zone: unknown time zone \"Nowhere/Atlantis\""));
+    assert_null(parse("{\"spend\": {\"time_zone\": \"../../etc/passwd\"}}", err, sizeof err));
+    assert_non_null(strstr(err, "spend.time_zone"));
+    assert_null(parse("{\"spend\": {\"flush_requests\": 0}}", err, sizeof err));
+    assert_non_null(strstr(err, "spend.flush_requests"));
+    /* a zone named: the budgets count its days */
+    lg_config *c = parse("{\"spend\": {\"time_zone\": \"Europe/Berlin\"}, \"budgets\": [{\"name\": \"b\", \"usd\": 1}]}",
+                         err, sizeof err);
+    assert_non_null(c);
+    assert_non_null(c->spend_tz);
+    assert_ptr_equal(c->budgets[0].tz, c->spend_tz);
+    assert_int_equal(lg_tz_offset(c->spend_tz, T0 / 1000), 3600);
+    lg_config_free(c);
 }
 
 static void budget_matches(void **state)
@@ -147,13 +161,13 @@ static void budget_matches(void **state)
 static void periods_and_admission(void **state)
 {
     (void)state;
-    assert_int_equal(lg_budget_period_start(LG_PER_DAY, T0), T0 - 22 * HOUR);
-    assert_int_equal(lg_budget_period_end(LG_PER_DAY, T0), T0 + 2 * HOUR);
-    assert_int_equal(lg_budget_period_start(LG_PER_HOUR, T0 + 59 * 60000), T0);
-    assert_int_equal(lg_budget_period_end(LG_PER_HOUR, T0 + 1), T0 + HOUR);
+    assert_int_equal(lg_budget_period_start(LG_PER_DAY, NULL, T0), T0 - 22 * HOUR);
+    assert_int_equal(lg_budget_period_end(LG_PER_DAY, NULL, T0), T0 + 2 * HOUR);
+    assert_int_equal(lg_budget_period_start(LG_PER_HOUR, NULL, T0 + 59 * 60000), T0);
+    assert_int_equal(lg_budget_period_end(LG_PER_HOUR, NULL, T0 + 1), T0 + HOUR);
     /* December 2026: from the 1st to January 1st 2027 */
-    assert_int_equal(lg_budget_period_start(LG_PER_MONTH, T0), T0 - 5 * DAY - 22 * HOUR);
-    assert_int_equal(lg_budget_period_end(LG_PER_MONTH, T0), T0 - 5 * DAY - 22 * HOUR + 31 * DAY);
+    assert_int_equal(lg_budget_period_start(LG_PER_MONTH, NULL, T0), T0 - 5 * DAY - 22 * HOUR);
+    assert_int_equal(lg_budget_period_end(LG_PER_MONTH, NULL, T0), T0 - 5 * DAY - 22 * HOUR + 31 * DAY);
 
     lg_budget_conf b = {.name = "b", .per = LG_PER_HOUR, .usd = 1};
     lg_budget_slot s = {.name = "b"};

@@ -2,12 +2,14 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "hook/base/guard.h"
 #include "hook/base/runtime.h"
 #include "llmgate/log.h"
+#include "llmgate/spend.h"
 
 lg_runtime lg_runtime_state;
 int lg_runtime_ready;
@@ -23,6 +25,12 @@ static void say(const char *what, const char *detail)
         ssize_t w = write(STDERR_FILENO, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
         (void)w;
     }
+}
+
+/* At exit: the spend this machine counted and has not pushed to the fleet's totals yet (redis), as ours. */
+static void spend_at_exit(void)
+{
+    LG_OURS(lg_spend_fleet_exit());
 }
 
 /* Loads the configuration and opens the store (fail open). */
@@ -42,6 +50,8 @@ static void init_guarded(void)
     pthread_atfork(NULL, NULL, lg_log_after_fork);
     char err[256] = "";
     rt->store = lg_store_open_config(rt->cfg, err, sizeof err);
+    if (rt->store && !strcmp(lg_store_backend(rt->store), "redis"))
+        atexit(spend_at_exit);
     if (!rt->store) {
         lg_log(LG_LOG_WARN, "[Store] unavailable (%s): state is kept per request only", err);
         if (strstr(err, strerror(ENOSPC)) || strstr(err, strerror(EDQUOT))) /* a full disk: one line on stderr */
