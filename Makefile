@@ -66,6 +66,12 @@ DEPS_PKGS += php-guzzlehttp-guzzle
 # programs with their own TLS, gated through the relay in test_relay: Go's net/http client, built in the
 # test (the toolchain: ~1 min to install; the build itself takes seconds), and Node.js's fetch and https
 DEPS_PKGS += golang-go nodejs
+# Java's HttpClient through the relay (test_relay): a JDK (javac builds the client in the test; keytool
+# makes the trust store llmgate run gives a Java program)
+DEPS_PKGS += default-jdk-headless
+# a rustls client through the relay (test_relay), built offline from Debian's packaged crates (cargo is
+# pointed at /usr/share/cargo/registry: crates.io is never asked)
+DEPS_PKGS += cargo librust-rustls-dev librust-rustls-native-certs-dev
 # make bench's footprint figures (callgrind: instructions and code lines per request)
 DEPS_PKGS += valgrind
 # Debian's headless Chromium: test_spend opens `llmgate usage --html` in it (a screenshot, the DOM it drew)
@@ -193,6 +199,8 @@ $(B)/tests/test_alpn: $(B)/san/src/hook/tls/alpn.o
 $(B)/tests/test_alpn: EXTRA_OBJ = $(B)/san/src/hook/tls/alpn.o
 $(B)/tests/test_relay_preamble: $(B)/san/src/relay/preamble.o
 $(B)/tests/test_relay_preamble: EXTRA_OBJ = $(B)/san/src/relay/preamble.o
+$(B)/tests/test_relay_peer: $(B)/san/src/relay/peer.o
+$(B)/tests/test_relay_peer: EXTRA_OBJ = $(B)/san/src/relay/peer.o
 
 # test_json_scan_portable: the JSON skimmers built with their portable block classifier (LG_JSON_PORTABLE)
 # instead of SSE2, linked in place of the usual objects, through the same differential test.

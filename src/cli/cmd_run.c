@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/java_trust.h"
 #include "cli/libpath.h"
 #include "llmgate/config.h"
 #include "llmgate/elf.h"
@@ -35,22 +36,39 @@ static bool resolve_command(const char *cmd, char *out, size_t size)
     return false;
 }
 
-/* What a preload cannot reach in the program in file and what that means, or NULL when it reaches it all
- * (or the file is no ELF: a script's interpreter is looked at when it runs). *go: a Go program (the relay
- * reaches it as its HTTPS proxy). */
-static const char *unreachable(const char *file, bool *go, bool *own_tls)
+/* How a program is reached: the preload alone, or the relay (as its HTTPS proxy: Go; by the preload's
+ * connect hook: its own TLS library, Node.js; a Java runtime). */
+typedef enum { REACH_PRELOAD, REACH_GO, REACH_OWN_TLS, REACH_JAVA } reach_kind;
+
+/* What the program is, in the words of llmgate run's line, per reach_kind. */
+static const char *const what[] = {"", "is a Go program (its own HTTP and TLS)",
+                                   "carries its own TLS library (as Node.js does)",
+                                   "is a Java runtime (its own TLS, JSSE)"};
+
+/* How the program in file is reached; *why: what cannot be reached in it when nothing can (a static
+ * binary, a Rust program with rustls), else NULL (or the file is no ELF: a script's interpreter
+ * is looked at when it runs). */
+static reach_kind reach_of(const char *file, const char **why)
 {
     lg_elf_facts f;
+    *why = NULL;
     if (!lg_elf_inspect(file, true, &f))
-        return NULL;
-    if ((*go = f.go))
-        return "is a Go program (its own HTTP and TLS); LD_PRELOAD cannot reach it, it runs ungated";
+        return REACH_PRELOAD;
+    if (f.go)
+        return REACH_GO;
     if (!f.has_interp)
-        return "is statically linked; LD_PRELOAD cannot reach it, it runs ungated";
-    if ((*own_tls = f.own_tls && !f.needs_curl))
-        return "carries its own TLS library (as Node.js does); LD_PRELOAD cannot reach its https requests, "
-               "they run ungated (plain http is gated)";
-    return NULL;
+        *why = "is statically linked; LD_PRELOAD cannot reach it, it runs ungated";
+    else if (f.own_tls && !f.needs_curl)
+        return REACH_OWN_TLS;
+    else if (f.java)
+        return REACH_JAVA;
+    else if (f.webpki_roots)
+        *why = "is a Rust program with rustls and compiled-in roots (webpki-roots): it cannot be made to trust "
+               "the relay, it runs ungated";
+    else if (f.rustls) /* webpki 0.22 checks a leaf's subject against the CA's DNS-only name constraints */
+        *why = "is a Rust program with rustls (its own TLS): its verifier refuses the relay's name-constrained "
+               "CA, so its https requests run ungated (plain http is gated)";
+    return REACH_PRELOAD;
 }
 
 /* Writes the trust a program of the relay is given: the certificates of the file roots (none: NULL) and
@@ -78,17 +96,18 @@ static bool trust_bundle(const char *roots, const char *capath, char *out, size_
 }
 
 /* Leads a program to the relay of the configuration in effect. A Go program: HTTPS_PROXY with the relay's
- * secret, SSL_CERT_FILE with the local CA added to the roots it trusted (NO_PROXY kept). A program with its
- * own TLS library that connects through libc (Node.js): LLMGATE_RELAY for the preload's connect hook,
- * NODE_EXTRA_CA_CERTS with the local CA added to the user's. Says how in one line; false when there is no
- * relay (said too: the program then runs ungated). */
-static bool use_relay(const char *cmd, bool go)
+ * secret, SSL_CERT_FILE with the local CA added to the roots it trusted (NO_PROXY kept). A program that
+ * connects through libc: LLMGATE_RELAY for the preload's connect hook, and the local CA added to its trust:
+ * NODE_EXTRA_CA_CERTS merged with the user's (Node.js), a Java trust store in JAVA_TOOL_OPTIONS. Says how
+ * in one line; false when there is no relay (said too: the program then runs ungated). */
+static bool use_relay(const char *cmd, reach_kind kind)
 {
     lg_errors errs = {0};
     lg_config *cfg = lg_config_load(NULL, &errs);
     lg_errors_free(&errs);
     char file[PATH_MAX] = "", err[256] = "", secret[LG_RELAY_SECRET_HEX], bundle[4200], ca[4300], *proxy = NULL;
     int port = 0;
+    bool go = kind == REACH_GO;
     if (cfg && cfg->source && cfg->source[0] == '/')
         snprintf(file, sizeof file, "%s", cfg->source);
     lg_config_free(cfg);
@@ -98,31 +117,29 @@ static bool use_relay(const char *cmd, bool go)
     const char *roots = getenv(go ? "SSL_CERT_FILE" : "NODE_EXTRA_CA_CERTS");
     if (!roots || !*roots)
         roots = go ? X509_get_default_cert_file() : NULL;
-    if (ok && !trust_bundle(roots, ca, bundle, sizeof bundle))
+    if (ok && kind == REACH_JAVA)
+        ok = lg_cli_java_trust(cmd, ca, err, sizeof err);
+    else if (ok && !trust_bundle(roots, ca, bundle, sizeof bundle))
         ok = !snprintf(err, sizeof err, "cannot write the trust bundle");
     if (ok && asprintf(&proxy, go ? "http://llmgate:%s@127.0.0.1:%d" : "%2$d:%1$s", secret, port) < 0)
         ok = false;
     if (!ok) {
-        if (go)
-            fprintf(stderr, "llmgate: warning: %s is a Go program (its own HTTP and TLS); no relay (%s); "
-                            "LD_PRELOAD cannot reach it, it runs ungated\n", cmd, err);
-        else
-            fprintf(stderr, "llmgate: warning: %s carries its own TLS library (as Node.js does); no relay (%s); "
-                            "LD_PRELOAD cannot reach its https requests, they run ungated (plain http is gated)\n",
-                    cmd, err);
+        fprintf(stderr, "llmgate: warning: %s %s; no relay (%s); LD_PRELOAD cannot reach %s\n", cmd, what[kind], err,
+                go ? "it, it runs ungated" : "its https requests, they run ungated (plain http is gated)");
         return false;
     }
     if (go) {
         setenv("HTTPS_PROXY", proxy, 1);
         unsetenv("https_proxy");
         setenv("SSL_CERT_FILE", bundle, 1);
-        fprintf(stderr, "llmgate: %s is a Go program (its own HTTP and TLS): gated through the relay on "
-                        "127.0.0.1:%d as its HTTPS proxy\n", cmd, port);
+        fprintf(stderr, "llmgate: %s %s: gated through the relay on 127.0.0.1:%d as its HTTPS proxy\n", cmd,
+                what[kind], port);
     } else {
         setenv("LLMGATE_RELAY", proxy, 1);
-        setenv("NODE_EXTRA_CA_CERTS", bundle, 1);
-        fprintf(stderr, "llmgate: %s carries its own TLS library (as Node.js does): its https requests to "
-                        "providers are gated through the relay on 127.0.0.1:%d\n", cmd, port);
+        if (kind == REACH_OWN_TLS)
+            setenv("NODE_EXTRA_CA_CERTS", bundle, 1);
+        fprintf(stderr, "llmgate: %s %s: its https requests to providers are gated through the relay on "
+                        "127.0.0.1:%d\n", cmd, what[kind], port);
     }
     free(proxy);
     return true;
@@ -177,10 +194,10 @@ int lg_cmd_run(int argc, char **argv)
               stderr);
         return 2;
     }
-    bool go = false, own_tls = false;
-    const char *why = resolve_command(argv[i], cmd, sizeof cmd) ? unreachable(cmd, &go, &own_tls) : NULL;
-    if (go || own_tls)
-        use_relay(cmd, go);
+    const char *why = NULL;
+    reach_kind kind = resolve_command(argv[i], cmd, sizeof cmd) ? reach_of(cmd, &why) : REACH_PRELOAD;
+    if (kind != REACH_PRELOAD)
+        use_relay(cmd, kind);
     else if (why)
         fprintf(stderr, "llmgate: warning: %s %s\n", cmd, why);
     const char *old = getenv("LD_PRELOAD");

@@ -31,6 +31,7 @@ typedef struct {
     const lg_provider *prov;
     lg_relay_up up;
     lg_h1_conn *h1;
+    bool stranger; /* without tokens (a loopback gateway): the client's socket is another user's */
 } gw_conn;
 
 /* Answers with status and a JSON body (the provider's error format when prov is known). */
@@ -115,6 +116,10 @@ static bool exchange(int fd, const lg_config *cfg, const lg_h1_req *req, bool ne
                  req->url ? req->url : "");
         return answer(fd, NULL, 404, "Not Found", msg);
     }
+    if (g->stranger) {
+        answer(fd, prov, 403, "Forbidden", "without gateway.tokens only the user who runs the gateway may use it");
+        return false;
+    }
     bool has_key = lg_h1_req_find_key(req, key, sizeof key);
     const char *token = has_key && cfg->n_gateway_tokens ? token_of(cfg, key) : NULL;
     explicit_bzero(key, sizeof key);
@@ -156,7 +161,8 @@ void lg_relay_gateway_serve(int fd, const lg_config *cfg, bool need_token)
 {
     struct timeval tv = {.tv_sec = CLIENT_IDLE_S}; /* the engine's time limits bound each exchange */
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    gw_conn g = {.up = {.fd = -1}};
+    long me = (long)geteuid();
+    gw_conn g = {.up = {.fd = -1}, .stranger = !need_token && lg_relay_peer_uid(fd) != me};
     lg_h1_req req;
     lg_h1_req_init(&req);
     char buf[16384];

@@ -45,9 +45,17 @@ X509 *lg_relay_ca_leaf(const lg_relay_ca *ca, const char *name);
 void lg_relay_serve(int fd, const lg_config *cfg, const lg_relay_ca *ca, const char *secret);
 
 /* One client connection of the gateway (--listen): plain HTTP requests to http://ADDR/PROVIDER/..., each
- * admitted only with a gateway token as its API key when need_token, the token replaced before anything
+ * admitted only with a gateway token as its API key when need_token (else only when the client's socket
+ * belongs to this process's user: a loopback gateway without tokens), the token replaced before anything
  * leaves; returns when the connection is over. */
 void lg_relay_gateway_serve(int fd, const lg_config *cfg, bool need_token);
+
+/* The uid owning the socket at the other end of the TCP connection fd (on this machine: loopback), from
+ * the kernel's tables of TCP sockets; -1 when it is not found there. */
+long lg_relay_peer_uid(int fd);
+/* Pure: the uid of one line of such a table (/proc/net/tcp's format) when its local address is local
+ * and its remote address remote (as the table prints them, "0100007F:1F90"); -1 otherwise. */
+long lg_relay_tcp_line_uid(const char *line, const char *local, const char *remote);
 
 /* True when what fd's peer sent first is the signature of a PROXY protocol v2 preamble (waits for 12
  * bytes, reads nothing). */

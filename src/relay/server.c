@@ -132,7 +132,7 @@ int lg_relay_run(const lg_config *cfg, int port, const char *addr_file, int idle
         printf("llmgate relay: gateway on %s%s%s:%d (base URL http://ADDRESS:%d/PROVIDER/...)%s\n",
                ss.ss_family == AF_INET6 ? "[" : "", host, ss.ss_family == AF_INET6 ? "]" : "", ntohs(p), ntohs(p),
                cfg->n_gateway_tokens ? ", a gateway token required"
-                                     : "; no gateway.tokens: every local client, of any user, is admitted");
+                                     : "; no gateway.tokens: only local clients of this user are admitted");
     }
     port = ntohs(a->sin_port);
     if (!listen_on && addr_file && !write_addr(addr_file, port, secret, &ca)) {

@@ -44,9 +44,11 @@ static void scan_dynamic(int fd, const Elf64_Shdr *dyn, const Elf64_Shdr *strs, 
 {
     Elf64_Dyn *d = (Elf64_Dyn *)read_at(fd, dyn->sh_offset, dyn->sh_size);
     char *tab = read_at(fd, strs->sh_offset, strs->sh_size);
-    for (size_t i = 0; d && tab && i < dyn->sh_size / sizeof *d && d[i].d_tag != DT_NULL; i++)
-        if (d[i].d_tag == DT_NEEDED && !strncmp(str_at(tab, strs->sh_size, d[i].d_un.d_val), "libcurl", 7))
-            f->needs_curl = true;
+    for (size_t i = 0; d && tab && i < dyn->sh_size / sizeof *d && d[i].d_tag != DT_NULL; i++) {
+        const char *needed = d[i].d_tag == DT_NEEDED ? str_at(tab, strs->sh_size, d[i].d_un.d_val) : "";
+        f->needs_curl |= !strncmp(needed, "libcurl", 7);
+        f->java |= !strncmp(needed, "libjli.", 7);
+    }
     free(d);
     free(tab);
 }
@@ -64,12 +66,28 @@ static void scan_symbols(int fd, const Elf64_Shdr *sym, const Elf64_Shdr *strs, 
     free(tab);
 }
 
+/* rustls and webpki_roots from the names of the symbol table sym (a Rust program's, not stripped: its
+ * mangled names carry the crates' names). */
+static void scan_rust(int fd, const Elf64_Shdr *sym, const Elf64_Shdr *strs, lg_elf_facts *f)
+{
+    Elf64_Sym *s = (Elf64_Sym *)read_at(fd, sym->sh_offset, sym->sh_size);
+    char *tab = read_at(fd, strs->sh_offset, strs->sh_size);
+    for (size_t i = 0; s && tab && i < sym->sh_size / sizeof *s && !f->webpki_roots; i++) {
+        const char *name = str_at(tab, strs->sh_size, s[i].st_name);
+        f->rustls |= strstr(name, "rustls") != NULL;
+        f->webpki_roots |= strstr(name, "webpki_roots") != NULL;
+    }
+    free(s);
+    free(tab);
+}
+
 static void scan_sections(int fd, const Elf64_Ehdr *eh, bool symbols, lg_elf_facts *f)
 {
     if (eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shnum == 0 || eh->e_shstrndx >= eh->e_shnum)
         return;
     Elf64_Shdr *sh = (Elf64_Shdr *)read_at(fd, eh->e_shoff, (Elf64_Xword)eh->e_shnum * sizeof *sh);
     char *names = sh ? read_at(fd, sh[eh->e_shstrndx].sh_offset, sh[eh->e_shstrndx].sh_size) : NULL;
+    int symtab = 0;
     for (int i = 0; names && i < eh->e_shnum; i++) {
         const char *name = str_at(names, sh[eh->e_shstrndx].sh_size, sh[i].sh_name);
         if (!strcmp(name, ".go.buildinfo") || !strcmp(name, ".note.go.buildid"))
@@ -79,7 +97,11 @@ static void scan_sections(int fd, const Elf64_Ehdr *eh, bool symbols, lg_elf_fac
             scan_dynamic(fd, &sh[i], &sh[sh[i].sh_link], f);
         if (symbols && sh[i].sh_type == SHT_DYNSYM && linked)
             scan_symbols(fd, &sh[i], &sh[sh[i].sh_link], f);
+        if (sh[i].sh_type == SHT_SYMTAB && linked)
+            symtab = i;
     }
+    if (names && symbols && symtab > 0 && !f->go && !f->own_tls && !f->java)
+        scan_rust(fd, &sh[symtab], &sh[sh[symtab].sh_link], f);
     free(names);
     free(sh);
 }

@@ -2,7 +2,9 @@
 # The relay (llmgate relay) for programs with their own TLS: a Go net/http client (cgo and static builds)
 # run through `llmgate run` reaches api.openai.com (the mock, by the config's upstream) through the relay as
 # its HTTPS proxy: every request succeeds, the mock never sees the program's key, a 429 is retried
-# invisibly, a stream arrives byte for byte; the relay's local CA (key 0600, name constraints that refuse a
+# invisibly, a stream arrives byte for byte; the same for Node.js (fetch, https, the official `openai` npm
+# SDK) and Java's HttpClient, led there by the preload's connect hook; a rustls client named and left
+# ungated (with system roots or compiled-in ones); the relay's local CA (key 0600, name constraints that refuse a
 # certificate for another name), a non-provider https site tunnelled untouched, the proxy refused without
 # the relay's secret and to another user, a relay killed mid-request and its replacement.
 source "$(dirname "$0")/../lib.sh"
@@ -68,30 +70,48 @@ check "Go stream: the provider's event stream byte for byte" cmp -s "$LG_TMP/sse
 check_eq "Go stream: dead key then live" "sk-dead sk-sse" "$(reqkeys)"
 kill "$(awk '{print $3}' "$LG_TMP"/run2/llmgate/relay-*.addr)"
 
-# Node.js (its own OpenSSL, linked in): fetch and https.request, led to the relay by the preload's
-# connect hook (LLMGATE_RELAY, a PROXY protocol preamble) and trusting the local CA (NODE_EXTRA_CA_CERTS)
-NODE_CLIENT=$LG_ROOT/tests/clients/node/relay_client.js
-if command -v node >/dev/null; then
-    cat >"$LG_TMP/node.json" <<JSON
+# Programs led to the relay by the preload's connect hook (LLMGATE_RELAY, a PROXY protocol preamble), each
+# with a runtime directory (a store, a relay) of its own: the dead key meets its 429 in each.
+cat >"$LG_TMP/node.json" <<JSON
 {"providers": {"openai": {"upstream": "https://127.0.0.1:$MOCK_TLS_PORT", "accounts": [{"name": "ndead", "key": "env:K1"}, {"name": "nlive", "key": "env:K2"}]}},
  "retry": {"switch_delay_ms": 20}, "backoff": {"single_account_base_ms": 50, "dedup_window_ms": 10}}
 JSON
-    chmod 600 "$LG_TMP/node.json"
-    for mode in fetch https; do
-        fresh
-        mkdir -m 700 "$LG_TMP/run-$mode" # a store of its own: the dead key meets its 429 here too
-        out=$(XDG_RUNTIME_DIR=$LG_TMP/run-$mode K1=sk-dead K2=sk-good timeout 60 "$LG_CLI" run --config "$LG_TMP/node.json" -- node "$NODE_CLIENT" "$URL" $mode 3 2>"$LG_TMP/err")
-        rc=$?
-        check_eq "Node $mode: exits 0" 0 "$rc"
-        check_eq "Node $mode: 3 answers, all 200 from the live key" 3 "$(grep -c '^200 .*"mock_key":"sk-good"' <<<"$out")"
-        check_match "Node $mode: the dead key's 429 retried invisibly, then the live key; never the program's" '^sk-dead sk-good sk-good sk-good$' "$(reqkeys)"
-        check_match "Node $mode: llmgate run says in one line how it reaches the program" \
-            '^llmgate: [^ ]*node carries its own TLS library \(as Node\.js does\): its https requests to providers are gated through the relay on 127\.0\.0\.1:[0-9]+$' "$(cat "$LG_TMP/err")"
-        [ "$rc" = 0 ] || diag "$out $(head -c 600 "$LG_TMP/err") $(tail -c 400 "$LG_TMP"/run-$mode/llmgate/relay-*.log 2>/dev/null)"
-    done
+chmod 600 "$LG_TMP/node.json"
+# relayed LABEL RUN ANSWER LINE CMD...: CMD (3 requests) through `llmgate run` with the dead and the live
+# key, in the runtime directory $LG_TMP/RUN: it exits 0, its answers match ANSWER 3 times, the mock saw the
+# dead key then the live one (never the program's), and its stderr matches LINE (how it is reached)
+relayed() {
+    local label=$1 run=$LG_TMP/$2 answer=$3 line=$4 out rc
+    shift 4
     fresh
-    XDG_RUNTIME_DIR=$LG_TMP/run-https K1=sk-dead K_sse=sk-sse timeout 60 "$LG_CLI" run --config "$LG_TMP/sse.json" -- node "$NODE_CLIENT" "$URL" stream >"$LG_TMP/nsse.body" 2>"$LG_TMP/err"
-    check "Node stream: the provider's event stream byte for byte" cmp -s "$LG_TMP/nsse.body" "$LG_TMP/sse.expected"
+    mkdir -p -m 700 "$run"
+    out=$(XDG_RUNTIME_DIR=$run K1=sk-dead K2=sk-good timeout 120 "$LG_CLI" run --config "$LG_TMP/node.json" -- "$@" 2>"$LG_TMP/err")
+    rc=$?
+    check_eq "$label: exits 0" 0 "$rc"
+    check_eq "$label: 3 answers, all 200 from the live key" 3 "$(grep -c "$answer" <<<"$out")"
+    check_match "$label: the dead key's 429 retried invisibly, then the live key; never the program's" '^sk-dead sk-good sk-good sk-good$' "$(reqkeys)"
+    check_match "$label: llmgate run says in one line how it reaches the program" "$line" "$(cat "$LG_TMP/err")"
+    [ "$rc" = 0 ] || diag "$out $(head -c 600 "$LG_TMP/err") $(tail -c 400 "$run"/llmgate/relay-*.log 2>/dev/null)"
+}
+# relayed_stream LABEL RUN CMD...: one streamed request of CMD, in $LG_TMP/RUN, arrives byte for byte
+relayed_stream() {
+    local label=$1 run=$LG_TMP/$2
+    shift 2
+    fresh
+    XDG_RUNTIME_DIR=$run K1=sk-dead K_sse=sk-sse timeout 120 "$LG_CLI" run --config "$LG_TMP/sse.json" -- "$@" >"$LG_TMP/stream.body" 2>"$LG_TMP/err"
+    check "$label stream: the provider's event stream byte for byte" cmp -s "$LG_TMP/stream.body" "$LG_TMP/sse.expected"
+    for f in "$run"/llmgate/relay-*.addr; do kill "$(awk '{print $3}' "$f")"; done
+}
+NODE_LINE='^llmgate: [^ ]*node carries its own TLS library \(as Node\.js does\): its https requests to providers are gated through the relay on 127\.0\.0\.1:[0-9]+$'
+
+# Node.js (its own OpenSSL, linked in): fetch and https.request, trusting the local CA through
+# NODE_EXTRA_CA_CERTS
+NODE_CLIENT=$LG_ROOT/tests/clients/node/relay_client.js
+if command -v node >/dev/null; then
+    for mode in fetch https; do
+        relayed "Node $mode" run-$mode '^200 .*"mock_key":"sk-good"' "$NODE_LINE" node "$NODE_CLIENT" "$URL" $mode 3
+    done
+    relayed_stream "Node" run-https node "$NODE_CLIENT" "$URL" stream
     # a relay that is gone (its port closed) while the program still names it: the program's https goes
     # out ungated (its own key), said in one line
     fresh
@@ -104,6 +124,70 @@ JSON
     for f in "$LG_TMP"/run-*/llmgate/relay-*.addr; do kill "$(awk '{print $3}' "$f")"; done
 else
     skip "no node" 11
+fi
+
+# the official `openai` npm SDK (its own fetch, the SDK's retries off: a 429 must be absorbed here), from
+# the npm registry: installed once into tests/clients/node/node_modules from its package-lock.json
+NODE_DIR=$LG_ROOT/tests/clients/node
+sdk_ready() {
+    [ -f "$NODE_DIR/node_modules/openai/package.json" ] && return 0
+    command -v npm >/dev/null || { echo "no npm"; return 1; }
+    timeout 300 npm ci --prefix "$NODE_DIR" --no-audit --no-fund >"$LG_TMP/npm.log" 2>&1 ||
+        { echo "npm ci failed (registry unreachable?): $(tail -n 2 "$LG_TMP/npm.log" | tr '\n' ' ')"; return 1; }
+}
+if ! command -v node >/dev/null; then
+    skip "no node" 5
+elif ! why=$(sdk_ready); then
+    skip "the openai npm SDK cannot be installed: $why" 5
+else
+    relayed "openai SDK" run-sdk '^200 .*"mock_key":"sk-good"' "$NODE_LINE" node "$NODE_DIR/openai_sdk_client.js" - post 3
+    relayed_stream "openai SDK" run-sdk node "$NODE_DIR/openai_sdk_client.js" - stream
+fi
+
+# Java's HttpClient (its own TLS, JSSE; HTTP/2 preferred): led to the relay like Node.js (from a dual-stack
+# socket: an IPv4-mapped address), trusting the local CA through a copy of the JDK's trust store named in
+# JAVA_TOOL_OPTIONS after the user's own options (kept); ALPN gives HTTP/1.1
+if command -v java >/dev/null && command -v javac >/dev/null; then
+    mkdir -p "$LG_TMP/java"
+    if javac -d "$LG_TMP/java" "$LG_ROOT/tests/clients/java/RelayClient.java" 2>"$LG_TMP/javac.err"; then
+        JAVA_TOOL_OPTIONS=-Dllmgate.test=kept relayed "Java" run-java '^200 HTTP/1.1 .*"mock_key":"sk-good"' \
+            $'(^|\n)llmgate: [^ ]*java is a Java runtime \\(its own TLS, JSSE\\): its https requests to providers are gated through the relay on 127\\.0\\.0\\.1:[0-9]+(\n|$)' \
+            java -cp "$LG_TMP/java" RelayClient "$URL" post 3
+        check_match "Java: its trust store added after the user's JAVA_TOOL_OPTIONS, which are kept" \
+            'Picked up JAVA_TOOL_OPTIONS: -Dllmgate\.test=kept -Djavax\.net\.ssl\.trustStore=[^ ]*/relay-ca\.pem\.java-[0-9a-f]+' "$(cat "$LG_TMP/err")"
+        relayed_stream "Java" run-java java -cp "$LG_TMP/java" RelayClient "$URL" stream
+    else
+        not_ok "the Java client compiles"; diag "$(head -c 600 "$LG_TMP/javac.err")"
+    fi
+else
+    skip "no JDK (java, javac)" 6
+fi
+
+# a rustls client (std's sockets, the system's roots through rustls-native-certs), built offline from
+# Debian's crates: not led to the relay (rustls's verifier, webpki 0.22, refuses the local CA: it checks a
+# leaf's subject against the CA's DNS-only name constraints), named in one line and left ungated, its own
+# key going to the provider's upstream; one whose roots are compiled in (webpki-roots) named as such
+RUST_REG=/usr/share/cargo/registry
+if command -v cargo >/dev/null && compgen -G "$RUST_REG/rustls-0.20*" >/dev/null && compgen -G "$RUST_REG/rustls-native-certs-*" >/dev/null; then
+    cp -r "$LG_ROOT/tests/clients/rust" "$LG_TMP/rust"
+    mkdir -p "$LG_TMP/rust/.cargo"
+    printf '[source.crates-io]\nreplace-with = "debian"\n[source.debian]\ndirectory = "%s"\n[net]\noffline = true\n' "$RUST_REG" >"$LG_TMP/rust/.cargo/config.toml"
+    export CARGO_TARGET_DIR=$LG_BUILD/rust-target
+    if (cd "$LG_TMP/rust" && timeout 900 cargo build -q --release --offline && cp "$CARGO_TARGET_DIR/release/rustls_client" "$LG_TMP/rustls_client" &&
+        timeout 900 cargo build -q --release --offline --features fake-webpki-roots && cp "$CARGO_TARGET_DIR/release/rustls_client" "$LG_TMP/rustls_webpki") 2>"$LG_TMP/cargo.err"; then
+        fresh
+        out=$(K1=sk-dead K2=sk-good timeout 90 "$LG_CLI" run --config "$LG_TMP/node.json" -- "$LG_TMP/rustls_client" api.openai.com /v1/chat/completions post 1 2>"$LG_TMP/err")
+        check_eq "rustls: named in one line, left ungated" \
+            "llmgate: warning: $LG_TMP/rustls_client is a Rust program with rustls (its own TLS): its verifier refuses the relay's name-constrained CA, so its https requests run ungated (plain http is gated)" "$(cat "$LG_TMP/err")"
+        check_match "rustls: answered ungated, with its own key" '^200 .*"mock_key":"sk-host"' "$out"
+        K1=sk-dead K2=sk-good timeout 90 "$LG_CLI" run --config "$LG_TMP/node.json" -- "$LG_TMP/rustls_webpki" api.openai.com /v1/chat/completions post 1 >/dev/null 2>"$LG_TMP/err"
+        check_eq "rustls with compiled-in roots: named in one line, left ungated" \
+            "llmgate: warning: $LG_TMP/rustls_webpki is a Rust program with rustls and compiled-in roots (webpki-roots): it cannot be made to trust the relay, it runs ungated" "$(cat "$LG_TMP/err")"
+    else
+        not_ok "the rustls client builds offline from Debian's crates"; diag "$(head -c 600 "$LG_TMP/cargo.err")"
+    fi
+else
+    skip "no cargo or no Debian rustls crates (librust-rustls-dev, librust-rustls-native-certs-dev)" 3
 fi
 
 # the local CA: key 0600, constrained to the providers' names

@@ -3,7 +3,9 @@
 # gated on the relay's engine. With gateway tokens configured a client without one is refused (401, in the
 # provider's error format); with one, the account's key reaches the provider (the mock) and the token
 # never does, a 429 is retried invisibly on the next account; a preloaded curl talking to the gateway is
-# not gated a second time; check-config validates the gateway section.
+# not gated a second time; on loopback without tokens only the user who runs it is admitted (another
+# user's client gets a 403, the peer's uid read from the kernel's TCP table); check-config validates the
+# gateway section.
 source "$(dirname "$0")/../lib.sh"
 /usr/bin/python3 - "$LG_TMP/scenario.json" <<'PY'
 import json, sys
@@ -53,8 +55,29 @@ check_match "... gated once (the dead account is still cooling: the live key at 
 
 kill "$GW"; wait "$GW" 2>/dev/null
 
-# off loopback without tokens the gateway does not start; check-config validates the section
+# on loopback without tokens: the user's own clients are admitted, another user's are not
 grep -v '"gateway"' "$LG_TMP/config.json" >"$LG_TMP/notokens.json"; chmod 600 "$LG_TMP/notokens.json"
+curl -s -X POST "$MOCK_URL/__reset" >/dev/null
+K1=sk-dead K2=sk-live "$LG_CLI" relay --config "$LG_TMP/notokens.json" --listen "127.0.0.1:$PORT" >"$LG_TMP/gw2.out" 2>&1 &
+GW=$!
+for i in $(seq 1 200); do grep -q "gateway on" "$LG_TMP/gw2.out" 2>/dev/null && break; sleep 0.05; done
+check_match "without tokens on loopback: it says only this user's clients are admitted" \
+    "gateway on 127\.0\.0\.1:$PORT .*only local clients of this user are admitted" "$(cat "$LG_TMP/gw2.out")"
+out=$(curl -s -w '\n%{http_code}' -H "Authorization: Bearer sk-client-own" -H 'Content-Type: application/json' -d "$BODY" "$URL")
+check_eq "without tokens: the user's own client is admitted (200)" 200 "$(tail -n1 <<<"$out")"
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+    curl -s -X POST "$MOCK_URL/__reset" >/dev/null
+    out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups curl -s -w '\n%{http_code}' \
+        -H "Authorization: Bearer sk-client-own" -H 'Content-Type: application/json' -d "$BODY" "$URL")
+    check_eq "without tokens: another user's client is refused (403)" 403 "$(tail -n1 <<<"$out")"
+    check_match "... in the provider's error format, saying why" '"message": *"llmgate gateway: without gateway\.tokens only the user' "$(head -n -1 <<<"$out")"
+    check_eq "... and nothing reached the provider" "" "$(reqkeys)"
+else
+    skip "not root or no setpriv: cannot run a client as another user" 3
+fi
+kill "$GW"; wait "$GW" 2>/dev/null
+
+# off loopback without tokens the gateway does not start; check-config validates the section
 out=$(K1=a K2=b timeout 5 "$LG_CLI" relay --config "$LG_TMP/notokens.json" --listen "0.0.0.0:$PORT" 2>&1)
 check_match "off loopback without gateway tokens: refused" "needs gateway\.tokens" "$out"
 K1=a K2=b "$LG_CLI" check-config "$LG_TMP/config.json" >/dev/null 2>&1

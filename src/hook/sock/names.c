@@ -80,6 +80,22 @@ static bool same(slot *s, const struct sockaddr_storage *a, socklen_t len)
     return !memcmp(&s->addr, &b, len) && (!s->asked || p == s->asked || (s->port && p == s->port));
 }
 
+/* The address a connect gives, as getaddrinfo handed it out: an IPv4-mapped IPv6 address (a dual-stack
+ * socket's connect to an IPv4 address, as Java makes) as the IPv4 one. Its length. */
+static socklen_t unmapped(const struct sockaddr_storage *a, socklen_t len, struct sockaddr_storage *out)
+{
+    const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)a;
+    if (a->ss_family != AF_INET6 || len < sizeof *v6 || !IN6_IS_ADDR_V4MAPPED(&v6->sin6_addr)) {
+        memcpy(out, a, len);
+        return len;
+    }
+    struct sockaddr_in v4 = {.sin_family = AF_INET, .sin_port = v6->sin6_port};
+    memcpy(&v4.sin_addr, &v6->sin6_addr.s6_addr[12], 4);
+    memset(out, 0, sizeof *out);
+    memcpy(out, &v4, sizeof v4);
+    return sizeof v4;
+}
+
 size_t lg_sock_names_lookup(const struct sockaddr *addr, socklen_t len, struct sockaddr_storage *to,
                             const lg_provider **provs, size_t max, uint16_t *asked_out)
 {
@@ -88,12 +104,14 @@ size_t lg_sock_names_lookup(const struct sockaddr *addr, socklen_t len, struct s
         return 0;
     memset(to, 0, sizeof *to);
     memcpy(to, addr, len);
+    struct sockaddr_storage key;
+    socklen_t klen = unmapped(to, len, &key);
     uint16_t asked = *port_of(to), dest = asked;
     pthread_mutex_lock(&table_lock);
     for (size_t i = 0; i < SLOTS; i++) {
         slot *s = &table[i];
         uint16_t port = s->port ? s->port : asked;
-        if (!s->prov || !same(s, to, len) || (n && port != dest))
+        if (!s->prov || !same(s, &key, klen) || (n && port != dest))
             continue;
         dest = port;
         if (asked_out && !n)

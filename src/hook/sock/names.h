@@ -16,7 +16,8 @@
  * receives the address to connect to: addr, or addr with the upstream's port when the host connects to
  * another (a port it chose itself, wget; the one it asked for, anyio). Providers that share the address
  * but whose upstreams' ports differ are left out: only those reached at *to. *asked (when not NULL)
- * receives the port the program asked for (network order): the service it resolved with, else addr's. */
+ * receives the port the program asked for (network order): the service it resolved with, else addr's. An
+ * IPv4-mapped IPv6 addr (a dual-stack socket, as Java's) matches the IPv4 address; *to keeps its family. */
 size_t lg_sock_names_lookup(const struct sockaddr *addr, socklen_t len, struct sockaddr_storage *to,
                             const lg_provider **provs, size_t max, uint16_t *asked);
 

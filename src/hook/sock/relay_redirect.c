@@ -25,7 +25,8 @@ static struct {
 } relay;
 static pthread_once_t relay_once = PTHREAD_ONCE_INIT;
 
-/* Reads LLMGATE_RELAY once, and whether this program carries its own TLS (as llmgate run decided). */
+/* Reads LLMGATE_RELAY once, and whether this program carries its own TLS or is a Java runtime (as llmgate
+ * run decided). */
 static void setup(void)
 {
     const char *v = secure_getenv("LLMGATE_RELAY");
@@ -35,7 +36,7 @@ static void setup(void)
         return;
     lg_elf_facts f;
     bool own = false;
-    LG_OURS(own = lg_elf_inspect("/proc/self/exe", true, &f) && f.own_tls && !f.needs_curl);
+    LG_OURS(own = lg_elf_inspect("/proc/self/exe", true, &f) && ((f.own_tls && !f.needs_curl) || f.java));
     if (!own)
         return;
     relay.port = htons((uint16_t)port);
