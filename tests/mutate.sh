@@ -247,6 +247,12 @@ attempt-watch-never-fires|src/hook/curl/progress.c|test_attempt_timeout
 write-pause-refused|src/hook/curl/deliver.c|test_curl_pause
     if (r->multi_xfer)
     if (r->multi_xfer || 1)
+h1-head-framing-exact|src/front/h1_head.c|test_h1_response test_h1_request
+    return len >= n && !strncasecmp(name, word, n);
+    return len == n && !strncasecmp(name, word, n);
+h1-head-status-cr|src/front/h1_head.c|test_h1_response
+    if (!lf || lf == p || first_special(p, lf) != lf - 1 || lf[-1] != '\r')
+    if (!lf || lf == p || lf[-1] != '\r')
 EOF
 )
 
