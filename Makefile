@@ -183,10 +183,13 @@ $(B)/tests/%: tests/unit/%.c $(SAN_CORE_OBJ)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $< $(EXTRA_OBJ) $(SAN_CORE_OBJ) -lcmocka $(CORE_LIBS)
 
 # Unit tests of transport-neutral hook modules link those modules too.
-$(B)/tests/test_h1_request: $(B)/san/src/front/h1_request.o $(B)/san/src/front/auth_key.o
-$(B)/tests/test_h1_request: EXTRA_OBJ = $(B)/san/src/front/h1_request.o $(B)/san/src/front/auth_key.o -lhttp_parser
+$(B)/tests/test_h1_request: $(B)/san/src/front/h1_request.o $(B)/san/src/front/auth_key.o $(B)/san/src/front/h1_head.o
+$(B)/tests/test_h1_request: EXTRA_OBJ = $(B)/san/src/front/h1_request.o $(B)/san/src/front/auth_key.o $(B)/san/src/front/h1_head.o -lhttp_parser
 $(B)/tests/test_h1_target: $(B)/san/src/front/h1_target.o
 $(B)/tests/test_h1_target: EXTRA_OBJ = $(B)/san/src/front/h1_target.o
+H1_RESPONSE_TEST_OBJ := $(patsubst %,$(B)/san/src/front/%.o,h1_response h1_head stream_relay capture)
+$(B)/tests/test_h1_response: $(H1_RESPONSE_TEST_OBJ)
+$(B)/tests/test_h1_response: EXTRA_OBJ = $(H1_RESPONSE_TEST_OBJ) -lhttp_parser
 $(B)/tests/test_capture: $(B)/san/src/front/capture.o
 $(B)/tests/test_capture: EXTRA_OBJ = $(B)/san/src/front/capture.o
 $(B)/tests/test_auth_key: $(B)/san/src/front/auth_key.o
@@ -248,12 +251,12 @@ $(B)/fuzzobj/%.o: %.c $(wildcard include/llmgate/*.h) | $(B)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CFLAGS) $(FUZZ_FLAGS) -MMD -MP -c $< -o $@
 # the socket path's HTTP/1.1 framing is hook code: its harnesses link those objects too
-$(B)/fuzz/fuzz_h1_request: FUZZ_EXTRA = $(B)/fuzzobj/src/front/h1_request.o $(B)/fuzzobj/src/front/auth_key.o $(HOOK_LIBS)
-$(B)/fuzz/fuzz_h1_request: $(B)/fuzzobj/src/front/h1_request.o $(B)/fuzzobj/src/front/auth_key.o
-H1_RESPONSE_FUZZ_OBJ := $(patsubst %,$(B)/fuzzobj/src/front/%.o,h1_response stream_relay capture)
+$(B)/fuzz/fuzz_h1_request: FUZZ_EXTRA = $(B)/fuzzobj/src/front/h1_request.o $(B)/fuzzobj/src/front/auth_key.o $(B)/fuzzobj/src/front/h1_head.o $(HOOK_LIBS)
+$(B)/fuzz/fuzz_h1_request: $(B)/fuzzobj/src/front/h1_request.o $(B)/fuzzobj/src/front/auth_key.o $(B)/fuzzobj/src/front/h1_head.o
+H1_RESPONSE_FUZZ_OBJ := $(patsubst %,$(B)/fuzzobj/src/front/%.o,h1_response h1_head stream_relay capture)
 $(B)/fuzz/fuzz_h1_response: FUZZ_EXTRA = $(H1_RESPONSE_FUZZ_OBJ) $(HOOK_LIBS)
 $(B)/fuzz/fuzz_h1_response: $(H1_RESPONSE_FUZZ_OBJ)
-$(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/response.h $(FUZZ_CORE_OBJ)
+$(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/response.h tests/fuzz/h1_reader.h $(FUZZ_CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_EXTRA) $(FUZZ_CORE_OBJ) $(CORE_LIBS)
 fuzz-build: $(FUZZ_BIN)

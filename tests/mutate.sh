@@ -278,6 +278,12 @@ price-memo-any-model|src/spend/price.c|test_spend
 day-row-hint-model-prefix|src/spend/agg.c|test_spend
     return r->used && !strncmp(r->model, n[2], sizeof r->model - 1) &&
     return r->used && !strncmp(r->model, n[2], 8) &&
+h1-head-framing-exact|src/front/h1_head.c|test_h1_response test_h1_request
+    return len >= n && !strncasecmp(name, word, n);
+    return len == n && !strncasecmp(name, word, n);
+h1-head-status-cr|src/front/h1_head.c|test_h1_response
+    if (!lf || lf == p || first_special(p, lf) != lf - 1 || lf[-1] != '\r')
+    if (!lf || lf == p || lf[-1] != '\r')
 EOF
 )
 

@@ -5,6 +5,7 @@
 #include <strings.h>
 
 #include "front/auth_key.h"
+#include "front/h1_head.h"
 #include "front/h1_request.h"
 #include "front/h1_text.h"
 #include "llmgate/url.h"
@@ -118,6 +119,64 @@ static const http_parser_settings settings = {
     .on_message_complete = on_complete,
 };
 
+/* A plain head's request line and framing go through the parser without its fields (taken whole). */
+static const http_parser_settings plain_settings = {
+    .on_url = on_url,
+    .on_headers_complete = on_headers_complete,
+    .on_body = on_body,
+    .on_message_complete = on_complete,
+};
+
+/* The fields of the plain head h at p, as the parser's callbacks would have made them (each "Name: value"
+ * without CRLF, with its NUL and key offset); false (oom set) when memory ran out. */
+static bool plain_fields(lg_h1_req *r, const char *p, const lg_h1_head *h)
+{
+    for (size_t i = 0; i < h->n; i++) {
+        const lg_h1_hline *l = &h->lines[i];
+        const char *line = p + l->off;
+        if (r->n_fields == r->cap_fields) {
+            size_t c = r->cap_fields ? r->cap_fields * 2 : 16;
+            lg_h1_field *f = realloc(r->fields, c * sizeof *f);
+            if (!f)
+                return r->oom = true, false;
+            r->fields = f;
+            r->cap_fields = c;
+        }
+        lg_h1_field *f = &r->fields[r->n_fields++];
+        *f = (lg_h1_field){.off = r->text_len, .name_len = l->name_len};
+        bool ok = lg_h1_head_canonical(p, l)
+                      ? text_put(r, line, l->len - 2)
+                      : text_put(r, line, l->name_len) && text_put(r, ": ", 2) &&
+                            text_put(r, line + l->value_off, l->len - 2 - l->value_off);
+        f->len = r->text_len - f->off;
+        if (!ok || !text_put(r, "", 1))
+            return false;
+        const char *v = lg_auth_value(r->text + f->off);
+        f->key = v ? (size_t)(v - (r->text + f->off)) : 0;
+    }
+    return true;
+}
+
+/* True while the parser can take more bytes of the request. */
+static bool parsing(const lg_h1_req *r) { return !r->complete && !r->oom && HTTP_PARSER_ERRNO(&r->p) == HPE_OK; }
+
+/* Parses the len bytes at p; the bytes of p it took. A request's first bytes holding a plain head
+ * (lg_h1_head_split) are read a line at a time: its fields taken whole, libhttp-parser reading its request
+ * line and the lines it takes for framing (the same bytes, in their order), then the blank line and what
+ * follows as usual. Anything else is libhttp-parser's alone. */
+static size_t parse(lg_h1_req *r, const char *p, size_t len)
+{
+    lg_h1_head h;
+    if (r->raw_len > 0 || !lg_h1_head_split(p, len, &h))
+        return http_parser_execute(&r->p, &settings, p, len);
+    if (!plain_fields(r, p, &h))
+        return 0;
+    lg_h1_head_feed(&r->p, &plain_settings, p, &h);
+    if (!parsing(r) || len == h.len)
+        return h.len;
+    return h.len + http_parser_execute(&r->p, &settings, p + h.len, len - h.len);
+}
+
 void lg_h1_req_init(lg_h1_req *r)
 {
     memset(r, 0, sizeof *r);
@@ -176,7 +235,7 @@ void lg_h1_req_reset(lg_h1_req *r)
 lg_h1_state lg_h1_req_feed(lg_h1_req *r, const char *p, size_t len, size_t max, size_t *used)
 {
     *used = 0;
-    size_t n = http_parser_execute(&r->p, &settings, p, len);
+    size_t n = parse(r, p, len);
     enum http_errno e = HTTP_PARSER_ERRNO(&r->p);
     if ((e != HPE_OK && !(e == HPE_PAUSED && r->complete)) || r->p.upgrade || r->oom)
         return LG_H1_INVALID;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "front/h1_head.h"
 #include "front/h1_response.h"
 #include "front/h1_text.h"
 
@@ -78,10 +79,31 @@ static int on_value(http_parser *p, const char *at, size_t n)
     return append(r, at, n) ? 0 : 1;
 }
 
+/* The header lines of a plain head (r->plain, at r->plain_at) to the capture: each as it came when it reads
+ * as the parser's fields rebuild it, else rebuilt the same way ("Name: value" with CRLF). */
+static bool plain_lines(lg_h1_resp *r)
+{
+    const lg_h1_head *h = r->plain;
+    for (size_t i = 0; i < h->n; i++) {
+        const lg_h1_hline *l = &h->lines[i];
+        const char *line = r->plain_at + l->off;
+        if (lg_h1_head_canonical(r->plain_at, l)) {
+            if (!put_line(r, line, l->len))
+                return false;
+            continue;
+        }
+        r->line_len = 0;
+        if (!append(r, line, l->name_len) || !append(r, ": ", 2) ||
+            !append(r, line + l->value_off, l->len - l->value_off) || !put_line(r, r->line, r->line_len))
+            return false;
+    }
+    return true;
+}
+
 static int on_headers_complete(http_parser *p)
 {
     lg_h1_resp *r = p->data;
-    if (!status_line(r) || !flush_field(r) || !put_line(r, "\r\n", 2))
+    if (!status_line(r) || (r->plain ? !plain_lines(r) : !flush_field(r)) || !put_line(r, "\r\n", 2))
         return -1;
     r->interim = p->status_code < 200;
     r->chunked = (p->flags & F_CHUNKED) != 0;
@@ -117,6 +139,36 @@ static const http_parser_settings settings = {
     .on_body = on_body,
     .on_message_complete = on_complete,
 };
+
+/* A plain head's framing goes through the parser without its fields: its lines are captured whole. */
+static const http_parser_settings plain_settings = {
+    .on_headers_complete = on_headers_complete,
+    .on_body = on_body,
+    .on_message_complete = on_complete,
+};
+
+/* True while the parser can take more bytes of the message. */
+static bool parsing(const lg_h1_resp *r) { return !r->done && !r->stop && HTTP_PARSER_ERRNO(&r->p) == HPE_OK; }
+
+/* Parses the n bytes at buf, whose start is a response's. A plain head (lg_h1_head_split) all there is read
+ * a line at a time: libhttp-parser reads its status line and the lines it takes for framing (the same
+ * bytes, in their order), then the blank line, while the lines themselves go to the capture whole; the
+ * bytes after the head are parsed as usual. Anything else is libhttp-parser's alone. */
+static void parse_first(lg_h1_resp *r, const char *buf, size_t n)
+{
+    lg_h1_head h;
+    if (!lg_h1_head_split(buf, n, &h)) {
+        http_parser_execute(&r->p, &settings, buf, n);
+        return;
+    }
+    r->plain = &h;
+    r->plain_at = buf;
+    lg_h1_head_feed(&r->p, &plain_settings, buf, &h);
+    r->plain = NULL;
+    r->plain_at = NULL;
+    if (n > h.len && parsing(r))
+        http_parser_execute(&r->p, &settings, buf + h.len, n - h.len);
+}
 
 void lg_h1_resp_start(lg_h1_resp *r, lg_capture *cap, lg_relay *relay, bool head)
 {
@@ -155,8 +207,11 @@ lg_h1r_step lg_h1_resp_step(lg_h1_resp *r, const lg_h1_io *io, void *ioctx)
             r->keep_alive = false;
         return r->done ? LG_H1R_DONE : r->stop ? LG_H1R_STOPPED : LG_H1R_EOF;
     }
+    if (r->got_any)
+        http_parser_execute(&r->p, &settings, buf, (size_t)n);
+    else
+        parse_first(r, buf, (size_t)n);
     r->got_any = true;
-    http_parser_execute(&r->p, &settings, buf, (size_t)n);
     if (r->stop)
         return LG_H1R_STOPPED;
     if (r->done)

@@ -29,6 +29,8 @@ typedef struct {
     bool head;       /* it answers a HEAD request: no body */
     bool chunked;    /* the body came chunked */
     bool keep_alive; /* the connection can carry another request after this response */
+    const struct lg_h1_head *plain; /* while its framing is parsed: the plain head read a line at a time */
+    const char *plain_at;           /* and its bytes */
 } lg_h1_resp;
 
 /* Starts reading a response into cap and relay (both already reset); head: it answers a HEAD request. r is

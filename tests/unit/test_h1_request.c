@@ -6,10 +6,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "front/h1_head.h"
 #include "front/h1_request.h"
+#include "rng.h"
 
 #define MAX (1 << 20)
 
@@ -215,6 +218,90 @@ static void test_reset_for_the_next_request(void **state)
     lg_h1_req_free(&r);
 }
 
+/* A request read whole (its head, when plain, a line at a time: src/front/h1_head.c) and a byte a write
+ * (libhttp-parser alone) ends the same: state, bytes taken, method, URL, header text and fields, body,
+ * expect and framing. True when the head was plain. */
+static bool read_alike(const char *text)
+{
+    size_t len = strlen(text), taken_whole, taken_split;
+    lg_h1_head h;
+    bool plain = lg_h1_head_split(text, len, &h);
+    lg_h1_req a, b;
+    lg_h1_req_init(&a);
+    lg_h1_req_init(&b);
+    lg_h1_state sa = feed(&a, text, len ? len : 1, &taken_whole), sb = feed(&b, text, 1, &taken_split);
+    if (sa != sb) {
+        fprintf(stderr, "state %d / %d for:\n%s\n", (int)sa, (int)sb, text);
+        fail();
+    }
+    if (sa != LG_H1_INVALID) {
+        assert_int_equal(taken_whole, taken_split);
+        assert_int_equal(a.p.method, b.p.method);
+        assert_int_equal(a.headers_done, b.headers_done);
+        assert_int_equal(a.expect_continue, b.expect_continue);
+        assert_int_equal(a.p.content_length, b.p.content_length);
+        assert_int_equal(a.p.flags, b.p.flags);
+        assert_int_equal(a.url_len, b.url_len);
+        assert_memory_equal(a.url, b.url, a.url_len);
+        assert_int_equal(a.body_len, b.body_len);
+        if (a.body_len)
+            assert_memory_equal(a.body, b.body, a.body_len);
+        assert_int_equal(a.n_fields, b.n_fields);
+        if (a.text_len != b.text_len || (a.text_len && memcmp(a.text, b.text, a.text_len))) {
+            fprintf(stderr, "header text differs for:\n%s\n", text);
+            fail();
+        }
+        for (size_t i = 0; i < a.n_fields; i++) {
+            assert_int_equal(a.fields[i].off, b.fields[i].off);
+            assert_int_equal(a.fields[i].name_len, b.fields[i].name_len);
+            assert_int_equal(a.fields[i].len, b.fields[i].len);
+            assert_int_equal(a.fields[i].key, b.fields[i].key);
+        }
+    }
+    lg_h1_req_free(&a);
+    lg_h1_req_free(&b);
+    return plain;
+}
+
+static void test_plain_heads_read_as_the_parser_reads(void **state)
+{
+    static const char *const starts[] = {
+        "POST /v1/chat/completions HTTP/1.1\r\n", "POST /v1/chat/completions HTTP/1.1\r\n", "GET /v1/models HTTP/1.1\r\n",
+        "POST /v1/x?key=sk-q HTTP/1.0\r\n", "HEAD / HTTP/1.1\r\n", "CONNECT a:443 HTTP/1.1\r\n", "POST /v1 HTTP/1.1\n",
+        "BREW / HTTP/1.1\r\n", "POST /a b HTTP/1.1\r\n",
+    };
+    static const char *const names[] = {
+        "Host", "Authorization", "Content-Type", "Accept-Encoding", "User-Agent", "x-api-key", "api-key",
+        "X-Llmgate-Pin", "Content-Length", "content-length", "Transfer-Encoding", "Connection", "Expect",
+        "Upgrade", "Proxy-Connection", "Content-Lengthx", "Transfer-Encodingg", "X Space", "X.Dot", "",
+    };
+    static const char *const values[] = {
+        "api.openai.com", "Bearer sk-host", "application/json", "identity", "4", "0", "chunked",
+        "keep-alive", "close", "100-continue", "websocket", "", "  sp  ", "tab\tin", "x\x01y", "gzip",
+        "\xc3\xa9", "2, 2",
+    };
+    static const char *const seps[] = {" ", " ", "", "   ", "\t"};
+    static const char *const bodies[] = {"", "abcd", "{\"a\":1}", "4\r\nabcd\r\n0\r\n\r\n", "abcdGET / HTTP/1.1\r\n\r\n"};
+    static char text[4096];
+    unsigned plain = 0, other = 0;
+    for (uint64_t seed = 1; seed <= 20000; seed++) {
+        test_rng_seed(seed);
+        bool odd = rnd(4) == 0;
+        size_t len = (size_t)snprintf(text, sizeof text, "%s", starts[odd ? rnd(9) : rnd(3)]);
+        for (unsigned i = 0, n = rnd(9); i < n; i++)
+            len += (size_t)snprintf(text + len, sizeof text - len, "%s:%s%s%s", names[odd ? rnd(20) : rnd(12)],
+                                    seps[odd ? rnd(5) : rnd(2)], values[odd ? rnd(18) : rnd(12)],
+                                    odd && rnd(12) == 0 ? "\n" : "\r\n");
+        snprintf(text + len, sizeof text - len, "\r\n%s", bodies[rnd(5)]);
+        if (read_alike(text))
+            plain++;
+        else
+            other++;
+    }
+    assert_true(plain > 5000);
+    assert_true(other > 2000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -225,6 +312,7 @@ int main(void)
         cmocka_unit_test(test_pipelined_rest_is_left),
         cmocka_unit_test(test_what_cannot_be_followed),
         cmocka_unit_test(test_reset_for_the_next_request),
+        cmocka_unit_test(test_plain_heads_read_as_the_parser_reads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,131 @@
+/* A plain HTTP/1.1 header block read a line at a time (see h1_head.h). */
+#include <string.h>
+#include <strings.h>
+
+#include "front/h1_head.h"
+#include "front/word.h"
+
+#define ONES 0x0101010101010101ull
+#define HIGH 0x8080808080808080ull
+
+/* The word scans below take a word's first byte in memory order as its lowest lane. */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "h1_head.c reads words little-endian");
+
+/* The lanes of word w holding a byte below 0x20 or 0x7f: the lowest flagged lane is the first such byte
+ * exactly (a borrow may flag lanes above it, never below). */
+static inline uint64_t special(uint64_t w)
+{
+    uint64_t del = w ^ (ONES * 0x7f);
+    return ((w - ONES * 0x20) & ~w & HIGH) | ((del - ONES) & ~del & HIGH);
+}
+
+/* The first byte of [q, end) below 0x20 or 0x7f, or end. */
+static const char *first_special(const char *q, const char *end)
+{
+    for (; end - q >= 8; q += 8) {
+        uint64_t m = special(lg_load8(q));
+        if (m)
+            return q + (__builtin_ctzll(m) >> 3);
+    }
+    while (q < end && (unsigned char)*q >= 0x20 && *q != 0x7f)
+        q++;
+    return q;
+}
+
+/* A name byte this reader takes: an ASCII letter, a digit, '-' or '_'. */
+static inline bool name_byte(unsigned char c)
+{
+    return (unsigned)((c | 0x20) - 'a') < 26 || (unsigned)(c - '0') < 10 || c == '-' || c == '_';
+}
+
+/* The high bits of the lanes of w holding a byte at most n (n and the lanes below 0x80: no borrow). */
+static inline uint64_t at_most(uint64_t w, unsigned n) { return (ONES * (0x80 | n) - w) & HIGH; }
+
+/* The high bits of the lanes of w holding a byte name_byte does not take: the lowest flagged lane is the
+ * first such byte exactly (a lane of 0x80 or above is flagged; what it borrows spoils only lanes above). */
+static inline uint64_t not_name(uint64_t w)
+{
+    uint64_t low = w | (ONES * 0x20); /* letters to lowercase */
+    uint64_t name = (at_most(low, 'z') & ~at_most(low, 'a' - 1)) | (at_most(w, '9') & ~at_most(w, '0' - 1)) |
+                    at_most(w ^ (ONES * '-'), 0) | at_most(w ^ (ONES * '_'), 0);
+    return (~name & HIGH) | (w & HIGH);
+}
+
+/* The first byte of [q, end) name_byte does not take, or end. */
+static const char *name_end(const char *q, const char *end)
+{
+    for (; end - q >= 8; q += 8) {
+        uint64_t m = not_name(lg_load8(q));
+        if (m)
+            return q + (__builtin_ctzll(m) >> 3);
+    }
+    while (q < end && name_byte((unsigned char)*q))
+        q++;
+    return q;
+}
+
+bool lg_h1_head_split(const char *p, size_t n, lg_h1_head *h)
+{
+    const char *end = p + n, *lf = memchr(p, '\n', n);
+    /* the start line's only control bytes its CRLF: libhttp-parser ends a status line at its first CR and
+     * takes the byte after it for the LF, whatever it is */
+    if (!lf || lf == p || first_special(p, lf) != lf - 1 || lf[-1] != '\r')
+        return false;
+    const char *q = lf + 1;
+    h->start_len = (size_t)(q - p);
+    h->n = 0;
+    for (;;) {
+        if (end - q < 2)
+            return false;
+        if (q[0] == '\r' && q[1] == '\n')
+            break;
+        const char *s = q;
+        q = name_end(q, end);
+        if (q == s || q == end || *q != ':' || h->n == LG_H1_HEAD_LINES)
+            return false;
+        size_t name_len = (size_t)(q - s);
+        for (q++; q < end && *q == ' '; q++)
+            ;
+        const char *v = q;
+        q = first_special(q, end);
+        if (end - q < 2 || q[0] != '\r' || q[1] != '\n')
+            return false;
+        q += 2;
+        h->lines[h->n++] = (lg_h1_hline){.off = (uint32_t)(s - p), .len = (uint32_t)(q - s),
+                                         .name_len = (uint32_t)name_len, .value_off = (uint32_t)(v - s)};
+    }
+    h->len = (size_t)(q + 2 - p);
+    return h->len <= UINT32_MAX;
+}
+
+/* True when the len bytes at name begin with word (n bytes, lowercase), in any case. */
+static inline bool begins(const char *name, size_t len, const char *word, size_t n)
+{
+    return len >= n && !strncasecmp(name, word, n);
+}
+
+bool lg_h1_head_framing(const char *name, size_t len)
+{
+    switch (name[0] | 0x20) {
+    case 'c': return begins(name, len, "connection", 10) || begins(name, len, "content-length", 14);
+    case 'p': return begins(name, len, "proxy-connection", 16);
+    case 't': return begins(name, len, "transfer-encoding", 17);
+    case 'u': return begins(name, len, "upgrade", 7);
+    default: return false;
+    }
+}
+
+void lg_h1_head_feed(http_parser *hp, const http_parser_settings *s, const char *p, const lg_h1_head *h)
+{
+    http_parser_execute(hp, s, p, h->start_len);
+    for (size_t i = 0; i < h->n && HTTP_PARSER_ERRNO(hp) == HPE_OK; i++)
+        if (lg_h1_head_framing(p + h->lines[i].off, h->lines[i].name_len))
+            http_parser_execute(hp, s, p + h->lines[i].off, h->lines[i].len);
+    if (HTTP_PARSER_ERRNO(hp) == HPE_OK)
+        http_parser_execute(hp, s, p + h->len - 2, 2);
+}
+
+bool lg_h1_head_canonical(const char *p, const lg_h1_hline *l)
+{
+    return l->value_off == l->name_len + 2 && p[l->off + l->name_len + 1] == ' ';
+}
