@@ -41,6 +41,9 @@ relay-secret-ignored|src/relay/preamble.c|test_relay_preamble
 dead-waiter-kept|src/store/shm_ops.c|test_dead_waiter
     lg_holds_reap(m, me, now_ms, lg_owner_alive, NULL); /* a dead waiter's place is free again */
     (void)me;
+redis-dead-owner-kept|src/store/redis.c|test_dead_waiter
+        if (round > 0 || now_goes || !dead_owners(r, dead, sizeof dead))
+        if (1 || round > 0 || now_goes || !dead_owners(r, dead, sizeof dead))
 store-overfull|src/conf/config.c|test_store_capacity
     conf_check_capacity(cx, c);
     (void)0;

@@ -1,6 +1,7 @@
 /* Processes as owners of reservations (see owner.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,33 @@ const lg_store_owner *lg_owner_self(void)
         errno = saved;
     }
     return &self;
+}
+
+static char host[17];
+static pthread_once_t host_once = PTHREAD_ONCE_INIT;
+
+/* FNV-1a of the boot id and the pid namespace's link into host. */
+static void host_read(void)
+{
+    char buf[128] = "";
+    uint64_t h = UINT64_C(1469598103934665603);
+    int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, buf, 64) : -1;
+    if (fd >= 0)
+        close(fd);
+    ssize_t m = readlink("/proc/self/ns/pid", buf + (n > 0 ? n : 0), 60);
+    size_t len = (size_t)(n > 0 ? n : 0) + (size_t)(m > 0 ? m : 0);
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)buf[i]) * UINT64_C(1099511628211);
+    snprintf(host, sizeof host, "%016llx", (unsigned long long)h);
+}
+
+const char *lg_owner_host(void)
+{
+    int saved = errno;
+    pthread_once(&host_once, host_read);
+    errno = saved;
+    return host;
 }
 
 bool lg_owner_alive(const lg_store_owner *o, void *ctx)

@@ -17,6 +17,7 @@
 #include "llmgate/clock.h"
 #include "llmgate/log.h"
 #include "store/backend.h"
+#include "store/owner.h"
 #include "store/redis_conn.h"
 #include "store/redis_visit.h"
 
@@ -212,6 +213,39 @@ static const char *const counter_field[] = {
     [LG_EV_SWITCH] = "n_switches",     [LG_EV_GIVEN_UP] = "n_given_up", [LG_EV_SENT] = "n_requests",
     [LG_EV_FELL_BACK] = "n_fell_back"};
 
+#define OWNER_MAX 96 /* "<host>.<pid>.<start>" */
+
+/* This process as the script's owner of the places it reserves (see redis_script.lua). */
+static void owner_name(char out[OWNER_MAX])
+{
+    const lg_store_owner *me = lg_owner_self();
+    snprintf(out, OWNER_MAX, "%s.%d.%llu", lg_owner_host(), (int)me->pid, (unsigned long long)me->start);
+}
+
+/* The owners of this machine's places that an admission reply names last (space-separated), checked here by
+ * pid: the dead ones appended to dead (space-separated, as many as fit). True when one was dead. */
+static bool dead_owners(const redisReply *r, char *dead, size_t len)
+{
+    const redisReply *e = r->elements ? r->element[r->elements - 1] : NULL;
+    if (!e || e->type != REDIS_REPLY_STRING)
+        return false;
+    const char *host = lg_owner_host();
+    size_t hl = strlen(host), used = strlen(dead);
+    bool any = false;
+    for (const char *p = e->str; *p;) {
+        size_t w = strcspn(p, " ");
+        char *end;
+        long pid = w > hl + 1 && !strncmp(p, host, hl) && p[hl] == '.' ? strtol(p + hl + 1, &end, 10) : 0;
+        unsigned long long start = pid > 0 && *end == '.' ? strtoull(end + 1, NULL, 10) : 0;
+        if (pid > 0 && !lg_owner_alive(&(lg_store_owner){(int32_t)pid, start}, NULL) && used + w + 2 <= len) {
+            used += (size_t)snprintf(dead + used, len - used, "%s%.*s", used ? " " : "", (int)w, p);
+            any = true;
+        }
+        p += w + (p[w] == ' ');
+    }
+    return any;
+}
+
 /* Forgets a ticket held in another store (the local one while Redis was down). */
 static void own(redis_store *s, lg_store_ticket *t)
 {
@@ -266,44 +300,57 @@ static int redis_admit(lg_store *st, const lg_store_scope *sc, lg_store_ticket *
     int64_t tokens = lg_charge_admit(sc->dialect, sc->est, NULL);
     char usable[sc->n + 1];
     pool_mask(sc, snap, now_ms, usable);
-    args a = {0};
-    script_head(s, &a, sc, "admit");
-    add(&a, "%lld", (long long)sc->limits.limit[0]);
-    add(&a, "%lld", (long long)sc->limits.limit[1]);
-    add(&a, "%lld", (long long)sc->limits.window_ms);
-    add(&a, "%lld", (long long)sc->limits.margin_ms);
-    add(&a, "%lld", (long long)tokens);
-    add(&a, "%lld", preferred < sc->n ? (long long)preferred : -1LL);
-    add(&a, "%lld", (long long)(deadline_ms - now_ms)); /* placed on Redis's clock by the script */
-    add(&a, "%d", t->held ? 1 : 0);
-    add(&a, "%zu", t->account);
-    add(&a, "%lld", (long long)t->bucket);
-    add(&a, "%lld", (long long)t->tokens);
-    add(&a, "%.17g", sc->jitter);
-    add(&a, "%lld", (long long)lg_policy_longest_cooldown_ms(sc->backoff));
-    add(&a, "%s", usable);
-    add(&a, "%s", rest.count ? counter_field[rest.ev] : "");
-    redisReply *r = exchange(s, c, &a, 6 + STATE_FIELDS * sc->n);
-    if (r && (int_at(r, 1) < 0 || (size_t)int_at(r, 1) >= sc->n)) {
+    /* When the reply names owners of this machine's places that are dead, and the request must wait, asked
+     * once more with them: their places are given back first. */
+    char me[OWNER_MAX], dead[512] = "";
+    owner_name(me);
+    redisReply *r = NULL;
+    for (int round = 0;; round++) {
+        args a = {0};
+        script_head(s, &a, sc, "admit");
+        add(&a, "%lld", (long long)sc->limits.limit[0]);
+        add(&a, "%lld", (long long)sc->limits.limit[1]);
+        add(&a, "%lld", (long long)sc->limits.window_ms);
+        add(&a, "%lld", (long long)sc->limits.margin_ms);
+        add(&a, "%lld", (long long)tokens);
+        add(&a, "%lld", preferred < sc->n ? (long long)preferred : -1LL);
+        add(&a, "%lld", (long long)(deadline_ms - now_ms)); /* placed on Redis's clock by the script */
+        add(&a, "%d", t->held ? 1 : 0);
+        add(&a, "%zu", t->account);
+        add(&a, "%lld", (long long)t->bucket);
+        add(&a, "%lld", (long long)t->tokens);
+        add(&a, "%.17g", sc->jitter);
+        add(&a, "%lld", (long long)lg_policy_longest_cooldown_ms(sc->backoff));
+        add(&a, "%s", usable);
+        add(&a, "%s", rest.count ? counter_field[rest.ev] : "");
+        add(&a, "%s", me);
+        add(&a, "%s", dead);
+        r = exchange(s, c, &a, 7 + STATE_FIELDS * sc->n);
+        if (r && (int_at(r, 1) < 0 || (size_t)int_at(r, 1) >= sc->n)) {
+            s->api->free_reply(r);
+            lg_redis_put_conn(s, c, false, "unexpected reply");
+            r = NULL;
+        }
+        if (!r)
+            return local_admit(s, sc, t, preferred, now_ms, deadline_ms, &rest, verdict, snap, out);
+        t->held = false; /* the script gave back the reservation held before */
+        t->tokens = tokens;
+        if (int_at(r, 3)) {
+            t->held = true;
+            t->account = (size_t)int_at(r, 1);
+            t->bucket = int_at(r, 5);
+        }
+        bool now_goes = int_at(r, 3) && int_at(r, 2) <= int_at(r, 0);
+        if (round > 0 || now_goes || !dead_owners(r, dead, sizeof dead))
+            break;
         s->api->free_reply(r);
-        lg_redis_put_conn(s, c, false, "unexpected reply");
-        r = NULL;
     }
-    if (!r)
-        return local_admit(s, sc, t, preferred, now_ms, deadline_ms, &rest, verdict, snap, out);
     int64_t skew = int_at(r, 0) - now_ms;
     out->breaker = verdict;
     out->idx = (size_t)int_at(r, 1);
     out->at_ms = int_at(r, 2) - skew;
     out->reserved = int_at(r, 3) != 0;
     out->retry_ms = int_at(r, 4);
-    t->held = false; /* the script gave back the reservation held before */
-    t->tokens = tokens;
-    if (out->reserved) {
-        t->held = true;
-        t->account = out->idx;
-        t->bucket = int_at(r, 5);
-    }
     read_states(r, 6, sc->n, skew, snap);
     s->api->free_reply(r);
     lg_redis_put_conn(s, c, true, NULL);
@@ -326,6 +373,9 @@ static int redis_confirm(lg_store *st, const lg_store_scope *sc, lg_store_ticket
     add(&a, "%lld", (long long)t->bucket);
     add(&a, "%lld", (long long)t->tokens);
     add(&a, "%.17g", sc->jitter);
+    char me[OWNER_MAX];
+    owner_name(me);
+    add(&a, "%s", me);
     redisReply *r = exchange(s, c, &a, 2 + STATE_FIELDS * sc->n);
     if (!r)
         return s->local ? s->local->ops->confirm(s->local, sc, t, idx, now_ms, snap, ok) : -1;
@@ -355,6 +405,9 @@ static int redis_release(lg_store *st, const lg_store_scope *sc, lg_store_ticket
     add(&a, "%zu", t->account);
     add(&a, "%lld", (long long)t->bucket);
     add(&a, "%lld", (long long)t->tokens);
+    char me[OWNER_MAX];
+    owner_name(me);
+    add(&a, "%s", me);
     redisReply *r = exchange(s, c, &a, 1);
     t->held = false;
     if (r) {
@@ -416,6 +469,10 @@ static int redis_record(lg_store *st, const lg_store_scope *sc, lg_store_ticket 
         add(&a, "%lld", info ? (long long)info->remaining[d] : -1LL);
     for (int d = 0; d < 2; d++)
         add(&a, "%lld", info ? (long long)info->reset_ms[d] : -1LL);
+    char me[OWNER_MAX];
+    owner_name(me);
+    add(&a, "%s", me);
+    add(&a, "%lld", (long long)t->tokens);
     redisReply *r = exchange(s, c, &a, 1 + STATE_FIELDS * sc->n);
     if (!r)
         return s->local ? s->local->ops->record(s->local, sc, t, idx, at, now_ms, snap) : -1;

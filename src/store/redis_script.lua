@@ -4,7 +4,7 @@
 -- of their time (FIFO: a later admission only finds room after those already placed).
 -- KEYS[1]: the provider hash (field cur); KEYS[2..n+1]: the account hashes. Account fields: cu rs fl le pr
 -- (policy state; pr: the probe lease, src/limiter/policy.c's probe_until_ms), sp wm l0 l1 ll0 ll1 cl0 cl1 cx0 cx1 (window, limits, provider caps), q<epoch> k<epoch>
--- (requests and tokens of a bucket), n_* (counters).
+-- (requests and tokens of a bucket), o<bucket>:<tokens>:<owner> (owners of places reserved ahead), n_* (counters).
 -- ARGV[1]: op; ARGV[2]: ttl ms; the rest per op. Returns {now_ms, ..., then cu rs fl le pr per account}.
 local B, RING = 64, 512
 local AHEAD = RING - 2 * B - 1
@@ -24,12 +24,13 @@ local function start_of(k, span) return -fdiv(-k * span, B) end
 
 local function load(i)
   local raw = redis.call('HGETALL', KEYS[i + 2])
-  local a = {f = {}, q = {}, k = {}, w = {}, d = {}, key = KEYS[i + 2]}
+  local a = {f = {}, q = {}, k = {}, o = {}, w = {}, d = {}, key = KEYS[i + 2]}
   for j = 1, #raw, 2 do
     local name, v = raw[j], tonumber(raw[j + 1]) or 0
     local c = string.sub(name, 1, 1)
     if c == 'q' then a.q[tonumber(string.sub(name, 2))] = v
     elseif c == 'k' then a.k[tonumber(string.sub(name, 2))] = v
+    elseif c == 'o' then a.o[name] = v
     else a.f[name] = v end
   end
   return a
@@ -128,6 +129,49 @@ local function adjust(a, ticket, dq, dk)
   put(a, 'q' .. ticket, a.q[ticket]); put(a, 'k' .. ticket, a.k[ticket])
 end
 
+-- Owners of the places reserved ahead (issue 33, item 3). An owner is '<host>.<pid>.<start>' (src/store/
+-- owner.c: the machine, the process, its start time). A place reserved for later is recorded on its account
+-- as field o<bucket>:<tokens>:<owner> (how many), dropped when its owner confirms, releases, is recorded on
+-- it or gives it back at its next admission. An admission gives back the places of the owners its caller
+-- found dead (a process on the caller's machine, checked there by pid), and of any owner that has not
+-- confirmed OWNER_GRACE ms after its place began (a waiter on another machine that died); it reports the
+-- other owners of the caller's machine it saw, for the caller to check. A confirm that finds its record gone
+-- was given back: the waiter asks again.
+local OWNER_GRACE = 5000
+local function owner_field(bucket, tokens, owner) return 'o' .. bucket .. ':' .. tokens .. ':' .. owner end
+local function hold(a, bucket, tokens, owner)
+  local f = owner_field(bucket, tokens, owner)
+  a.o[f] = (a.o[f] or 0) + 1
+  put(a, f, a.o[f])
+end
+-- Drops one record of owner's place; false when there was none.
+local function unhold(a, bucket, tokens, owner)
+  local f = owner_field(bucket, tokens, owner)
+  local c = a.o[f]
+  if not c then return false end
+  if c > 1 then a.o[f] = c - 1; put(a, f, c - 1) else a.o[f] = nil; del(a, f) end
+  return true
+end
+-- Gives back the places of dead owners (dead: a set of owners; me: the caller); adds the other owners of
+-- host (the caller's machine) still holding places to seen.
+local function reap(a, host, me, dead, seen)
+  local span = g(a, 'sp')
+  for f, c in pairs(a.o) do
+    local bucket, tokens, owner = string.match(f, '^o(-?%d+):(-?%d+):(.+)$')
+    bucket, tokens = tonumber(bucket), tonumber(tokens)
+    if not owner then
+      a.o[f] = nil; del(a, f)
+    elseif owner ~= me then
+      if dead[owner] or span <= 0 or start_of(bucket, span) + OWNER_GRACE < now then
+        adjust(a, bucket, -c, -c * (tokens > 0 and tokens or 0))
+        a.o[f] = nil; del(a, f)
+      elseif string.sub(owner, 1, #host + 1) == host .. '.' then
+        seen[owner] = true
+      end
+    end
+  end
+end
+
 -- Drops buckets no window can read any more, writes what changed, refreshes the key's time to live.
 local function tidy(a)
   local span = g(a, 'sp')
@@ -191,12 +235,22 @@ if op == 'admit' then
   -- ARGV: 3 l0, 4 l1, 5 window, 6 margin, 7 tokens, 8 preferred (-1: current), 9 deadline (from now),
   --       10 held, 11 ticket account, 12 ticket bucket, 13 tokens held, 14 jitter, 15 longest cooldown,
   --       16 usable accounts (a string of 0/1, the pool filter), 17 the counter to count on an account
-  --       admitted to go now ('': none)
+  --       admitted to go now ('': none), 18 the caller (an owner), 19 owners found dead (space-separated)
   local cfg = {[0] = tonumber(ARGV[3]), [1] = tonumber(ARGV[4]), w = tonumber(ARGV[5]), m = tonumber(ARGV[6])}
   local tokens, preferred, deadline = tonumber(ARGV[7]), tonumber(ARGV[8]), now + tonumber(ARGV[9])
   local jitter, cap, usable = tonumber(ARGV[14]), tonumber(ARGV[15]), ARGV[16]
-  if ARGV[10] == '1' and accts[tonumber(ARGV[11])] then
-    adjust(accts[tonumber(ARGV[11])], tonumber(ARGV[12]), -1, -tonumber(ARGV[13]))
+  local me, dead, seen = ARGV[18], {}, {}
+  local host = string.match(me, '^[^.]*')
+  for o in string.gmatch(ARGV[19], '%S+') do dead[o] = true end
+  local function visit(i) -- an account, its dead owners' places given back on first sight
+    local a = accts[i]
+    if a and not a.reaped then a.reaped = true; reap(a, host, me, dead, seen) end
+    return a
+  end
+  local held = ARGV[10] == '1' and visit(tonumber(ARGV[11]))
+  if held then
+    unhold(held, tonumber(ARGV[12]), tonumber(ARGV[13]), me)
+    adjust(held, tonumber(ARGV[12]), -1, -tonumber(ARGV[13]))
   end
   local function ok_to_use(i) return string.sub(usable, i + 1, i + 1) ~= '0' end
   local cur = tonumber(redis.call('HGET', KEYS[1], 'cur') or 0) or 0
@@ -208,7 +262,7 @@ if op == 'admit' then
   for step = 0, n - 1 do
     local i = (pref + step) % n
     if ok_to_use(i) then
-      local a = accts[i]
+      local a = visit(i)
       if g(a, 'cu') > now + cap then set(a, 'cu', now + cap) end -- lg_policy_clamp_cooldown
       local at, retry = earliest(a, limits_for(a, cfg), tokens, ready_at(a, jitter))
       local better = i == pref or (retry == 0 and best_retry ~= 0) or
@@ -221,6 +275,7 @@ if op == 'admit' then
   if best_retry == 0 and best_at <= deadline then
     ticket = reserve(accts[best], limits_for(accts[best], cfg), tokens, best_at)
     reserved = 1
+    if best_at > now then hold(accts[best], ticket, tokens, me) end
     if best_at <= now then
       claim_probe(accts[best])
       if ARGV[17] ~= '' then set(accts[best], ARGV[17], g(accts[best], ARGV[17]) + 1) end
@@ -231,27 +286,39 @@ if op == 'admit' then
   end
   redis.call('PEXPIRE', KEYS[1], ttl)
   finish()
-  return states({now, best, best_at, reserved, best_retry, ticket})
+  local others = {}
+  for o in pairs(seen) do others[#others + 1] = o end
+  local out = states({now, best, best_at, reserved, best_retry, ticket})
+  out[#out + 1] = table.concat(others, ' ')
+  return out
 elseif op == 'confirm' then
-  -- ARGV: 3 idx, 4 held, 5 ticket account, 6 ticket bucket, 7 tokens, 8 jitter
+  -- ARGV: 3 idx, 4 held, 5 ticket account, 6 ticket bucket, 7 tokens, 8 jitter, 9 the caller (an owner)
   local a = accts[tonumber(ARGV[3])]
   local ok = a ~= nil and ready_at(a, tonumber(ARGV[8])) <= now
+  local held = ARGV[4] == '1' and accts[tonumber(ARGV[5])]
+  if held and not unhold(held, tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[9]) then
+    ok, held = false, nil -- given back as a dead owner's: asked again
+  end
   if ok then claim_probe(a) end
-  if not ok and ARGV[4] == '1' and accts[tonumber(ARGV[5])] then
-    adjust(accts[tonumber(ARGV[5])], tonumber(ARGV[6]), -1, -tonumber(ARGV[7]))
+  if not ok and held then
+    adjust(held, tonumber(ARGV[6]), -1, -tonumber(ARGV[7]))
   end
   finish()
   return states({now, ok and 1 or 0})
 elseif op == 'release' then
-  -- ARGV: 3 ticket account, 4 ticket bucket, 5 tokens
+  -- ARGV: 3 ticket account, 4 ticket bucket, 5 tokens, 6 the caller (an owner)
   local a = accts[tonumber(ARGV[3])]
-  if a then adjust(a, tonumber(ARGV[4]), -1, -tonumber(ARGV[5])) end
+  if a then
+    unhold(a, tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6])
+    adjust(a, tonumber(ARGV[4]), -1, -tonumber(ARGV[5]))
+  end
   finish()
   return {now}
 elseif op == 'record' then
   -- ARGV: 3 idx, 4 transport failed, 5 ticket held on idx, 6 ticket bucket, 7 d requests, 8 d tokens,
   --       9 cu, 10 rs, 11 fl, 12 le (cu, le: ms from now, or 'none'), 13 clear (success), 14 rate limited,
-  --       15..20 learned: limit0 limit1 remaining0 remaining1 reset0 reset1 (-1: not reported)
+  --       15..20 learned: limit0 limit1 remaining0 remaining1 reset0 reset1 (-1: not reported),
+  --       21 the caller (an owner), 22 the ticket's tokens
   local a = accts[tonumber(ARGV[3])]
   if a then
     set(a, 'n_requests', g(a, 'n_requests') + 1)
@@ -264,7 +331,10 @@ elseif op == 'record' then
       end
       set(a, 'fl', tonumber(ARGV[11]))
       if ARGV[14] == '1' then set(a, 'n_rate_limited', g(a, 'n_rate_limited') + 1) end
-      if ARGV[5] == '1' then adjust(a, tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])) end
+      if ARGV[5] == '1' then
+        unhold(a, tonumber(ARGV[6]), tonumber(ARGV[22]), ARGV[21])
+        adjust(a, tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8]))
+      end
       for d = 0, 1 do
         local lim, rem, reset = tonumber(ARGV[15 + d]), tonumber(ARGV[17 + d]), tonumber(ARGV[19 + d])
         if lim > 0 then set(a, 'll' .. d, lim) end
