@@ -239,6 +239,12 @@ billing-not-active-unread|src/classify/billing.c|test_billing
 exceeded-current-quota-unread|src/classify/billing.c|test_billing
     "exceeded current quota", /* Moonshot's exceeded_current_quota_error: the balance is empty */
     /* mutated */
+no-credits-unread|src/classify/text.c|test_billing test_classify_fixtures
+    "more credits", "available credits", "have any credits" /* xAI: "team doesn't have any credits yet" */,
+    "more credits", "available credits", /* mutated */
+no-credits-not-billing|src/classify/billing.c|test_billing
+    "have any credits", /* xAI: "Your newly created team doesn't have any credits yet" */
+    /* mutated */
 alpn-h2-kept|src/hook/tls/alpn.c|test_alpn test_h2_clients
         return h2 || other ? LG_ALPN_H1 : LG_ALPN_AS_IS;
         return (h2 || other) && 0 ? LG_ALPN_H1 : LG_ALPN_AS_IS;

@@ -13,6 +13,7 @@ static const char *const dry[] = {
     "insufficient balance", "insufficient account balance", "balance is insufficient", "balance is not enough",
     "balance is too low",   "insufficient credit",          "insufficient funds",      "out of credits",
     "run out of credits",   "not enough credits",           "requires more credits",   "spending limit",
+    "have any credits", /* xAI: "Your newly created team doesn't have any credits yet" */
     "spend limit",          "\xe4\xbd\x99\xe9\xa2\x9d\xe4\xb8\x8d\xe8\xb6\xb3" /* 余额不足 */,
 };
 

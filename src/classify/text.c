@@ -46,7 +46,8 @@ static bool any_word(const char *t, size_t n, const char *const *list, size_t co
 static const char *const credit_phrases[] = {
     "insufficient balance", "insufficient account balance", "balance is insufficient", "balance is not enough",
     "balance is too low", "insufficient credit", "credit balance", "out of credits", "not enough credits",
-    "more credits", "available credits", "can only afford", "credit limit exceeded",
+    "more credits", "available credits", "have any credits" /* xAI: "team doesn't have any credits yet" */,
+    "can only afford", "credit limit exceeded",
     "overdue", "arrearage", "in arrears", "payment required", "\xe4\xbd\x99\xe9\xa2\x9d\xe4\xb8\x8d\xe8\xb6\xb3" /* 余额不足 */,
     "\xe6\xac\xa0\xe8\xb4\xb9" /* 欠费 */,
 };
