@@ -245,6 +245,36 @@ slots-all-usable-wide|src/limiter/slots.c|test_engine_memo
 period-ignored|src/classify/classify.c|test_classify_rules test_classify_fixtures
     if ((s == LG_SIG_RATE || s == LG_SIG_LIMIT) && period == LG_SIG_QUOTA)
     if (0)
+capacity-limit-unread|src/classify/text.c|test_classify_rules test_classify_fixtures
+    "capacity limit", /* Qwen: "throttled due to system capacity limits" */
+    /* mutated */
+server-busy-unread|src/classify/text.c|test_classify_rules test_classify_fixtures
+    "server busy", /* Ollama: "server busy, please try again.  maximum pending requests exceeded" */
+    /* mutated */
+no-slots-unread|src/classify/text.c|test_classify_rules test_classify_fixtures
+    "no slots available", "no slot available", /* a model server whose every slot is taken */
+    "no slot available", /* mutated */
+no-slot-unread|src/classify/text.c|test_classify_rules test_classify_fixtures
+    "no slots available", "no slot available", /* a model server whose every slot is taken */
+    "no slots available", /* mutated */
+token-bucket-unread|src/classify/text.c|test_classify_rules test_classify_fixtures
+    "token bucket", /* Databricks: "RPC token bucket limit has been exceeded" */
+    /* mutated */
+zero-limit-timed|src/classify/text.c|test_classify_rules test_classify_fixtures
+    r.period = zero || (long_period && !r.window_named) ? LG_SIG_QUOTA
+    r.period = (long_period && !r.window_named) ? LG_SIG_QUOTA
+billing-not-active-unread|src/classify/billing.c|test_billing
+    "billing not active", /* OpenAI's type billing_not_active */
+    /* mutated */
+exceeded-current-quota-unread|src/classify/billing.c|test_billing
+    "exceeded current quota", /* Moonshot's exceeded_current_quota_error: the balance is empty */
+    /* mutated */
+no-credits-unread|src/classify/text.c|test_billing test_classify_fixtures
+    "more credits", "available credits", "have any credits" /* xAI: "team doesn't have any credits yet" */,
+    "more credits", "available credits", /* mutated */
+no-credits-not-billing|src/classify/billing.c|test_billing
+    "have any credits", /* xAI: "Your newly created team doesn't have any credits yet" */
+    /* mutated */
 alpn-h2-kept|src/hook/tls/alpn.c|test_alpn test_h2_clients
         return h2 || other ? LG_ALPN_H1 : LG_ALPN_AS_IS;
         return (h2 || other) && 0 ? LG_ALPN_H1 : LG_ALPN_AS_IS;

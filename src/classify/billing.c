@@ -13,14 +13,21 @@ static const char *const dry[] = {
     "insufficient balance", "insufficient account balance", "balance is insufficient", "balance is not enough",
     "balance is too low",   "insufficient credit",          "insufficient funds",      "out of credits",
     "run out of credits",   "not enough credits",           "requires more credits",   "spending limit",
+    "have any credits", /* xAI: "Your newly created team doesn't have any credits yet" */
     "spend limit",          "\xe4\xbd\x99\xe9\xa2\x9d\xe4\xb8\x8d\xe8\xb6\xb3" /* 余额不足 */,
 };
 
 /* OpenAI's insufficient_quota code ("You exceeded your current quota, please check your plan and billing
  * details"), once the classifier found it a quota: some compatible APIs use the code for a per-minute
  * window, which the classifier reads as a rate. Not the message: Gemini words its per-day and per-minute
- * limits the same way. */
-static const char *const quota_billing[] = {"insufficient quota"};
+ * limits the same way. An account that is not active for billing stays so until someone pays: OpenAI's
+ * billing_not_active ("Your account is not active, please check your billing details"), Moonshot's
+ * exceeded_current_quota_error ("Your account ... is not active ... exceeded current quota"). */
+static const char *const quota_billing[] = {
+    "insufficient quota",
+    "billing not active", /* OpenAI's type billing_not_active */
+    "exceeded current quota", /* Moonshot's exceeded_current_quota_error: the balance is empty */
+};
 
 /* True when one of the n needles is in text[0..len). */
 static bool says_any(const char *text, size_t len, const char *const *needles, size_t n)

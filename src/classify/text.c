@@ -46,7 +46,8 @@ static bool any_word(const char *t, size_t n, const char *const *list, size_t co
 static const char *const credit_phrases[] = {
     "insufficient balance", "insufficient account balance", "balance is insufficient", "balance is not enough",
     "balance is too low", "insufficient credit", "credit balance", "out of credits", "not enough credits",
-    "more credits", "available credits", "can only afford", "credit limit exceeded",
+    "more credits", "available credits", "have any credits" /* xAI: "team doesn't have any credits yet" */,
+    "can only afford", "credit limit exceeded",
     "overdue", "arrearage", "in arrears", "payment required", "\xe4\xbd\x99\xe9\xa2\x9d\xe4\xb8\x8d\xe8\xb6\xb3" /* 余额不足 */,
     "\xe6\xac\xa0\xe8\xb4\xb9" /* 欠费 */,
 };
@@ -92,6 +93,9 @@ static const char *const capacity_phrases[] = {
     "out of capacity", "capacity temporarily", "currently unable to handle", "high demand",
     "experiencing high traffic", "too busy", "server is busy", "model busy", "model is busy", "models are busy",
     "system busy", "system is busy", "service busy", "service is busy",
+    "server busy", /* Ollama: "server busy, please try again.  maximum pending requests exceeded" */
+    "no slots available", "no slot available", /* a model server whose every slot is taken */
+    "capacity limit", /* Qwen: "throttled due to system capacity limits" */
     "\xe7\xb9\x81\xe5\xbf\x99" /* 繁忙 */, "\xe8\xae\xbf\xe9\x97\xae\xe9\x87\x8f\xe8\xbf\x87\xe5\xa4\xa7" /* 访问量过大 */,
     "\xe8\xb4\x9f\xe8\xbd\xbd\xe8\xbf\x87\xe9\xab\x98" /* 负载过高 */,
     "\xe8\xb4\x9f\xe8\xbd\xbd\xe8\xbe\x83\xe9\xab\x98" /* 负载较高 */, "saturated", "\xe9\xa5\xb1\xe5\x92\x8c" /* 饱和 */,
@@ -116,6 +120,7 @@ static const char *const rate_phrases[] = {
     "\xe8\xaf\xb7\xe6\xb1\x82\xe8\xbf\x87\xe5\xa4\x9a" /* 请求过多 */,
     "\xe8\xbf\x87\xe4\xba\x8e\xe9\xa2\x91\xe7\xb9\x81" /* 过于频繁 */,
     "time frame", "timeframe", "time window", /* "tokens allowed within a given time frame" */
+    "token bucket", /* Databricks: "RPC token bucket limit has been exceeded" */
 };
 
 static const char *const never_fit_phrases[] = {
@@ -286,10 +291,14 @@ lg_text_info lg_text_signal(const char *t, size_t n)
                      any_word(t, n, window_words, COUNT(window_words)) || (span > 0 && span < LONG_RESET_MS);
     bool long_period = span >= LONG_RESET_MS || any_phrase(t, n, period_phrases, COUNT(period_phrases)) ||
                        any_word(t, n, period_words, COUNT(period_words));
-    /* The period named decides when only one kind is named. */
-    r.period = long_period && !r.window_named ? LG_SIG_QUOTA : r.window_named && !long_period ? LG_SIG_RATE : LG_SIG_NONE;
+    /* The period named decides when only one kind is named. A limit of zero is no window that passes, whatever
+     * its period ("Limit: 0/1min"). */
+    bool zero = zero_limit(t, n);
+    r.period = zero || (long_period && !r.window_named) ? LG_SIG_QUOTA
+               : r.window_named && !long_period        ? LG_SIG_RATE
+                                                       : LG_SIG_NONE;
     r.credit = any_phrase(t, n, credit_phrases, COUNT(credit_phrases));
-    if (zero_limit(t, n) || long_period || r.credit || any_phrase(t, n, quota_phrases, COUNT(quota_phrases)) ||
+    if (zero || long_period || r.credit || any_phrase(t, n, quota_phrases, COUNT(quota_phrases)) ||
         (lg_prose_reset_wait(t, n, &reset) && reset >= LONG_RESET_MS) ||
         (!r.window_named &&
          (out_of_quota(t, n) || any_phrase(t, n, unperiodic_quota_phrases, COUNT(unperiodic_quota_phrases)))))

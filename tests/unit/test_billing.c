@@ -49,6 +49,19 @@ static const billing_case cases[] = {
      "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"Your credit balance is too low "
      "to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.\"}}",
      LG_STATE_RETRYABLE_RATE_LIMIT, LG_REASON_QUOTA_EXHAUSTED, LG_DETAIL_BILLING},
+    /* An account that is not active for billing stays so until someone pays (issue 34's new responses). */
+    {"openai_billing_not_active_429", LG_DIALECT_OPENAI, 429,
+     "{\"error\":{\"message\":\"Your account is not active, please check your billing details on our website.\","
+     "\"type\":\"billing_not_active\",\"param\":null,\"code\":null}}",
+     LG_STATE_RETRYABLE_RATE_LIMIT, LG_REASON_QUOTA_EXHAUSTED, LG_DETAIL_BILLING},
+    {"moonshot_exceeded_current_quota_403", LG_DIALECT_OPENAI, 403,
+     "{\"error\":{\"message\":\"Your account org-x<ak-y> is not active, organization <org-x> exceeded current "
+     "quota, please check your plan and billing details\",\"type\":\"exceeded_current_quota_error\"}}",
+     LG_STATE_RETRYABLE_RATE_LIMIT, LG_REASON_QUOTA_EXHAUSTED, LG_DETAIL_BILLING},
+    {"xai_team_without_credits_403", LG_DIALECT_OPENAI, 403,
+     "{\"code\":\"The caller does not have permission to execute the specified operation\",\"error\":\"Your newly "
+     "created team doesn't have any credits yet. You can purchase credits on https://console.x.ai/team/t.\"}",
+     LG_STATE_RETRYABLE_RATE_LIMIT, LG_REASON_QUOTA_EXHAUSTED, LG_DETAIL_BILLING},
     /* A per-minute 429 that links billing documentation is a rate limit, not an empty account. */
     {"per_minute_429_with_billing_link", LG_DIALECT_OPENAI, 429,
      "{\"error\":{\"message\":\"Rate limit reached for model `llama-3.1-8b-instant` on tokens per minute (TPM): "

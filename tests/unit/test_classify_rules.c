@@ -488,6 +488,26 @@ static const rule_case rules[] = {
          "\"rate_limit_exceeded\"}}", false, RL, RATE, NO, NO),
     RULE("request_frequency_is_rate", OAI, 429, "", "{\"error\":{\"code\":\"1313\",\"message\":\"Your request frequency has "
          "been limited.\"}}", false, RL, RATE, NO, NO),
+    /* Issue 34, responses of providers not seen before: a server whose every slot or whose capacity is taken
+     * is short of capacity, whatever code comes with it; a token bucket is a rate limiter; a limit of zero is
+     * no window that passes, even a per-minute one. */
+    RULE("server_busy_is_capacity", OAI, 503, "", "{\"error\":\"server busy, please try again.  maximum pending "
+         "requests exceeded\"}", false, DOWN, CAP, NO, NO),
+    RULE("no_slots_available_is_capacity", OAI, 500, "", "{\"error\":\"unexpected server status: llm busy - no slots "
+         "available\"}", false, DOWN, CAP, NO, NO),
+    RULE("no_slot_available_is_capacity", OAI, 503, "", "{\"error\":{\"code\":503,\"message\":\"no slot available\","
+         "\"type\":\"unavailable_error\"}}", false, DOWN, CAP, NO, NO),
+    RULE("capacity_limits_outweigh_throttling_words", OAI, 500, "", "{\"error\":{\"message\":\"Too many requests. Your "
+         "requests are being throttled due to system capacity limits.\",\"code\":\"InternalError.Algo.ModelServing\"}}",
+         false, DOWN, CAP, NO, NO),
+    RULE("token_bucket_is_rate", OAI, 429, "", "{\"error_code\":\"REQUEST_LIMIT_EXCEEDED\",\"message\":\"RPC token "
+         "bucket limit has been exceeded.\"}", false, RL, RATE, NO, NO),
+    RULE("zero_limit_outweighs_minute_window", OAI, 429, "", "{\"error\":{\"message\":\"Rate limit exceeded for images per "
+         "minute in organization org-x. Limit: 0/1min. Current: 1/1min.\",\"type\":\"requests\",\"code\":"
+         "\"rate_limit_exceeded\"}}", false, RL, QUOTA, NO, NO),
+    RULE("nonzero_limit_keeps_minute_window", OAI, 429, "", "{\"error\":{\"message\":\"Rate limit exceeded for images per "
+         "minute in organization org-x. Limit: 5/1min. Current: 6/1min.\",\"type\":\"requests\",\"code\":"
+         "\"rate_limit_exceeded\"}}", false, RL, RATE, NO, NO),
     /* A server error's name beside an HTTP client-error status is a refusal; inside a 200 body it stays down. */
     RULE("server_name_on_client_status_is_refusal", OAI, 404, "", "{\"error\":{\"message\":\"model \\\"m\\\" not found, "
          "try pulling it first\",\"type\":\"api_error\",\"param\":null,\"code\":null}}", false, NR, UNK, NO, NO),
