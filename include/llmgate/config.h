@@ -163,6 +163,7 @@ typedef struct {
     char *redis_url;         /* redis: "redis://[user:pass@]host[:port][/db]" or "unix:///path", or NULL */
     int64_t store_timeout_ms;      /* redis: longest wait for one round trip (default 50) */
     int64_t store_retry_ms;        /* redis: reconnect backoff cap (default 2000) */
+    bool store_leases;             /* redis: admit from leases of the window (default false) */
     int64_t store_lock_timeout_ms; /* shm: longest wait for the lock (default 2000) */
     int64_t store_pause_ms;        /* shm: per-exchange state after a lock timeout before retrying (30000) */
     lg_log_level log_level;  /* default info */

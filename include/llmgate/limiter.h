@@ -69,6 +69,9 @@ int64_t lg_window_margin_ms(int64_t window_ms);
  * touches at most LG_WINDOW_BUCKETS + 1 consecutive buckets ("a run"). */
 int64_t lg_window_span_ms(const lg_window_limits *l);
 
+/* The first ms of bucket k of a span of span_ms: ceil(k * span_ms / LG_WINDOW_BUCKETS). */
+int64_t lg_window_bucket_start(int64_t k, int64_t span_ms);
+
 /* Earliest time >= max(now_ms, not_before_ms) at which an admission of (1 request, tokens) fits: every run
  * of LG_WINDOW_BUCKETS + 1 buckets containing its bucket stays within the limits (counting reservations
  * already made in later buckets), and provider-reported caps allow it. tokens above the token limit count as

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "llmgate/config.h"
+#include "llmgate/lease.h"
 #include "llmgate/limiter.h"
 #include "llmgate/outcome.h"
 #include "llmgate/policy.h"
@@ -34,6 +35,7 @@ typedef struct {
     lg_account_state state;
     lg_account_counters counters;
     lg_window window; /* requests and tokens admitted per window, learned limits */
+    lg_lease lease;   /* redis backend: the machine's share of the account's window in Redis */
 } lg_account_slot;
 
 /* Per-provider shared record. */
@@ -90,6 +92,8 @@ typedef struct {
     size_t account;     /* index in the scope */
     int64_t bucket;     /* the window bucket (lg_window_reserve's ticket) */
     int64_t tokens;     /* the tokens reserved there (lg_charge_admit) */
+    int64_t lease;      /* redis backend: the lease (lg_lease.id) the place was taken from, bucket its
+                           bucket index; 0: none */
     const void *owner;  /* the state it lives in (a backend, or an exchange's own slots) */
 } lg_store_ticket;
 

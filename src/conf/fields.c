@@ -93,6 +93,7 @@ static const conf_field store_fields[] = {
     PATH("redis_url", redis_url, .redact_url = true),
     MS("timeout_ms", lg_config, store_timeout_ms, 0, MS_WHAT, 50),
     MS("retry_ms", lg_config, store_retry_ms, 0, MS_WHAT, 2000),
+    BOOL("leases", lg_config, store_leases, 0),
     MS("lock_timeout_ms", lg_config, store_lock_timeout_ms, 0, MS_WHAT, 2000),
     MS("pause_ms", lg_config, store_pause_ms, 0, MS_WHAT, 30000),
 };

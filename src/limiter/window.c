@@ -33,13 +33,14 @@ static int64_t epoch_of(int64_t t, int64_t span)
     return (x % span != 0 && x < 0) ? q - 1 : q;
 }
 
-/* The first ms of bucket k. */
-static int64_t start_of(int64_t k, int64_t span)
+int64_t lg_window_bucket_start(int64_t k, int64_t span)
 {
     int64_t x = k * span;
     int64_t q = x / B;
     return (x % B != 0 && x > 0) ? q + 1 : q;
 }
+
+static int64_t start_of(int64_t k, int64_t span) { return lg_window_bucket_start(k, span); }
 
 static int64_t ring_index(int64_t epoch)
 {

@@ -32,6 +32,7 @@ typedef struct {
     lg_redis_url url;
     char where[300];
     int64_t timeout_ms, retry_max_ms;
+    bool leases; /* admit from leases (store.leases) */
     char sha[2 * SHA_DIGEST_LENGTH + 1];
     pthread_mutex_t mu; /* guards everything below; never held across I/O */
     pid_t pid;

@@ -345,4 +345,91 @@ elseif op == 'record' then
   finish()
   return states({now})
 end
+-- ---- Leases (include/llmgate/lease.h): a machine's block of one account's window ----
+-- ARGV: 3 idx, 4 l0, 5 l1, 6 window, 7 margin, 8 requests asked per bucket, 9 tokens per request, 10 jitter,
+--       11 longest cooldown, 12 the returned lease's first bucket ('none': none), 13 its unused part per
+--       bucket ("q,k;q,k;..."), 14..16 counters the machine kept: n_immediate n_waited n_requests
+-- Gives the old lease's unused part back, then, when the account is ready now (no cooldown, probe or
+-- provider cap in force) and its window has the span asked for, places up to the asked requests in each
+-- of LEASE_N buckets from the earliest at which one request fits, each bucket as much as every run of B+1
+-- buckets containing it still allows, and counts them there. Returns {now, buckets granted (0: none), first bucket, span, then requests and tokens
+-- of each of LEASE_N buckets, then cu rs fl le pr per account}.
+local LEASE_N = 16
+local function lease_grant(a, l, ask, tok)
+  local span = span_of(l)
+  if g(a, 'sp') ~= span then return 0, 0, {} end -- a window of another span: the ordinary admission resets it
+  local at, retry = earliest(a, l, tok, now)
+  if retry > 0 then return 0, 0, {} end
+  local e0, k_max = epoch_of(at, span), epoch_of(now, span) + AHEAD
+  local n = LEASE_N
+  if e0 + n - 1 > k_max then n = k_max - e0 + 1 end
+  -- run[d][s]: what the run of buckets s .. s+B holds, for every run touching the lease's buckets
+  local run = {[0] = {}, [1] = {}}
+  for d = 0, 1 do
+    local sum = 0
+    for e = e0 - B, e0 - 1 do sum = sum + bval(a, true, e, d) end
+    for s = e0 - B, e0 + n - 1 do
+      sum = sum + bval(a, true, s + B, d)
+      run[d][s] = sum
+      sum = sum - bval(a, true, s, d)
+    end
+  end
+  local got, per = 0, {}
+  for j = e0, e0 + n - 1 do
+    local q = ask
+    for d = 0, 1 do
+      if l[d] > 0 then
+        local top = 0
+        for s = j - B, j do if run[d][s] > top then top = run[d][s] end end
+        local room = l[d] - top
+        if d == 1 then room = tok > 0 and math.floor(room / tok) or q end
+        if room < q then q = room end
+      end
+    end
+    if q < 0 then q = 0 end
+    local need = {[0] = q, [1] = q * tok}
+    if q > 0 then
+      a.q[j] = (a.q[j] or 0) + need[0]; a.k[j] = (a.k[j] or 0) + need[1]
+      put(a, 'q' .. j, a.q[j]); put(a, 'k' .. j, a.k[j])
+      for d = 0, 1 do for s = j - B, j do run[d][s] = run[d][s] + need[d] end end
+    end
+    per[#per + 1] = q; per[#per + 1] = need[1]
+    got = got + q
+  end
+  if got == 0 then return 0, 0, {} end
+  for d = 0, 1 do set(a, 'l' .. d, l[d]) end
+  set(a, 'wm', l.w)
+  return n, e0, per
+end
+
+if op == 'lease' then
+  local a = accts[tonumber(ARGV[3])]
+  if not a then return redis.error_reply('llmgate: no such account') end
+  local cfg = {[0] = tonumber(ARGV[4]), [1] = tonumber(ARGV[5]), w = tonumber(ARGV[6]), m = tonumber(ARGV[7])}
+  local l = limits_for(a, cfg)
+  local span = span_of(l)
+  if ARGV[12] ~= 'none' and g(a, 'sp') == span then
+    local e, j = tonumber(ARGV[12]), 0
+    for q, k in string.gmatch(ARGV[13], '(%-?%d+),(%-?%d+)') do
+      adjust(a, e + j, -tonumber(q), -tonumber(k))
+      j = j + 1
+    end
+  end
+  local names = {'n_immediate', 'n_waited', 'n_requests'}
+  for c = 1, 3 do
+    local v = tonumber(ARGV[13 + c])
+    if v > 0 then set(a, names[c], g(a, names[c]) + v) end
+  end
+  local cap = tonumber(ARGV[11])
+  if g(a, 'cu') > now + cap then set(a, 'cu', now + cap) end -- lg_policy_clamp_cooldown
+  local n, e0, per = 0, 0, {}
+  local capped = g(a, 'cx0') > now or g(a, 'cx1') > now
+  if ready_at(a, tonumber(ARGV[10])) <= now and g(a, 'rs') == 0 and not capped then
+    n, e0, per = lease_grant(a, l, tonumber(ARGV[8]), tonumber(ARGV[9]))
+  end
+  local out = {now, n, e0, span}
+  for j = 1, 2 * LEASE_N do out[#out + 1] = per[j] or 0 end
+  finish()
+  return states(out)
+end
 return redis.error_reply('llmgate: unknown op')

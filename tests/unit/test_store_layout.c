@@ -13,7 +13,7 @@
 static void header_is_pinned(void **state)
 {
     assert_int_equal(LG_STORE_MAGIC, UINT64_C(0x31455441474d4c4c));
-    assert_int_equal(LG_STORE_VERSION, 8);
+    assert_int_equal(LG_STORE_VERSION, 9);
     assert_int_equal(offsetof(lg_store_layout, magic), 0);
     assert_int_equal(offsetof(lg_store_layout, version), 8);
     assert_int_equal(offsetof(lg_store_layout, retired), 12);
@@ -23,8 +23,8 @@ static void header_is_pinned(void **state)
     assert_int_equal(offsetof(lg_store_layout, lock), 40);
     assert_int_equal(offsetof(lg_store_layout, providers), 80);
     assert_int_equal(offsetof(lg_store_layout, accounts), 35408);
-    assert_int_equal(offsetof(lg_store_layout, holds), 3312208);
-    assert_int_equal(sizeof(lg_store_layout), 3322456);
+    assert_int_equal(offsetof(lg_store_layout, holds), 3404368);
+    assert_int_equal(sizeof(lg_store_layout), 3414616);
     assert_int_equal(LG_STORE_PROVIDERS, 64);
     assert_int_equal(LG_STORE_ACCOUNTS, 256);
 }
@@ -34,7 +34,7 @@ static void entries_are_pinned(void **state)
     assert_int_equal(sizeof(lg_store_provider_entry), 552);
     assert_int_equal(offsetof(lg_store_provider_entry, name), 4);
     assert_int_equal(offsetof(lg_store_provider_entry, slot), 72);
-    assert_int_equal(sizeof(lg_store_account_entry), 12800);
+    assert_int_equal(sizeof(lg_store_account_entry), 13160);
     assert_int_equal(offsetof(lg_store_account_entry, provider), 4);
     assert_int_equal(offsetof(lg_store_account_entry, name), 68);
     assert_int_equal(offsetof(lg_store_account_entry, digest), 132);
@@ -61,7 +61,10 @@ static void slots_are_pinned(void **state)
     assert_int_equal(offsetof(lg_account_state, probe_until_ms), 24);
     assert_int_equal(offsetof(lg_account_state, aside), 32);
     assert_int_equal(sizeof(lg_account_counters), 56);
-    assert_int_equal(sizeof(lg_account_slot), 12648);
+    assert_int_equal(sizeof(lg_account_slot), 13008);
+    assert_int_equal(offsetof(lg_account_slot, lease), 12648);
+    assert_int_equal(sizeof(lg_lease), 360);
+    assert_int_equal(LG_LEASE_BUCKETS, 16);
     assert_int_equal(offsetof(lg_account_slot, counters), 40);
     assert_int_equal(offsetof(lg_account_slot, window), 96);
     assert_int_equal(sizeof(lg_bucket), 24);

@@ -1,0 +1,85 @@
+/* Leases: a machine's share of one account's window in Redis (the redis backend). Redis grants a block of
+ * requests and tokens placed in a run of its window's buckets (LG_WINDOW_BUCKETS per span, as
+ * src/limiter/window.c) and counts them there at once; the machine's processes then admit from the block
+ * through their shared store, without a Redis call, each request in a bucket it was granted in and within
+ * that bucket's time, so Redis's count of every bucket is never below what the machine sent in it and the
+ * fleet together never exceeds the limit. The unused part goes back with the next grant (or dies with the
+ * window when the machine does). Pure bookkeeping on the machine's clock, no I/O. */
+#ifndef LLMGATE_LEASE_H
+#define LLMGATE_LEASE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define LG_LEASE_BUCKETS 16 /* buckets one lease covers: a quarter of the window */
+#define LG_LEASE_ASK_MS 200 /* a grant asked for longer than this is taken as lost (its asker died) */
+
+/* One account's lease, in the machine's store. Zeroed = none. */
+typedef struct {
+    int64_t id;            /* a grant's number on this machine (0: none), to tell tickets of an old lease */
+    int64_t epoch;         /* Redis's window bucket of buckets[0] */
+    int64_t span_ms;       /* the window's span the buckets divide (window + margin) */
+    int64_t skew_ms;       /* Redis's clock minus the machine's, at the grant */
+    int64_t granted_ms;    /* when it was granted (machine's clock) */
+    int64_t asking_until_ms; /* a process asks Redis for a grant until then (single flight) */
+    int32_t n;             /* buckets covered */
+    int32_t tokens_limited; /* tokens are checked (the window has a token limit) */
+    int64_t used;          /* requests admitted from this lease */
+    int64_t pending[3];    /* counters not yet told to Redis: immediate, waited, sent */
+    int64_t learned[2];    /* the provider's limits (requests, tokens) a record last told Redis */
+    int64_t requests[LG_LEASE_BUCKETS]; /* requests granted and not used, per bucket */
+    int64_t tokens[LG_LEASE_BUCKETS];   /* tokens granted and not used, per bucket */
+} lg_lease;
+
+/* The start (machine's clock) of the lease's bucket j (0 <= j <= n: j == n is its end). */
+int64_t lg_lease_bucket_start(const lg_lease *l, int j);
+
+typedef enum {
+    LG_LEASE_TAKEN, /* the request has its place in the lease */
+    LG_LEASE_EMPTY, /* no bucket not ended holds a request of that size: a new grant is needed */
+    LG_LEASE_LATE,  /* the first that does starts after the deadline */
+} lg_lease_take_result;
+
+/* Takes one request of `tokens` from the first bucket not ended at now_ms that holds both, when it starts by
+ * deadline_ms: *at_ms the time it may go (now, or its bucket's start), *bucket its index. */
+lg_lease_take_result lg_lease_take(lg_lease *l, int64_t tokens, int64_t now_ms, int64_t deadline_ms,
+                                   int64_t *at_ms, int *bucket);
+
+/* Gives back a request taken from bucket j of lease `id` (a release, a refused confirm); nothing when the
+ * lease is another one by now. */
+void lg_lease_give_back(lg_lease *l, int64_t id, int bucket, int64_t tokens);
+
+/* Settles a request of lease `id` taken from bucket j to what it cost: dk tokens more (less when negative)
+ * than were taken; nothing when the lease is another one by now. */
+void lg_lease_settle(lg_lease *l, int64_t id, int bucket, int64_t dk);
+
+/* What a grant's call gives back to Redis: the old lease's unused part per bucket and the counters the
+ * machine kept meanwhile. */
+typedef struct {
+    int64_t epoch; /* Redis's bucket of requests[0] */
+    int n;         /* buckets (0: no lease to give back) */
+    int64_t requests[LG_LEASE_BUCKETS], tokens[LG_LEASE_BUCKETS];
+    int64_t counters[3]; /* the lease's pending counters */
+} lg_lease_return;
+
+/* True when this process should ask Redis for a grant now: the old lease's unused part and its pending
+ * counters move to *ret (nobody takes them meanwhile) and no other process of the machine asks until
+ * lg_lease_grant, lg_lease_ask_failed or LG_LEASE_ASK_MS pass (a dead asker's turn expires; what it carried
+ * then stays counted in Redis until its window passes). False while another one asks. */
+bool lg_lease_begin_ask(lg_lease *l, int64_t now_ms, lg_lease_return *ret);
+
+/* The asker's call failed (Redis down or refusing): what it carried goes back into the lease (when it is
+ * still the same one), the turn is over. */
+void lg_lease_ask_failed(lg_lease *l, const lg_lease_return *ret);
+
+/* Requests per bucket to ask for: the recent rate (the requests this lease served per bucket elapsed) with
+ * half as much again, at least 1, at most `cap` (> 0). */
+int64_t lg_lease_ask_size(const lg_lease *l, int64_t now_ms, int64_t cap);
+
+/* Installs a new grant (n buckets from Redis's bucket epoch of a span of span_ms, requests and tokens per
+ * bucket, skew_ms = Redis's clock minus the machine's) in place of the old lease (whose unused part the
+ * asker gave back), and ends the asker's turn. */
+void lg_lease_grant(lg_lease *l, int64_t now_ms, int64_t skew_ms, int64_t span_ms, int64_t epoch, int n,
+                    const int64_t *requests, const int64_t *tokens, bool tokens_limited);
+
+#endif

@@ -1,0 +1,118 @@
+/* Leases of a Redis window's buckets (include/llmgate/lease.h): pure bookkeeping on the machine's clock. */
+#include <string.h>
+
+#include "llmgate/lease.h"
+#include "llmgate/limiter.h"
+
+int64_t lg_lease_bucket_start(const lg_lease *l, int j)
+{
+    return lg_window_bucket_start(l->epoch + j, l->span_ms) - l->skew_ms;
+}
+
+lg_lease_take_result lg_lease_take(lg_lease *l, int64_t tokens, int64_t now_ms, int64_t deadline_ms,
+                                   int64_t *at_ms, int *bucket)
+{
+    for (int j = 0; l->id != 0 && j < l->n; j++) {
+        if (lg_lease_bucket_start(l, j + 1) <= now_ms || l->requests[j] < 1 ||
+            (l->tokens_limited && l->tokens[j] < tokens))
+            continue;
+        int64_t start = lg_lease_bucket_start(l, j);
+        int64_t at = start > now_ms ? start : now_ms;
+        if (at > deadline_ms)
+            return LG_LEASE_LATE;
+        l->requests[j]--;
+        l->tokens[j] -= tokens;
+        l->used++;
+        *at_ms = at;
+        *bucket = j;
+        return LG_LEASE_TAKEN;
+    }
+    return LG_LEASE_EMPTY;
+}
+
+void lg_lease_give_back(lg_lease *l, int64_t id, int bucket, int64_t tokens)
+{
+    if (id == 0 || l->id != id || bucket < 0 || bucket >= l->n)
+        return;
+    l->requests[bucket]++;
+    l->tokens[bucket] += tokens;
+    if (l->used > 0)
+        l->used--;
+}
+
+void lg_lease_settle(lg_lease *l, int64_t id, int bucket, int64_t dk)
+{
+    if (id != 0 && l->id == id && bucket >= 0 && bucket < l->n)
+        l->tokens[bucket] -= dk;
+}
+
+bool lg_lease_begin_ask(lg_lease *l, int64_t now_ms, lg_lease_return *ret)
+{
+    if (l->asking_until_ms > now_ms)
+        return false;
+    l->asking_until_ms = now_ms + LG_LEASE_ASK_MS;
+    memset(ret, 0, sizeof *ret);
+    ret->epoch = l->epoch;
+    ret->n = l->id != 0 ? l->n : 0;
+    for (int j = 0; j < ret->n; j++) {
+        ret->requests[j] = l->requests[j];
+        ret->tokens[j] = l->tokens[j];
+        l->requests[j] = l->tokens[j] = 0;
+    }
+    memcpy(ret->counters, l->pending, sizeof ret->counters);
+    memset(l->pending, 0, sizeof l->pending);
+    return true;
+}
+
+void lg_lease_ask_failed(lg_lease *l, const lg_lease_return *ret)
+{
+    l->asking_until_ms = 0;
+    for (int i = 0; i < 3; i++)
+        l->pending[i] += ret->counters[i];
+    if (l->id == 0 || l->epoch != ret->epoch || l->n != ret->n)
+        return;
+    for (int j = 0; j < ret->n; j++) {
+        l->requests[j] += ret->requests[j];
+        l->tokens[j] += ret->tokens[j];
+    }
+}
+
+int64_t lg_lease_ask_size(const lg_lease *l, int64_t now_ms, int64_t cap)
+{
+    int64_t want = 1;
+    if (l->id != 0 && l->n > 0 && l->used > 0) {
+        int64_t first = lg_lease_bucket_start(l, 0), bucket_ms = (lg_lease_bucket_start(l, l->n) - first) / l->n;
+        int64_t from = l->granted_ms > first ? l->granted_ms : first;
+        int64_t elapsed = now_ms > from ? now_ms - from : 0;
+        int64_t buckets = bucket_ms > 0 ? (elapsed + bucket_ms - 1) / bucket_ms : 1;
+        if (buckets < 1)
+            buckets = 1;
+        int64_t rate = (l->used + buckets - 1) / buckets;
+        want = rate + (rate + 1) / 2;
+    }
+    if (want > cap)
+        want = cap;
+    return want > 0 ? want : 1;
+}
+
+void lg_lease_grant(lg_lease *l, int64_t now_ms, int64_t skew_ms, int64_t span_ms, int64_t epoch, int n,
+                    const int64_t *requests, const int64_t *tokens, bool tokens_limited)
+{
+    int64_t pending[3], learned[2], id = l->id + 1;
+    memcpy(pending, l->pending, sizeof pending);
+    memcpy(learned, l->learned, sizeof learned);
+    memset(l, 0, sizeof *l);
+    l->id = id;
+    l->epoch = epoch;
+    l->span_ms = span_ms > 0 ? span_ms : 1;
+    l->skew_ms = skew_ms;
+    l->granted_ms = now_ms;
+    l->n = n < 0 ? 0 : n > LG_LEASE_BUCKETS ? LG_LEASE_BUCKETS : n;
+    l->tokens_limited = tokens_limited;
+    for (int j = 0; j < l->n; j++) {
+        l->requests[j] = requests[j];
+        l->tokens[j] = tokens[j];
+    }
+    memcpy(l->pending, pending, sizeof pending);
+    memcpy(l->learned, learned, sizeof learned);
+}

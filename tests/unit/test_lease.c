@@ -1,0 +1,173 @@
+/* The lease bookkeeping (src/limiter/lease.c) on a fake clock: grant, use, give back, settle, expiry, an
+ * asker that dies, Redis gone in the middle of a lease. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "llmgate/lease.h"
+#include "llmgate/limiter.h"
+
+#define SPAN 6400 /* 64 buckets of 100 ms */
+#define T0 1000000 /* a bucket boundary on the machine's clock */
+
+/* A lease of n buckets of `req` requests and req * 10 tokens from the bucket at T0 (Redis 500 ms ahead). */
+static void grant(lg_lease *l, int64_t now, int n, int64_t req)
+{
+    int64_t q[LG_LEASE_BUCKETS], k[LG_LEASE_BUCKETS];
+    for (int j = 0; j < LG_LEASE_BUCKETS; j++)
+        q[j] = req, k[j] = req * 10;
+    lg_lease_grant(l, now, 500, SPAN, (T0 + 500) * 64 / SPAN, n, q, k, true);
+}
+
+static void test_grant_and_use(void **state)
+{
+    lg_lease l = {0};
+    int64_t at;
+    int b;
+    assert_int_equal(lg_lease_take(&l, 10, T0, T0, &at, &b), LG_LEASE_EMPTY); /* none yet */
+    grant(&l, T0, 4, 2);
+    assert_int_equal(l.id, 1);
+    assert_int_equal(lg_lease_bucket_start(&l, 0), T0);
+    assert_int_equal(lg_lease_bucket_start(&l, 4), T0 + 400);
+    /* two now, then the next bucket's two wait for its start */
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(lg_lease_take(&l, 10, T0 + 5, T0 + 5000, &at, &b), LG_LEASE_TAKEN);
+        assert_int_equal(at, T0 + 5);
+        assert_int_equal(b, 0);
+    }
+    assert_int_equal(lg_lease_take(&l, 10, T0 + 5, T0 + 5000, &at, &b), LG_LEASE_TAKEN);
+    assert_int_equal(at, T0 + 100);
+    assert_int_equal(b, 1);
+    /* a deadline before the next place: late, nothing taken */
+    assert_int_equal(lg_lease_take(&l, 10, T0 + 5, T0 + 50, &at, &b), LG_LEASE_LATE);
+    assert_int_equal(l.requests[1], 1);
+    /* tokens bind: a request larger than a bucket's tokens skips to none */
+    assert_int_equal(lg_lease_take(&l, 25, T0 + 5, T0 + 5000, &at, &b), LG_LEASE_EMPTY);
+    assert_int_equal(l.used, 3);
+}
+
+static void test_give_back_and_settle(void **state)
+{
+    lg_lease l = {0};
+    int64_t at;
+    int b;
+    grant(&l, T0, 2, 1);
+    assert_int_equal(lg_lease_take(&l, 10, T0, T0 + 5000, &at, &b), LG_LEASE_TAKEN);
+    lg_lease_give_back(&l, l.id, b, 10);
+    assert_int_equal(l.requests[0], 1);
+    assert_int_equal(l.tokens[0], 10);
+    assert_int_equal(lg_lease_take(&l, 10, T0, T0 + 5000, &at, &b), LG_LEASE_TAKEN);
+    lg_lease_settle(&l, l.id, b, -4); /* the provider counted 6 */
+    assert_int_equal(l.tokens[0], 4);
+    /* a ticket of an older lease changes nothing in the new one */
+    int64_t old = l.id;
+    grant(&l, T0 + 200, 2, 1);
+    lg_lease_give_back(&l, old, 0, 10);
+    lg_lease_settle(&l, old, 0, -4);
+    assert_int_equal(l.requests[0], 1);
+    assert_int_equal(l.tokens[0], 10);
+}
+
+static void test_expiry(void **state)
+{
+    lg_lease l = {0};
+    int64_t at;
+    int b;
+    grant(&l, T0, 3, 5);
+    /* the first two buckets passed: their places are gone, the third's are left */
+    assert_int_equal(lg_lease_take(&l, 10, T0 + 250, T0 + 5000, &at, &b), LG_LEASE_TAKEN);
+    assert_int_equal(b, 2);
+    /* past the lease's end: nothing, a new grant is needed */
+    assert_int_equal(lg_lease_take(&l, 10, T0 + 300, T0 + 5000, &at, &b), LG_LEASE_EMPTY);
+    assert_int_equal(l.requests[2], 4);
+}
+
+static void test_ask_turn_and_return(void **state)
+{
+    lg_lease l = {0};
+    lg_lease_return ret, other;
+    int64_t at;
+    int b;
+    grant(&l, T0, 4, 3);
+    assert_int_equal(lg_lease_take(&l, 10, T0, T0 + 5000, &at, &b), LG_LEASE_TAKEN);
+    l.pending[0] = 1;
+    assert_true(lg_lease_begin_ask(&l, T0 + 10, &ret));
+    /* what is left moved to the return (nobody takes it meanwhile), the counters with it */
+    assert_int_equal(ret.n, 4);
+    assert_int_equal(ret.requests[0], 2);
+    assert_int_equal(ret.requests[3], 3);
+    assert_int_equal(ret.tokens[0], 20);
+    assert_int_equal(ret.counters[0], 1);
+    assert_int_equal(l.pending[0], 0);
+    assert_int_equal(lg_lease_take(&l, 10, T0 + 10, T0 + 5000, &at, &b), LG_LEASE_EMPTY);
+    /* another process waits for the asker's turn */
+    assert_false(lg_lease_begin_ask(&l, T0 + 20, &other));
+    /* the grant ends the turn */
+    grant(&l, T0 + 30, 4, 3);
+    assert_int_equal(l.id, 2);
+    assert_true(lg_lease_begin_ask(&l, T0 + 40, &other));
+}
+
+static void test_dead_asker(void **state)
+{
+    lg_lease l = {0};
+    lg_lease_return ret, next;
+    grant(&l, T0, 4, 3);
+    assert_true(lg_lease_begin_ask(&l, T0, &ret)); /* then it is killed */
+    assert_false(lg_lease_begin_ask(&l, T0 + LG_LEASE_ASK_MS - 1, &next));
+    assert_true(lg_lease_begin_ask(&l, T0 + LG_LEASE_ASK_MS, &next)); /* its turn expired */
+    assert_int_equal(next.requests[0], 0); /* what it carried stays counted in Redis */
+}
+
+static void test_redis_gone(void **state)
+{
+    lg_lease l = {0};
+    lg_lease_return ret;
+    int64_t at;
+    int b;
+    grant(&l, T0, 2, 2);
+    l.tokens[1] = 5; /* the second bucket too small for a request of 10 tokens */
+    assert_int_equal(lg_lease_take(&l, 10, T0, T0 + 5000, &at, &b), LG_LEASE_TAKEN);
+    assert_int_equal(lg_lease_take(&l, 10, T0, T0 + 5000, &at, &b), LG_LEASE_TAKEN);
+    assert_int_equal(lg_lease_take(&l, 10, T0, T0 + 5000, &at, &b), LG_LEASE_EMPTY);
+    l.pending[2] = 2;
+    assert_true(lg_lease_begin_ask(&l, T0 + 1, &ret));
+    lg_lease_ask_failed(&l, &ret); /* Redis down: the lease is kept as it was, the counters too */
+    assert_int_equal(l.requests[1], 2);
+    assert_int_equal(l.tokens[1], 5);
+    assert_int_equal(l.pending[2], 2);
+    assert_int_equal(l.id, 1);
+    /* a smaller request still goes from what the machine holds, then nothing: the caller falls back */
+    assert_int_equal(lg_lease_take(&l, 5, T0 + 150, T0 + 5000, &at, &b), LG_LEASE_TAKEN);
+    assert_int_equal(at, T0 + 150);
+    assert_int_equal(lg_lease_take(&l, 5, T0 + 150, T0 + 5000, &at, &b), LG_LEASE_EMPTY);
+    assert_true(lg_lease_begin_ask(&l, T0 + 151, &ret)); /* the turn is free again */
+}
+
+static void test_ask_size_follows_the_rate(void **state)
+{
+    lg_lease l = {0};
+    int64_t at;
+    int b;
+    assert_int_equal(lg_lease_ask_size(&l, T0, 100), 1); /* nothing known: one per bucket */
+    grant(&l, T0, 16, 10);
+    for (int i = 0; i < 8; i++) /* 8 requests in the first 2 buckets: 4 a bucket */
+        assert_int_equal(lg_lease_take(&l, 1, T0 + (i < 4 ? 10 : 110), T0 + 5000, &at, &b), LG_LEASE_TAKEN);
+    assert_int_equal(lg_lease_ask_size(&l, T0 + 200, 100), 6); /* 4 and half as much again */
+    assert_int_equal(lg_lease_ask_size(&l, T0 + 200, 5), 5);   /* at most the cap */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_grant_and_use),        cmocka_unit_test(test_give_back_and_settle),
+        cmocka_unit_test(test_expiry),               cmocka_unit_test(test_ask_turn_and_return),
+        cmocka_unit_test(test_dead_asker),           cmocka_unit_test(test_redis_gone),
+        cmocka_unit_test(test_ask_size_follows_the_rate),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
