@@ -247,6 +247,12 @@ attempt-watch-never-fires|src/hook/curl/progress.c|test_attempt_timeout
 write-pause-refused|src/hook/curl/deliver.c|test_curl_pause
     if (r->multi_xfer)
     if (r->multi_xfer || 1)
+sock-attempt-watch-never-fires|src/front/h1_attempt.c|test_attempt_timeout
+    return limit > 0 ? c->heard_ms + limit : INT64_MAX;
+    return limit < 0 ? c->heard_ms + limit : INT64_MAX;
+sock-slow-answer-unbounded|src/front/h1_attempt.c|test_sock_timeout
+        int64_t host = host_until(c), until = host > 0 && host < due ? host : due;
+        int64_t host = host_until(c) & 0, until = host > 0 && host < due ? host : due;
 EOF
 )
 
