@@ -48,16 +48,14 @@ sticky|src/limiter/slots.c|test_curl_cli
     size_t pref = preferred < n ? preferred : cur < n ? cur : 0;
     size_t pref = preferred < n ? preferred : cur < n ? 0 : 0;
 limiter-off|src/limiter/window.c|test_limiter test_plain_host test_window
-if (l->limit[0] <= 0 && l->limit[1] <= 0)
-if (l->limit[0] <= 0 || l->limit[1] >= 0)
+    return l->limit[0] <= 0 && l->limit[1] <= 0;
+    return l->limit[0] <= 0 || l->limit[1] >= 0;
 fallback-budget-unasked|src/gate/spend_gate.c|test_spend
     return !x->spend.ended && x->spend_prov != x->req.prov;
     return !x->spend.ended && !x->spend_prov;
 budget-ignores-pending|src/spend/budget.c|test_spend
     return (double)s->spent_nusd + (double)(s->pending_nusd > 0 ? s->pending_nusd : 0) < limit;
     return (double)s->spent_nusd < limit;
-    return l->limit[0] <= 0 && l->limit[1] <= 0;
-    return l->limit[0] <= 0 || l->limit[1] >= 0;
 run-sum-edge|src/limiter/window.c|test_window_sums
     if (e <= w->run_end && e >= w->run_end - B) {
     if (e <= w->run_end && e > w->run_end - B) {
