@@ -13,6 +13,20 @@
 #include "llmgate/log.h"
 #include "llmgate/translate.h"
 
+#define NOTICE_AFTER_MS 3000     /* a wait this long gets a notice on stderr */
+#define NOTICE_INTERVAL_MS 10000 /* at most one notice per provider this often, across processes */
+
+/* The one writer of x->phase (the shape of libcurl's mstate()): moves x to phase, traced at debug level;
+ * when debugging is off, one predictable branch. */
+static inline void set_phase(lg_exchange *x, x_phase phase, const char *why)
+{
+    if (LG_UNLIKELY(lg_log_debugging))
+        lg_exchange_trace_phase(x, phase, why);
+    if (phase == X_DONE)
+        lg_exchange_spend_end(x);
+    x->phase = phase;
+}
+
 static bool is_failure(const lg_outcome *o)
 {
     return o->state == LG_STATE_RETRYABLE_RATE_LIMIT || o->state == LG_STATE_PROVIDER_DOWN;
@@ -30,9 +44,34 @@ static int host_status(const lg_outcome *o, int status)
     return status;
 }
 
+_Static_assert(offsetof(lg_step, result) + sizeof(lg_gate_result) == sizeof(lg_step), "result is the last member");
+
+/* Starts *step as one of kind with every member before `result` cleared: result is read in a DONE step
+ * only (engine.h), and clearing its 600 bytes at every step cost more than the rest of a step. */
+static void step_start(lg_step *step, lg_step_kind kind)
+{
+    memset(step, 0, offsetof(lg_step, result));
+    step->kind = kind;
+}
+
+/* The DONE step that delivers res: its message copied up to its end, not its whole buffer (most of the
+ * result's bytes, which made this copy cost more than the rest of finishing). */
+static void step_done(lg_step *step, const lg_gate_result *res)
+{
+    step_start(step, LG_STEP_DONE);
+    lg_gate_result *to = &step->result;
+    size_t head = offsetof(lg_gate_result, outcome.message);
+    size_t tail = offsetof(lg_gate_result, outcome) + sizeof res->outcome;
+    size_t len = strnlen(res->outcome.message, sizeof res->outcome.message - 1);
+    memcpy(to, res, head);
+    memcpy(to->outcome.message, res->outcome.message, len);
+    to->outcome.message[len] = '\0';
+    memcpy((char *)to + tail, (const char *)res + tail, sizeof *to - tail);
+}
+
 /* Ends the exchange with res as it stands; a failure to deliver is normalized (real status, Retry-After
  * from the server's hint or the soonest account, X-Llmgate-Reason). */
-void lg_exchange_finish(lg_exchange *x, int64_t now, lg_step *step)
+static void finish(lg_exchange *x, int64_t now, lg_step *step)
 {
     lg_gate_result *res = &x->res;
     if (res->verdict == LG_GATE_DELIVER && !x->bare && is_failure(&res->outcome)) {
@@ -44,6 +83,119 @@ void lg_exchange_finish(lg_exchange *x, int64_t now, lg_step *step)
     res->prov = x->req.prov;
     set_phase(x, X_DONE, "finished");
     step_done(step, res);
+}
+
+/* A synthesized 401 for a request whose every account has its key set aside as refused (idx frees soonest):
+ * what the provider answered when it refused the key, without asking it again. */
+__attribute__((cold)) static void refuse_key(lg_exchange *x, size_t idx, int64_t now, lg_step *step)
+{
+    int64_t left_ms = x->a.snapshot[idx].cooldown_until_ms - now;
+    const lg_provider *p = x->req.prov;
+    lg_gate_result *res = &x->res;
+    res->verdict = LG_GATE_REFUSED;
+    res->outcome.state = LG_STATE_NON_RETRYABLE;
+    res->outcome.reason = LG_REASON_UNKNOWN;
+    res->outcome.account_rejected = true;
+    res->outcome.retry_after_ms = res->outcome.retry_at_ms = LG_NO_HINT;
+    snprintf(res->outcome.message, sizeof res->outcome.message,
+             "llmgate: %s refused the key of account %s; it is set aside for %lld min more or until `llmgate reset "
+             "%s/%s`", p->name, p->accounts[idx].name, (long long)((left_ms + 59999) / 60000), p->name,
+             p->accounts[idx].name);
+    res->status = 401;
+    res->normalized = true;
+    res->retry_after_ms = LG_NO_HINT; /* nothing to wait for */
+    res->account = idx;
+    lg_accounts_count(&x->a, idx, LG_EV_GIVEN_UP, 0);
+    lg_log(LG_LOG_INFO, "[GiveUp] %s: every key set aside as refused, answering 401 locally", p->name);
+    res->prov = p;
+    set_phase(x, X_DONE, "refused: every key refused");
+    step_done(step, res);
+}
+
+/* A synthesized rate-limit answer for a request refused without contacting the provider (a 401 when the
+ * account that frees soonest is set aside because its key was refused). */
+__attribute__((cold)) static void refuse(lg_exchange *x, size_t idx, int64_t wait_ms, int64_t now, lg_step *step)
+{
+    const lg_account_state *st = &x->a.snapshot[idx];
+    if (st->aside == LG_DETAIL_KEY_REFUSED && st->cooldown_until_ms > now) {
+        refuse_key(x, idx, now, step);
+        return;
+    }
+    int64_t cool = st->cooldown_until_ms - now;
+    if (cool > 0 && cool < wait_ms && wait_ms - cool <= LG_JITTER_MAX_MS)
+        wait_ms = cool; /* this request's own wake-up jitter is no part of what the host is told */
+    lg_gate_result *res = &x->res;
+    res->verdict = LG_GATE_REFUSED;
+    res->outcome.state = LG_STATE_RETRYABLE_RATE_LIMIT;
+    res->outcome.reason = st->reason != LG_REASON_NONE ? st->reason : LG_REASON_RATE_LIMIT_EXCEEDED;
+    res->outcome.retry_after_ms = wait_ms;
+    res->outcome.retry_at_ms = LG_NO_HINT;
+    snprintf(res->outcome.message, sizeof res->outcome.message,
+             "llmgate: every account of %s is rate limited for %llds more (%s)", x->req.prov->name,
+             (long long)((wait_ms + 999) / 1000), lg_reason_name(res->outcome.reason));
+    res->status = 429;
+    res->normalized = true;
+    res->retry_after_ms = wait_ms;
+    res->account = idx;
+    lg_accounts_count(&x->a, idx, LG_EV_GIVEN_UP, 0);
+    lg_log(LG_LOG_INFO, "[GiveUp] %s: no account can admit for %lldms, answering 429 locally", x->req.prov->name,
+           (long long)wait_ms);
+    res->prov = x->req.prov;
+    set_phase(x, X_DONE, "refused: no account can admit in time");
+    step_done(step, res);
+}
+
+/* A synthesized 503 for a request not sent because the provider's circuit breaker is open. */
+__attribute__((cold)) static void circuit_open(lg_exchange *x, int64_t wait_ms, lg_step *step)
+{
+    lg_gate_result *res = &x->res;
+    res->verdict = LG_GATE_REFUSED;
+    res->outcome.state = LG_STATE_PROVIDER_DOWN;
+    res->outcome.reason = LG_REASON_SERVER_ERROR;
+    res->outcome.retry_after_ms = wait_ms;
+    res->outcome.retry_at_ms = LG_NO_HINT;
+    snprintf(res->outcome.message, sizeof res->outcome.message,
+             "llmgate: %s is failing; its circuit breaker lets the next request through in %llds", x->req.prov->name,
+             (long long)((wait_ms + 999) / 1000));
+    res->status = 503;
+    res->normalized = true;
+    res->retry_after_ms = wait_ms;
+    res->why = "circuit_open";
+    res->prov = x->req.prov;
+    lg_log(LG_LOG_INFO, "[Circuit] %s: open, answering 503 locally (next probe in %lldms)", x->req.prov->name,
+           (long long)wait_ms);
+    set_phase(x, X_DONE, "refused: circuit open");
+    step_done(step, res);
+}
+
+/* A WAIT step until at, logged when it is issued; a long one is noticed on stderr, once per request at most,
+ * and only when no process noticed one for this provider within NOTICE_INTERVAL_MS. */
+__attribute__((cold)) static void wait_until(lg_exchange *x, x_phase phase, int64_t at, const char *why, int64_t now,
+                                             lg_step *step)
+{
+    const lg_provider *p = x->req.prov;
+    int64_t ms = at - now;
+    lg_log(LG_LOG_INFO, "[Wait] %s: %s, waiting %lldms", p->name, why, (long long)ms);
+    if (ms >= NOTICE_AFTER_MS && !x->a.noticed && lg_accounts_notice_due(&x->a, now, NOTICE_INTERVAL_MS))
+        lg_notice(&x->a.noticed, p->name, NOTICE_INTERVAL_MS, "%s: %s, waiting %llds", p->name, why,
+                  (long long)((ms + 999) / 1000));
+    set_phase(x, phase, why);
+    x->wait_began = now;
+    x->wait_at = at;
+    x->wait_why = why;
+    step_start(step, LG_STEP_WAIT);
+    step->at_ms = at;
+    step->why = why;
+}
+
+static bool fall_back(lg_exchange *x, const char *why, int64_t now, lg_step *step);
+
+/* True when a wait of wait_ms more on the provider now tried is not waited: the request has a fallback
+ * and the whole wait there would pass retry.fallback_after_ms (lg_policy_fall_back_now). */
+static bool fall_back_instead(const lg_exchange *x, int64_t wait_ms)
+{
+    bool has = x->chain_i + 1 < x->n_chain && (x->sent == 0 || x->h.replayable);
+    return lg_policy_fall_back_now(&x->req.cfg->retry, has, x->prov_waited_ms, wait_ms);
 }
 
 /* The SEND step of the attempt about to go out on x->idx. */
@@ -63,7 +215,7 @@ static void send_step(const lg_exchange *x, lg_step *step)
  * unless the request's first attempt on this provider (its own, or a fallback) would start past a budget
  * (refused locally, its place given back).
  * counted: the admission already counted the request's first admission. */
-void lg_exchange_admitted(lg_exchange *x, size_t idx, bool counted, int64_t now, lg_step *step)
+static void admitted(lg_exchange *x, size_t idx, bool counted, int64_t now, lg_step *step)
 {
     if (LG_UNLIKELY(x->req.cfg->n_budgets) && lg_exchange_spend_due(x) && !lg_exchange_spend_admit(x, idx, now)) {
         lg_accounts_release(&x->a);
@@ -84,6 +236,60 @@ void lg_exchange_admitted(lg_exchange *x, size_t idx, bool counted, int64_t now,
     }
     set_phase(x, X_SENT, "admitted");
     send_step(x, step);
+}
+
+/* One admission round on x->preferred: go now, wait for a reserved place (or to ask again), or, when no
+ * account can admit before the deadline, refuse locally (first admission) or deliver the last response. */
+static void admit(lg_exchange *x, int64_t now, lg_step *step)
+{
+    /* One store step: the circuit breaker, the admission, the first admission's counter. */
+    lg_admit_opts opts = {.breaker = true, .count = x->first, .ev = x->waited ? LG_EV_WAITED : LG_EV_IMMEDIATE};
+    lg_admission ad = lg_accounts_admit(&x->a, x->preferred, now, x->deadline, &opts);
+    if (ad.breaker == LG_BREAKER_REJECT) {
+        if (fall_back(x, "circuit open", now, step))
+            return;
+        if (x->first)
+            circuit_open(x, ad.breaker_retry_ms, step);
+        else
+            finish(x, now, step);
+        return;
+    }
+    if (ad.reserved && ad.at_ms <= now) {
+        admitted(x, ad.idx, true, now, step);
+        return;
+    }
+    if ((ad.at_ms > x->deadline || fall_back_instead(x, ad.at_ms - now)) &&
+        fall_back(x, ad.at_ms > x->deadline ? "no account can admit in time" : "no account can admit soon", now, step))
+        return;
+    if (ad.at_ms > x->deadline) {
+        if (x->first)
+            refuse(x, ad.idx, ad.at_ms - now, now, step);
+        else
+            finish(x, now, step);
+        return;
+    }
+    x->waited = true;
+    if (!ad.reserved) {
+        wait_until(x, X_ADMIT, now + ad.retry_ms, "rate limits full beyond the reservable horizon", now, step);
+        return;
+    }
+    x->idx = ad.idx;
+    wait_until(x, X_CONFIRM, ad.at_ms,
+               x->a.snapshot[ad.idx].cooldown_until_ms > now ? "all accounts rate limited" : "rate limit window full",
+               now, step);
+}
+
+/* The policy chose a retry on `account` after delay_ms: wait, then ask for admission there. */
+__attribute__((cold)) static void retry_after(lg_exchange *x, size_t account, int64_t delay_ms, const char *why,
+                                              int64_t now, lg_step *step)
+{
+    x->preferred = account;
+    if (delay_ms > 0 && fall_back_instead(x, delay_ms) && fall_back(x, "no account can serve soon", now, step))
+        return;
+    if (delay_ms > 0)
+        wait_until(x, X_BACKOFF, now + delay_ms, why, now, step);
+    else
+        admit(x, now, step);
 }
 
 /* Sets up the account state for chain[chain_i], which is sent body (owned from now on, NULL: the host's);
@@ -112,7 +318,7 @@ static bool enter_provider(lg_exchange *x, char *body, size_t len, bool translat
 
 /* Goes on to the next provider of the chain (its own accounts, limits and policy), when there is one and
  * the request can be sent again. False when it cannot: the caller ends as it would without fallbacks. */
-__attribute__((cold)) bool lg_exchange_fall_back(lg_exchange *x, const char *why, int64_t now, lg_step *step)
+__attribute__((cold)) static bool fall_back(lg_exchange *x, const char *why, int64_t now, lg_step *step)
 {
     if (x->sent > 0 && !x->h.replayable)
         return false;
@@ -141,10 +347,10 @@ __attribute__((cold)) bool lg_exchange_fall_back(lg_exchange *x, const char *why
     }
     if (!enter_provider(x, body, len, translated, now)) {
         x->bare = true;
-        lg_exchange_finish(x, now, step);
+        finish(x, now, step);
         return true;
     }
-    lg_exchange_admit(x, now, step);
+    admit(x, now, step);
     return true;
 }
 
@@ -246,7 +452,7 @@ lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_st
     x->req.body = NULL;
     x->req.body_len = 0;
     if (!x->bare) {
-        lg_exchange_admit(x, now_ms, step);
+        admit(x, now_ms, step);
         return x;
     }
     if (req->prov->dialect == LG_DIALECT_NONE) { /* fail open: pace nothing */
@@ -327,7 +533,7 @@ void lg_exchange_on_response(lg_exchange *x, const lg_response_view *resp, int64
     res->status = resp->status;
     res->verdict = resp->delivered ? LG_GATE_DELIVERED : LG_GATE_DELIVER;
     if (x->bare) {
-        lg_exchange_finish(x, now_ms, step);
+        finish(x, now_ms, step);
         return;
     }
     const lg_provider *p = x->req.prov;
@@ -341,7 +547,7 @@ void lg_exchange_on_response(lg_exchange *x, const lg_response_view *resp, int64
     if (is_failure(&res->outcome))
         log_failure(x, resp->status, &res->outcome);
     if (resp->delivered) {
-        lg_exchange_finish(x, now_ms, step);
+        finish(x, now_ms, step);
         return;
     }
     const lg_config *cfg = x->req.cfg;
@@ -358,7 +564,7 @@ void lg_exchange_on_response(lg_exchange *x, const lg_response_view *resp, int64
                    p->accounts[act.account].name,
                    res->outcome.account_rejected ? "credentials refused" : lg_reason_name(res->outcome.reason));
         }
-        lg_exchange_retry_after(x, act.account, act.delay_ms, act.switched ? "switching account" : backoff_why(&res->outcome),
+        retry_after(x, act.account, act.delay_ms, act.switched ? "switching account" : backoff_why(&res->outcome),
                     now_ms, step);
         return;
     }
@@ -366,12 +572,12 @@ void lg_exchange_on_response(lg_exchange *x, const lg_response_view *resp, int64
         lg_accounts_count(&x->a, x->idx, LG_EV_GIVEN_UP, 0);
         lg_log(LG_LOG_INFO, "[GiveUp] %s: %s after %d attempts", p->name, lg_reason_name(res->outcome.reason),
                x->h.attempts);
-        if (lg_exchange_fall_back(x, "retries spent", now_ms, step))
+        if (fall_back(x, "retries spent", now_ms, step))
             return;
-    } else if (res->outcome.account_rejected && lg_exchange_fall_back(x, "every key refused", now_ms, step)) {
+    } else if (res->outcome.account_rejected && fall_back(x, "every key refused", now_ms, step)) {
         return; /* the provider refused every account it had for the request: the next provider's turn */
     }
-    lg_exchange_finish(x, now_ms, step);
+    finish(x, now_ms, step);
 }
 
 void lg_exchange_on_transport_error(lg_exchange *x, lg_transport_failure failure, int64_t now_ms, lg_step *step)
@@ -389,7 +595,7 @@ void lg_exchange_on_transport_error(lg_exchange *x, lg_transport_failure failure
     res->outcome.reason = LG_REASON_SERVER_ERROR;
     res->outcome.retry_after_ms = res->outcome.retry_at_ms = LG_NO_HINT;
     if (x->bare) {
-        lg_exchange_finish(x, now_ms, step);
+        finish(x, now_ms, step);
         return;
     }
     bool stale = failure == LG_ATTEMPT_STALE;
@@ -398,8 +604,8 @@ void lg_exchange_on_transport_error(lg_exchange *x, lg_transport_failure failure
     lg_action act = lg_policy_decide_transport(&cfg->retry, &cfg->backoff, failure, x->idx, &x->h, now_ms);
     if (act.kind != LG_ACT_RETRY || !within_budget(x, now_ms)) {
         if (failure == LG_ATTEMPT_FATAL || failure == LG_ATTEMPT_ABANDONED ||
-            !lg_exchange_fall_back(x, "transport failures", now_ms, step))
-            lg_exchange_finish(x, now_ms, step);
+            !fall_back(x, "transport failures", now_ms, step))
+            finish(x, now_ms, step);
         return;
     }
     if (failure == LG_ATTEMPT_TIMED_OUT && x->a.n > 1)
@@ -410,7 +616,7 @@ void lg_exchange_on_transport_error(lg_exchange *x, lg_transport_failure failure
                                              : "transport failure",
            x->req.prov->accounts[x->idx].name, (long long)act.delay_ms);
     lg_accounts_count(&x->a, x->idx, LG_EV_RETRY, 0);
-    lg_exchange_retry_after(x, act.account, act.delay_ms, "transport failure, backing off", now_ms, step);
+    retry_after(x, act.account, act.delay_ms, "transport failure, backing off", now_ms, step);
 }
 
 void lg_exchange_on_timer(lg_exchange *x, int64_t now_ms, lg_step *step)
@@ -422,10 +628,10 @@ void lg_exchange_on_timer(lg_exchange *x, int64_t now_ms, lg_step *step)
     x->waited_ms += now_ms - x->wait_began;
     x->prov_waited_ms += now_ms - x->wait_began;
     if (x->phase == X_CONFIRM && lg_accounts_confirm(&x->a, x->idx, now_ms)) {
-        lg_exchange_admitted(x, x->idx, false, now_ms, step);
+        admitted(x, x->idx, false, now_ms, step);
         return;
     }
-    lg_exchange_admit(x, now_ms, step);
+    admit(x, now_ms, step);
 }
 
 void lg_exchange_withdraw(lg_exchange *x, lg_step *step)
@@ -451,7 +657,7 @@ void lg_exchange_cannot_resend(lg_exchange *x, int64_t now_ms, lg_step *step)
         return;
     }
     lg_accounts_release(&x->a);
-    lg_exchange_finish(x, now_ms, step);
+    finish(x, now_ms, step);
 }
 
 void lg_exchange_free(lg_exchange *x)

@@ -1,16 +1,12 @@
-/* The exchange engine's private state (src/gate/exchange.c, the state machine; src/gate/exchange_wait.c,
- * its admission-wait policy) and what plans a request's way before it (src/gate/exchange_plan.c): the chain
- * of providers it may go to, its pins, and the body each one is sent. Private to src/gate. */
+/* The exchange engine's private state (src/gate/exchange.c, the state machine) and what plans a
+ * request's way before it (src/gate/exchange_plan.c): the chain of providers it may go to, its pins, and
+ * the body each one is sent. Private to src/gate. */
 #ifndef LLMGATE_GATE_EXCHANGE_INTERNAL_H
 #define LLMGATE_GATE_EXCHANGE_INTERNAL_H
-
-#include <stddef.h>
-#include <string.h>
 
 #include "gate/accounts.h"
 #include "llmgate/engine.h"
 #include "llmgate/limiter.h"
-#include "llmgate/log.h"
 #include "llmgate/spend.h"
 #include "llmgate/translate.h"
 
@@ -113,67 +109,5 @@ __attribute__((cold, noinline)) void lg_exchange_trace_cancelled(lg_exchange *x)
 /* The one line on stderr that account idx of x's provider was set aside (out of credit, or its key refused):
  * its name, never its key. Called by the one process whose record set it aside. */
 __attribute__((cold, noinline)) void lg_exchange_notice_aside(const lg_exchange *x, size_t idx);
-
-/* The state machine's steps (exchange.c and exchange_wait.c). */
-
-/* The one writer of x->phase (the shape of libcurl's mstate()): moves x to phase, traced at debug level;
- * when debugging is off, one predictable branch. */
-static inline void set_phase(lg_exchange *x, x_phase phase, const char *why)
-{
-    if (LG_UNLIKELY(lg_log_debugging))
-        lg_exchange_trace_phase(x, phase, why);
-    if (phase == X_DONE)
-        lg_exchange_spend_end(x);
-    x->phase = phase;
-}
-
-_Static_assert(offsetof(lg_step, result) + sizeof(lg_gate_result) == sizeof(lg_step), "result is the last member");
-
-/* Starts *step as one of kind with every member before `result` cleared: result is read in a DONE step
- * only (engine.h), and clearing its 600 bytes at every step cost more than the rest of a step. */
-static inline void step_start(lg_step *step, lg_step_kind kind)
-{
-    memset(step, 0, offsetof(lg_step, result));
-    step->kind = kind;
-}
-
-/* The DONE step that delivers res: its message copied up to its end, not its whole buffer (most of the
- * result's bytes, which made this copy cost more than the rest of finishing). */
-static inline void step_done(lg_step *step, const lg_gate_result *res)
-{
-    step_start(step, LG_STEP_DONE);
-    lg_gate_result *to = &step->result;
-    size_t head = offsetof(lg_gate_result, outcome.message);
-    size_t tail = offsetof(lg_gate_result, outcome) + sizeof res->outcome;
-    size_t len = strnlen(res->outcome.message, sizeof res->outcome.message - 1);
-    memcpy(to, res, head);
-    memcpy(to->outcome.message, res->outcome.message, len);
-    to->outcome.message[len] = '\0';
-    memcpy((char *)to + tail, (const char *)res + tail, sizeof *to - tail);
-}
-
-/* Ends the exchange with x->res as it stands; a failure to deliver is normalized (real status, Retry-After
- * from the server's hint or the soonest account, X-Llmgate-Reason). exchange.c */
-void lg_exchange_finish(lg_exchange *x, int64_t now, lg_step *step);
-/* Admitted on account idx: the next attempt goes out (or, for a plain host rule, the host's own request),
- * unless a budget refuses it. counted: the admission already counted the request's first admission.
- * exchange.c */
-void lg_exchange_admitted(lg_exchange *x, size_t idx, bool counted, int64_t now, lg_step *step);
-/* Goes on to the next provider of the chain (why: logged), when there is one and the request can be sent
- * again; false when it cannot: the caller ends as it would without fallbacks. exchange.c */
-bool lg_exchange_fall_back(lg_exchange *x, const char *why, int64_t now, lg_step *step);
-
-/* The admission-wait policy (exchange_wait.c). */
-
-/* One admission round on x->preferred: go now (lg_exchange_admitted), wait for a reserved place (or to ask
- * again: a WAIT step), fall back when the wait would pass the deadline or retry.fallback_after_ms, else,
- * when no account can admit before the deadline, refuse locally (the first admission: a 429, a 401 when the
- * account freeing soonest holds a refused key; a 503 for an open circuit breaker) or deliver the last
- * response. */
-void lg_exchange_admit(lg_exchange *x, int64_t now, lg_step *step);
-/* The policy chose a retry on `account` after delay_ms (why: the wait's words): wait, then ask for
- * admission there; or fall back at once when that wait would pass retry.fallback_after_ms. */
-void lg_exchange_retry_after(lg_exchange *x, size_t account, int64_t delay_ms, const char *why, int64_t now,
-                             lg_step *step);
 
 #endif
