@@ -320,6 +320,12 @@ h1-head-framing-exact|src/front/h1_head.c|test_h1_response test_h1_request
 h1-head-status-cr|src/front/h1_head.c|test_h1_response
     if (!lf || lf == p || first_special(p, lf) != lf - 1 || lf[-1] != '\r')
     if (!lf || lf == p || lf[-1] != '\r')
+sock-attempt-watch-never-fires|src/front/h1_attempt.c|test_attempt_timeout
+    return limit > 0 ? c->heard_ms + limit : INT64_MAX;
+    return limit < 0 ? c->heard_ms + limit : INT64_MAX;
+sock-slow-answer-unbounded|src/front/h1_attempt.c|test_sock_timeout
+        int64_t host = host_until(c), until = host > 0 && host < due ? host : due;
+        int64_t host = host_until(c) & 0, until = host > 0 && host < due ? host : due;
 EOF
 )
 

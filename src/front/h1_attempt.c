@@ -6,27 +6,71 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "front/h1_conn_internal.h"
 #include "front/h1_target.h"
 #include "llmgate/clock.h"
 #include "llmgate/log.h"
 
+int64_t lg_h1_attempt_due(const lg_h1_conn *c)
+{
+    if (!c->watched)
+        return INT64_MAX;
+    int64_t limit = c->heard ? c->cfg->retry.idle_timeout_ms : c->cfg->retry.attempt_timeout_ms;
+    return limit > 0 ? c->heard_ms + limit : INT64_MAX;
+}
+
+/* c->until_ms resolved: LG_H1_UNTIL_HOST is now when the host's socket has a time limit of its own. */
+static int64_t host_until(const lg_h1_conn *c)
+{
+    if (c->until_ms != LG_H1_UNTIL_HOST)
+        return c->until_ms;
+    return lg_h1_sock_timeout_ms(c, SO_RCVTIMEO) > 0 || lg_h1_sock_timeout_ms(c, SO_SNDTIMEO) > 0 ? lg_now_ms()
+                                                                                                 : 0;
+}
+
 /* The next piece of the response: as lg_h1_resp_step, waiting on LG_H1R_AGAIN unless driven (then
- * LG_H1R_AGAIN is returned); *drive: see LG_H1_DRIVE_ASK. */
+ * LG_H1R_AGAIN is returned); *drive: see LG_H1_DRIVE_ASK. The wait ends at the host's until_ms (LG_H1R_AGAIN,
+ * c->wait_errno EAGAIN) or at the attempt's own time limit (LG_H1R_FAILED, c->timed_out); a signal the host
+ * takes: LG_H1R_INTR, c->wait_errno EINTR. */
 static lg_h1r_step resp_step(lg_h1_conn *c, int *drive)
 {
     for (;;) {
         lg_h1r_step s = lg_h1_resp_step(&c->resp, c->wio, c->wctx);
+        if (s != LG_H1R_AGAIN && s != LG_H1R_INTR && c->watched) {
+            c->heard = true;
+            c->heard_ms = lg_now_ms();
+        }
+        c->wait_errno = s == LG_H1R_INTR ? EINTR : EAGAIN;
         if (s != LG_H1R_AGAIN)
             return s;
         if (*drive == LG_H1_DRIVE_ASK)
             *drive = lg_h1_driven(c);
+        int64_t due = lg_h1_attempt_due(c);
+        if (*drive && lg_now_ms() >= due) {
+            c->timed_out = true;
+            return LG_H1R_FAILED;
+        }
         if (*drive)
             return s;
         short ev = 0;
         int fd = c->wio->wait ? c->wio->wait(c->wctx, &ev) : -1;
-        if (fd < 0 || !c->host->wait_fd(fd, ev & POLLOUT))
+        if (fd < 0)
+            return LG_H1R_FAILED;
+        int64_t host = host_until(c), until = host > 0 && host < due ? host : due;
+        lg_wait_rc w = c->host->wait_fd(fd, ev & POLLOUT, until == INT64_MAX ? 0 : until);
+        if (w == LG_WAIT_TIMEOUT && until == due) {
+            c->timed_out = true;
+            return LG_H1R_FAILED;
+        }
+        if (w == LG_WAIT_TIMEOUT)
+            return LG_H1R_AGAIN;
+        if (w == LG_WAIT_INTR) {
+            c->wait_errno = EINTR;
+            return LG_H1R_INTR;
+        }
+        if (w != LG_WAIT_READY)
             return LG_H1R_FAILED;
     }
 }
@@ -35,8 +79,12 @@ lg_h1_attempt_rc lg_h1_attempt_read(lg_h1_conn *c, int drive)
 {
     for (;;) {
         lg_h1r_step s = resp_step(c, &drive);
-        if (s == LG_H1R_AGAIN || s == LG_H1R_INTR) /* driven, or a signal the host takes: parked */
+        if (s == LG_H1R_AGAIN || s == LG_H1R_INTR) /* driven, the host's until_ms, or a signal: parked */
             return LG_H1A_PENDING;
+        if (LG_UNLIKELY(c->timed_out)) {
+            c->dead = true; /* the rest of that answer may still come on the wire */
+            return LG_H1A_TIMED_OUT;
+        }
         if (s == LG_H1R_DONE) {
             c->dead = !c->resp.keep_alive;
             c->served = true;
@@ -52,8 +100,10 @@ lg_h1_attempt_rc lg_h1_attempt_read(lg_h1_conn *c, int drive)
                    : c->served && !c->resp.got_any ? LG_H1A_STALE
                                                    : LG_H1A_RETRYABLE;
         }
-        if (lg_relay_committed(&c->relay))
+        if (lg_relay_committed(&c->relay)) {
+            c->watched = false; /* the host has its answer's start: no attempt to abandon any more */
             return LG_H1A_COMMITTED;
+        }
     }
 }
 
@@ -144,6 +194,9 @@ lg_h1_attempt_rc lg_h1_attempt(lg_h1_conn *c, const lg_step *st, bool drive_asyn
         c->dead = true;
         return c->served ? LG_H1A_STALE : LG_H1A_RETRYABLE;
     }
+    c->watched = st && (c->cfg->retry.attempt_timeout_ms > 0 || c->cfg->retry.idle_timeout_ms > 0);
+    c->heard = c->timed_out = false;
+    c->heard_ms = c->watched ? lg_now_ms() : 0;
     lg_capture_reset(&c->cap);
     lg_relay_sink sink = lg_h1_host_sink(c);
     lg_relay_start(&c->relay, &c->cap, to->dialect, to->boundary, &sink);

@@ -208,10 +208,12 @@ ssize_t lg_h1_write(lg_h1_conn *c, const void *p, size_t n)
 ssize_t lg_h1_read(lg_h1_conn *c, void *p, size_t n, bool peek)
 {
     int64_t due;
-    if (c->wx && lg_h1_nonblocking_fd(c) < 0) {
+    if ((c->wx || (c->x && lg_h1_pending(c) == 0)) && lg_h1_nonblocking_fd(c) < 0) {
         int64_t timeout = lg_h1_sock_timeout_ms(c, SO_RCVTIMEO);
-        if (!lg_h1_resume(c, true, timeout > 0 ? lg_now_ms() + timeout : 0))
-            return -1; /* EINTR: the host's handler runs, its read comes back here; EAGAIN: its timeout */
+        c->until_ms = timeout > 0 ? lg_now_ms() + timeout : 0; /* a stream's next piece is waited as long */
+        while (c->wx && !lg_h1_resume(c, true, c->until_ms))
+            if (errno) /* EINTR: the host's handler runs, its read comes back here; EAGAIN: its timeout */
+                return -1;
     }
     if (c->wx && lg_h1_ready(c, &due) == LG_H1_WAITING) {
         errno = EAGAIN;
@@ -222,7 +224,7 @@ ssize_t lg_h1_read(lg_h1_conn *c, void *p, size_t n, bool peek)
         if (!lg_h1_stream_next(c, &drive)) {
             /* the next piece is not there yet: the readiness hooks wait for it; or a signal the blocking
              * host takes interrupted the wait: its handler runs, its read comes back here */
-            errno = (drive == LG_H1_DRIVE_ASK ? lg_h1_driven(c) : drive) ? EAGAIN : EINTR;
+            errno = c->wait_errno;
             return -1;
         }
     size_t have = lg_h1_pending(c);

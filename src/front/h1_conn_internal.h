@@ -50,6 +50,13 @@ struct lg_h1_conn {
                       * its attempt's response on llmgate's own connection */
     lg_step wstep;
     bool inflight;
+    int64_t until_ms;   /* a blocking host's waits for an answer end then (lg_now_ms's clock; 0: no limit;
+                         * LG_H1_UNTIL_HOST: at once when its socket has a time limit of its own, else none) */
+    int wait_errno;     /* why the last wait for an answer ended without one: EINTR, EAGAIN */
+    bool watched;       /* the attempt in flight is under retry.attempt_timeout_ms / idle_timeout_ms */
+    bool heard;         /* ... and a byte of its answer came, the last at heard_ms (else it began then) */
+    int64_t heard_ms;
+    bool timed_out;     /* ... and was abandoned on one of them */
     int watch_fd;    /* the descriptor watched for this connection, or -1 */
     char *out;       /* what the host reads next */
     size_t out_len, out_off, out_cap;
@@ -81,23 +88,35 @@ typedef enum {
     LG_H1A_RETRYABLE,
     LG_H1A_STALE,     /* a kept-alive provider side was closed before any byte of the answer */
     LG_H1A_FATAL,
-    LG_H1A_PENDING,   /* the rest of the answer is not there yet (driven), or a signal the host takes came */
+    LG_H1A_PENDING,   /* the rest of the answer is not there yet (driven, or the blocking host's until_ms
+                       * came), or a signal the host takes came: c->wait_errno says which */
+    LG_H1A_TIMED_OUT, /* no byte of the answer within retry.attempt_timeout_ms, or none more within
+                       * idle_timeout_ms, before its commit: abandoned (the provider side is dead) */
 } lg_h1_attempt_rc;
 
-/* Sends the request as step st says (NULL: the host's own request, credentials and provider) and reads
- * the response up to its end or its commit (drive_async, when the provider side is driven: as far as it
- * is there, LG_H1A_PENDING for the rest). */
+/* until_ms for a host's write: its attempts wait not at all when its socket has a time limit of its own
+ * (SO_RCVTIMEO, SO_SNDTIMEO: the write returns, its reads wait as long as that limit), else without one. */
+#define LG_H1_UNTIL_HOST (-1)
+
+/* Sends the request as step st says (NULL: the host's own request, credentials and provider, under no
+ * attempt timeout) and reads the response up to its end or its commit (drive_async, when the provider side
+ * is driven: as far as it is there, LG_H1A_PENDING for the rest; blocking: not past c->until_ms). */
 lg_h1_attempt_rc lg_h1_attempt(lg_h1_conn *c, const lg_step *st, bool drive_async);
+/* When the attempt in flight is abandoned: retry.attempt_timeout_ms after it began, idle_timeout_ms after
+ * the last byte of its answer; INT64_MAX never (off, or not watched: the host's own request, or a stream
+ * committed to the host). */
+int64_t lg_h1_attempt_due(const lg_h1_conn *c);
 /* Whether the provider side is driven (lg_h1_driven) as the reads below take it: 1 driven, 0 not, or
  * LG_H1_DRIVE_ASK: lg_h1_driven asked only when the response is not all there (its fcntl is then the only
  * system call llmgate adds to a request whose answer is in). */
 #define LG_H1_DRIVE_ASK (-1)
 /* Reads the response of the attempt in flight up to its end or its commit; LG_H1A_PENDING when driven
- * (drive) and nothing more is there yet, or when a signal the host takes interrupted the wait. */
+ * (drive) and nothing more is there yet, when c->until_ms came, or when a signal the host takes interrupted
+ * the wait (c->wait_errno EAGAIN, EINTR); LG_H1A_TIMED_OUT when the attempt's own time limit came. */
 lg_h1_attempt_rc lg_h1_attempt_read(lg_h1_conn *c, int drive);
 /* Relays the next piece of the committed stream (c->x); at its end tells the engine and frees c->x. False
- * when nothing was there yet (driven) or a signal the host takes interrupted the wait. *drive as above,
- * set to what lg_h1_driven answered when it was asked. */
+ * when nothing was there yet (driven, or c->until_ms came: c->wait_errno EAGAIN) or a signal the host takes
+ * interrupted the wait (EINTR). *drive as above, set to what lg_h1_driven answered when it was asked. */
 bool lg_h1_stream_next(lg_h1_conn *c, int *drive);
 /* The provider side goes back to the host's own connection: llmgate's plain one closed (the host's as it
  * was), or, after a TLS target that took the transport's connection, the host's own to be reopened. */
@@ -111,10 +130,10 @@ void lg_h1_run_exchange(lg_h1_conn *c);
 /* A plain host rule: admission, then the host's own request untouched; a refusal answered locally. */
 void lg_h1_run_paced(lg_h1_conn *c);
 /* Continues a parked exchange whose time came, or whose attempt in flight reads what is there; blocking
- * (a blocking host's exchange a signal or its socket's timeout parked): sleeping until its time, but not
- * past until_ms when that is set (the host's SO_RCVTIMEO), reading its answer to the end. False when it is
- * parked again (driven: nothing more there yet; blocking: another signal, errno EINTR, or until_ms came
- * first, errno EAGAIN). */
+ * (a blocking host's exchange a signal or its socket's timeout parked): sleeping until its time and reading
+ * its answer, but not past until_ms when that is set (the host's SO_RCVTIMEO). False when it is parked
+ * again (driven: nothing more there yet; blocking: another signal, errno EINTR; until_ms came first, errno
+ * EAGAIN; a later wait parked it before until_ms, errno 0: call again). */
 bool lg_h1_resume(lg_h1_conn *c, bool blocking, int64_t until_ms);
 /* The host writes again while an attempt is in flight on its own connection (pipelining): the attempt's
  * answer is read now, blocking, so that no answer nobody waits for is left on the connection; the exchange

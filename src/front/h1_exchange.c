@@ -41,8 +41,9 @@ static bool settle(lg_h1_conn *c, lg_exchange *x, lg_h1_attempt_rc rc, lg_step *
         v.delivered = rc == LG_H1A_ENDED;
         lg_exchange_on_response(x, &v, lg_now_ms(), step);
     } else {
-        lg_transport_failure f = rc == LG_H1A_STALE ? LG_ATTEMPT_STALE
+        lg_transport_failure f = rc == LG_H1A_STALE       ? LG_ATTEMPT_STALE
                                  : rc == LG_H1A_RETRYABLE ? LG_ATTEMPT_RETRYABLE
+                                 : rc == LG_H1A_TIMED_OUT ? LG_ATTEMPT_TIMED_OUT
                                                           : LG_ATTEMPT_FATAL;
         lg_exchange_on_transport_error(x, f, lg_now_ms(), step);
     }
@@ -52,14 +53,17 @@ static bool settle(lg_h1_conn *c, lg_exchange *x, lg_h1_attempt_rc rc, lg_step *
 /* Drives exchange x from step until the host has its answer (or a committed stream); a wait on a
  * non-blocking host parks the exchange instead of sleeping (c->wx), and so does a wait on a blocking one
  * whose socket has a timeout (SO_RCVTIMEO, SO_SNDTIMEO: its write returns, its read waits no longer than
- * its timeout), and an attempt whose response is not in yet when the transport is driven. */
+ * its timeout; c->wait_errno 0), and an attempt whose response is not in yet when the transport is driven
+ * or c->until_ms came; a signal the blocking host takes parks it too (c->wait_errno EINTR). */
 static void drive(lg_h1_conn *c, lg_exchange *x, lg_step step)
 {
     while (step.kind != LG_STEP_DONE) {
         if (step.kind == LG_STEP_WAIT) {
             int64_t ms = step.at_ms - lg_now_ms();
-            if (ms > 0 && (lg_h1_nonblocking_fd(c) >= 0 || lg_h1_sock_timeout_ms(c, SO_RCVTIMEO) > 0 ||
-                           lg_h1_sock_timeout_ms(c, SO_SNDTIMEO) > 0 || !c->host->sleep_until(step.at_ms))) {
+            bool parks = ms > 0 && (lg_h1_nonblocking_fd(c) >= 0 || lg_h1_sock_timeout_ms(c, SO_RCVTIMEO) > 0 ||
+                                    lg_h1_sock_timeout_ms(c, SO_SNDTIMEO) > 0);
+            if (parks || (ms > 0 && !c->host->sleep_until(step.at_ms))) {
+                c->wait_errno = parks ? 0 : EINTR;
                 park(c, x, step, false); /* a blocking host's signal handler runs when we return */
                 return;
             }
@@ -108,6 +112,7 @@ void lg_h1_run_exchange(lg_h1_conn *c)
     lg_exchange *x = lg_exchange_begin(&gr, lg_now_ms(), &step);
     explicit_bzero(host_key, sizeof host_key);
     lg_h1_watch_host(c);
+    c->until_ms = x ? LG_H1_UNTIL_HOST : 0;
     if (!x) { /* no memory for the exchange: the request goes out as the host wrote it */
         lg_ungated(c->store, c->prov->name, LG_UNGATED_NO_ROOM);
         lg_h1_attempt_rc rc = lg_h1_attempt(c, NULL, false);
@@ -142,10 +147,11 @@ bool lg_h1_resume(lg_h1_conn *c, bool blocking, int64_t until_ms)
 {
     lg_exchange *x = c->wx;
     lg_step step = c->wstep;
+    c->until_ms = until_ms;
     if (c->inflight) {
         lg_h1_attempt_rc rc = lg_h1_attempt_read(c, !blocking);
         if (rc == LG_H1A_PENDING) {
-            errno = blocking ? EINTR : errno;
+            errno = blocking ? c->wait_errno : errno;
             return false;
         }
         c->wx = NULL;
@@ -166,6 +172,8 @@ bool lg_h1_resume(lg_h1_conn *c, bool blocking, int64_t until_ms)
         lg_exchange_on_timer(x, lg_now_ms(), &step);
     }
     drive(c, x, step);
+    if (c->wx && blocking)
+        errno = c->wait_errno;
     return !c->wx;
 }
 
@@ -218,7 +226,7 @@ lg_h1_readiness lg_h1_ready(lg_h1_conn *c, int64_t *due_ms)
         ;
     errno = saved;
     if (c->wx || (c->x && lg_h1_pending(c) == 0 && lg_h1_driven(c))) {
-        *due_ms = c->wx && !c->inflight ? c->wstep.at_ms : INT64_MAX;
+        *due_ms = !c->wx ? INT64_MAX : c->inflight ? lg_h1_attempt_due(c) : c->wstep.at_ms;
         return LG_H1_WAITING;
     }
     if (lg_h1_pending(c) > 0 || c->host_errno || c->x || (c->dead && !c->io->detached))

@@ -17,6 +17,14 @@ struct lg_h1_conn;
 struct lg_h1_target;
 struct lg_h1_io;
 
+/* How a wait on a descriptor ended (wait_fd). */
+typedef enum {
+    LG_WAIT_READY,   /* the descriptor is ready */
+    LG_WAIT_TIMEOUT, /* the time limit came first */
+    LG_WAIT_INTR,    /* a signal the program takes interrupted the wait (its handler must run now) */
+    LG_WAIT_FAILED,
+} lg_wait_rc;
+
 typedef struct lg_front_host {
     /* The configuration (NULL: llmgate is inactive) and the shared store (NULL: none); neither changes once
      * a connection exists. */
@@ -25,8 +33,9 @@ typedef struct lg_front_host {
     /* close(2) and poll(2) as libc does them, whatever the program interposes. */
     int (*close)(int fd);
     int (*poll)(struct pollfd *fds, nfds_t n, int timeout_ms);
-    /* Waits until fd is readable (write: writable); false when the wait fails. */
-    bool (*wait_fd)(int fd, bool write);
+    /* Waits until fd is readable (write: writable), but not past until_ms (lg_now_ms's clock; 0: no limit;
+     * one already past: a look without waiting). */
+    lg_wait_rc (*wait_fd)(int fd, bool write, int64_t until_ms);
     /* Sleeps until at_ms (lg_now_ms's clock): false when a signal the program takes interrupted the sleep
      * (the caller parks its exchange and returns, for the handler to run), true when the time came. */
     bool (*sleep_until)(int64_t at_ms);

@@ -134,13 +134,20 @@ const lg_h1_io lg_relay_up_io = {.send = up_send, .recv = up_recv, .reopen = up_
 static const lg_config *host_config(void) { return host_cfg; }
 static lg_store *host_store_get(void) { return host_store; }
 
-static bool wait_fd(int fd, bool write)
+/* Polls fd, but not past until_ms (0: no limit); the relay takes no signals, so EINTR only waits on. */
+static lg_wait_rc wait_fd(int fd, bool write, int64_t until_ms)
 {
     struct pollfd p = {.fd = fd, .events = write ? POLLOUT : POLLIN};
-    int r;
-    while ((r = poll(&p, 1, -1)) < 0 && errno == EINTR)
-        ;
-    return r > 0;
+    for (;;) {
+        int64_t left = until_ms > 0 ? until_ms - lg_now_ms() : -1;
+        int r = poll(&p, 1, until_ms > 0 && left < 0 ? 0 : left > INT32_MAX ? INT32_MAX : (int)left);
+        if (r > 0)
+            return LG_WAIT_READY;
+        if (r == 0 && lg_now_ms() >= until_ms)
+            return LG_WAIT_TIMEOUT;
+        if (r < 0 && errno != EINTR)
+            return LG_WAIT_FAILED;
+    }
 }
 
 static bool sleep_until(int64_t at_ms)

@@ -2,8 +2,9 @@
  * SO_RCVTIMEO to RCV_MS and SO_SNDTIMEO to SND_MS (0: none), sends one POST to PATH with KEY as its bearer
  * key and Connection: close, then reads. It prints "send MS" (how long its send took), then either
  * "status CODE MS" (the answer's status line came, after MS ms from the send) or "EAGAIN MS" (a read ended
- * on its receive timeout, as the kernel ends it), and exits 0.
- * Usage: timeo_client HOST PORT PATH KEY BODY RCV_MS SND_MS */
+ * on its receive timeout, as the kernel ends it), and exits 0. With READS (default 1) it reads up to that many
+ * times, a line for each read that timed out, until the status line comes.
+ * Usage: timeo_client HOST PORT PATH KEY BODY RCV_MS SND_MS [READS] */
 #include <errno.h>
 #include <netdb.h>
 #include <stdio.h>
@@ -31,8 +32,8 @@ static int set_timeout(int fd, int opt, long ms)
 
 int main(int argc, char **argv)
 {
-    if (argc != 8) {
-        fprintf(stderr, "usage: timeo_client HOST PORT PATH KEY BODY RCV_MS SND_MS\n");
+    if (argc != 8 && argc != 9) {
+        fprintf(stderr, "usage: timeo_client HOST PORT PATH KEY BODY RCV_MS SND_MS [READS]\n");
         return 2;
     }
     struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *a = NULL;
@@ -62,12 +63,16 @@ int main(int argc, char **argv)
     long long sent = now_ms();
     printf("send %lld\n", sent - t0);
     char buf[8192];
-    ssize_t r = recv(fd, buf, sizeof buf - 1, 0);
-    if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-        printf("EAGAIN %lld\n", now_ms() - sent);
-    else if (r > 12 && !strncmp(buf, "HTTP/1.1 ", 9))
-        printf("status %.3s %lld\n", buf + 9, now_ms() - sent);
-    else {
+    for (long reads = argc == 9 ? atol(argv[8]) : 1; reads > 0; reads--) {
+        ssize_t r = recv(fd, buf, sizeof buf - 1, 0);
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            printf("EAGAIN %lld\n", now_ms() - sent);
+            continue;
+        }
+        if (r > 12 && !strncmp(buf, "HTTP/1.1 ", 9)) {
+            printf("status %.3s %lld\n", buf + 9, now_ms() - sent);
+            break;
+        }
         perror("timeo_client: recv");
         return 1;
     }

@@ -35,9 +35,9 @@ sock_conn *lg_sock_table[FD_MAX];
 
 static bool io_send(void *io, const void *p, size_t n) { return lg_h1_fd_send(((sock_conn *)io)->fd, p, n); }
 
-/* Receives as the host set its descriptor: a blocking one waits in the kernel (LG_IO_INTR when a signal the
- * host takes interrupts it); a non-blocking one returns LG_IO_AGAIN when nothing is there yet, and the
- * attempt is then driven from the host's own readiness waits (io_wait), which its time limit bounds. */
+/* Receives without blocking: LG_IO_AGAIN when nothing is there yet. A non-blocking host's attempt is then
+ * driven from its own readiness waits (io_wait); a blocking host's waits in the front's wait_fd, which the
+ * attempt's time limits and the host's SO_RCVTIMEO bound (LG_IO_INTR there when a signal it takes comes). */
 static ssize_t io_recv(void *io, void *p, size_t n) { return lg_h1_fd_recv(((sock_conn *)io)->fd, p, n, true); }
 
 /* The attempt in flight waits for the provider's answer on the host's own descriptor. */

@@ -9,15 +9,35 @@
 #include "hook/base/libc_real.h"
 #include "llmgate/clock.h"
 
-bool lg_fd_wait(int fd, bool write)
+/* Polls fd until it is ready or until_ms came (0: no limit); a signal ends the wait when intr and the host
+ * takes EINTR, else the wait goes on. errno preserved. */
+static lg_wait_rc wait_fd(int fd, bool write, int64_t until_ms, bool intr)
 {
+    int saved = errno;
     struct pollfd p = {.fd = fd, .events = write ? POLLOUT : POLLIN};
-    int r;
-    do
-        r = lg_sock_real_get()->poll(&p, 1, -1);
-    while (r < 0 && errno == EINTR);
-    return r > 0;
+    lg_wait_rc rc = LG_WAIT_FAILED;
+    for (;;) {
+        int64_t left = until_ms > 0 ? until_ms - lg_now_ms() : -1;
+        if (until_ms > 0 && left < 0)
+            left = 0;
+        int r = lg_sock_real_get()->poll(&p, 1, left > INT32_MAX ? INT32_MAX : (int)left);
+        if (r > 0)
+            rc = LG_WAIT_READY;
+        else if (r == 0 && until_ms > 0 && lg_now_ms() >= until_ms)
+            rc = LG_WAIT_TIMEOUT;
+        else if (r == 0 || (errno == EINTR && !(intr && lg_host_takes_eintr())))
+            continue;
+        else if (errno == EINTR)
+            rc = LG_WAIT_INTR;
+        break;
+    }
+    errno = saved;
+    return rc;
 }
+
+bool lg_fd_wait(int fd, bool write) { return wait_fd(fd, write, 0, false) == LG_WAIT_READY; }
+
+lg_wait_rc lg_fd_wait_until(int fd, bool write, int64_t until_ms) { return wait_fd(fd, write, until_ms, true); }
 
 int lg_timeout_ms(const struct timespec *ts)
 {

@@ -7,8 +7,14 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "front/host.h"
+
 /* Waits until fd is readable (write: writable) or fails; false when poll fails. */
 bool lg_fd_wait(int fd, bool write);
+
+/* Waits until fd is readable (write: writable), but not past until_ms (lg_now_ms's clock; 0: no limit):
+ * LG_WAIT_INTR when a signal the host takes (lg_host_takes_eintr) interrupted it. The front's wait_fd. */
+lg_wait_rc lg_fd_wait_until(int fd, bool write, int64_t until_ms);
 
 /* Whether the host is interrupted by its signals: a signal it catches has a handler installed without
  * SA_RESTART (as Python installs all of its handlers), so its own blocking calls would return EINTR and

@@ -34,7 +34,7 @@ bool lg_h1_fd_send(int fd, const void *p, size_t n)
 ssize_t lg_h1_fd_recv(int fd, void *p, size_t n, bool park)
 {
     for (;;) {
-        ssize_t r = lg_sock_real_get()->recv(fd, p, n, 0);
+        ssize_t r = lg_sock_real_get()->recv(fd, p, n, park ? MSG_DONTWAIT : 0);
         if (r >= 0)
             return r;
         if (errno == EINTR) {

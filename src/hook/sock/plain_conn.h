@@ -18,8 +18,9 @@ int lg_h1_target_socket(const lg_h1_target *t, bool nonblock);
 /* Sends all n bytes on fd, waiting when it is non-blocking; false on failure. */
 bool lg_h1_fd_send(int fd, const void *p, size_t n);
 /* Receives up to n bytes from fd: > 0, 0 at the end, -1 on failure, LG_IO_INTR when a signal the host takes
- * interrupted a blocking wait. A non-blocking fd with nothing there yet is waited for, or (park) answered
- * LG_IO_AGAIN, for the caller's readiness waits. */
+ * interrupted a blocking wait. With nothing there yet fd is waited for, or (park) LG_IO_AGAIN is answered
+ * without blocking, whatever fd's mode: the caller waits as long as it may (readiness waits, or its own
+ * time-limited wait). */
 ssize_t lg_h1_fd_recv(int fd, void *p, size_t n, bool park);
 /* llmgate's own blocking plain TCP connection to a target: send and recv of lg_h1_io over an int fd
  * (the context is a pointer to it). */
