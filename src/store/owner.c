@@ -35,13 +35,29 @@ static uint64_t start_of(int32_t pid, bool *gone)
     return p ? strtoull(p + 1, NULL, 10) : 0;
 }
 
+static __attribute__((tls_model("initial-exec"))) __thread lg_store_owner self;
+static pthread_once_t fork_watch_once = PTHREAD_ONCE_INIT;
+
+/* In a forked child (its one thread, the forking one): the next lg_owner_self names the child. */
+static void self_after_fork(void)
+{
+    self.pid = 0;
+}
+
+static void watch_forks(void)
+{
+    pthread_atfork(NULL, NULL, self_after_fork);
+}
+
+/* This thread's process as an owner. getpid and /proc are read once per thread and again after a fork
+ * (a child's copy of the thread is reset by the fork handler), not per admission. */
 const lg_store_owner *lg_owner_self(void)
 {
-    static __attribute__((tls_model("initial-exec"))) __thread lg_store_owner self;
-    int32_t pid = (int32_t)getpid();
-    if (self.pid != pid) {
+    if (__builtin_expect(!self.pid, 0)) {
         int saved = errno;
         bool gone;
+        pthread_once(&fork_watch_once, watch_forks);
+        int32_t pid = (int32_t)getpid();
         self.start = start_of(pid, &gone);
         self.pid = pid;
         errno = saved;

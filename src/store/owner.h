@@ -5,7 +5,7 @@
 
 #include "store/holds.h"
 
-/* This process (its start time read once per pid, so a forked child reads its own). */
+/* This process (its pid and start time read once per thread and again in a forked child). */
 const lg_store_owner *lg_owner_self(void);
 
 /* This machine as the home of an owner in a store several machines share: 16 hex digits, a hash of the boot
