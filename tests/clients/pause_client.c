@@ -1,8 +1,9 @@
 /* A libcurl host that pauses its write callback (CURL_WRITEFUNC_PAUSE) every other call and unpauses from
  * its progress callback with curl_easy_pause(CURLPAUSE_CONT), as libcurl's documentation shows.
- * Usage: pause_client URL CONNECT_TO [held|stream|multi]; prints "rc=N status=N bytes=N pauses=N unpauses=N"
- * and writes the body it received to stdout after that line. "multi" runs the (held) request in a multi
- * handle (curl_multi_perform and curl_multi_poll) instead of curl_easy_perform. */
+ * Usage: pause_client URL CONNECT_TO [held|stream|multi|multistream]; prints "rc=N status=N bytes=N pauses=N
+ * unpauses=N" and writes the body it received to stdout after that line. "multi" runs the (held) request in
+ * a multi handle (curl_multi_perform and curl_multi_poll) instead of curl_easy_perform; "multistream" runs
+ * the streamed request there and unpauses from the multi loop (after its next poll) instead. */
 #include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,9 +46,11 @@ static int on_progress(void *data, curl_off_t dt, curl_off_t dn, curl_off_t ut, 
     return 0;
 }
 
-/* Runs h in a multi handle of its own to its end; its result. */
-static CURLcode perform_multi(CURL *h)
+/* Runs s's handle in a multi handle of its own to its end, unpausing it from the loop when loop_unpause;
+ * its result. */
+static CURLcode perform_multi(state *s, int loop_unpause)
 {
+    CURL *h = s->h;
     CURLM *m = curl_multi_init();
     CURLcode rc = CURLE_FAILED_INIT;
     if (!m || curl_multi_add_handle(m, h) != CURLM_OK)
@@ -57,7 +60,12 @@ static CURLcode perform_multi(CURL *h)
         if (curl_multi_perform(m, &running) != CURLM_OK)
             break;
         if (running)
-            curl_multi_poll(m, NULL, 0, 100, NULL);
+            curl_multi_poll(m, NULL, 0, 20, NULL);
+        if (loop_unpause && s->paused) {
+            s->paused = 0;
+            s->unpauses++;
+            curl_easy_pause(h, CURLPAUSE_CONT);
+        }
     }
     CURLMsg *msg;
     int left;
@@ -73,7 +81,9 @@ int main(int argc, char **argv)
 {
     if (argc < 3)
         return 2;
-    int stream = argc > 3 && !strcmp(argv[3], "stream");
+    const char *mode = argc > 3 ? argv[3] : "held";
+    int multistream = !strcmp(mode, "multistream");
+    int stream = multistream || !strcmp(mode, "stream");
     state s = {.h = curl_easy_init()};
     struct curl_slist *headers = curl_slist_append(NULL, "Content-Type: application/json");
     struct curl_slist *connect_to = curl_slist_append(NULL, argv[2]);
@@ -89,8 +99,8 @@ int main(int argc, char **argv)
     curl_easy_setopt(s.h, CURLOPT_WRITEDATA, &s);
     curl_easy_setopt(s.h, CURLOPT_XFERINFOFUNCTION, on_progress);
     curl_easy_setopt(s.h, CURLOPT_XFERINFODATA, &s);
-    curl_easy_setopt(s.h, CURLOPT_NOPROGRESS, 0L);
-    CURLcode rc = argc > 3 && !strcmp(argv[3], "multi") ? perform_multi(s.h) : curl_easy_perform(s.h);
+    curl_easy_setopt(s.h, CURLOPT_NOPROGRESS, multistream ? 1L : 0L);
+    CURLcode rc = multistream || !strcmp(mode, "multi") ? perform_multi(&s, multistream) : curl_easy_perform(s.h);
     long code = 0;
     curl_easy_getinfo(s.h, CURLINFO_RESPONSE_CODE, &code);
     printf("rc=%d status=%ld bytes=%zu pauses=%d unpauses=%d\n", (int)rc, code, s.len, s.pauses, s.unpauses);

@@ -72,30 +72,33 @@ __attribute__((cold)) static bool wait_unpaused(lg_curl_rec *r)
     return true;
 }
 
-/* Keeps the len bytes at p the host's write callback paused in a multi (r->rest), for lg_curl_emit_rest once
- * it unpauses; false without memory (cold). */
+/* Keeps the len bytes at p the host's write callback paused in a multi, after what r->rest already holds,
+ * for lg_curl_emit_rest once it unpauses; false without memory (cold). */
 __attribute__((cold)) static bool keep_rest(lg_curl_rec *r, const char *p, size_t len)
 {
-    char *copy = malloc(len);
+    char *copy = realloc(r->rest, r->rest_len + len);
     if (!copy)
         return false;
-    memcpy(copy, p, len);
+    memcpy(copy + r->rest_len, p, len);
     r->rest = copy;
-    r->rest_len = len;
+    r->rest_len += len;
     __atomic_store_n(&r->delivery_paused, true, __ATOMIC_RELEASE);
     return true;
 }
 
-/* Body bytes to the host (lg_curl_emit_body); a pause waits in curl_easy_perform, and in a multi, when
- * held (the final answer, not a stream inside libcurl's own callback), keeps the rest for later. */
-static bool emit(lg_curl_rec *r, const char *p, size_t len, bool held)
+/* Body bytes to the host (lg_curl_emit_body); a pause waits in curl_easy_perform, and in a multi keeps the
+ * rest for later (the final answer, or a stream's bytes: lg_relay_write then pauses libcurl's transfer), as
+ * it keeps whatever follows while a rest is kept. */
+static bool emit(lg_curl_rec *r, const char *p, size_t len)
 {
+    if (LG_UNLIKELY(r->rest))
+        return keep_rest(r, p, len);
     for (size_t off = 0; off < len;) {
         size_t n = len - off < CURL_MAX_WRITE_SIZE ? len - off : CURL_MAX_WRITE_SIZE;
         size_t w = body_sink(r, (char *)p + off, n, r->writedata);
         if (LG_UNLIKELY(w == CURL_WRITEFUNC_PAUSE) && wait_unpaused(r))
             continue; /* the same bytes again, as libcurl delivers them after a pause */
-        if (LG_UNLIKELY(w == CURL_WRITEFUNC_PAUSE) && held && r->multi_xfer && keep_rest(r, p + off, len - off))
+        if (LG_UNLIKELY(w == CURL_WRITEFUNC_PAUSE) && r->multi_xfer && keep_rest(r, p + off, len - off))
             return true; /* the host's loop goes on; the same bytes again once it unpauses */
         if (w != n) {
             set_error(r, "Failure writing output to destination");
@@ -106,7 +109,7 @@ static bool emit(lg_curl_rec *r, const char *p, size_t len, bool held)
     return true;
 }
 
-bool lg_curl_emit_body(void *rec, const char *p, size_t len) { return emit(rec, p, len, false); }
+bool lg_curl_emit_body(void *rec, const char *p, size_t len) { return emit(rec, p, len); }
 
 CURLcode lg_curl_emit_rest(lg_curl_rec *r)
 {
@@ -116,7 +119,7 @@ CURLcode lg_curl_emit_rest(lg_curl_rec *r)
     size_t len = r->rest_len;
     r->rest = NULL;
     r->rest_len = 0;
-    bool ok = emit(r, rest, len, true);
+    bool ok = emit(r, rest, len);
     free(rest);
     return !ok ? CURLE_WRITE_ERROR : r->rest ? CURLE_AGAIN : CURLE_OK;
 }
@@ -126,6 +129,7 @@ void lg_curl_drop_rest(lg_curl_rec *r)
     free(r->rest);
     r->rest = NULL;
     r->rest_len = 0;
+    r->stream_skip = 0;
     __atomic_store_n(&r->delivery_paused, false, __ATOMIC_RELEASE);
 }
 
@@ -151,7 +155,7 @@ static CURLcode deliver(lg_curl_rec *r, lg_lines *lines, char *body, size_t body
         return CURLE_HTTP_RETURNED_ERROR;
     }
     r->info_body_len = (curl_off_t)body_len;
-    return emit(r, body, body_len, true) ? CURLE_OK : CURLE_WRITE_ERROR;
+    return emit(r, body, body_len) ? CURLE_OK : CURLE_WRITE_ERROR;
 }
 
 /* The getinfo answers of what lg_curl_deliver hands over (sizes are set by deliver). An answer llmgate

@@ -27,7 +27,7 @@ bool lg_curl_deliver_headers(lg_curl_rec *r, char *const *lines, size_t n);
  * the lg_curl_rec (an lg_emit_fn). False when the host refused them. */
 bool lg_curl_emit_body(void *rec, const char *p, size_t len);
 /* In a multi, a final answer whose delivery the host's write callback paused keeps its rest in r->rest
- * (lg_curl_deliver returned CURLE_OK with it set). Delivers that rest once the host unpaused: CURLE_AGAIN
+ * (lg_curl_deliver returned CURLE_OK with it set), and so does a stream it paused (lg_relay_write). Delivers that rest once the host unpaused: CURLE_AGAIN
  * while it is paused (still, or again: r->rest kept), CURLE_OK when all of it went, CURLE_WRITE_ERROR
  * when the host refused it. */
 CURLcode lg_curl_emit_rest(lg_curl_rec *r);

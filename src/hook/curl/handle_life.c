@@ -135,15 +135,18 @@ EXPORT CURL *curl_easy_duphandle(CURL *h)
 }
 
 /* curl_easy_pause interposer: unpauses what llmgate delivers from its own buffer (lg_curl_emit_body, waiting
- * in the host's perform) when that is paused; else libcurl's own. */
+ * in the host's perform or kept in a multi) when that is paused, and libcurl's transfer too when a stream's
+ * pause paused it (lg_relay_write); else libcurl's own. */
 EXPORT CURLcode curl_easy_pause(CURL *h, int bitmask)
 {
     const lg_curl_real *real = lg_curl_real_get();
     lg_curl_rec *r = lg_rec_get(h, false);
     if (r && __atomic_load_n(&r->delivery_paused, __ATOMIC_ACQUIRE)) {
-        if (!(bitmask & CURLPAUSE_RECV))
-            __atomic_store_n(&r->delivery_paused, false, __ATOMIC_RELEASE);
-        return CURLE_OK;
+        if (bitmask & CURLPAUSE_RECV)
+            return CURLE_OK;
+        __atomic_store_n(&r->delivery_paused, false, __ATOMIC_RELEASE);
+        if (!r->stream_skip)
+            return CURLE_OK;
     }
     return real->pause ? real->pause(h, bitmask) : CURLE_FAILED_INIT;
 }

@@ -121,6 +121,10 @@ void lg_rec_clone(CURL *src, CURL *dst)
     d->info_override = false;
     d->multi_xfer = NULL;
     d->kept = NULL;
+    d->delivery_paused = false; /* a paused delivery (and its kept rest) stays the source's */
+    d->rest = NULL;
+    d->rest_len = 0;
+    d->stream_skip = 0;
     lg_rec_set_str(&d->url, s->url);
     lg_rec_set_str(&d->xoauth2, s->xoauth2);
     if (s->copied_postfields) {

@@ -67,8 +67,11 @@ typedef struct {
     bool delivery_paused;        /* (atomic) the host's write callback paused what llmgate delivers: until
                                   * its curl_easy_pause(CURLPAUSE_CONT) (lg_curl_emit_body) */
     char *rest;                  /* in a multi: the final answer's body not yet delivered when the host's write
-                                  * callback paused it (rest_len bytes; lg_curl_emit_rest), else NULL */
+                                  * callback paused it, or a stream's bytes it paused (rest_len bytes; lg_curl_emit_rest), else NULL */
     size_t rest_len;
+    size_t stream_skip;          /* in a multi: bytes at the start of the chunk libcurl holds for a paused stream
+                                  * (lg_relay_write paused it) that the relay already took: dropped when libcurl
+                                  * delivers them again */
     UT_hash_handle hh;
 } lg_curl_rec;
 

@@ -22,6 +22,7 @@ void lg_relay_reset(lg_relay *x, lg_curl_sink *sink, lg_capture *cap, lg_dialect
 {
     lg_relay_sink rs = {.headers = deliver_headers, .body = deliver_body, .ctx = sink};
     lg_relay_start(x, cap, d, mode, &rs);
+    sink->rec->stream_skip = 0;
     const lg_config *cfg = lg_runtime_get()->cfg;
     if (cfg)
         x->pass_over = (size_t)cfg->max_held_body;
@@ -29,8 +30,25 @@ void lg_relay_reset(lg_relay *x, lg_curl_sink *sink, lg_capture *cap, lg_dialect
 
 size_t lg_relay_write(char *p, size_t size, size_t nmemb, void *userdata)
 {
+    lg_relay *x = userdata;
+    lg_curl_rec *r = ((lg_curl_sink *)x->sink.ctx)->rec;
     size_t len = size * nmemb;
-    return lg_relay_feed(userdata, p, len) ? len : 0;
+    if (LG_UNLIKELY(r->rest)) { /* libcurl delivers its paused chunk again: what the host paused goes first */
+        CURLcode rc = lg_curl_emit_rest(r);
+        if (rc == CURLE_AGAIN)
+            return CURL_WRITEFUNC_PAUSE; /* still (or again) paused: libcurl keeps the chunk */
+        if (rc != CURLE_OK)
+            return 0;
+    }
+    size_t skip = r->stream_skip < len ? r->stream_skip : len; /* the relay took these before the pause */
+    r->stream_skip -= skip;
+    if (!lg_relay_feed(x, p + skip, len - skip))
+        return 0;
+    if (LG_UNLIKELY(r->rest)) { /* the host paused (a multi): libcurl pauses too, and delivers p again */
+        r->stream_skip = len;
+        return CURL_WRITEFUNC_PAUSE;
+    }
+    return len;
 }
 
 bool lg_curl_sink_finish(lg_curl_sink *sink)

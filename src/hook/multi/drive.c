@@ -61,6 +61,8 @@ static void deliver(lg_mxfer *t, const lg_gate_result *res)
         t->wake_at = lg_now_ms() + DRAIN_SLICE_MS;
         return;
     }
+    if (LG_UNLIKELY(t->rec->rest)) /* a stream the host paused ended otherwise (an abort, an error) */
+        lg_curl_drop_rest(t->rec);
     finish(t, rc);
 }
 
@@ -195,8 +197,7 @@ int lg_mxfer_add(lg_multi *m, CURL *h, lg_curl_rec *r)
 
 void lg_mxfer_cancel(lg_mxfer *t, bool remove_real)
 {
-    if (t->draining)
-        lg_curl_drop_rest(t->rec);
+    lg_curl_drop_rest(t->rec); /* a paused delivery: the held answer's rest or a paused stream's */
     if (remove_real)
         real_remove(t);
     lg_exchange_free(t->ex);
@@ -209,10 +210,8 @@ void lg_mxfer_detach(lg_mxfer *t)
 {
     t->x = NULL;
     t->shaped = false;
-    if (t->draining) { /* the handle reset or cleaned up while its delivery was paused */
-        lg_curl_drop_rest(t->rec);
-        t->draining = false;
-    }
+    lg_curl_drop_rest(t->rec); /* the handle reset or cleaned up while its delivery was paused */
+    t->draining = false;
     if (t->final) {
         untrack(t);
         return;
