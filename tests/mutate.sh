@@ -311,6 +311,9 @@ write-pause-refused|src/hook/curl/deliver.c|test_curl_pause
 multi-stream-pause-refed|src/hook/curl/stream.c|test_curl_pause
     size_t skip = r->stream_skip < len ? r->stream_skip : len; /* the relay took these before the pause */
     size_t skip = 0; /* the relay took these before the pause */
+multi-paused-stream-kept-on-remove|src/hook/multi/drive.c|test_curl_pause
+    lg_curl_drop_rest(t->rec); /* a paused delivery: the held answer's rest or a paused stream's */
+    if (t->draining) lg_curl_drop_rest(t->rec); /* a paused delivery: the held answer's rest or a paused stream's */
 price-memo-any-model|src/spend/price.c|test_spend
     if (m->generation && m->generation == c->generation && m->prov == p && model && !strcmp(m->model, model)) {
     if (m->generation && m->generation == c->generation && m->prov == p && model) {

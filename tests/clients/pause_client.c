@@ -3,7 +3,9 @@
  * Usage: pause_client URL CONNECT_TO [held|stream|multi|multistream]; prints "rc=N status=N bytes=N pauses=N
  * unpauses=N" and writes the body it received to stdout after that line. "multi" runs the (held) request in
  * a multi handle (curl_multi_perform and curl_multi_poll) instead of curl_easy_perform; "multistream" runs
- * the streamed request there and unpauses from the multi loop (after its next poll) instead. */
+ * the streamed request there and unpauses from the multi loop (after its next poll) instead; "multiremove"
+ * runs it there too but removes the handle at its first pause, then runs it again with curl_easy_perform on
+ * the same handle, without pausing (the body printed is the second one). */
 #include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@ typedef struct {
     CURL *h;
     int calls, pauses, unpauses;
     int paused;
+    int nopause;
     char *body;
     size_t len;
 } state;
@@ -20,7 +23,7 @@ typedef struct {
 static size_t on_write(char *p, size_t size, size_t n, void *data)
 {
     state *s = data;
-    if (s->calls++ % 2 == 0) {
+    if (!s->nopause && s->calls++ % 2 == 0) {
         s->pauses++;
         s->paused = 1;
         return CURL_WRITEFUNC_PAUSE;
@@ -46,9 +49,9 @@ static int on_progress(void *data, curl_off_t dt, curl_off_t dn, curl_off_t ut, 
     return 0;
 }
 
-/* Runs s's handle in a multi handle of its own to its end, unpausing it from the loop when loop_unpause;
- * its result. */
-static CURLcode perform_multi(state *s, int loop_unpause)
+/* Runs s's handle in a multi handle of its own to its end, or to its first pause when loop is 'r' (it is
+ * removed then), unpausing it from the loop when loop is 'u'; its result. */
+static CURLcode perform_multi(state *s, int loop)
 {
     CURL *h = s->h;
     CURLM *m = curl_multi_init();
@@ -61,7 +64,9 @@ static CURLcode perform_multi(state *s, int loop_unpause)
             break;
         if (running)
             curl_multi_poll(m, NULL, 0, 20, NULL);
-        if (loop_unpause && s->paused) {
+        if (loop == 'r' && s->paused)
+            break;
+        if (loop == 'u' && s->paused) {
             s->paused = 0;
             s->unpauses++;
             curl_easy_pause(h, CURLPAUSE_CONT);
@@ -82,7 +87,8 @@ int main(int argc, char **argv)
     if (argc < 3)
         return 2;
     const char *mode = argc > 3 ? argv[3] : "held";
-    int multistream = !strcmp(mode, "multistream");
+    int multiremove = !strcmp(mode, "multiremove");
+    int multistream = multiremove || !strcmp(mode, "multistream");
     int stream = multistream || !strcmp(mode, "stream");
     state s = {.h = curl_easy_init()};
     struct curl_slist *headers = curl_slist_append(NULL, "Content-Type: application/json");
@@ -100,7 +106,13 @@ int main(int argc, char **argv)
     curl_easy_setopt(s.h, CURLOPT_XFERINFOFUNCTION, on_progress);
     curl_easy_setopt(s.h, CURLOPT_XFERINFODATA, &s);
     curl_easy_setopt(s.h, CURLOPT_NOPROGRESS, multistream ? 1L : 0L);
-    CURLcode rc = multistream || !strcmp(mode, "multi") ? perform_multi(&s, multistream) : curl_easy_perform(s.h);
+    CURLcode rc = multistream || !strcmp(mode, "multi") ? perform_multi(&s, multiremove ? 'r' : multistream ? 'u' : 0)
+                                                        : curl_easy_perform(s.h);
+    if (multiremove) {
+        s.nopause = 1;
+        s.len = 0;
+        rc = curl_easy_perform(s.h);
+    }
     long code = 0;
     curl_easy_getinfo(s.h, CURLINFO_RESPONSE_CODE, &code);
     printf("rc=%d status=%ld bytes=%zu pauses=%d unpauses=%d\n", (int)rc, code, s.len, s.pauses, s.unpauses);

@@ -61,4 +61,10 @@ check_match "multi handle, stream paused mid-way many times: rc 0, 200, every pa
 check "multi handle, paused stream: the provider's stream byte for byte" cmp "$LG_TMP/stream.txt" "$LG_TMP/body"
 check_eq "multi handle, paused stream: nothing on stderr" "" "$(cat "$LG_TMP/err")"
 check_eq "the paused stream was sent once" 1 "$(lg_stats | lg_json "j['keys']['sk-pause']['requests']")"
+# The handle removed while its stream is paused, then performed again: nothing of the paused one is left.
+REUSED='^rc=0 status=200 bytes=5964 pauses=1 unpauses=0$'
+check_match "without llmgate: a handle removed while paused runs again" "$REUSED" "$(run multiremove)"
+check_match "a handle removed while its stream was paused runs again with curl_easy_perform" "$REUSED" \
+    "$(run multiremove preload)"
+check "the handle run again: the provider's stream byte for byte" cmp "$LG_TMP/stream.txt" "$LG_TMP/body"
 lg_done
