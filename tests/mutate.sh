@@ -156,8 +156,8 @@ billing-unread|src/classify/classify.c|test_billing
         lg_cls_billing(out, st, r);
         (void)0;
 multi-pause-refused|src/hook/curl/deliver.c|test_curl_pause
-        if (LG_UNLIKELY(w == CURL_WRITEFUNC_PAUSE) && held && r->multi_xfer && keep_rest(r, p + off, len - off))
-        if (LG_UNLIKELY(w == CURL_WRITEFUNC_PAUSE) && 0 && held && r->multi_xfer && keep_rest(r, p + off, len - off))
+        if (LG_UNLIKELY(w == CURL_WRITEFUNC_PAUSE) && r->multi_xfer && keep_rest(r, p + off, len - off))
+        if (LG_UNLIKELY(w == CURL_WRITEFUNC_PAUSE) && 0 && r->multi_xfer && keep_rest(r, p + off, len - off))
 sock-timeout-ignored|src/front/h1_exchange.c|test_sock_timeout
         bool cut = until_ms > 0 && until_ms < step.at_ms; /* the host's timeout comes first */
         bool cut = 0 && until_ms < step.at_ms; /* the host's timeout comes first */
