@@ -20,6 +20,9 @@ MUTATIONS=$(cat <<'EOF'
 relay-ca-unconstrained|src/relay/ca.c|test_relay
               add_ext(ca->cert, NULL, NID_name_constraints, nc) && X509_sign(ca->cert, ca->key, EVP_sha256());
               X509_sign(ca->cert, ca->key, EVP_sha256());
+webpki-leaf-subject-unpermitted|src/relay/ca.c|test_relay
+    ok = ok && dl > (int)skip && webpki_subtree(perm, &pl, sizeof perm, 0xa4, dn + skip, (size_t)dl - skip) &&
+    ok = ok && dl > (int)skip &&
 gateway-token-ignored|src/relay/gateway.c|test_relay_gateway
     if (need_token && !token)
     if (0 && need_token && !token)

@@ -37,13 +37,14 @@ static bool resolve_command(const char *cmd, char *out, size_t size)
 }
 
 /* How a program is reached: the preload alone, or the relay (as its HTTPS proxy: Go; by the preload's
- * connect hook: its own TLS library, Node.js; a Java runtime). */
-typedef enum { REACH_PRELOAD, REACH_GO, REACH_OWN_TLS, REACH_JAVA } reach_kind;
+ * connect hook: its own TLS library, Node.js; a Java runtime; a Rust program with rustls). */
+typedef enum { REACH_PRELOAD, REACH_GO, REACH_OWN_TLS, REACH_JAVA, REACH_RUSTLS } reach_kind;
 
 /* What the program is, in the words of llmgate run's line, per reach_kind. */
 static const char *const what[] = {"", "is a Go program (its own HTTP and TLS)",
                                    "carries its own TLS library (as Node.js does)",
-                                   "is a Java runtime (its own TLS, JSSE)"};
+                                   "is a Java runtime (its own TLS, JSSE)",
+                                   "is a Rust program with rustls (its own TLS)"};
 
 /* How the program in file is reached; *why: what cannot be reached in it when nothing can (a static
  * binary, a Rust program with rustls), else NULL (or the file is no ELF: a script's interpreter
@@ -65,9 +66,8 @@ static reach_kind reach_of(const char *file, const char **why)
     else if (f.webpki_roots)
         *why = "is a Rust program with rustls and compiled-in roots (webpki-roots): it cannot be made to trust "
                "the relay, it runs ungated";
-    else if (f.rustls) /* webpki 0.22 checks a leaf's subject against the CA's DNS-only name constraints */
-        *why = "is a Rust program with rustls (its own TLS): its verifier refuses the relay's name-constrained "
-               "CA, so its https requests run ungated (plain http is gated)";
+    else if (f.rustls)
+        return REACH_RUSTLS;
     return REACH_PRELOAD;
 }
 
@@ -98,7 +98,8 @@ static bool trust_bundle(const char *roots, const char *capath, char *out, size_
 /* Leads a program to the relay of the configuration in effect. A Go program: HTTPS_PROXY with the relay's
  * secret, SSL_CERT_FILE with the local CA added to the roots it trusted (NO_PROXY kept). A program that
  * connects through libc: LLMGATE_RELAY for the preload's connect hook, and the local CA added to its trust:
- * NODE_EXTRA_CA_CERTS merged with the user's (Node.js), a Java trust store in JAVA_TOOL_OPTIONS. Says how
+ * NODE_EXTRA_CA_CERTS merged with the user's (Node.js), a Java trust store in JAVA_TOOL_OPTIONS, SSL_CERT_FILE
+ * with the CA in the form webpki reads (rustls-native-certs reads that file; see lg_relay_ca_write_webpki). Says how
  * in one line; false when there is no relay (said too: the program then runs ungated). */
 static bool use_relay(const char *cmd, reach_kind kind)
 {
@@ -107,16 +108,19 @@ static bool use_relay(const char *cmd, reach_kind kind)
     lg_errors_free(&errs);
     char file[PATH_MAX] = "", err[256] = "", secret[LG_RELAY_SECRET_HEX], bundle[4200], ca[4300], *proxy = NULL;
     int port = 0;
-    bool go = kind == REACH_GO;
+    bool go = kind == REACH_GO, sys_roots = go || kind == REACH_RUSTLS;
     if (cfg && cfg->source && cfg->source[0] == '/')
         snprintf(file, sizeof file, "%s", cfg->source);
     lg_config_free(cfg);
     if (!*file)
         snprintf(err, sizeof err, "no configuration file");
     bool ok = *file && lg_relay_reach(file, &port, secret, ca, sizeof ca, err, sizeof err);
-    const char *roots = getenv(go ? "SSL_CERT_FILE" : "NODE_EXTRA_CA_CERTS");
+    const char *roots = getenv(sys_roots ? "SSL_CERT_FILE" : "NODE_EXTRA_CA_CERTS");
     if (!roots || !*roots)
-        roots = go ? X509_get_default_cert_file() : NULL;
+        roots = sys_roots ? X509_get_default_cert_file() : NULL;
+    size_t cl = strlen(ca);
+    if (ok && kind == REACH_RUSTLS && cl > 7 && cl + 4 < sizeof ca) /* ADDR.ca.pem -> ADDR.webpki.pem */
+        strcpy(ca + cl - 7, ".webpki.pem");
     if (ok && kind == REACH_JAVA)
         ok = lg_cli_java_trust(cmd, ca, err, sizeof err);
     else if (ok && !trust_bundle(roots, ca, bundle, sizeof bundle))
@@ -138,6 +142,8 @@ static bool use_relay(const char *cmd, reach_kind kind)
         setenv("LLMGATE_RELAY", proxy, 1);
         if (kind == REACH_OWN_TLS)
             setenv("NODE_EXTRA_CA_CERTS", bundle, 1);
+        else if (kind == REACH_RUSTLS)
+            setenv("SSL_CERT_FILE", bundle, 1);
         fprintf(stderr, "llmgate: %s %s: its https requests to providers are gated through the relay on "
                         "127.0.0.1:%d\n", cmd, what[kind], port);
     }

@@ -96,8 +96,12 @@ static bool add_ext(X509 *x, X509 *issuer, int nid, const char *v)
     return ok;
 }
 
-/* A certificate with a random serial, subject CN=cn, valid from an hour ago for `seconds`. */
-static X509 *cert_new(const char *cn, EVP_PKEY *key, long seconds)
+/* The subject of every leaf: a constant, so that one directoryName subtree of the webpki form of the
+ * constraints (lg_relay_ca_write_webpki) permits it; the leaf's name is in its subjectAltName. */
+#define LEAF_ORG "llmgate relay"
+
+/* A certificate with a random serial, subject field=value, valid from an hour ago for `seconds`. */
+static X509 *cert_new(const char *field, const char *value, EVP_PKEY *key, long seconds)
 {
     X509 *x = X509_new();
     unsigned char serial[16];
@@ -110,7 +114,7 @@ static X509 *cert_new(const char *cn, EVP_PKEY *key, long seconds)
     X509_NAME *name = X509_get_subject_name(x);
     bool ok = bn && X509_set_version(x, 2) && BN_to_ASN1_INTEGER(bn, X509_get_serialNumber(x)) &&
               X509_gmtime_adj(X509_getm_notBefore(x), -3600) && X509_gmtime_adj(X509_getm_notAfter(x), seconds) &&
-              X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, (const unsigned char *)cn, -1, -1, 0) &&
+              X509_NAME_add_entry_by_txt(name, field, MBSTRING_UTF8, (const unsigned char *)value, -1, -1, 0) &&
               X509_set_pubkey(x, key);
     BN_free(bn);
     if (!ok) {
@@ -171,7 +175,8 @@ bool lg_relay_ca_make(const lg_config *cfg, lg_relay_ca *ca, char *err, size_t e
     }
     char *list = NULL, *nc = constraints(cfg, &list);
     ca->key = ec_key();
-    ca->cert = ca->key && nc ? cert_new("llmgate local CA (provider names only)", ca->key, 3650L * 86400) : NULL;
+    ca->cert =
+        ca->key && nc ? cert_new("CN", "llmgate local CA (provider names only)", ca->key, 3650L * 86400) : NULL;
     bool ok = ca->cert && X509_set_issuer_name(ca->cert, X509_get_subject_name(ca->cert)) &&
               add_ext(ca->cert, NULL, NID_basic_constraints, "critical,CA:TRUE,pathlen:0") &&
               add_ext(ca->cert, NULL, NID_key_usage, "critical,keyCertSign,cRLSign") &&
@@ -242,7 +247,7 @@ bool lg_relay_ca_write_cert(const lg_relay_ca *ca, const char *path)
 
 X509 *lg_relay_ca_leaf(const lg_relay_ca *ca, const char *name)
 {
-    X509 *x = cert_new(name, ca->leaf_key, 86400);
+    X509 *x = cert_new("O", LEAF_ORG, ca->leaf_key, 86400);
     char san[300];
     snprintf(san, sizeof san, "DNS:%s", name);
     if (x && X509_set_issuer_name(x, X509_get_subject_name(ca->cert)) &&
@@ -253,4 +258,101 @@ X509 *lg_relay_ca_leaf(const lg_relay_ca *ca, const char *name)
         return x;
     X509_free(x);
     return NULL;
+}
+
+/* Appends the DER element tag/body (n bytes) to the buffer b (*len used of cap); false when it is full. */
+static bool der_put(unsigned char *b, size_t *len, size_t cap, unsigned tag, const unsigned char *body, size_t n)
+{
+    unsigned char head[4] = {(unsigned char)tag, (unsigned char)n};
+    size_t h = 2; /* the length in its shortest form, as DER (and webpki) require */
+    if (n >= 128 && n < 256) {
+        head[1] = 0x81;
+        head[2] = (unsigned char)n;
+        h = 3;
+    } else if (n >= 256) {
+        head[1] = 0x82;
+        head[2] = (unsigned char)(n >> 8);
+        head[3] = (unsigned char)n;
+        h = 4;
+    }
+    if (n > 0xffff || *len + h + n > cap)
+        return false;
+    memcpy(b + *len, head, h);
+    memcpy(b + *len + h, body, n);
+    *len += h + n;
+    return true;
+}
+
+/* Appends to b the element tag { SEQUENCE { body } } (webpki 0.22's subtree list, one SEQUENCE deeper). */
+static bool der_wrap(unsigned char *b, size_t *len, size_t cap, unsigned tag, const unsigned char *body, size_t n)
+{
+    unsigned char seq[4200];
+    size_t sl = 0;
+    return der_put(seq, &sl, sizeof seq, 0x30, body, n) && der_put(b, len, cap, tag, seq, sl);
+}
+
+/* Appends to b one subtree of webpki 0.22's reading of the name constraints: SEQUENCE { GeneralName tag,
+ * the name's bytes }. */
+static bool webpki_subtree(unsigned char *b, size_t *len, size_t cap, unsigned tag, const unsigned char *v, size_t n)
+{
+    unsigned char name[600];
+    size_t nl = 0;
+    return der_put(name, &nl, sizeof name, tag, v, n) && der_put(b, len, cap, 0x30, name, nl);
+}
+
+/* The name constraints of nc as webpki 0.22 (Debian's, under rustls 0.20) reads them, into b (*len): it
+ * expects each subtree list wrapped in one more SEQUENCE than RFC 5280's encoding has ([0] { SEQUENCE {
+ * subtree... } }), and matches a leaf's subject against a directoryName subtree by comparing the subject's
+ * contents with the subtree's bytes; the leaves' constant subject is therefore permitted in that form,
+ * next to the DNS names and the excluded addresses of nc. */
+static bool webpki_constraints(const NAME_CONSTRAINTS *nc, unsigned char *b, size_t *len, size_t cap)
+{
+    unsigned char perm[4096], excl[512], both[4800];
+    size_t pl = 0, el = 0, bl = 0;
+    bool ok = true;
+    for (int i = 0; ok && i < sk_GENERAL_SUBTREE_num(nc->permittedSubtrees); i++) {
+        GENERAL_NAME *g = sk_GENERAL_SUBTREE_value(nc->permittedSubtrees, i)->base;
+        if (g->type == GEN_DNS)
+            ok = webpki_subtree(perm, &pl, sizeof perm, 0x82, g->d.dNSName->data, (size_t)g->d.dNSName->length);
+    }
+    for (int i = 0; ok && i < sk_GENERAL_SUBTREE_num(nc->excludedSubtrees); i++) {
+        GENERAL_NAME *g = sk_GENERAL_SUBTREE_value(nc->excludedSubtrees, i)->base;
+        if (g->type == GEN_IPADD)
+            ok = webpki_subtree(excl, &el, sizeof excl, 0x87, g->d.iPAddress->data, (size_t)g->d.iPAddress->length);
+    }
+    X509_NAME *leaf = X509_NAME_new();
+    unsigned char *dn = NULL;
+    int dl = leaf && X509_NAME_add_entry_by_txt(leaf, "O", MBSTRING_UTF8, (const unsigned char *)LEAF_ORG, -1, -1, 0)
+                 ? i2d_X509_NAME(leaf, &dn)
+                 : -1;
+    size_t skip = dl > 1 && (dn[1] & 0x80) ? 2u + (dn[1] & 0x7f) : 2u; /* the subject's contents: its header off */
+    ok = ok && dl > (int)skip && webpki_subtree(perm, &pl, sizeof perm, 0xa4, dn + skip, (size_t)dl - skip) &&
+         der_wrap(both, &bl, sizeof both, 0xa0, perm, pl) &&
+         (!el || der_wrap(both, &bl, sizeof both, 0xa1, excl, el)) && der_put(b, len, cap, 0x30, both, bl);
+    OPENSSL_free(dn);
+    X509_NAME_free(leaf);
+    return ok;
+}
+
+bool lg_relay_ca_write_webpki(const lg_relay_ca *ca, const char *path)
+{
+    NAME_CONSTRAINTS *nc = X509_get_ext_d2i(ca->cert, NID_name_constraints, NULL, NULL);
+    unsigned char der[5000];
+    size_t n = 0;
+    X509 *t = nc && webpki_constraints(nc, der, &n, sizeof der) ? X509_dup(ca->cert) : NULL;
+    X509_EXTENSION *old = t ? X509_delete_ext(t, X509_get_ext_by_NID(t, NID_name_constraints, -1)) : NULL;
+    ASN1_OCTET_STRING *v = old ? ASN1_OCTET_STRING_new() : NULL;
+    X509_EXTENSION *e = v && ASN1_OCTET_STRING_set(v, der, (int)n)
+                            ? X509_EXTENSION_create_by_NID(NULL, NID_name_constraints, 1, v)
+                            : NULL;
+    size_t pn = 0;
+    char *pem = e && X509_add_ext(t, e, -1) && X509_sign(t, ca->key, EVP_sha256()) ? pem_of(t, NULL, &pn) : NULL;
+    bool ok = pem && lg_relay_write_file(path, pem, pn, 0644);
+    free(pem);
+    X509_EXTENSION_free(e);
+    ASN1_OCTET_STRING_free(v);
+    X509_EXTENSION_free(old);
+    X509_free(t);
+    NAME_CONSTRAINTS_free(nc);
+    return ok;
 }

@@ -35,6 +35,11 @@ void lg_relay_ca_free(lg_relay_ca *ca);
 /* Writes the CA's certificate (PEM) to path: the one a relay uses, beside its address file
  * (ADDR.ca.pem), for the trust `llmgate run` gives its programs. */
 bool lg_relay_ca_write_cert(const lg_relay_ca *ca, const char *path);
+/* Writes to path (PEM) the CA's certificate for rustls programs (webpki 0.22, which refuses RFC 5280's
+ * encoding of name constraints): the same subject, key and names permitted, its name constraints in the
+ * form that webpki reads (other verifiers refuse that certificate: it can only narrow their trust).
+ * The relay's ADDR.webpki.pem, beside ADDR.ca.pem. */
+bool lg_relay_ca_write_webpki(const lg_relay_ca *ca, const char *path);
 /* Writes n bytes of text to path (mode) through a new file renamed over it. */
 bool lg_relay_write_file(const char *path, const char *text, size_t n, mode_t mode);
 /* A certificate for name, signed by the CA, valid from an hour ago for a day, with ca->leaf_key. */

@@ -35,13 +35,16 @@ static bool make_secret(char out[LG_RELAY_SECRET_HEX])
     return true;
 }
 
-/* Writes "PORT SECRET PID\n" to path (0600), after the CA's certificate beside it (PATH.ca.pem). */
+/* Writes "PORT SECRET PID\n" to path (0600), after the CA's certificates beside it (PATH.ca.pem, and
+ * PATH.webpki.pem for rustls programs). */
 static bool write_addr(const char *path, int port, const char *secret, const lg_relay_ca *ca)
 {
-    char line[128], cpath[4200];
+    char line[128], cpath[4200], wpath[4200];
     int n = snprintf(line, sizeof line, "%d %s %ld\n", port, secret, (long)getpid());
     snprintf(cpath, sizeof cpath, "%s.ca.pem", path);
-    return lg_relay_ca_write_cert(ca, cpath) && lg_relay_write_file(path, line, (size_t)n, 0600);
+    snprintf(wpath, sizeof wpath, "%s.webpki.pem", path);
+    return lg_relay_ca_write_cert(ca, cpath) && lg_relay_ca_write_webpki(ca, wpath) &&
+           lg_relay_write_file(path, line, (size_t)n, 0600);
 }
 
 /* Splits "ADDR:PORT" / "[V6]:PORT" into a bound listener's address; false when it is not one. */
@@ -180,6 +183,8 @@ int lg_relay_run(const lg_config *cfg, int port, const char *addr_file, int idle
     if (!listen_on && addr_file) {
         char cpath[4200];
         snprintf(cpath, sizeof cpath, "%s.ca.pem", addr_file);
+        unlink(cpath);
+        snprintf(cpath, sizeof cpath, "%s.webpki.pem", addr_file);
         unlink(cpath);
         unlink(addr_file);
     }

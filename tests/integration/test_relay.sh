@@ -3,8 +3,8 @@
 # run through `llmgate run` reaches api.openai.com (the mock, by the config's upstream) through the relay as
 # its HTTPS proxy: every request succeeds, the mock never sees the program's key, a 429 is retried
 # invisibly, a stream arrives byte for byte; the same for Node.js (fetch, https, the official `openai` npm
-# SDK) and Java's HttpClient, led there by the preload's connect hook; a rustls client named and left
-# ungated (with system roots or compiled-in ones); the relay's local CA (key 0600, name constraints that refuse a
+# SDK), Java's HttpClient and a rustls client (system roots), led there by the preload's connect hook; a
+# rustls client with compiled-in roots named and left ungated; the relay's local CA (key 0600, name constraints that refuse a
 # certificate for another name), a non-provider https site tunnelled untouched, the proxy refused without
 # the relay's secret and to another user, a relay killed mid-request and its replacement.
 source "$(dirname "$0")/../lib.sh"
@@ -164,9 +164,8 @@ else
 fi
 
 # a rustls client (std's sockets, the system's roots through rustls-native-certs), built offline from
-# Debian's crates: not led to the relay (rustls's verifier, webpki 0.22, refuses the local CA: it checks a
-# leaf's subject against the CA's DNS-only name constraints), named in one line and left ungated, its own
-# key going to the provider's upstream; one whose roots are compiled in (webpki-roots) named as such
+# Debian's crates: led to the relay like Node.js, trusting the local CA through SSL_CERT_FILE in the form
+# its verifier (webpki 0.22) reads; one whose roots are compiled in (webpki-roots) named and left ungated
 RUST_REG=/usr/share/cargo/registry
 if command -v cargo >/dev/null && compgen -G "$RUST_REG/rustls-0.20*" >/dev/null && compgen -G "$RUST_REG/rustls-native-certs-*" >/dev/null; then
     cp -r "$LG_ROOT/tests/clients/rust" "$LG_TMP/rust"
@@ -175,11 +174,10 @@ if command -v cargo >/dev/null && compgen -G "$RUST_REG/rustls-0.20*" >/dev/null
     export CARGO_TARGET_DIR=$LG_BUILD/rust-target
     if (cd "$LG_TMP/rust" && timeout 900 cargo build -q --release --offline && cp "$CARGO_TARGET_DIR/release/rustls_client" "$LG_TMP/rustls_client" &&
         timeout 900 cargo build -q --release --offline --features fake-webpki-roots && cp "$CARGO_TARGET_DIR/release/rustls_client" "$LG_TMP/rustls_webpki") 2>"$LG_TMP/cargo.err"; then
-        fresh
-        out=$(K1=sk-dead K2=sk-good timeout 90 "$LG_CLI" run --config "$LG_TMP/node.json" -- "$LG_TMP/rustls_client" api.openai.com /v1/chat/completions post 1 2>"$LG_TMP/err")
-        check_eq "rustls: named in one line, left ungated" \
-            "llmgate: warning: $LG_TMP/rustls_client is a Rust program with rustls (its own TLS): its verifier refuses the relay's name-constrained CA, so its https requests run ungated (plain http is gated)" "$(cat "$LG_TMP/err")"
-        check_match "rustls: answered ungated, with its own key" '^200 .*"mock_key":"sk-host"' "$out"
+        relayed "rustls" run-rustls '^200 .*"mock_key":"sk-good"' \
+            '^llmgate: [^ ]*rustls_client is a Rust program with rustls \(its own TLS\): its https requests to providers are gated through the relay on 127\.0\.0\.1:[0-9]+$' \
+            "$LG_TMP/rustls_client" api.openai.com /v1/chat/completions post 3
+        relayed_stream "rustls" run-rustls "$LG_TMP/rustls_client" api.openai.com /v1/chat/completions stream
         K1=sk-dead K2=sk-good timeout 90 "$LG_CLI" run --config "$LG_TMP/node.json" -- "$LG_TMP/rustls_webpki" api.openai.com /v1/chat/completions post 1 >/dev/null 2>"$LG_TMP/err"
         check_eq "rustls with compiled-in roots: named in one line, left ungated" \
             "llmgate: warning: $LG_TMP/rustls_webpki is a Rust program with rustls and compiled-in roots (webpki-roots): it cannot be made to trust the relay, it runs ungated" "$(cat "$LG_TMP/err")"
@@ -187,7 +185,7 @@ if command -v cargo >/dev/null && compgen -G "$RUST_REG/rustls-0.20*" >/dev/null
         not_ok "the rustls client builds offline from Debian's crates"; diag "$(head -c 600 "$LG_TMP/cargo.err")"
     fi
 else
-    skip "no cargo or no Debian rustls crates (librust-rustls-dev, librust-rustls-native-certs-dev)" 3
+    skip "no cargo or no Debian rustls crates (librust-rustls-dev, librust-rustls-native-certs-dev)" 6
 fi
 
 # the local CA: key 0600, constrained to the providers' names
@@ -251,9 +249,12 @@ check "after the kill: a new relay replaced the stale file" test -n "$new" -a "$
 K1=sk-dead K2=sk-good "$LG_CLI" relay --config "$LG_TMP/config.json" --addr-file "$LG_TMP/idle.addr" --idle 1 2>"$LG_TMP/idle.err" &
 ipid=$!
 for _ in $(seq 1 100); do [ -s "$LG_TMP/idle.addr" ] && break; sleep 0.05; done
-check "a relay in the foreground writes its address file and its CA beside it" test -s "$LG_TMP/idle.addr" -a -s "$LG_TMP/idle.addr.ca.pem"
+check "a relay in the foreground writes its address file and its CA beside it" test -s "$LG_TMP/idle.addr" -a -s "$LG_TMP/idle.addr.ca.pem" -a -s "$LG_TMP/idle.addr.webpki.pem"
+issue api.openai.com
+check "openssl refuses the CA's form for rustls (webpki's reading of name constraints): it only narrows trust" \
+    bash -c '! openssl verify -CAfile "$1" "$2" >/dev/null 2>&1' - "$LG_TMP/idle.addr.webpki.pem" "$LG_TMP/leaf.pem"
 for _ in $(seq 1 100); do kill -0 "$ipid" 2>/dev/null || break; sleep 0.1; done
-check "an idle relay exits after --idle, its files removed" test ! -e "/proc/$ipid" -a ! -e "$LG_TMP/idle.addr" -a ! -e "$LG_TMP/idle.addr.ca.pem"
+check "an idle relay exits after --idle, its files removed" test ! -e "/proc/$ipid" -a ! -e "$LG_TMP/idle.addr" -a ! -e "$LG_TMP/idle.addr.ca.pem" -a ! -e "$LG_TMP/idle.addr.webpki.pem"
 
 # two runs at once share one relay
 stop_relays

@@ -25,8 +25,8 @@ static struct {
 } relay;
 static pthread_once_t relay_once = PTHREAD_ONCE_INIT;
 
-/* Reads LLMGATE_RELAY once, and whether this program carries its own TLS or is a Java runtime (as llmgate
- * run decided). */
+/* Reads LLMGATE_RELAY once, and whether this program carries its own TLS, is a Java runtime or a Rust
+ * program with rustls whose roots are not compiled in (as llmgate run decided). */
 static void setup(void)
 {
     const char *v = secure_getenv("LLMGATE_RELAY");
@@ -36,7 +36,8 @@ static void setup(void)
         return;
     lg_elf_facts f;
     bool own = false;
-    LG_OURS(own = lg_elf_inspect("/proc/self/exe", true, &f) && ((f.own_tls && !f.needs_curl) || f.java));
+    LG_OURS(own = lg_elf_inspect("/proc/self/exe", true, &f) &&
+                  ((f.own_tls && !f.needs_curl) || f.java || (f.rustls && !f.webpki_roots)));
     if (!own)
         return;
     relay.port = htons((uint16_t)port);
