@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Two llmgate versions on one machine (issue 33, item 5): a store file of another layout version (older, 7,
-# and newer, 9) met by this build is never written: the request goes on (fail open), one line says what
+# Two llmgate versions on one machine (issue 33, item 5): a store file of another layout version (the one
+# before this build's and the one after) met by this build is never written: the request goes on (fail open), one line says what
 # happened, the other version's file keeps its bytes (a process of that version that has it mapped reads
 # what it wrote), and a file of this version takes its place.
 source "$(dirname "$0")/../lib.sh"
@@ -25,18 +25,20 @@ set_version() { /usr/bin/python3 -c "
 import struct,sys
 with open(sys.argv[1], 'r+b') as f: f.seek(8); f.write(struct.pack('<I', int(sys.argv[2])))" "$1" "$2"; }
 
+# this build's layout version, from the header that sets it
+V=$(sed -n 's/^#define LG_STORE_VERSION \([0-9]*\)u.*/\1/p' "$LG_ROOT/src/store/layout.h")
 check_eq "a first request makes the store" 200 "$(ask)"
-check_eq "the store has this build's version (8)" 8 "$(version_of "$STORE")"
-for other in 7 9; do
+check_eq "the store has this build's version ($V)" "$V" "$(version_of "$STORE")"
+for other in $((V - 1)) $((V + 1)); do
     set_version "$STORE" "$other"
     ln -f "$STORE" "$LG_TMP/other.shm" # the other version's file, as its processes keep it mapped
     cp "$LG_TMP/other.shm" "$LG_TMP/other.before"
     check_eq "v$other file: the request goes on" 200 "$(ask)"
     check_eq "v$other file: one line" 1 "$(wc -l <"$LG_TMP/err")"
     check_match "v$other file: the line says which versions, and that limits are not shared" \
-        "has layout version $other, this llmgate 8: replaced .*do not share limits" "$(cat "$LG_TMP/err")"
+        "has layout version $other, this llmgate $V: replaced .*do not share limits" "$(cat "$LG_TMP/err")"
     check "v$other file: its bytes untouched" cmp -s "$LG_TMP/other.shm" "$LG_TMP/other.before"
-    check_eq "v$other file: a file of this version in its place" 8 "$(version_of "$STORE")"
+    check_eq "v$other file: a file of this version in its place" "$V" "$(version_of "$STORE")"
     check_eq "v$other file: the next request says nothing" "200 0" "$(ask) $(wc -l <"$LG_TMP/err")"
 done
 lg_done
