@@ -278,9 +278,9 @@ exceeded-current-quota-unread|src/classify/billing.c|test_billing
 no-credits-unread|src/classify/text.c|test_billing test_classify_fixtures
     "more credits", "available credits", "have any credits" /* xAI: "team doesn't have any credits yet" */,
     "more credits", "available credits", /* mutated */
-no-credits-not-billing|src/classify/billing.c|test_billing
-    "have any credits", /* xAI: "Your newly created team doesn't have any credits yet" */
-    /* mutated */
+billing-credit-unasked|src/classify/billing.c|test_billing
+    if (status != 402 && !answer_says_credit(out, r) &&
+    if (status != 402 && !(0 && answer_says_credit(out, r)) &&
 alpn-h2-kept|src/hook/tls/alpn.c|test_alpn test_h2_clients
         return h2 || other ? LG_ALPN_H1 : LG_ALPN_AS_IS;
         return (h2 || other) && 0 ? LG_ALPN_H1 : LG_ALPN_AS_IS;

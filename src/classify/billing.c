@@ -8,15 +8,6 @@
 
 #define SCAN_MAX 16384 /* the part of a body looked at: error documents are short */
 
-/* Phrases that say the account's balance or credit is used up, whatever the status that came with them. */
-static const char *const dry[] = {
-    "insufficient balance", "insufficient account balance", "balance is insufficient", "balance is not enough",
-    "balance is too low",   "insufficient credit",          "insufficient funds",      "out of credits",
-    "run out of credits",   "not enough credits",           "requires more credits",   "spending limit",
-    "have any credits", /* xAI: "Your newly created team doesn't have any credits yet" */
-    "spend limit",          "\xe4\xbd\x99\xe9\xa2\x9d\xe4\xb8\x8d\xe8\xb6\xb3" /* 余额不足 */,
-};
-
 /* OpenAI's insufficient_quota code ("You exceeded your current quota, please check your plan and billing
  * details"), once the classifier found it a quota: some compatible APIs use the code for a per-minute
  * window, which the classifier reads as a rate. Not the message: Gemini words its per-day and per-minute
@@ -45,12 +36,19 @@ static bool answer_says(const lg_outcome *out, const lg_response_view *r, const 
     return says_any(out->message, strlen(out->message), needles, n) || says_any(r->body, len, needles, n);
 }
 
+/* True when msg or the start of the body says the balance or credit is used up (lg_text_says_credit). */
+static bool answer_says_credit(const lg_outcome *out, const lg_response_view *r)
+{
+    size_t len = r->body_len < SCAN_MAX ? r->body_len : SCAN_MAX;
+    return lg_text_says_credit(out->message, strlen(out->message)) || (r->body && lg_text_says_credit(r->body, len));
+}
+
 void lg_cls_billing(lg_outcome *out, int status, const lg_response_view *r)
 {
     if (out->state == LG_STATE_SUCCESS)
         return;
     bool quota = out->reason == LG_REASON_QUOTA_EXHAUSTED;
-    if (status != 402 && !answer_says(out, r, dry, sizeof dry / sizeof dry[0]) &&
+    if (status != 402 && !answer_says_credit(out, r) &&
         !(quota && answer_says(out, r, quota_billing, sizeof quota_billing / sizeof quota_billing[0])))
         return;
     if (out->state == LG_STATE_PROVIDER_DOWN) /* a 500 saying the balance is empty: no outage of the provider */

@@ -132,6 +132,9 @@ void lg_cls_billing(lg_outcome *out, int status, const lg_response_view *r);
 long lg_text_find(const char *text, size_t len, const char *needle);
 /* lg_text_find in t[0..n) from offset from on (t not NULL). */
 long lg_text_find_from(const char *t, size_t n, size_t from, const char *needle);
+/* True when t[0..n) says the balance or credit is insufficient (the one list of credit phrases: a quota
+ * whatever the status, and the billing detail, src/classify/billing.c). */
+bool lg_text_says_credit(const char *t, size_t n);
 /* What a text says (src/classify/text.c). */
 typedef struct {
     lg_sig sig;        /* LG_SIG_NONE when it says nothing definite */

@@ -47,10 +47,15 @@ static const char *const credit_phrases[] = {
     "insufficient balance", "insufficient account balance", "balance is insufficient", "balance is not enough",
     "balance is too low", "insufficient credit", "credit balance", "out of credits", "not enough credits",
     "more credits", "available credits", "have any credits" /* xAI: "team doesn't have any credits yet" */,
-    "can only afford", "credit limit exceeded",
+    "can only afford", "credit limit exceeded", "insufficient funds", "spending limit", "spend limit",
     "overdue", "arrearage", "in arrears", "payment required", "\xe4\xbd\x99\xe9\xa2\x9d\xe4\xb8\x8d\xe8\xb6\xb3" /* 余额不足 */,
     "\xe6\xac\xa0\xe8\xb4\xb9" /* 欠费 */,
 };
+
+bool lg_text_says_credit(const char *t, size_t n)
+{
+    return any_phrase(t, n, credit_phrases, COUNT(credit_phrases));
+}
 
 /* A period of an hour or longer named in a limit: it decides between a quota and a rate whatever code
  * comes with it (lg_text_info.period). */
@@ -297,7 +302,7 @@ lg_text_info lg_text_signal(const char *t, size_t n)
     r.period = zero || (long_period && !r.window_named) ? LG_SIG_QUOTA
                : r.window_named && !long_period        ? LG_SIG_RATE
                                                        : LG_SIG_NONE;
-    r.credit = any_phrase(t, n, credit_phrases, COUNT(credit_phrases));
+    r.credit = lg_text_says_credit(t, n);
     if (zero || long_period || r.credit || any_phrase(t, n, quota_phrases, COUNT(quota_phrases)) ||
         (lg_prose_reset_wait(t, n, &reset) && reset >= LONG_RESET_MS) ||
         (!r.window_named &&
