@@ -3,10 +3,13 @@
  * key and Connection: close, then reads. It prints "send MS" (how long its send took), then either
  * "status CODE MS" (the answer's status line came, after MS ms from the send) or "EAGAIN MS" (a read ended
  * on its receive timeout, as the kernel ends it), and exits 0. With READS (default 1) it reads up to that many
- * times, a line for each read that timed out, until the status line comes.
+ * times, a line for each read that timed out, until the status line comes. On PORT 443 it speaks TLS
+ * (OpenSSL on the blocking socket, the system's roots, SNI HOST): a read that timed out is SSL_read's
+ * SSL_ERROR_WANT_READ, printed as "EAGAIN MS" too.
  * Usage: timeo_client HOST PORT PATH KEY BODY RCV_MS SND_MS [READS] */
 #include <errno.h>
 #include <netdb.h>
+#include <openssl/ssl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +33,46 @@ static int set_timeout(int fd, int opt, long ms)
     return ms == 0 || setsockopt(fd, SOL_SOCKET, opt, &tv, sizeof tv) == 0;
 }
 
+/* The connection: fd, and a TLS session over it when tls is not NULL. */
+typedef struct {
+    int fd;
+    SSL *tls;
+} conn;
+
+/* Sends n bytes of p: true when all went out. */
+static int conn_send(conn *c, const char *p, int n)
+{
+    return c->tls ? SSL_write(c->tls, p, n) == n : send(c->fd, p, (size_t)n, MSG_NOSIGNAL) == n;
+}
+
+/* Receives into p: bytes, or -1 with errno EAGAIN when the read timed out (else another errno). */
+static ssize_t conn_recv(conn *c, char *p, size_t n)
+{
+    if (!c->tls)
+        return recv(c->fd, p, n, 0);
+    int r = SSL_read(c->tls, p, (int)n);
+    if (r <= 0)
+        errno = SSL_get_error(c->tls, r) == SSL_ERROR_WANT_READ ? EAGAIN : EIO;
+    return r > 0 ? r : -1;
+}
+
+/* A TLS session over fd to host (verified against the system's roots), or NULL. */
+static SSL *tls_open(int fd, const char *host)
+{
+    SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+    SSL *s = ctx && SSL_CTX_set_default_verify_paths(ctx) == 1 ? SSL_new(ctx) : NULL;
+    if (s) {
+        SSL_set_verify(s, SSL_VERIFY_PEER, NULL);
+        if (SSL_set_tlsext_host_name(s, host) != 1 || SSL_set1_host(s, host) != 1 || SSL_set_fd(s, fd) != 1 ||
+            SSL_connect(s) != 1) {
+            SSL_free(s);
+            s = NULL;
+        }
+    }
+    SSL_CTX_free(ctx);
+    return s;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 8 && argc != 9) {
@@ -48,6 +91,11 @@ int main(int argc, char **argv)
         return 1;
     }
     freeaddrinfo(a);
+    conn c = {.fd = fd, .tls = !strcmp(argv[2], "443") ? tls_open(fd, argv[1]) : NULL};
+    if (!strcmp(argv[2], "443") && !c.tls) {
+        fprintf(stderr, "timeo_client: TLS handshake failed\n");
+        return 1;
+    }
     char req[4096];
     int len = snprintf(req, sizeof req,
                        "POST %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\n"
@@ -56,7 +104,7 @@ int main(int argc, char **argv)
     if (len <= 0 || (size_t)len >= sizeof req)
         return 1;
     long long t0 = now_ms();
-    if (send(fd, req, (size_t)len, MSG_NOSIGNAL) != len) {
+    if (!conn_send(&c, req, len)) {
         perror("timeo_client: send");
         return 1;
     }
@@ -64,7 +112,7 @@ int main(int argc, char **argv)
     printf("send %lld\n", sent - t0);
     char buf[8192];
     for (long reads = argc == 9 ? atol(argv[8]) : 1; reads > 0; reads--) {
-        ssize_t r = recv(fd, buf, sizeof buf - 1, 0);
+        ssize_t r = conn_recv(&c, buf, sizeof buf - 1);
         if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
             printf("EAGAIN %lld\n", now_ms() - sent);
             continue;

@@ -7,6 +7,11 @@
 # to the front (libcurl's own, gated per transfer); the Python hosts (http.client, requests, httpx with
 # HTTP/2 on, httpx.AsyncClient with HTTP/2 on), wget (GnuTLS), PHP's stream wrapper, Perl's HTTP::Tiny and
 # Ruby's Net::HTTP speak HTTP/1.1 (their ALPN offer reduced to it where they offered h2).
+# The socket front end's attempt timeouts against the provider emulation (tests/servers/emulation.py, not
+# the mock: Python's http.server, TLS 1.3 from an ssl.SSLContext): its first account accepts and never
+# answers, or stops midway through a 200; Python's http.client over https and http, blocking and with a
+# timeout of its own, gets the second account's answer within seconds; each account asked once, never with
+# the host's key.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/host_setup.sh"
 lg_start_nginx_front "127.0.0.1:$MOCK_PORT"
@@ -63,4 +68,37 @@ fi
 check_absent "the front never saw the host's key" "$NGINX_LOG" sk-host
 check_eq "the front served gated requests over HTTP/2 (libcurl) and HTTP/1.1 (the others)" "yes yes" \
     "$(grep -q '^HTTP/2.0 200 Bearer sk-good$' "$NGINX_LOG" && echo yes) $(grep -q '^HTTP/1.1 200 Bearer sk-good$' "$NGINX_LOG" && echo yes)"
+
+lg_start_emulation --hang sk-hung --stall sk-stall
+hash() { printf %s "$1" | sha256sum | cut -c1-16; }
+# emu EXPR: a Python expression over the emulation's log (r: its JSON lines)
+emu() { $PY -c "import json,sys; r=[json.loads(l) for l in open(sys.argv[1])]; print($1)" "$EMU_LOG"; }
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+for scheme in https http; do
+    port=$EMU_TLS_PORT
+    [ $scheme = http ] && port=$EMU_PORT
+    for first in hung stall; do
+        cat >"$LG_TMP/emu-$first-$scheme.json" <<JSON
+{"providers": {"openai": {"upstream": "$scheme://127.0.0.1:$port",
+   "accounts": [{"name": "first", "key": "env:K1"}, {"name": "second", "key": "env:K2"}]}},
+ "retry": {"attempt_timeout_ms": 800, "idle_timeout_ms": 800}}
+JSON
+        chmod 600 "$LG_TMP/emu-$first-$scheme.json"
+        want="$(hash sk-$first) $(hash sk-good)"
+        for T in "" 30; do
+            what="emulation, $scheme http.client (timeout ${T:-none}), $first first account"
+            rm -rf "$XDG_RUNTIME_DIR/llmgate" "$XDG_STATE_HOME/llmgate"
+            : >"$EMU_LOG"
+            start=$(now_ms)
+            out=$(LG_TIMEOUT=$T K1=sk-$first K2=sk-good LLMGATE_CONFIG=$LG_TMP/emu-$first-$scheme.json LD_PRELOAD=$LG_LIB \
+                  timeout 30 $PY "$CLIENTS/py/http_clients.py" http.client "$scheme://api.openai.com/v1/chat/completions" 1 2>"$LG_TMP/err")
+            ms=$(( $(now_ms) - start ))
+            check_match "$what: the host got the second account's chat completion" '^200 \{"id": "chatcmpl-emu' "$out"
+            check_eq "$what: each account asked once (the first, then the second), never the host's key" "$want" \
+                "$(emu "' '.join(x['key'] for x in r)")"
+            check "$what: within seconds, not the minute the first account holds it (${ms} ms)" test "$ms" -lt 15000
+            [ -n "$out" ] || diag "$(tail -c 600 "$LG_TMP/err")"
+        done
+    done
+done
 lg_done

@@ -4,15 +4,18 @@
 # answers 429 with Retry-After: 30: with SO_RCVTIMEO of 1 s its send returns at once and its recv ends in
 # EAGAIN after about its second (as without llmgate), never after 30 s; a wait shorter than the timeout is
 # waited and the answer comes. A provider that answers slower than the timeout: each read ends in EAGAIN after
-# about the timeout (not a read blocked inside llmgate until the answer), a later one gets the answer.
+# about the timeout (not a read blocked inside llmgate until the answer), a later one gets the answer; the
+# same over https (OpenSSL on the blocking socket: llmgate's reads of the answer never wait in the kernel).
 source "$(dirname "$0")/../lib.sh"
+lg_gencerts || { not_ok "test certificates created"; exit 1; }
 
 cat >"$LG_TMP/scenario.json" <<'JSON'
 {"keys": {"sk-long-wait": {"sequence": [{"error": "rate_limit", "retry_after_ms": 30000}]},
           "sk-short-wait": {"sequence": [{"error": "rate_limit", "retry_after_ms": 800}]},
           "sk-slow": {"sequence": [{"delay_ms": 3500}], "repeat": true}}}
 JSON
-lg_start_mock --scenario "$LG_TMP/scenario.json" --quiet
+lg_start_mock --scenario "$LG_TMP/scenario.json" --quiet --tls-port 0 --cert "$LG_TMP/certs/server.pem" --key "$LG_TMP/certs/server.key"
+export SSL_CERT_FILE=$LG_TMP/certs/ca.pem
 BODY='{"model":"gpt-4o-mini","max_tokens":16,"messages":[{"role":"user","content":"hi"}]}'
 TIMEO=$LG_BUILD/clients/timeo_client
 fresh_store() { rm -rf "$XDG_RUNTIME_DIR/llmgate" "$XDG_STATE_HOME/llmgate"; }
@@ -20,10 +23,14 @@ reset_mock() { curl -s -X POST "$MOCK_URL/__reset" >/dev/null; }
 keys_seen() { curl -s "$MOCK_URL/__requests" | lg_json '" ".join(r["key"] for r in j)'; }
 printf '{"providers": {"openai": {"upstream": "%s", "accounts": [{"name": "only", "key": "env:K1"}]}},
  "retry": {"max_rate_limit_wait_seconds": 60}}\n' "$MOCK_URL" >"$LG_TMP/cfg.json"
-chmod 600 "$LG_TMP/cfg.json"
-# run KEY RCV_MS SND_MS [READS]: the client under the preload; its lines on one line.
+sed "s#\"$MOCK_URL\"#\"https://127.0.0.1:$MOCK_TLS_PORT\"#" "$LG_TMP/cfg.json" >"$LG_TMP/cfg-tls.json"
+chmod 600 "$LG_TMP/cfg.json" "$LG_TMP/cfg-tls.json"
+# run KEY RCV_MS SND_MS [READS]: the client under the preload (over https with PORT=443: the mock's TLS port
+# by cfg-tls.json); its lines on one line.
 run() {
-    K1=$1 LLMGATE_CONFIG=$LG_TMP/cfg.json LD_PRELOAD=$LG_LIB timeout 40 "$TIMEO" api.openai.com 80 \
+    local port=${PORT:-80} cfg=cfg
+    [ "$port" = 443 ] && cfg=cfg-tls
+    K1=$1 LLMGATE_CONFIG=$LG_TMP/$cfg.json LD_PRELOAD=$LG_LIB timeout 40 "$TIMEO" api.openai.com "$port" \
         /v1/chat/completions sk-host "$BODY" "$2" "$3" ${4:-} 2>"$LG_TMP/err" | tr '\n' ' '
 }
 field() { awk -v k="$1" '{for (i = 1; i < NF; i++) if ($i == k) print $(i + 1)}' <<<"$2"; }
@@ -60,19 +67,22 @@ check_eq "SO_RCVTIMEO 5 s, a 0.8 s wait: the answer, a 200" 200 "$(field status 
 check "SO_RCVTIMEO 5 s: after the wait ($(awk '{print $NF}' <<<"$out") ms)" test "$(awk '{print $NF}' <<<"$out")" -ge 700
 
 # 4. SO_RCVTIMEO 1 s, an answer after 3.5 s (the default attempt timeouts): the send returns at once, each read
-#    ends in EAGAIN after about a second, a later one gets the answer.
-fresh_store
-reset_mock
-t0=$(date +%s%3N)
-out=$(run sk-slow 1000 0 20)
-took=$(($(date +%s%3N) - t0))
-diag "SO_RCVTIMEO 1 s, a 3.5 s answer: $out (the process took $took ms)"
-read -r -a f <<<"$out"
-check "SO_RCVTIMEO 1 s: the send returned at once (${f[1]} ms)" test "${f[1]}" -lt 500
-check_eq "SO_RCVTIMEO 1 s: the first read ended in EAGAIN" EAGAIN "${f[2]}"
-check "SO_RCVTIMEO 1 s: after about its second (${f[3]} ms), not the answer's 3.5 s" \
-    test "${f[3]}" -ge 900 -a "${f[3]}" -lt 3000
-check_match "SO_RCVTIMEO 1 s: a later read got the answer, a 200" "EAGAIN [0-9]+ status 200 " "$out"
-check_eq "SO_RCVTIMEO 1 s: the provider asked once" "sk-slow" "$(keys_seen)"
-check_absent "SO_RCVTIMEO 1 s: no error" "$LG_TMP/err" "timeo_client"
+#    ends in EAGAIN after about a second, a later one gets the answer; over http, then over https.
+for PORT in 80 443; do
+    what="SO_RCVTIMEO 1 s over $([ $PORT = 443 ] && echo https || echo http)"
+    fresh_store
+    reset_mock
+    t0=$(date +%s%3N)
+    out=$(run sk-slow 1000 0 20)
+    took=$(($(date +%s%3N) - t0))
+    diag "$what, a 3.5 s answer: $out (the process took $took ms)"
+    read -r -a f <<<"$out"
+    check "$what: the send returned at once (${f[1]} ms)" test "${f[1]}" -lt 500
+    check_eq "$what: the first read ended in EAGAIN" EAGAIN "${f[2]}"
+    check "$what: after about its second (${f[3]} ms), not the answer's 3.5 s" \
+        test "${f[3]}" -ge 900 -a "${f[3]}" -lt 3000
+    check_match "$what: a later read got the answer, a 200" "EAGAIN [0-9]+ status 200 " "$out"
+    check_eq "$what: the provider asked once" "sk-slow" "$(keys_seen)"
+    check_absent "$what: no error" "$LG_TMP/err" "timeo_client"
+done
 lg_done

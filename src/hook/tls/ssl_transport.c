@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 
 #include "hook/base/guard.h"
+#include "hook/base/libc_real.h"
 #include "hook/base/ssl_real.h"
 #include "hook/sock/fd_wait.h"
 #include "hook/tls/ssl_session.h"
@@ -116,10 +117,25 @@ static ssize_t membio_recv(lg_ssl_conn *c, void *p, size_t n)
     return r > 0 ? (ssize_t)done : r;
 }
 
-/* > 0 bytes; 0 at the end (close_notify, or a peer that just closed); -1 on failure. A session on a
- * non-blocking socket (the host's, or ours beside it) returns LG_IO_AGAIN when it waits for the socket
- * (c->want says for what): the attempt is then driven from the host's readiness waits (io_wait), which its
- * time limit bounds. */
+/* True when a read of the session wire would wait: nothing buffered in it, nothing on its socket fd now.
+ * errno preserved. */
+static bool wire_idle(SSL *wire, int fd)
+{
+    if (lg_ssl_real_get()->has_pending(wire))
+        return false;
+    int saved = errno;
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    bool idle = lg_sock_real_get()->poll(&p, 1, 0) == 0;
+    errno = saved;
+    return idle;
+}
+
+/* > 0 bytes; 0 at the end (close_notify, or a peer that just closed); -1 on failure. Never waits in the
+ * kernel, on a blocking socket either (the host's, or ours beside it): LG_IO_AGAIN when the session waits
+ * for its socket (c->want says for what), or read a record that carried no data (a TLS 1.3 session ticket:
+ * OpenSSL's auto-retry is off for the call). A blocking host's attempt then waits in the front's wait_fd,
+ * which the attempt's time limits and the host's SO_RCVTIMEO bound (as on a plain socket); a non-blocking
+ * host's is driven from its readiness waits (io_wait). */
 static ssize_t io_recv(void *io, void *p, size_t n)
 {
     lg_ssl_conn *c = io;
@@ -128,10 +144,18 @@ static ssize_t io_recv(void *io, void *p, size_t n)
     int ok, err;
     if (c->host_fd >= 0)
         return membio_recv(c, p, n);
+    SSL *wire = lg_ssl_conn_wire(c);
+    if (wire_idle(wire, real->get_fd(wire))) {
+        c->want = POLLIN;
+        return LG_IO_AGAIN;
+    }
+    long retry = real->ctrl(wire, SSL_CTRL_MODE, 0, NULL) & SSL_MODE_AUTO_RETRY;
+    real->ctrl(wire, SSL_CTRL_CLEAR_MODE, retry, NULL);
     errno = 0; /* EINTR after the call: a signal interrupted a blocking socket's wait */
-    LG_OURS(ok = real->read_ex(lg_ssl_conn_wire(c), p, n, &got));
+    LG_OURS(ok = real->read_ex(wire, p, n, &got));
     bool interrupted = errno == EINTR;
-    LG_OURS(err = ok == 1 ? SSL_ERROR_NONE : real->get_error(lg_ssl_conn_wire(c), 0));
+    LG_OURS(err = ok == 1 ? SSL_ERROR_NONE : real->get_error(wire, 0));
+    real->ctrl(wire, SSL_CTRL_MODE, retry, NULL);
     if (ok == 1)
         return (ssize_t)got;
     if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {
