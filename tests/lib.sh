@@ -133,7 +133,7 @@ lg_start_redis() {
 
 # lg_start_emulation ARGS...: starts tests/servers/emulation.py (the provider emulation written apart from
 # the mock: Python's http.server with a TLS 1.3 ssl.SSLContext) in $LG_TMP/emu with the certificates of
-# lg_gencerts; ARGS go to it (--fail-first N, --delay-ms MS). Sets EMU_PORT (http), EMU_TLS_PORT (https),
+# lg_gencerts; ARGS go to it (--fail-first N, --delay-ms MS, --hang KEY, --stall KEY). Sets EMU_PORT (http), EMU_TLS_PORT (https),
 # EMU_LOG (its request log, one JSON line a POST), EMU_PID. Stopped on exit with the mocks.
 lg_start_emulation() {
     local d=$LG_TMP/emu i
