@@ -95,36 +95,51 @@ static bool trust_bundle(const char *roots, const char *capath, char *out, size_
     return ok;
 }
 
+/* Writes the trust bundle of roots (the value of the variable var, else fallback; NULL: none) and the CA
+ * certificate capath, and sets var to it; false with err filled when it cannot be written. */
+static bool trust_var(const char *var, const char *fallback, const char *capath, char *err, size_t esize)
+{
+    char bundle[4200];
+    const char *roots = getenv(var);
+    if (!trust_bundle(roots && *roots ? roots : fallback, capath, bundle, sizeof bundle))
+        return !snprintf(err, esize, "cannot write the trust bundle");
+    setenv(var, bundle, 1);
+    return true;
+}
+
 /* Leads a program to the relay of the configuration in effect. A Go program: HTTPS_PROXY with the relay's
  * secret, SSL_CERT_FILE with the local CA added to the roots it trusted (NO_PROXY kept). A program that
- * connects through libc: LLMGATE_RELAY for the preload's connect hook, and the local CA added to its trust:
- * NODE_EXTRA_CA_CERTS merged with the user's (Node.js), a Java trust store in JAVA_TOOL_OPTIONS, SSL_CERT_FILE
- * with the CA in the form webpki reads (rustls-native-certs reads that file; see lg_relay_ca_write_webpki). Says how
- * in one line; false when there is no relay (said too: the program then runs ungated). */
+ * connects through libc: LLMGATE_RELAY for the preload's connect hook, which its children inherit and
+ * which leads any of them that carries its own TLS to the relay too; so every such program gets the trust
+ * of each kind its children may be: NODE_EXTRA_CA_CERTS merged with the user's (Node.js), SSL_CERT_FILE with
+ * the CA in the form webpki reads (rustls-native-certs reads that file; see lg_relay_ca_write_webpki; other
+ * readers of SSL_CERT_FILE keep its roots), and for a Java runtime a trust store in JAVA_TOOL_OPTIONS. Says
+ * how in one line; false when there is no relay (said too: the program then runs ungated). */
 static bool use_relay(const char *cmd, reach_kind kind)
 {
     lg_errors errs = {0};
     lg_config *cfg = lg_config_load(NULL, &errs);
     lg_errors_free(&errs);
-    char file[PATH_MAX] = "", err[256] = "", secret[LG_RELAY_SECRET_HEX], bundle[4200], ca[4300], *proxy = NULL;
+    char file[PATH_MAX] = "", err[256] = "", secret[LG_RELAY_SECRET_HEX], ca[4300], webpki[4300], *proxy = NULL;
     int port = 0;
-    bool go = kind == REACH_GO, sys_roots = go || kind == REACH_RUSTLS;
+    bool go = kind == REACH_GO;
     if (cfg && cfg->source && cfg->source[0] == '/')
         snprintf(file, sizeof file, "%s", cfg->source);
     lg_config_free(cfg);
     if (!*file)
         snprintf(err, sizeof err, "no configuration file");
     bool ok = *file && lg_relay_reach(file, &port, secret, ca, sizeof ca, err, sizeof err);
-    const char *roots = getenv(sys_roots ? "SSL_CERT_FILE" : "NODE_EXTRA_CA_CERTS");
-    if (!roots || !*roots)
-        roots = sys_roots ? X509_get_default_cert_file() : NULL;
     size_t cl = strlen(ca);
-    if (ok && kind == REACH_RUSTLS && cl > 7 && cl + 4 < sizeof ca) /* ADDR.ca.pem -> ADDR.webpki.pem */
-        strcpy(ca + cl - 7, ".webpki.pem");
-    if (ok && kind == REACH_JAVA)
-        ok = lg_cli_java_trust(cmd, ca, err, sizeof err);
-    else if (ok && !trust_bundle(roots, ca, bundle, sizeof bundle))
-        ok = !snprintf(err, sizeof err, "cannot write the trust bundle");
+    ok = ok && cl > 7 && cl + 4 < sizeof webpki;
+    if (ok) /* ADDR.ca.pem -> ADDR.webpki.pem */
+        snprintf(webpki, sizeof webpki, "%.*s.webpki.pem", (int)(cl - 7), ca);
+    const char *sys_roots = X509_get_default_cert_file();
+    if (ok && go)
+        ok = trust_var("SSL_CERT_FILE", sys_roots, ca, err, sizeof err);
+    else if (ok)
+        ok = (kind != REACH_JAVA || lg_cli_java_trust(cmd, ca, err, sizeof err)) &&
+             trust_var("NODE_EXTRA_CA_CERTS", NULL, ca, err, sizeof err) &&
+             trust_var("SSL_CERT_FILE", sys_roots, webpki, err, sizeof err);
     if (ok && asprintf(&proxy, go ? "http://llmgate:%s@127.0.0.1:%d" : "%2$d:%1$s", secret, port) < 0)
         ok = false;
     if (!ok) {
@@ -135,15 +150,10 @@ static bool use_relay(const char *cmd, reach_kind kind)
     if (go) {
         setenv("HTTPS_PROXY", proxy, 1);
         unsetenv("https_proxy");
-        setenv("SSL_CERT_FILE", bundle, 1);
         fprintf(stderr, "llmgate: %s %s: gated through the relay on 127.0.0.1:%d as its HTTPS proxy\n", cmd,
                 what[kind], port);
     } else {
         setenv("LLMGATE_RELAY", proxy, 1);
-        if (kind == REACH_OWN_TLS)
-            setenv("NODE_EXTRA_CA_CERTS", bundle, 1);
-        else if (kind == REACH_RUSTLS)
-            setenv("SSL_CERT_FILE", bundle, 1);
         fprintf(stderr, "llmgate: %s %s: its https requests to providers are gated through the relay on "
                         "127.0.0.1:%d\n", cmd, what[kind], port);
     }

@@ -3,8 +3,9 @@
 # run through `llmgate run` reaches api.openai.com (the mock, by the config's upstream) through the relay as
 # its HTTPS proxy: every request succeeds, the mock never sees the program's key, a 429 is retried
 # invisibly, a stream arrives byte for byte; the same for Node.js (fetch, https, the official `openai` npm
-# SDK), Java's HttpClient and a rustls client (system roots), led there by the preload's connect hook; a
-# rustls client with compiled-in roots named and left ungated; the relay's local CA (key 0600, name constraints that refuse a
+# SDK), Java's HttpClient and a rustls client (system roots), led there by the preload's connect hook, and
+# a rustls child of a relayed Node.js program (its trust inherited); a rustls client with compiled-in roots
+# named and left ungated; the relay's local CA (key 0600, name constraints that refuse a
 # certificate for another name), a non-provider https site tunnelled untouched, the proxy refused without
 # the relay's secret and to another user, a relay killed mid-request and its replacement.
 source "$(dirname "$0")/../lib.sh"
@@ -178,6 +179,15 @@ if command -v cargo >/dev/null && compgen -G "$RUST_REG/rustls-0.20*" >/dev/null
             '^llmgate: [^ ]*rustls_client is a Rust program with rustls \(its own TLS\): its https requests to providers are gated through the relay on 127\.0\.0\.1:[0-9]+$' \
             "$LG_TMP/rustls_client" api.openai.com /v1/chat/completions post 3
         relayed_stream "rustls" run-rustls "$LG_TMP/rustls_client" api.openai.com /v1/chat/completions stream
+        # a rustls child of a relayed Node.js program: it inherits LLMGATE_RELAY and, with it, the trust in
+        # the CA's webpki form (SSL_CERT_FILE), so it is gated too
+        if command -v node >/dev/null; then
+            relayed "rustls child of Node.js" run-rustls-child '^200 .*"mock_key":"sk-good"' "$NODE_LINE" \
+                node -e 'require("child_process").execFileSync(process.argv[1], process.argv.slice(2), {stdio: "inherit"})' \
+                "$LG_TMP/rustls_client" api.openai.com /v1/chat/completions post 3
+        else
+            skip "no node" 4
+        fi
         K1=sk-dead K2=sk-good timeout 90 "$LG_CLI" run --config "$LG_TMP/node.json" -- "$LG_TMP/rustls_webpki" api.openai.com /v1/chat/completions post 1 >/dev/null 2>"$LG_TMP/err"
         check_eq "rustls with compiled-in roots: named in one line, left ungated" \
             "llmgate: warning: $LG_TMP/rustls_webpki is a Rust program with rustls and compiled-in roots (webpki-roots): it cannot be made to trust the relay, it runs ungated" "$(cat "$LG_TMP/err")"
@@ -185,7 +195,7 @@ if command -v cargo >/dev/null && compgen -G "$RUST_REG/rustls-0.20*" >/dev/null
         not_ok "the rustls client builds offline from Debian's crates"; diag "$(head -c 600 "$LG_TMP/cargo.err")"
     fi
 else
-    skip "no cargo or no Debian rustls crates (librust-rustls-dev, librust-rustls-native-certs-dev)" 6
+    skip "no cargo or no Debian rustls crates (librust-rustls-dev, librust-rustls-native-certs-dev)" 10
 fi
 
 # the local CA: key 0600, constrained to the providers' names
