@@ -10,8 +10,8 @@
 # The socket front end's attempt timeouts against the provider emulation (tests/servers/emulation.py, not
 # the mock: Python's http.server, TLS 1.3 from an ssl.SSLContext): its first account accepts and never
 # answers, or stops midway through a 200; Python's http.client over https and http, blocking and with a
-# timeout of its own, gets the second account's answer within seconds; each account asked once, never with
-# the host's key.
+# timeout of its own, and wget over https (GnuTLS), get the second account's answer within seconds; each
+# account asked once, never with the host's key.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/host_setup.sh"
 lg_start_nginx_front "127.0.0.1:$MOCK_PORT"
@@ -74,6 +74,23 @@ hash() { printf %s "$1" | sha256sum | cut -c1-16; }
 # emu EXPR: a Python expression over the emulation's log (r: its JSON lines)
 emu() { $PY -c "import json,sys; r=[json.loads(l) for l in open(sys.argv[1])]; print($1)" "$EMU_LOG"; }
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+# timed WHAT FIRST SCHEME REGEX CMD...: CMD under the preload (the config of FIRST's account over SCHEME, a
+# fresh store, an empty log) gets the second account's answer (its output matches REGEX) within seconds;
+# the emulation was asked once on each account, the first, then the second
+timed() {
+    local what=$1 first=$2 scheme=$3 re=$4 start ms out
+    shift 4
+    rm -rf "$XDG_RUNTIME_DIR/llmgate" "$XDG_STATE_HOME/llmgate"
+    : >"$EMU_LOG"
+    start=$(now_ms)
+    out=$(K1=sk-$first K2=sk-good LLMGATE_CONFIG=$LG_TMP/emu-$first-$scheme.json LD_PRELOAD=$LG_LIB timeout 30 "$@" 2>"$LG_TMP/err")
+    ms=$(( $(now_ms) - start ))
+    check_match "$what: the host got the second account's chat completion" "$re" "$out"
+    check_eq "$what: each account asked once (the first, then the second), never the host's key" \
+        "$(hash sk-$first) $(hash sk-good)" "$(emu "' '.join(x['key'] for x in r)")"
+    check "$what: within seconds, not the minute the first account holds it (${ms} ms)" test "$ms" -lt 15000
+    [ -n "$out" ] || diag "$(tail -c 600 "$LG_TMP/err")"
+}
 for scheme in https http; do
     port=$EMU_TLS_PORT
     [ $scheme = http ] && port=$EMU_PORT
@@ -84,21 +101,15 @@ for scheme in https http; do
  "retry": {"attempt_timeout_ms": 800, "idle_timeout_ms": 800}}
 JSON
         chmod 600 "$LG_TMP/emu-$first-$scheme.json"
-        want="$(hash sk-$first) $(hash sk-good)"
         for T in "" 30; do
-            what="emulation, $scheme http.client (timeout ${T:-none}), $first first account"
-            rm -rf "$XDG_RUNTIME_DIR/llmgate" "$XDG_STATE_HOME/llmgate"
-            : >"$EMU_LOG"
-            start=$(now_ms)
-            out=$(LG_TIMEOUT=$T K1=sk-$first K2=sk-good LLMGATE_CONFIG=$LG_TMP/emu-$first-$scheme.json LD_PRELOAD=$LG_LIB \
-                  timeout 30 $PY "$CLIENTS/py/http_clients.py" http.client "$scheme://api.openai.com/v1/chat/completions" 1 2>"$LG_TMP/err")
-            ms=$(( $(now_ms) - start ))
-            check_match "$what: the host got the second account's chat completion" '^200 \{"id": "chatcmpl-emu' "$out"
-            check_eq "$what: each account asked once (the first, then the second), never the host's key" "$want" \
-                "$(emu "' '.join(x['key'] for x in r)")"
-            check "$what: within seconds, not the minute the first account holds it (${ms} ms)" test "$ms" -lt 15000
-            [ -n "$out" ] || diag "$(tail -c 600 "$LG_TMP/err")"
+            LG_TIMEOUT=$T timed "emulation, $scheme http.client (timeout ${T:-none}), $first first account" $first $scheme \
+                '^200 \{"id": "chatcmpl-emu' $PY "$CLIENTS/py/http_clients.py" http.client "$scheme://api.openai.com/v1/chat/completions" 1
         done
     done
+done
+for first in hung stall; do
+    timed "emulation, https wget (GnuTLS), $first first account" $first https '^\{"id": "chatcmpl-emu' \
+        wget -q -O - --tries=1 --ca-certificate="$SSL_CERT_FILE" --header 'Authorization: Bearer sk-host' \
+        --header 'Content-Type: application/json' --post-data "$BODY" "$U"
 done
 lg_done

@@ -21,6 +21,7 @@
 #include "hook/sock/plain_conn.h"
 #include "hook/base/runtime.h"
 #include "hook/base/libc_real.h"
+#include "llmgate/clock.h"
 #include "llmgate/log.h"
 #include "llmgate/ungated.h"
 
@@ -105,11 +106,19 @@ static ssize_t recv_wire(lg_gnutls_conn *c, void *p, size_t n)
     return r;
 }
 
-/* > 0 bytes; 0 at the end; -1 on failure; LG_IO_INTR; LG_IO_AGAIN when the wire's socket (non-blocking:
- * the host's, or ours beside it) has nothing yet: the attempt is then driven from the host's readiness
- * waits (io_wire_wait), which its time limit bounds, as OpenSSL's (ssl_transport.c). */
+/* > 0 bytes; 0 at the end; -1 on failure; LG_IO_INTR; LG_IO_AGAIN when the wire's socket (the host's, or
+ * ours beside it; blocking or not) has nothing yet: never a wait in the kernel. A non-blocking host's
+ * attempt is then driven from its readiness waits (io_wire_wait); a blocking host's waits in the front's
+ * wait_fd; the attempt's time limits bound both, as OpenSSL's (ssl_transport.c). */
 static ssize_t io_recv(void *io, void *p, size_t n)
 {
+    lg_gnutls_conn *c = io;
+    gnutls_session_t wire = lg_gnutls_conn_wire(c);
+    if (!lg_gnutls_real_get()->record_check_pending(wire) &&
+        lg_fd_wait_until(socket_of(c, wire), false, lg_now_ms()) == LG_WAIT_TIMEOUT) {
+        c->want = POLLIN;
+        return LG_IO_AGAIN;
+    }
     ssize_t r;
     LG_OURS(r = recv_wire(io, p, n));
     if (r == GNUTLS_E_INTERRUPTED)

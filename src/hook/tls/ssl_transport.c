@@ -7,11 +7,11 @@
 #include <sys/socket.h>
 
 #include "hook/base/guard.h"
-#include "hook/base/libc_real.h"
 #include "hook/base/ssl_real.h"
 #include "hook/sock/fd_wait.h"
 #include "hook/tls/ssl_session.h"
 #include "hook/tls/ssl_transport.h"
+#include "llmgate/clock.h"
 
 /* After a write on the wire returned ok (1 or not): true to call again (it wants the socket, which the
  * host made non-blocking, and it is ready now). */
@@ -117,17 +117,10 @@ static ssize_t membio_recv(lg_ssl_conn *c, void *p, size_t n)
     return r > 0 ? (ssize_t)done : r;
 }
 
-/* True when a read of the session wire would wait: nothing buffered in it, nothing on its socket fd now.
- * errno preserved. */
+/* True when a read of the session wire would wait: nothing buffered in it, nothing on its socket fd now. */
 static bool wire_idle(SSL *wire, int fd)
 {
-    if (lg_ssl_real_get()->has_pending(wire))
-        return false;
-    int saved = errno;
-    struct pollfd p = {.fd = fd, .events = POLLIN};
-    bool idle = lg_sock_real_get()->poll(&p, 1, 0) == 0;
-    errno = saved;
-    return idle;
+    return !lg_ssl_real_get()->has_pending(wire) && lg_fd_wait_until(fd, false, lg_now_ms()) == LG_WAIT_TIMEOUT;
 }
 
 /* > 0 bytes; 0 at the end (close_notify, or a peer that just closed); -1 on failure. Never waits in the
