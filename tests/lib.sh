@@ -131,6 +131,16 @@ lg_start_redis() {
     not_ok "redis-server started"; exit 1
 }
 
+# lg_openai_sdk_ready: the official `openai` npm SDK is in tests/clients/node/node_modules (installed there
+# once from the npm registry by its package-lock.json, `npm ci`); else prints why not and fails.
+lg_openai_sdk_ready() {
+    local dir=$LG_ROOT/tests/clients/node
+    [ -f "$dir/node_modules/openai/package.json" ] && return 0
+    command -v npm >/dev/null || { echo "no npm"; return 1; }
+    timeout 300 npm ci --prefix "$dir" --no-audit --no-fund >"$LG_TMP/npm.log" 2>&1 ||
+        { echo "npm ci failed (registry unreachable?): $(tail -n 2 "$LG_TMP/npm.log" | tr '\n' ' ')"; return 1; }
+}
+
 # lg_start_emulation ARGS...: starts tests/servers/emulation.py (the provider emulation written apart from
 # the mock: Python's http.server with a TLS 1.3 ssl.SSLContext) in $LG_TMP/emu with the certificates of
 # lg_gencerts; ARGS go to it (--fail-first N, --delay-ms MS, --hang KEY, --stall KEY). Sets EMU_PORT (http), EMU_TLS_PORT (https),

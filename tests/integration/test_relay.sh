@@ -128,17 +128,11 @@ else
 fi
 
 # the official `openai` npm SDK (its own fetch, the SDK's retries off: a 429 must be absorbed here), from
-# the npm registry: installed once into tests/clients/node/node_modules from its package-lock.json
+# the npm registry (lg_openai_sdk_ready)
 NODE_DIR=$LG_ROOT/tests/clients/node
-sdk_ready() {
-    [ -f "$NODE_DIR/node_modules/openai/package.json" ] && return 0
-    command -v npm >/dev/null || { echo "no npm"; return 1; }
-    timeout 300 npm ci --prefix "$NODE_DIR" --no-audit --no-fund >"$LG_TMP/npm.log" 2>&1 ||
-        { echo "npm ci failed (registry unreachable?): $(tail -n 2 "$LG_TMP/npm.log" | tr '\n' ' ')"; return 1; }
-}
 if ! command -v node >/dev/null; then
     skip "no node" 5
-elif ! why=$(sdk_ready); then
+elif ! why=$(lg_openai_sdk_ready); then
     skip "the openai npm SDK cannot be installed: $why" 5
 else
     relayed "openai SDK" run-sdk '^200 .*"mock_key":"sk-good"' "$NODE_LINE" node "$NODE_DIR/openai_sdk_client.js" - post 3

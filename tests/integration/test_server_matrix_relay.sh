@@ -11,13 +11,10 @@
 source "$(dirname "$0")/../lib.sh"
 F=$LG_ROOT/tests/fixtures/streams
 lg_gencerts || { not_ok "test certificates created"; exit 1; }
-/usr/bin/python3 - "$LG_TMP/scenario.json" "$F/openai_multibyte.json" <<'PY'
-import json, sys
-json.dump({"keys": {
-    "sk-dead": {"sequence": [{"error": "rate_limit", "retry_after_ms": 20000}], "repeat": True},
-    "sk-sse": {"sequence": [{"fixture": sys.argv[2], "chunk": 3, "chunk_delay_ms": 1}], "repeat": True},
-}}, open(sys.argv[1], "w"))
-PY
+cat >"$LG_TMP/scenario.json" <<JSON
+{"keys": {"sk-dead": {"sequence": [{"error": "rate_limit", "retry_after_ms": 20000}], "repeat": true},
+          "sk-sse": {"sequence": [{"fixture": "$F/openai_multibyte.json", "chunk": 3, "chunk_delay_ms": 1}], "repeat": true}}}
+JSON
 /usr/bin/python3 -c "import json,sys; sys.stdout.write(json.load(open('$F/openai_multibyte.json'))['body'])" >"$LG_TMP/sse.expected"
 lg_start_mock --scenario "$LG_TMP/scenario.json"
 lg_start_nginx_front "127.0.0.1:$MOCK_PORT"
@@ -106,16 +103,10 @@ else
     skip "no node" 18
 fi
 
-# the official `openai` npm SDK (its default base URL, its retries off), installed as test_relay.sh does
-sdk_ready() {
-    [ -f "$NODE_DIR/node_modules/openai/package.json" ] && return 0
-    command -v npm >/dev/null || { echo "no npm"; return 1; }
-    timeout 300 npm ci --prefix "$NODE_DIR" --no-audit --no-fund >"$LG_TMP/npm.log" 2>&1 ||
-        { echo "npm ci failed (registry unreachable?): $(tail -n 2 "$LG_TMP/npm.log" | tr '\n' ' ')"; return 1; }
-}
+# the official `openai` npm SDK (its default base URL, its retries off), from the npm registry
 if ! command -v node >/dev/null; then
     skip "no node" 11
-elif ! why=$(sdk_ready); then
+elif ! why=$(lg_openai_sdk_ready); then
     skip "the openai npm SDK cannot be installed: $why" 11
 else
     relayed front "openai SDK" "$MOCK_200" node "$NODE_DIR/openai_sdk_client.js" - post 3
