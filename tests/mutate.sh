@@ -45,7 +45,7 @@ tls-read-waits-in-kernel|src/hook/tls/ssl_transport.c|test_server_matrix test_so
     if (wire_idle(wire, real->get_fd(wire))) {
     if (0 && wire_idle(wire, real->get_fd(wire))) {
 gnutls-read-waits-in-kernel|src/hook/tls/gnutls_conns.c|test_server_matrix
-    if (!lg_gnutls_real_get()->record_check_pending(wire) &&
+    if (fd >= 0 && !lg_gnutls_real_get()->record_check_pending(wire) &&
     if (0 && !lg_gnutls_real_get()->record_check_pending(wire) &&
 relay-secret-ignored|src/relay/preamble.c|test_relay_preamble
         if (t == 0xE0 && l == strlen(secret) && CRYPTO_memcmp(b + off, secret, l) == 0)

@@ -114,8 +114,9 @@ static ssize_t io_recv(void *io, void *p, size_t n)
 {
     lg_gnutls_conn *c = io;
     gnutls_session_t wire = lg_gnutls_conn_wire(c);
-    if (!lg_gnutls_real_get()->record_check_pending(wire) &&
-        lg_fd_wait_until(socket_of(c, wire), false, lg_now_ms()) == LG_WAIT_TIMEOUT) {
+    int fd = socket_of(c, wire);
+    if (fd >= 0 && !lg_gnutls_real_get()->record_check_pending(wire) &&
+        lg_fd_wait_until(fd, false, lg_now_ms()) == LG_WAIT_TIMEOUT) {
         c->want = POLLIN;
         return LG_IO_AGAIN;
     }

@@ -117,10 +117,12 @@ static ssize_t membio_recv(lg_ssl_conn *c, void *p, size_t n)
     return r > 0 ? (ssize_t)done : r;
 }
 
-/* True when a read of the session wire would wait: nothing buffered in it, nothing on its socket fd now. */
+/* True when a read of the session wire would wait: nothing buffered in it, nothing on its socket fd now
+ * (no socket, -1: false). */
 static bool wire_idle(SSL *wire, int fd)
 {
-    return !lg_ssl_real_get()->has_pending(wire) && lg_fd_wait_until(fd, false, lg_now_ms()) == LG_WAIT_TIMEOUT;
+    return fd >= 0 && !lg_ssl_real_get()->has_pending(wire) &&
+           lg_fd_wait_until(fd, false, lg_now_ms()) == LG_WAIT_TIMEOUT;
 }
 
 /* > 0 bytes; 0 at the end (close_notify, or a peer that just closed); -1 on failure. Never waits in the
