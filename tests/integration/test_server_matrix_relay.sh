@@ -7,7 +7,9 @@
 # HTTPS proxy), Node.js's fetch and https.request and the official `openai` npm SDK (led there by the
 # preload's connect hook). Each run starts with the first account's 429; the program gets the second
 # account's answers only, and the server received the accounts' keys, never the program's (sk-host); the
-# relay spoke HTTP/1.1 to the front. The SDK's event stream through the front arrives byte for byte.
+# relay spoke HTTP/1.1 to the front. The SDK's event stream through the front arrives byte for byte. The
+# relay's gateway mode (plain HTTP in, a gateway token) in front of each server likewise: the accounts'
+# keys at the server, never the token.
 source "$(dirname "$0")/../lib.sh"
 F=$LG_ROOT/tests/fixtures/streams
 lg_gencerts || { not_ok "test certificates created"; exit 1; }
@@ -123,4 +125,39 @@ else
         "HTTP/1.1 429 Bearer sk-dead|HTTP/1.1 200 Bearer sk-sse" "$(paste -sd'|' "$NGINX_LOG")"
     for f in "$run"/llmgate/relay-*.addr; do kill "$(awk '{print $3}' "$f")" 2>/dev/null; done
 fi
+
+# the relay's gateway mode (llmgate relay --listen, a gateway token) in front of each server: two requests
+# on one connection with the token, the dead account's 429 retried; the server received the accounts' keys,
+# never the token
+TOKEN=gw-token-9b2e41d07c
+SHA=$(printf %s "$TOKEN" | sha256sum | cut -d' ' -f1)
+for server in front emu; do
+    sed "s/^ \"retry\"/ \"gateway\": {\"tokens\": [{\"name\": \"ci\", \"sha256\": \"$SHA\"}]},\n \"retry\"/" \
+        "$LG_TMP/$server.json" >"$LG_TMP/gw-$server.json"
+    chmod 600 "$LG_TMP/gw-$server.json"
+    label="the gateway to the ${server/emu/emulation}"
+    run=$LG_TMP/run-gw-$server
+    mkdir -m 700 "$run"
+    curl -s -X POST "$MOCK_URL/__reset" >/dev/null
+    : >"$EMU_LOG"
+    : >"$NGINX_LOG"
+    curl -s -d 1 "http://127.0.0.1:$EMU_PORT/__fail" >/dev/null
+    port=$(lg_free_port)
+    XDG_RUNTIME_DIR=$run K1=sk-dead K2=sk-good "$LG_CLI" relay --config "$LG_TMP/gw-$server.json" --listen "127.0.0.1:$port" >"$run/gw.out" 2>&1 &
+    gw=$!
+    for _ in $(seq 1 200); do grep -q "gateway on" "$run/gw.out" 2>/dev/null && break; sleep 0.05; done
+    url=http://127.0.0.1:$port/openai/v1/chat/completions
+    out=$(curl -s -w '\n%{http_code}\n' -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
+        -d '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}]}' "$url" "$url")
+    kill "$gw"; wait "$gw" 2>/dev/null
+    check_eq "$label: two requests on one connection, both 200" "200 200" "$(grep -x '[0-9][0-9][0-9]' <<<"$out" | paste -sd' ')"
+    if [ $server = front ]; then
+        check_eq "$label: the front saw the dead key, then the live key over HTTP/1.1, never the token" \
+            "HTTP/1.1 429 Bearer sk-dead|HTTP/1.1 200 Bearer sk-good|HTTP/1.1 200 Bearer sk-good" "$(paste -sd'|' "$NGINX_LOG")"
+    else
+        check_match "$label: the emulation received the dead key (429), then 2 answered on the accounts' keys, never the token" \
+            '^429:sk-dead( 200:sk-(dead|good)){2}$' "$(emu_seen)"
+    fi
+    [ "$(grep -c . <<<"$out")" -ge 4 ] || diag "$out $(tail -c 400 "$run/gw.out")"
+done
 lg_done
