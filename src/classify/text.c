@@ -50,6 +50,10 @@ static const char *const credit_phrases[] = {
     "can only afford", "credit limit exceeded", "insufficient funds", "spending limit", "spend limit",
     "overdue", "arrearage", "in arrears", "payment required", "\xe4\xbd\x99\xe9\xa2\x9d\xe4\xb8\x8d\xe8\xb6\xb3" /* 余额不足 */,
     "\xe6\xac\xa0\xe8\xb4\xb9" /* 欠费 */,
+    /* a paid plan that lapsed, or a free one that asks for payment to go on: nothing comes back by waiting */
+    "plan has expired", "plan expired", "subscription has expired", "subscription expired",
+    "\xe5\xa5\x97\xe9\xa4\x90\xe5\xb7\xb2\xe5\x88\xb0\xe6\x9c\x9f" /* 套餐已到期 (Zhipu 1309) */, "\xe5\xa5\x97\xe9\xa4\x90\xe5\xb7\xb2\xe8\xbf\x87\xe6\x9c\x9f" /* 套餐已过期 */,
+    "payment information", /* DashScope FreeTierOnly: "please complete your payment information" */
 };
 
 bool lg_text_says_credit(const char *t, size_t n)
@@ -132,6 +136,7 @@ static const char *const never_fit_phrases[] = {
     "request too large", "too large for", "context length", "maximum context", "context window",
     "prompt is too long", "input is too long", "reduce the length of the messages", "exceeds the maximum number of tokens",
     "context size", /* llama.cpp: "Context size has been exceeded.", "exceeds the available context size" */
+    "tokens in the prompt", /* Cohere: "total number of tokens in the prompt cannot exceed 4081" */
 };
 
 /* A quota reset that is an hour or more away ("Your quota will reset after 12h34m16s."). */
@@ -171,8 +176,15 @@ static bool in_url(const char *t, size_t i)
     return false;
 }
 
-/* The longest window written as a rate: "1000 calls / month", "60/min", "8 per 86400s", "5 per 10 seconds";
- * 0 when none. */
+/* True when the word before t[i] counts what a window limits ("too many requests in 1 hour"). */
+static bool counted_before(const char *t, size_t i)
+{
+    static const char *const nouns[] = {"requests", "request", "messages", "calls", "tokens"};
+    return lg_text_word_before(t, i, nouns, COUNT(nouns));
+}
+
+/* The longest window written as a rate: "1000 calls / month", "60/min", "8 per 86400s", "5 per 10 seconds",
+ * or as a count in a span: "too many requests in 1 hour", "requests in the last day"; 0 when none. */
 static int64_t rate_span(const char *t, size_t n)
 {
     int64_t best = 0;
@@ -190,6 +202,20 @@ static int64_t rate_span(const char *t, size_t n)
                 count = count * 10 + (size_t)(t[j] - '0');
             if (j == i + 4)
                 continue; /* "per minute" is a phrase of window_phrases */
+            while (j < n && t[j] == ' ')
+                j++;
+        } else if (i + 3 <= n && !strncasecmp(t + i, "in ", 3) && counted_before(t, i)) {
+            j = i + 3;
+            bool last = j + 9 <= n && (!strncasecmp(t + j, "the last ", 9) || !strncasecmp(t + j, "the past ", 9));
+            j += last ? 9 : 0;
+            for (count = 0; j < n && t[j] >= '0' && t[j] <= '9' && count < 100000000; j++)
+                count = count * 10 + (size_t)(t[j] - '0');
+            if (!count && j + 3 <= n && !strncasecmp(t + j, "an ", 3))
+                j += 3, count = 1;
+            else if (!count && j + 2 <= n && !strncasecmp(t + j, "a ", 2))
+                j += 2, count = 1;
+            else if (!count && last) /* "in the last hour" */
+                count = 1;
             while (j < n && t[j] == ' ')
                 j++;
         } else {
