@@ -308,6 +308,12 @@ prompt-tokens-fit-unread|src/classify/text.c|test_classify_rules test_classify_f
 count-in-span-unread|src/classify/text.c|test_classify_rules test_classify_fixtures
         } else if (i + 3 <= n && !strncasecmp(t + i, "in ", 3) && counted_before(t, i)) {
         } else if (0 && i + 3 <= n && !strncasecmp(t + i, "in ", 3) && counted_before(t, i)) {
+max-is-got-unread|src/classify/text.c|test_classify_rules test_classify_fixtures
+    } pairs[] = {{"limit", "requested"}, {"max is", "got"}};
+    } pairs[] = {{"limit", "requested"}};
+estimated-time-unread|src/classify/nested.c|test_classify_rules test_classify_fixtures
+                                           "estimated_time" /* Hugging Face: a loading model's seconds until ready */};
+                                           "estimated_time_" /* mutated */};
 compact-offset-unread|src/classify/hint_prose.c|test_classify_rules test_classify_fixtures
     } else if (p < n && (t[p] == '+' || t[p] == '-') && n - p >= 5 && is_digit(t[p + 1]) && is_digit(t[p + 2]) &&
     } else if (0 && p < n && (t[p] == '+' || t[p] == '-') && n - p >= 5 && is_digit(t[p + 1]) && is_digit(t[p + 2]) &&

@@ -278,6 +278,20 @@ static bool number_after(const char *t, size_t n, const char *keyword, int64_t *
     return false;
 }
 
+/* A count asked beside the bound it exceeds: "Limit 30000, Requested 36821" (OpenAI, Groq), "Max is 16384
+ * got 17555" (Mistral's batches): the request alone is over the bound. */
+static bool over_bound(const char *t, size_t n)
+{
+    static const struct {
+        const char *bound, *asked;
+    } pairs[] = {{"limit", "requested"}, {"max is", "got"}};
+    int64_t bound, asked;
+    for (size_t i = 0; i < COUNT(pairs); i++)
+        if (number_after(t, n, pairs[i].bound, &bound) && number_after(t, n, pairs[i].asked, &asked) && asked > bound)
+            return true;
+    return false;
+}
+
 /* The dimension named earliest in the text. */
 static lg_dim text_dimension(const char *t, size_t n)
 {
@@ -312,10 +326,8 @@ lg_text_info lg_text_signal(const char *t, size_t n)
     lg_text_info r = {LG_SIG_NONE, false, false, false, LG_DIM_NONE, LG_SIG_NONE, false};
     if (!t || !n)
         return r;
-    int64_t limit, requested, reset;
-    r.never_fit = any_phrase(t, n, never_fit_phrases, COUNT(never_fit_phrases)) ||
-                  (number_after(t, n, "limit", &limit) && number_after(t, n, "requested", &requested) &&
-                   requested > limit);
+    int64_t reset;
+    r.never_fit = any_phrase(t, n, never_fit_phrases, COUNT(never_fit_phrases)) || over_bound(t, n);
     r.dim = text_dimension(t, n);
     int64_t span = rate_span(t, n);
     r.window_named = any_phrase(t, n, window_phrases, COUNT(window_phrases)) ||

@@ -416,6 +416,13 @@ static const rule_case rules[] = {
     /* The tokens of the prompt over a limit: a request that can never fit, not a token rate. */
     RULE("tokens_in_the_prompt_never_fit", OAI, 400, "", "{\"message\":\"too many tokens: total number of tokens in the "
          "prompt cannot exceed 4081 - received 4796.\"}", false, NR, UNK, NO, NO),
+    RULE("max_is_got_never_fits", OAI, 400, "", "{\"object\":\"error\",\"message\":\"Too many tokens in batch. Max is "
+         "16384 got 17555\",\"type\":\"invalid_request_error\",\"param\":null,\"code\":null}", false, NR, UNK, NO, NO),
+    RULE("max_is_got_within_bound_is_no_size", OAI, 429, "", "{\"message\":\"Too many tokens in batch. Max is 16384 got "
+         "100\"}", false, RL, RATE, NO, NO),
+    /* A loading model's estimate of the seconds until it is ready is the server's hint. */
+    RULE("estimated_time_is_hint", OAI, 503, "", "{\"error\":\"Model m is currently loading\",\"estimated_time\":"
+         "176.7188568}", false, DOWN, SERV, 176719, NO),
     /* A count in a span is a window of that span: an hour or longer a quota, seconds a rate. */
     RULE("requests_in_an_hour_is_quota", OAI, 429, "", "{\"detail\":\"Too many requests in 1 hour. Try again later.\"}",
          false, RL, QUOTA, NO, NO),
