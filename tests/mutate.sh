@@ -314,6 +314,12 @@ max-is-got-unread|src/classify/text.c|test_classify_rules test_classify_fixtures
 estimated-time-unread|src/classify/nested.c|test_classify_rules test_classify_fixtures
                                            "estimated_time" /* Hugging Face: a loading model's seconds until ready */};
                                            "estimated_time_" /* mutated */};
+parallel-request-unread|src/classify/text.c|test_classify_rules test_classify_fixtures
+    "concurren", "\xe5\xb9\xb6\xe5\x8f\x91" /* 并发 */, "parallel request" /* LiteLLM's max_parallel_requests */,
+    "concurren", "\xe5\xb9\xb6\xe5\x8f\x91" /* 并发 */,
+model-length-fit-unread|src/classify/text.c|test_classify_rules test_classify_fixtures
+    "maximum model length", /* vLLM: "The decoder prompt (length 66501) is longer than the maximum model length" */
+    /* mutated */
 compact-offset-unread|src/classify/hint_prose.c|test_classify_rules test_classify_fixtures
     } else if (p < n && (t[p] == '+' || t[p] == '-') && n - p >= 5 && is_digit(t[p + 1]) && is_digit(t[p + 2]) &&
     } else if (0 && p < n && (t[p] == '+' || t[p] == '-') && n - p >= 5 && is_digit(t[p + 1]) && is_digit(t[p + 2]) &&

@@ -113,7 +113,7 @@ static const char *const capacity_phrases[] = {
 /* A per-second or per-minute window, or concurrency. */
 static const char *const window_phrases[] = {
     "per minute", "per min", "per second", "per sec", "perminute", "persecond", "byminute", "bysecond",
-    "concurren", "\xe5\xb9\xb6\xe5\x8f\x91" /* 并发 */,
+    "concurren", "\xe5\xb9\xb6\xe5\x8f\x91" /* 并发 */, "parallel request" /* LiteLLM's max_parallel_requests */,
     "\xe6\xaf\x8f\xe7\xa7\x92" /* 每秒 */, "\xe6\xaf\x8f\xe5\x88\x86\xe9\x92\x9f" /* 每分钟 */,
     "\xe5\x88\x86\xe9\x92\x9f\xe5\x86\x85" /* 分钟内 */, "\xe7\xa7\x92\xe5\x86\x85" /* 秒内 */,
 };
@@ -137,6 +137,7 @@ static const char *const never_fit_phrases[] = {
     "prompt is too long", "input is too long", "reduce the length of the messages", "exceeds the maximum number of tokens",
     "context size", /* llama.cpp: "Context size has been exceeded.", "exceeds the available context size" */
     "tokens in the prompt", /* Cohere: "total number of tokens in the prompt cannot exceed 4081" */
+    "maximum model length", /* vLLM: "The decoder prompt (length 66501) is longer than the maximum model length" */
 };
 
 /* A quota reset that is an hour or more away ("Your quota will reset after 12h34m16s."). */

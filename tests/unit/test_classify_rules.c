@@ -420,6 +420,11 @@ static const rule_case rules[] = {
          "16384 got 17555\",\"type\":\"invalid_request_error\",\"param\":null,\"code\":null}", false, NR, UNK, NO, NO),
     RULE("max_is_got_within_bound_is_no_size", OAI, 429, "", "{\"message\":\"Too many tokens in batch. Max is 16384 got "
          "100\"}", false, RL, RATE, NO, NO),
+    RULE("parallel_request_limit_is_concurrency", OAI, 429, "", "{\"error\":{\"message\":\"Max parallel request limit "
+         "reached Hit limit for LiteLLM Virtual Key user_api_key_hash: x\",\"type\":\"None\",\"param\":\"None\",\"code\":"
+         "\"429\"}}", false, RL, RATE, NO, NO),
+    RULE("maximum_model_length_never_fits_even_on_500", OAI, 500, "", "{\"detail\":\"The decoder prompt (length 66501) is "
+         "longer than the maximum model length of 65536.\"}", false, NR, UNK, NO, NO),
     /* A loading model's estimate of the seconds until it is ready is the server's hint. */
     RULE("estimated_time_is_hint", OAI, 503, "", "{\"error\":\"Model m is currently loading\",\"estimated_time\":"
          "176.7188568}", false, DOWN, SERV, 176719, NO),
