@@ -290,6 +290,48 @@ no-credits-unread|src/classify/text.c|test_billing test_classify_fixtures
 billing-credit-unasked|src/classify/billing.c|test_billing
     if (status != 402 && !answer_says_credit(out, r) &&
     if (status != 402 && !(0 && answer_says_credit(out, r)) &&
+spark-one-at-a-time-unread|src/providers/spark.c|test_classify_rules test_classify_fixtures
+    {10007, LG_SIG_RATE},     /* the user's previous question is still being answered */
+    /* mutated */
+spark-busy-unread|src/providers/spark.c|test_classify_rules test_classify_fixtures
+    {10110, LG_SIG_CAPACITY}, /* the service is busy */
+    /* mutated */
+dify-codes-unread|src/providers/dashscope.c|test_classify_rules test_classify_fixtures
+    lg_sig s = dify ? lg_code_table_signal(&dify_table, code, &specific) : LG_SIG_NONE;
+    lg_sig s = dify && 0 ? lg_code_table_signal(&dify_table, code, &specific) : LG_SIG_NONE;
+burst-rate-unread|src/providers/dashscope.c|test_classify_rules test_classify_fixtures
+    {"limit_burst_rate", LG_SIG_RATE, true}, /* compatible mode: the request rate rose too fast (burst protection) */
+    /* mutated */
+expired-plan-unread|src/classify/text.c|test_billing test_classify_fixtures
+    "plan has expired", "plan expired", "subscription has expired", "subscription expired",
+    /* mutated */
+expired-plan-zh-unread|src/classify/text.c|test_billing test_classify_fixtures
+    "\xe5\xa5\x97\xe9\xa4\x90\xe5\xb7\xb2\xe5\x88\xb0\xe6\x9c\x9f" /* 套餐已到期 (Zhipu 1309) */, "\xe5\xa5\x97\xe9\xa4\x90\xe5\xb7\xb2\xe8\xbf\x87\xe6\x9c\x9f" /* 套餐已过期 */,
+    /* mutated */
+payment-information-unread|src/classify/text.c|test_billing
+    "payment information", /* DashScope FreeTierOnly: "please complete your payment information" */
+    /* mutated */
+prompt-tokens-fit-unread|src/classify/text.c|test_classify_rules test_classify_fixtures
+    "tokens in the prompt", /* Cohere: "total number of tokens in the prompt cannot exceed 4081" */
+    /* mutated */
+count-in-span-unread|src/classify/text.c|test_classify_rules test_classify_fixtures
+        } else if (i + 3 <= n && !strncasecmp(t + i, "in ", 3) && counted_before(t, i)) {
+        } else if (0 && i + 3 <= n && !strncasecmp(t + i, "in ", 3) && counted_before(t, i)) {
+max-is-got-unread|src/classify/text.c|test_classify_rules test_classify_fixtures
+    } pairs[] = {{"limit", "requested"}, {"max is", "got"}};
+    } pairs[] = {{"limit", "requested"}};
+estimated-time-unread|src/classify/nested.c|test_classify_rules test_classify_fixtures
+                                           "estimated_time" /* Hugging Face: a loading model's seconds until ready */};
+                                           "estimated_time_" /* mutated */};
+parallel-request-unread|src/classify/text.c|test_classify_rules test_classify_fixtures
+    "concurren", "\xe5\xb9\xb6\xe5\x8f\x91" /* 并发 */, "parallel request" /* LiteLLM's max_parallel_requests */,
+    "concurren", "\xe5\xb9\xb6\xe5\x8f\x91" /* 并发 */,
+model-length-fit-unread|src/classify/text.c|test_classify_rules test_classify_fixtures
+    "maximum model length", /* vLLM: "The decoder prompt (length 66501) is longer than the maximum model length" */
+    /* mutated */
+compact-offset-unread|src/classify/hint_prose.c|test_classify_rules test_classify_fixtures
+    } else if (p < n && (t[p] == '+' || t[p] == '-') && n - p >= 5 && is_digit(t[p + 1]) && is_digit(t[p + 2]) &&
+    } else if (0 && p < n && (t[p] == '+' || t[p] == '-') && n - p >= 5 && is_digit(t[p + 1]) && is_digit(t[p + 2]) &&
 alpn-h2-kept|src/hook/tls/alpn.c|test_alpn test_h2_clients
         return h2 || other ? LG_ALPN_H1 : LG_ALPN_AS_IS;
         return (h2 || other) && 0 ? LG_ALPN_H1 : LG_ALPN_AS_IS;

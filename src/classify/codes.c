@@ -115,6 +115,13 @@ static bool table_lookup(const lg_code_table *t, const char *code, lg_sig *sig, 
     return false;
 }
 
+lg_sig lg_code_table_signal(const lg_code_table *t, const char *code, bool *specific)
+{
+    lg_sig s = LG_SIG_NONE;
+    *specific = false;
+    return code && table_lookup(t, code, &s, specific) ? s : LG_SIG_NONE;
+}
+
 /* The table of d's own reader, else the shared one. */
 static const lg_code_table *native_table(lg_dialect d)
 {

@@ -105,6 +105,9 @@ typedef struct {
     int64_t code;
     lg_sig sig;
 } lg_num_code;
+/* The signal of code (NULL: none) in table t alone, LG_SIG_NONE when absent; *specific as lg_code_signal's.
+ * For a table that only one envelope's codes use (a reader's second vocabulary). */
+lg_sig lg_code_table_signal(const lg_code_table *t, const char *code, bool *specific);
 /* The signal of code in the n entries of t, LG_SIG_NONE when absent. */
 lg_sig lg_num_code_signal(const lg_num_code *t, size_t n, int64_t code);
 /* Signal of a code or type name: the table of the dialect's reader first (the shared table when it has
@@ -132,6 +135,8 @@ void lg_cls_billing(lg_outcome *out, int status, const lg_response_view *r);
 long lg_text_find(const char *text, size_t len, const char *needle);
 /* lg_text_find in t[0..n) from offset from on (t not NULL). */
 long lg_text_find_from(const char *t, size_t n, size_t from, const char *needle);
+/* True when the word just before t[i], with spaces between them, is one of words[0..n) (any case). */
+bool lg_text_word_before(const char *t, size_t i, const char *const *words, size_t n);
 /* True when t[0..n) says the balance or credit is insufficient (the one list of credit phrases: a quota
  * whatever the status, and the billing detail, src/classify/billing.c). */
 bool lg_text_says_credit(const char *t, size_t n);

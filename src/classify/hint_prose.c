@@ -158,19 +158,10 @@ bool lg_prose_reset_wait(const char *t, size_t n, int64_t *ms)
 static bool time_keyword_before(const char *t, size_t i)
 {
     static const char *const words[] = {"on", "until", "after", "at", "by", "from", "till"};
-    size_t e = i;
-    while (e > 0 && t[e - 1] == ' ')
-        e--;
-    size_t b = e;
-    while (b > 0 && is_alpha(t[b - 1]))
-        b--;
-    for (size_t k = 0; k < sizeof words / sizeof words[0]; k++)
-        if (e - b == strlen(words[k]) && !strncasecmp(t + b, words[k], e - b))
-            return e < i;
-    return false;
+    return lg_text_word_before(t, i, words, sizeof words / sizeof words[0]);
 }
 
-/* Parses "YYYY-MM-DD[ at ]HH:MM[:SS][ UTC|Z|+hh:mm]" or RFC 3339 at t[i]. */
+/* Parses "YYYY-MM-DD[ at ]HH:MM[:SS][ UTC|Z|+hh:mm|+hhmm]" or RFC 3339 at t[i]. */
 static bool time_at(const char *t, size_t n, size_t i, int64_t *at_ms)
 {
     size_t j = i;
@@ -209,6 +200,11 @@ static bool time_at(const char *t, size_t n, size_t i, int64_t *at_ms)
     if (p < n && (t[p] == '+' || t[p] == '-') && n - p >= 6 && is_digit(t[p + 1]) && t[p + 3] == ':') {
         memcpy(zone, t + p, 6);
         zone[6] = '\0';
+    } else if (p < n && (t[p] == '+' || t[p] == '-') && n - p >= 5 && is_digit(t[p + 1]) && is_digit(t[p + 2]) &&
+               is_digit(t[p + 3]) && is_digit(t[p + 4]) && !(n - p > 5 && is_digit(t[p + 5]))) {
+        /* "+0800" (Ark: "It will reset at 2026-08-29 23:59:59 +0800 CST."); the offset, not the zone's name
+         * after it, tells the instant: a name alone is ambiguous (CST is UTC+8 in China, UTC-6 in the US) */
+        snprintf(zone, sizeof zone, "%c%c%c:%c%c", t[p], t[p + 1], t[p + 2], t[p + 3], t[p + 4]);
     } else if (has_clock && !(n - p >= 3 && (!strncasecmp(t + p, "UTC", 3) || !strncasecmp(t + p, "GMT", 3))) &&
                !(p < n && (t[p] == 'Z' || t[p] == 'z'))) {
         return false; /* a clock time in an unnamed zone (the provider's local time?) names no instant */

@@ -22,13 +22,15 @@ static const char *const text_keys[] = {"message", "msg", "error_msg", "errmsg",
 static bool key_in(const char *key, const char *const *keys, size_t n);
 
 /* A wait member (seconds; milliseconds when its name says ms), as some APIs put in their error body:
- * retry_after, or the reset of the limit hit (Codex: "resets_in_seconds": 13872). The wait in ms, or
+ * retry_after, the reset of the limit hit (Codex: "resets_in_seconds": 13872), or the time a model still
+ * needs to load (Hugging Face: "estimated_time": 176.7). The wait in ms, or
  * LG_NO_HINT. */
 static int64_t retry_member(const cJSON *v)
 {
     static const char *const sec_keys[] = {"retry_after", "retryAfter", "retry_after_seconds", "retryAfterSeconds",
                                            "resets_in_seconds", "reset_in_seconds", "resets_after_seconds",
-                                           "reset_after_seconds", "reset_seconds"};
+                                           "reset_after_seconds", "reset_seconds",
+                                           "estimated_time" /* Hugging Face: a loading model's seconds until ready */};
     static const char *const ms_keys[] = {"retry_after_ms", "retryAfterMs"};
     if (!cJSON_IsNumber(v) || !v->string || v->valuedouble < 0 || v->valuedouble > 1e9)
         return LG_NO_HINT;

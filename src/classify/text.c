@@ -50,6 +50,10 @@ static const char *const credit_phrases[] = {
     "can only afford", "credit limit exceeded", "insufficient funds", "spending limit", "spend limit",
     "overdue", "arrearage", "in arrears", "payment required", "\xe4\xbd\x99\xe9\xa2\x9d\xe4\xb8\x8d\xe8\xb6\xb3" /* 余额不足 */,
     "\xe6\xac\xa0\xe8\xb4\xb9" /* 欠费 */,
+    /* a paid plan that lapsed, or a free one that asks for payment to go on: nothing comes back by waiting */
+    "plan has expired", "plan expired", "subscription has expired", "subscription expired",
+    "\xe5\xa5\x97\xe9\xa4\x90\xe5\xb7\xb2\xe5\x88\xb0\xe6\x9c\x9f" /* 套餐已到期 (Zhipu 1309) */, "\xe5\xa5\x97\xe9\xa4\x90\xe5\xb7\xb2\xe8\xbf\x87\xe6\x9c\x9f" /* 套餐已过期 */,
+    "payment information", /* DashScope FreeTierOnly: "please complete your payment information" */
 };
 
 bool lg_text_says_credit(const char *t, size_t n)
@@ -109,7 +113,7 @@ static const char *const capacity_phrases[] = {
 /* A per-second or per-minute window, or concurrency. */
 static const char *const window_phrases[] = {
     "per minute", "per min", "per second", "per sec", "perminute", "persecond", "byminute", "bysecond",
-    "concurren", "\xe5\xb9\xb6\xe5\x8f\x91" /* 并发 */,
+    "concurren", "\xe5\xb9\xb6\xe5\x8f\x91" /* 并发 */, "parallel request" /* LiteLLM's max_parallel_requests */,
     "\xe6\xaf\x8f\xe7\xa7\x92" /* 每秒 */, "\xe6\xaf\x8f\xe5\x88\x86\xe9\x92\x9f" /* 每分钟 */,
     "\xe5\x88\x86\xe9\x92\x9f\xe5\x86\x85" /* 分钟内 */, "\xe7\xa7\x92\xe5\x86\x85" /* 秒内 */,
 };
@@ -132,6 +136,8 @@ static const char *const never_fit_phrases[] = {
     "request too large", "too large for", "context length", "maximum context", "context window",
     "prompt is too long", "input is too long", "reduce the length of the messages", "exceeds the maximum number of tokens",
     "context size", /* llama.cpp: "Context size has been exceeded.", "exceeds the available context size" */
+    "tokens in the prompt", /* Cohere: "total number of tokens in the prompt cannot exceed 4081" */
+    "maximum model length", /* vLLM: "The decoder prompt (length 66501) is longer than the maximum model length" */
 };
 
 /* A quota reset that is an hour or more away ("Your quota will reset after 12h34m16s."). */
@@ -171,8 +177,15 @@ static bool in_url(const char *t, size_t i)
     return false;
 }
 
-/* The longest window written as a rate: "1000 calls / month", "60/min", "8 per 86400s", "5 per 10 seconds";
- * 0 when none. */
+/* True when the word before t[i] counts what a window limits ("too many requests in 1 hour"). */
+static bool counted_before(const char *t, size_t i)
+{
+    static const char *const nouns[] = {"requests", "request", "messages", "calls", "tokens"};
+    return lg_text_word_before(t, i, nouns, COUNT(nouns));
+}
+
+/* The longest window written as a rate: "1000 calls / month", "60/min", "8 per 86400s", "5 per 10 seconds",
+ * or as a count in a span: "too many requests in 1 hour", "requests in the last day"; 0 when none. */
 static int64_t rate_span(const char *t, size_t n)
 {
     int64_t best = 0;
@@ -190,6 +203,20 @@ static int64_t rate_span(const char *t, size_t n)
                 count = count * 10 + (size_t)(t[j] - '0');
             if (j == i + 4)
                 continue; /* "per minute" is a phrase of window_phrases */
+            while (j < n && t[j] == ' ')
+                j++;
+        } else if (i + 3 <= n && !strncasecmp(t + i, "in ", 3) && counted_before(t, i)) {
+            j = i + 3;
+            bool last = j + 9 <= n && (!strncasecmp(t + j, "the last ", 9) || !strncasecmp(t + j, "the past ", 9));
+            j += last ? 9 : 0;
+            for (count = 0; j < n && t[j] >= '0' && t[j] <= '9' && count < 100000000; j++)
+                count = count * 10 + (size_t)(t[j] - '0');
+            if (!count && j + 3 <= n && !strncasecmp(t + j, "an ", 3))
+                j += 3, count = 1;
+            else if (!count && j + 2 <= n && !strncasecmp(t + j, "a ", 2))
+                j += 2, count = 1;
+            else if (!count && last) /* "in the last hour" */
+                count = 1;
             while (j < n && t[j] == ' ')
                 j++;
         } else {
@@ -252,6 +279,20 @@ static bool number_after(const char *t, size_t n, const char *keyword, int64_t *
     return false;
 }
 
+/* A count asked beside the bound it exceeds: "Limit 30000, Requested 36821" (OpenAI, Groq), "Max is 16384
+ * got 17555" (Mistral's batches): the request alone is over the bound. */
+static bool over_bound(const char *t, size_t n)
+{
+    static const struct {
+        const char *bound, *asked;
+    } pairs[] = {{"limit", "requested"}, {"max is", "got"}};
+    int64_t bound, asked;
+    for (size_t i = 0; i < COUNT(pairs); i++)
+        if (number_after(t, n, pairs[i].bound, &bound) && number_after(t, n, pairs[i].asked, &asked) && asked > bound)
+            return true;
+    return false;
+}
+
 /* The dimension named earliest in the text. */
 static lg_dim text_dimension(const char *t, size_t n)
 {
@@ -286,10 +327,8 @@ lg_text_info lg_text_signal(const char *t, size_t n)
     lg_text_info r = {LG_SIG_NONE, false, false, false, LG_DIM_NONE, LG_SIG_NONE, false};
     if (!t || !n)
         return r;
-    int64_t limit, requested, reset;
-    r.never_fit = any_phrase(t, n, never_fit_phrases, COUNT(never_fit_phrases)) ||
-                  (number_after(t, n, "limit", &limit) && number_after(t, n, "requested", &requested) &&
-                   requested > limit);
+    int64_t reset;
+    r.never_fit = any_phrase(t, n, never_fit_phrases, COUNT(never_fit_phrases)) || over_bound(t, n);
     r.dim = text_dimension(t, n);
     int64_t span = rate_span(t, n);
     r.window_named = any_phrase(t, n, window_phrases, COUNT(window_phrases)) ||

@@ -24,11 +24,23 @@ static const lg_code_entry codes[] = {
     {"DataInspectionFailed.", LG_SIG_REJECT, true},
     {"data_inspection_failed", LG_SIG_REJECT, true},
     {"limit_requests", LG_SIG_RATE, false},
+    {"limit_burst_rate", LG_SIG_RATE, true}, /* compatible mode: the request rate rose too fast (burst protection) */
     {"LimitRequests", LG_SIG_RATE, false},
     {"ModelUnavailable", LG_SIG_SERVER, false},
     {"ModelServingError", LG_SIG_SERVER, false},
 };
 static const lg_code_table code_table = {codes, sizeof codes / sizeof codes[0]};
+
+/* Dify's own codes, read before any other table in its envelope (a numeric "status" beside code and message,
+ * where DashScope's SDK writes "status_code"): its two 429 codes mean opposite things (docs.dify.ai, API
+ * errors). rate_limit_error is Dify Cloud's plan quota (workflow runs), back only with the quota period or a
+ * plan change, whereas Anthropic's rate_limit_error is a window; too_many_requests is the app's concurrency
+ * cap. */
+static const lg_code_entry dify_codes[] = {
+    {"rate_limit_error", LG_SIG_QUOTA, true},
+    {"too_many_requests", LG_SIG_RATE, true},
+};
+static const lg_code_table dify_table = {dify_codes, sizeof dify_codes / sizeof dify_codes[0]};
 
 /* Codes some gateways put on successful responses: "0", "200", "success", "ok". */
 static bool success_code(const char *code)
@@ -44,12 +56,18 @@ static bool read_error(lg_cls *c, const cJSON *doc, bool http_error)
     if (!code || !msg || success_code(code) || cJSON_GetObjectItemCaseSensitive(doc, "error"))
         return false;
     c->error = true;
-    int64_t st;
-    if ((lg_json_int(doc, "status_code", &st) || lg_json_int(doc, "status", &st)) && st >= 100 && st <= 599 &&
-        c->body_status == 0)
+    int64_t st = 0;
+    bool sdk = lg_json_int(doc, "status_code", &st);
+    bool dify = !sdk && lg_json_int(doc, "status", &st);
+    if ((sdk || dify) && st >= 100 && st <= 599 && c->body_status == 0)
         c->body_status = (int)st;
     lg_cls_text(c, msg, strlen(msg), true);
-    lg_cls_code_beside(c, code, msg);
+    bool specific;
+    lg_sig s = dify ? lg_code_table_signal(&dify_table, code, &specific) : LG_SIG_NONE;
+    if (s != LG_SIG_NONE)
+        lg_cls_evidence(c, specific ? LG_EV_CODE : LG_EV_GENERIC, s);
+    else
+        lg_cls_code_beside(c, code, msg);
     return true;
 }
 

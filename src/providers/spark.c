@@ -4,8 +4,13 @@
  * envelope from other APIs' top-level codes. */
 #include "providers/readers.h"
 
-/* From Spark's error-code table: 1120x are its licence and flow-control refusals. */
+/* From Spark's error-code table: 1120x are its licence and flow-control refusals; 10006 and 10007 allow one
+ * connection and one question at a time per user; 10008 and 10110 are the service's own capacity. */
 static const lg_num_code codes[] = {
+    {10006, LG_SIG_RATE},     /* the user is already connected: one connection at a time */
+    {10007, LG_SIG_RATE},     /* the user's previous question is still being answered */
+    {10008, LG_SIG_CAPACITY}, /* the service lacks capacity */
+    {10110, LG_SIG_CAPACITY}, /* the service is busy */
     {10013, LG_SIG_REJECT}, /* input content refused */
     {10014, LG_SIG_REJECT}, /* output content refused */
     {10019, LG_SIG_REJECT}, /* content refused */

@@ -62,6 +62,20 @@ static const billing_case cases[] = {
      "{\"code\":\"The caller does not have permission to execute the specified operation\",\"error\":\"Your newly "
      "created team doesn't have any credits yet. You can purchase credits on https://console.x.ai/team/t.\"}",
      LG_STATE_RETRYABLE_RATE_LIMIT, LG_REASON_QUOTA_EXHAUSTED, LG_DETAIL_BILLING},
+    /* A paid plan that lapsed, or a free tier that asks for payment information, comes back only when someone
+     * pays. */
+    {"zhipu_coding_plan_expired_429", LG_DIALECT_OPENAI, 429,
+     "{\"error\":{\"code\":\"1309\",\"message\":\"\xe6\x82\xa8\xe7\x9a\x84 GLM Coding Plan "
+     "\xe5\xa5\x97\xe9\xa4\x90\xe5\xb7\xb2\xe5\x88\xb0\xe6\x9c\x9f\"}}",
+     LG_STATE_RETRYABLE_RATE_LIMIT, LG_REASON_QUOTA_EXHAUSTED, LG_DETAIL_BILLING},
+    {"subscription_has_expired_403", LG_DIALECT_OPENAI, 403,
+     "{\"error\":{\"message\":\"Your subscription has expired. Renew it to continue.\"}}",
+     LG_STATE_RETRYABLE_RATE_LIMIT, LG_REASON_QUOTA_EXHAUSTED, LG_DETAIL_BILLING},
+    {"dashscope_free_tier_only_403", LG_DIALECT_OPENAI, 403,
+     "{\"error\":{\"message\":\"The free quota has been exhausted. To continue accessing the model on a paid basis, "
+     "please complete your payment information.\",\"type\":\"AllocationQuota.FreeTierOnly\",\"param\":null,"
+     "\"code\":\"AllocationQuota.FreeTierOnly\"}}",
+     LG_STATE_RETRYABLE_RATE_LIMIT, LG_REASON_QUOTA_EXHAUSTED, LG_DETAIL_BILLING},
     /* A per-minute 429 that links billing documentation is a rate limit, not an empty account. */
     {"per_minute_429_with_billing_link", LG_DIALECT_OPENAI, 429,
      "{\"error\":{\"message\":\"Rate limit reached for model `llama-3.1-8b-instant` on tokens per minute (TPM): "

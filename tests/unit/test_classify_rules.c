@@ -287,6 +287,16 @@ static const rule_case rules[] = {
          NO, NO),
     RULE("status_field_spark_success", OAI, 200, "", "{\"code\":0,\"message\":\"Success\",\"sid\":\"s\",\"choices\":[]}", false,
          OK, NONE, NO, NO),
+    /* Spark's one-at-a-time refusals are throttles, its busy and short-of-capacity codes the service's capacity
+     * (messages that name neither: the code decides). */
+    RULE("status_field_spark_one_question_at_a_time", OAI, 200, "", "{\"header\":{\"code\":10007,\"message\":\"x\","
+         "\"sid\":\"s\",\"status\":2}}", false, RL, RATE, NO, NO),
+    RULE("status_field_spark_one_connection_at_a_time", OAI, 200, "", "{\"code\":10006,\"message\":\"x\",\"sid\":\"s\"}",
+         false, RL, RATE, NO, NO),
+    RULE("status_field_spark_service_busy_is_capacity", OAI, 200, "", "{\"header\":{\"code\":10110,\"message\":\"x\","
+         "\"sid\":\"s\",\"status\":2}}", false, DOWN, CAP, NO, NO),
+    RULE("status_field_spark_capacity_short_is_capacity", OAI, 200, "", "{\"code\":10008,\"message\":\"x\",\"sid\":\"s\"}",
+         false, DOWN, CAP, NO, NO),
     RULE("status_field_tencent_request_limit", OAI, 200, "", "{\"Response\":{\"Error\":{\"Code\":\"RequestLimitExceeded."
          "UinLimitExceeded\",\"Message\":\"x\"},\"RequestId\":\"r\"}}", false, RL, RATE, NO, NO),
     RULE("status_field_tencent_success", OAI, 200, "", "{\"Response\":{\"Choices\":[],\"RequestId\":\"r\"}}", false, OK,
@@ -392,6 +402,43 @@ static const rule_case rules[] = {
          "\"message\": \"query is required\", \"status\": 400}\n\n", true, NR, UNK, NO, NO),
     RULE("code_quota_exceeded_suffix", OAI, 403, "", "{\"code\":\"workspace_quota_exceeded\",\"message\":\"x\","
          "\"status\":403}", false, RL, QUOTA, NO, NO),
+    /* Dify's two 429 codes mean opposite things in its own envelope: rate_limit_error is the plan's quota,
+     * too_many_requests the app's concurrency; Anthropic's rate_limit_error stays a window. */
+    RULE("dify_rate_limit_error_is_plan_quota", OAI, 429, "", "{\"code\":\"rate_limit_error\",\"message\":\"x\","
+         "\"status\":429}", false, RL, QUOTA, NO, NO),
+    RULE("dify_too_many_requests_is_concurrency", OAI, 429, "", "{\"code\":\"too_many_requests\",\"message\":\"x\","
+         "\"status\":429}", false, RL, RATE, NO, NO),
+    RULE("anthropic_rate_limit_error_stays_window", ANT, 429, "", "{\"type\":\"error\",\"error\":{\"type\":"
+         "\"rate_limit_error\",\"message\":\"x\"}}", false, RL, RATE, NO, NO),
+    /* Model Studio's burst protection in compatible mode. */
+    RULE("dashscope_limit_burst_rate_is_rate", OAI, 429, "", "{\"error\":{\"message\":\"x\",\"type\":\"limit_burst_rate\","
+         "\"param\":null,\"code\":\"limit_burst_rate\"}}", false, RL, RATE, NO, NO),
+    /* The tokens of the prompt over a limit: a request that can never fit, not a token rate. */
+    RULE("tokens_in_the_prompt_never_fit", OAI, 400, "", "{\"message\":\"too many tokens: total number of tokens in the "
+         "prompt cannot exceed 4081 - received 4796.\"}", false, NR, UNK, NO, NO),
+    RULE("max_is_got_never_fits", OAI, 400, "", "{\"object\":\"error\",\"message\":\"Too many tokens in batch. Max is "
+         "16384 got 17555\",\"type\":\"invalid_request_error\",\"param\":null,\"code\":null}", false, NR, UNK, NO, NO),
+    RULE("max_is_got_within_bound_is_no_size", OAI, 429, "", "{\"message\":\"Too many tokens in batch. Max is 16384 got "
+         "100\"}", false, RL, RATE, NO, NO),
+    RULE("parallel_request_limit_is_concurrency", OAI, 429, "", "{\"error\":{\"message\":\"Max parallel request limit "
+         "reached Hit limit for LiteLLM Virtual Key user_api_key_hash: x\",\"type\":\"None\",\"param\":\"None\",\"code\":"
+         "\"429\"}}", false, RL, RATE, NO, NO),
+    RULE("maximum_model_length_never_fits_even_on_500", OAI, 500, "", "{\"detail\":\"The decoder prompt (length 66501) is "
+         "longer than the maximum model length of 65536.\"}", false, NR, UNK, NO, NO),
+    /* A loading model's estimate of the seconds until it is ready is the server's hint. */
+    RULE("estimated_time_is_hint", OAI, 503, "", "{\"error\":\"Model m is currently loading\",\"estimated_time\":"
+         "176.7188568}", false, DOWN, SERV, 176719, NO),
+    /* A count in a span is a window of that span: an hour or longer a quota, seconds a rate. */
+    RULE("requests_in_an_hour_is_quota", OAI, 429, "", "{\"detail\":\"Too many requests in 1 hour. Try again later.\"}",
+         false, RL, QUOTA, NO, NO),
+    RULE("requests_in_the_last_day_is_quota", OAI, 429, "", "{\"error\":{\"message\":\"Too many messages in the last "
+         "day.\"}}", false, RL, QUOTA, NO, NO),
+    RULE("requests_in_seconds_is_rate", OAI, 429, "", "{\"detail\":\"Too many requests in 10 seconds.\"}", false, RL,
+         RATE, NO, NO),
+    /* A reset with a +hhmm offset is an instant; the zone's name after it does not matter. */
+    RULE("prose_reset_with_compact_offset", OAI, 429, "", "{\"error\":{\"code\":\"x\",\"message\":\"You have exceeded "
+         "the monthly usage quota. It will reset at 2026-08-29 23:59:59 +0800 CST.\"}}", false, RL, QUOTA, NO,
+         1788019199000LL),
     /* Out of a quota; a reset written as a .NET TimeSpan. */
     RULE("prose_out_of_quota", OAI, 403, "", "{\"statusCode\":403,\"message\":\"Out of token quota.\"}", false, RL, QUOTA,
          NO, NO),
@@ -618,6 +665,10 @@ static void test_prose_times(void **state)
     assert_int_equal(time_of("You will regain access on 2026-04-01 at 00:00 UTC."), 1775001600000LL);
     assert_int_equal(time_of("Limit resets at 2026-04-01T08:00:00+08:00."), 1775001600000LL);
     assert_int_equal(time_of("available again on 2026-04-01."), 1775001600000LL);
+    assert_int_equal(time_of("It will reset at 2026-08-29 23:59:59 +0800 CST."), 1788019199000LL);
+    assert_int_equal(time_of("resets at 2026-04-01 08:00 -0130"), 1775035800000LL);
+    assert_int_equal(time_of("resets at 2026-08-29 23:59:59 CST"), -1); /* a zone's name alone is ambiguous */
+    assert_int_equal(time_of("resets at 2026-08-29 23:59:59 +08001"), -1);
     assert_int_equal(time_of("API version 2023-05-15. Please retry."), -1);
     assert_int_equal(time_of("on 2026-13-45 at 99:99"), -1);
     assert_int_equal(time_of("on 2026-04"), -1);
