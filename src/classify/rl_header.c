@@ -14,13 +14,15 @@
  * limiter's families, read on every response), by its first four letters (lg_rlh_may_be_exact, inline) or
  * the compare with x-ratelimit- / anthropic-ratelimit-, which stops at the first letter that differs.
  *
- * Counts. lg_rlh_count is strtoll's reading: blanks and a sign may lead, spaces may follow, nothing else.
+ * Counts. lg_rlh_count is strtoll's reading: blanks and a sign may lead, spaces may follow, nothing else (up
+ * to 18 bare digits, the usual value, are read without strtoll).
  * The classifier takes every such value (-1: the provider reports no limit for the family); the limiter
  * (learn.c) only a non-negative one that starts with a digit.
  *
  * Resets. A Go duration ("6m0s", "7.66s", "20ms"), else plain seconds ("20", "11.38"; a whole number of 13
  * digits or more, a Unix time in ms, is read as seconds too, scaled alike), else an RFC 3339 time, else an
- * HTTP date, in that order. Both take seconds of 10^12 ms or more as a Unix time (seconds, or ms from
+ * HTTP date, in that order (a duration of the usual shape, "999ms" or "6m0s", is read on its own first, as the
+ * general reader reads it: usual_duration). Both take seconds of 10^12 ms or more as a Unix time (seconds, or ms from
  * 10^15), other seconds and durations as ms from now; the limiter makes an RFC 3339 time relative to now (0
  * when past) and takes no HTTP date; the classifier takes both dates as absolute times. */
 #include <stdint.h>
