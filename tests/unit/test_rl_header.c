@@ -439,14 +439,7 @@ static bool old_count(const char *v, int64_t *out)
         *out = d;
         return true;
     }
-    char *end;
-    long long x = strtoll(v, &end, 10);
-    while (*end == ' ')
-        end++;
-    if (end == v || *end)
-        return false;
-    *out = x;
-    return true;
+    return parse_int(v, out); /* strtoll's reading, as the old classifier's above */
 }
 
 /* A byte put in place of another: its other case, one a bit away, or an odd one (a blank, a byte of 0x80 and
