@@ -251,6 +251,12 @@ ratelimit-exact-any-separator|src/classify/rl_header.c|test_learn test_rl_header
 ratelimit-io-swapped|src/classify/rl_header.c|test_rl_header
         out->dim = r->io == 1 ? LG_DIM_INPUT_TOKENS : r->io == 2 ? LG_DIM_OUTPUT_TOKENS : LG_DIM_TOKENS;
         out->dim = r->io == 2 ? LG_DIM_INPUT_TOKENS : r->io == 1 ? LG_DIM_OUTPUT_TOKENS : LG_DIM_TOKENS;
+reset-usual-duration-floored|src/classify/rl_header.c|test_rl_header
+            *ms = ns / 1000000 + (ns % 1000000 != 0);
+            *ms = ns / 1000000;
+count-nineteen-digits-wrap|src/classify/rl_header.c|test_rl_header
+    if (p > v && !*p && p - v <= 18) {
+    if (p > v && !*p && p - v <= 19) {
 pin-separator-lost|src/gate/exchange_plan.c|test_resilience
     x->sep_known = true;
     x->sep_known = true, x->sep = NULL;

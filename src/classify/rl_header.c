@@ -14,13 +14,15 @@
  * limiter's families, read on every response), by its first four letters (lg_rlh_may_be_exact, inline) or
  * the compare with x-ratelimit- / anthropic-ratelimit-, which stops at the first letter that differs.
  *
- * Counts. lg_rlh_count is strtoll's reading: blanks and a sign may lead, spaces may follow, nothing else.
+ * Counts. lg_rlh_count is strtoll's reading: blanks and a sign may lead, spaces may follow, nothing else (up
+ * to 18 bare digits, the usual value, are read without strtoll).
  * The classifier takes every such value (-1: the provider reports no limit for the family); the limiter
  * (learn.c) only a non-negative one that starts with a digit.
  *
  * Resets. A Go duration ("6m0s", "7.66s", "20ms"), else plain seconds ("20", "11.38"; a whole number of 13
  * digits or more, a Unix time in ms, is read as seconds too, scaled alike), else an RFC 3339 time, else an
- * HTTP date, in that order. Both take seconds of 10^12 ms or more as a Unix time (seconds, or ms from
+ * HTTP date, in that order (a duration of the usual shape, "999ms" or "6m0s", is read on its own first, as the
+ * general reader reads it: usual_duration). Both take seconds of 10^12 ms or more as a Unix time (seconds, or ms from
  * 10^15), other seconds and durations as ms from now; the limiter makes an RFC 3339 time relative to now (0
  * when past) and takes no HTTP date; the classifier takes both dates as absolute times. */
 #include <stdint.h>
@@ -312,12 +314,13 @@ bool lg_rlh_name_of(const char *name, bool exact_only, lg_rlh_name *out)
 
 bool lg_rlh_count(const char *v, int64_t *out)
 {
-    int64_t d = 0; /* the usual value, digits only (18 at most: no overflow), is read without strtoll */
+    uint64_t d = 0; /* the usual value, digits only (18 at most: no overflow), is read without strtoll; more
+                     * digits wrap d (unsigned) and go to strtoll */
     const char *p = v;
-    while (*p >= '0' && *p <= '9' && p - v < 18)
-        d = d * 10 + (*p++ - '0');
-    if (p > v && !*p) {
-        *out = d;
+    for (unsigned c; (c = (unsigned)(unsigned char)*p - '0') < 10; p++)
+        d = d * 10 + c;
+    if (p > v && !*p && p - v <= 18) {
+        *out = (int64_t)d;
         return true;
     }
     char *end;
@@ -330,8 +333,47 @@ bool lg_rlh_count(const char *v, int64_t *out)
     return true;
 }
 
+/* A Go duration of the usual shape ("999ms", "8.64s", "6m0s", "1h2m3.5s"): at most four parts, each up to 5
+ * digits, an optional fraction of 1 to 6 digits, then h, m, s or ms, and nothing after (no sign, no blank),
+ * read into *ms as lg_parse_go_duration reads it (the ceiling of the sum in ns, which cannot overflow here).
+ * False for any other value, which the general reader is left to (it reads these alike). */
+static bool usual_duration(const char *v, int64_t *ms)
+{
+    int64_t ns = 0;
+    for (int part = 0; part < 4; part++) {
+        const char *d = v;
+        int64_t whole = 0, micro = 0; /* the fraction in millionths of the unit */
+        while ((unsigned)(*v - '0') < 10 && v - d < 5)
+            whole = whole * 10 + (*v++ - '0');
+        if (v == d || (unsigned)(*v - '0') < 10)
+            return false;
+        if (*v == '.') {
+            const char *f = ++v;
+            for (int64_t scale = 100000; (unsigned)(*v - '0') < 10 && v - f < 6; scale /= 10)
+                micro += (*v++ - '0') * scale;
+            if (v == f || (unsigned)(*v - '0') < 10)
+                return false;
+        }
+        int64_t unit; /* in ns */
+        if (v[0] == 'm' && v[1] == 's')
+            unit = 1000000, v += 2;
+        else if (*v == 'h' || *v == 'm' || *v == 's')
+            unit = *v == 'h' ? 3600000000000LL : *v == 'm' ? 60000000000LL : 1000000000LL, v++;
+        else
+            return false;
+        ns += whole * unit + micro * (unit / 1000000);
+        if (!*v) {
+            *ms = ns / 1000000 + (ns % 1000000 != 0);
+            return true;
+        }
+    }
+    return false;
+}
+
 lg_rlh_reset_form lg_rlh_reset(const char *v, int64_t *x)
 {
+    if (usual_duration(v, x))
+        return LG_RLH_DURATION;
     size_t n = strlen(v);
     if (lg_parse_go_duration(v, n, x))
         return LG_RLH_DURATION;

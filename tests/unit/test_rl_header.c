@@ -14,6 +14,7 @@
 #include "classify/dialects.h"
 #include "classify/rl_header.h"
 #include "llmgate/duration.h"
+#include "rng.h"
 
 /* The classifier's reading before rl_header.c (src/classify/ratelimit_headers.c at 3f5fd00), the reference of
  * the differential test below. */
@@ -404,6 +405,128 @@ static void values_read_by_form(void **state)
     assert_int_equal(lg_rlh_reset("tomorrow", &x), LG_RLH_BAD);
 }
 
+/* The reading of reset values before the usual Go duration's shape was read on its own (lg_rlh_reset in
+ * src/classify/rl_header.c at 533dbce), the reference of the differential test below: the general readers in
+ * order. */
+static lg_rlh_reset_form old_reset(const char *v, int64_t *x)
+{
+    size_t n = strlen(v);
+    if (lg_parse_go_duration(v, n, x))
+        return LG_RLH_DURATION;
+    int64_t whole;
+    if (lg_parse_delta_seconds(v, n, x))
+        return LG_RLH_SECONDS;
+    if (lg_rlh_count(v, &whole) && whole >= 1000000000000LL && whole < INT64_MAX / 1000) {
+        *x = whole * 1000;
+        return LG_RLH_SECONDS;
+    }
+    if (lg_parse_rfc3339(v, n, x))
+        return LG_RLH_RFC3339;
+    if (lg_parse_http_date(v, n, x))
+        return LG_RLH_HTTP_DATE;
+    return LG_RLH_BAD;
+}
+
+/* lg_rlh_count before its digits were read to their end (src/classify/rl_header.c at 533dbce), the reference
+ * of the differential test below. */
+static bool old_count(const char *v, int64_t *out)
+{
+    int64_t d = 0;
+    const char *p = v;
+    while (*p >= '0' && *p <= '9' && p - v < 18)
+        d = d * 10 + (*p++ - '0');
+    if (p > v && !*p) {
+        *out = d;
+        return true;
+    }
+    return parse_int(v, out); /* strtoll's reading, as the old classifier's above */
+}
+
+/* A byte put in place of another: its other case, one a bit away, or an odd one (a blank, a byte of 0x80 and
+ * above, a NUL that cuts the value). */
+static char stand_in(char c)
+{
+    static const char odd[] = {'\r', '@', '[', '`', '{', '_', ' ', '\x80', '\xcc', '\xe1', '\xc1', 'M', 'K', '\0'};
+    switch (rnd(4)) {
+    case 0: return (char)(c ^ 0x20);
+    case 1: return (char)(c ^ (1 << rnd(8)));
+    default: return odd[rnd(sizeof odd)];
+    }
+}
+
+/* Reset values read as before on 400 000 values over 40 seeds: Go durations of one to five parts (0 to 7
+ * digits, fractions of 0 to 8 digits, every unit and some that are none), with a sign, blanks, a byte
+ * changed or the value cut, among plain seconds, Unix times and dates. */
+static void resets_match_the_old_reading(void **state)
+{
+    (void)state;
+    static const char *const units[] = {"ms", "s", "m", "h", "us", "ns", "\xc2\xb5s", "", "S", "M", "x", "mss", "."};
+    static const char *const others[] = {"2024-03-26T20:00:01.5Z", "Tue, 26 Mar 2024 20:00:00 GMT", "1741305600000",
+                                         "1711483230", "0", "+0", "", " ", "-1s", "1e3s"};
+    for (uint64_t seed = 1; seed <= 40; seed++) {
+        test_rng_seed(seed);
+        for (int round = 0; round < 10000; round++) {
+            char v[128];
+            size_t len = 0;
+            if (rnd(10) == 0) {
+                len = (size_t)snprintf(v, sizeof v, "%s", others[rnd(sizeof others / sizeof *others)]);
+            } else {
+                if (rnd(12) == 0)
+                    v[len++] = rnd(2) ? '+' : ' ';
+                for (uint32_t part = 0, parts = 1 + rnd(5); part < parts; part++) {
+                    for (uint32_t i = 0, n = rnd(8); i < n; i++)
+                        v[len++] = (char)('0' + (rnd(3) ? rnd(10) : 9));
+                    if (rnd(2)) {
+                        v[len++] = '.';
+                        for (uint32_t i = 0, n = rnd(9); i < n; i++)
+                            v[len++] = (char)('0' + rnd(10));
+                    }
+                    len += (size_t)snprintf(v + len, sizeof v - len, "%s",
+                                            units[rnd(3) ? rnd(4) : rnd(sizeof units / sizeof *units)]);
+                }
+                if (rnd(12) == 0)
+                    v[len++] = ' ';
+                v[len] = '\0';
+            }
+            if (len && rnd(8) == 0)
+                v[rnd((uint32_t)len)] = stand_in('1');
+            else if (len && rnd(8) == 0)
+                v[rnd((uint32_t)len)] = '\0';
+            int64_t got = 0x5a5a, want = 0x5a5a;
+            lg_rlh_reset_form g = lg_rlh_reset(v, &got), w = old_reset(v, &want);
+            if (g != w || (g != LG_RLH_BAD && got != want))
+                fail_msg("seed %llu round %d \"%s\": form %d %lld, want %d %lld", (unsigned long long)seed, round, v,
+                         g, (long long)got, w, (long long)want);
+        }
+    }
+}
+
+/* Counts read as before on 400 000 values over 40 seeds: 0 to 24 digits (long runs of 9s among them), with a
+ * sign or blanks before, spaces or a stray byte after, a byte changed or the value cut. */
+static void counts_match_the_old_reading(void **state)
+{
+    (void)state;
+    static const char *const heads[] = {"", "", "", "-", "+", " ", "\t", "0", "00"};
+    static const char *const tails[] = {"", "", "", " ", "  ", "x", ".5", "\r"};
+    for (uint64_t seed = 1; seed <= 40; seed++) {
+        test_rng_seed(seed);
+        for (int round = 0; round < 10000; round++) {
+            char v[64];
+            size_t len = (size_t)snprintf(v, sizeof v, "%s", heads[rnd(sizeof heads / sizeof *heads)]);
+            for (uint32_t i = 0, n = rnd(25); i < n; i++)
+                v[len++] = (char)('0' + (rnd(2) ? rnd(10) : 9));
+            len += (size_t)snprintf(v + len, sizeof v - len, "%s", tails[rnd(sizeof tails / sizeof *tails)]);
+            if (len && rnd(10) == 0)
+                v[rnd((uint32_t)len)] = stand_in('5');
+            int64_t got = 0x5a5a, want = 0x5a5a;
+            bool g = lg_rlh_count(v, &got), w = old_count(v, &want);
+            if (g != w || (g && got != want))
+                fail_msg("seed %llu round %d \"%s\": %d %lld, want %d %lld", (unsigned long long)seed, round, v, g,
+                         (long long)got, w, (long long)want);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -411,6 +534,8 @@ int main(void)
         cmocka_unit_test(exact_families_read_alike),
         cmocka_unit_test(other_spellings_are_not_exact),
         cmocka_unit_test(values_read_by_form),
+        cmocka_unit_test(resets_match_the_old_reading),
+        cmocka_unit_test(counts_match_the_old_reading),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
