@@ -395,6 +395,12 @@ sock-slow-answer-unbounded|src/front/h1_attempt.c|test_sock_timeout
 owner-cached-across-fork|src/store/owner.c|test_store_holds
     self.pid = 0;
     (void)0;
+commodity-not-purchased-unread|src/providers/dashscope.c|test_classify_rules test_classify_fixtures
+    {"CommodityNotPurchased", LG_SIG_REJECT, true},
+    /* mutated */
+unpurchased-unread|src/providers/dashscope.c|test_classify_rules
+    {"AccessDenied.Unpurchased", LG_SIG_REJECT, true},
+    /* mutated */
 EOF
 )
 

@@ -26,6 +26,10 @@ static const lg_code_entry codes[] = {
     {"limit_requests", LG_SIG_RATE, false},
     {"limit_burst_rate", LG_SIG_RATE, true}, /* compatible mode: the request rate rose too fast (burst protection) */
     {"LimitRequests", LG_SIG_RATE, false},
+    /* a service the account never bought (a commodity not purchased, a model not subscribed): no wait or key of
+     * the same account helps, whatever the status (Model Studio sends CommodityNotPurchased as a 429) */
+    {"CommodityNotPurchased", LG_SIG_REJECT, true},
+    {"AccessDenied.Unpurchased", LG_SIG_REJECT, true},
     {"ModelUnavailable", LG_SIG_SERVER, false},
     {"ModelServingError", LG_SIG_SERVER, false},
 };

@@ -170,6 +170,10 @@ static const rule_case rules[] = {
     /* DashScope. */
     RULE("dashscope_arrearage", DSC, 400, "", "{\"code\":\"Arrearage\",\"message\":\"Access denied, please make sure your "
          "account is in good standing.\",\"request_id\":\"r\"}", false, RL, QUOTA, NO, NO),
+    RULE("dashscope_commodity_not_purchased_refused_on_429", DSC, 429, "", "{\"code\":\"CommodityNotPurchased\",\"message\":"
+         "\"x\",\"request_id\":\"r\"}", false, NR, UNK, NO, NO),
+    RULE("dashscope_unpurchased_refused_on_429", DSC, 429, "", "{\"code\":\"AccessDenied.Unpurchased\",\"message\":\"x\","
+         "\"request_id\":\"r\"}", false, NR, UNK, NO, NO),
     RULE("dashscope_invalid_api_key", DSC, 401, "", "{\"code\":\"InvalidApiKey\",\"message\":\"Invalid API-key provided.\","
          "\"request_id\":\"r\"}", false, NR, UNK, NO, NO),
     RULE("dashscope_internal_error", DSC, 500, "", "{\"code\":\"InternalError\",\"message\":\"An internal error has occured\","
