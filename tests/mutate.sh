@@ -113,6 +113,9 @@ lua-now-admission-marked|src/store/redis_script.lua|test_redis_store
 lua-marks-unused|src/store/redis_script.lua|test_redis_store
       if (before < j - B or (before == j - B and starts_only(a, same, j - B))) and
       if (before < j - B or (before == j - B and false)) and
+lua-mark-dropped-on-adjust|src/store/redis_script.lua|test_redis_store
+  local marked = a.z[ticket] == a.q[ticket] -- the times stay; a mark lost (a lease's places) stays lost
+  local marked = false
 no-rotation|src/limiter/policy.c|test_curl_cli test_policy
     a.account = i;
     a.account = current;

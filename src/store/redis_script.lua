@@ -87,20 +87,21 @@ local function earliest(a, l, tokens, not_before)
   if k0 > k_max then return start, start_of(k0 - AHEAD, span) - now end
   if l[0] <= 0 and l[1] <= 0 then return start, 0 end
   local same = g(a, 'sp') == span
+  local q, k, sum = a.q, a.k, {[0] = 0, [1] = 0} -- sum: the buckets k0-B .. k0-1 (none of another span)
+  if same then for e = k0 - B, k0 - 1 do sum[0] = sum[0] + (q[e] or 0); sum[1] = sum[1] + (k[e] or 0) end end
   if same and a.top <= k0 then -- window.c's fast path: the fullest run through k0 ends at k0
-    local q, k, s0, s1 = a.q, a.k, 0, 0
-    for e = k0 - B + (starts_only(a, true, k0 - B) and 1 or 0), k0 do
-      s0 = s0 + (q[e] or 0); s1 = s1 + (k[e] or 0)
-    end
+    local s0, s1 = sum[0] + (q[k0] or 0), sum[1] + (k[k0] or 0)
+    if starts_only(a, true, k0 - B) then s0 = s0 - (q[k0 - B] or 0); s1 = s1 - (k[k0 - B] or 0) end
     if (l[0] <= 0 or s0 + need[0] <= l[0]) and (l[1] <= 0 or s1 + need[1] <= l[1]) then return start, 0 end
   end
-  local sum, last_bad = {[0] = 0, [1] = 0}, k0 - B - 1
-  for d = 0, 1 do for e = k0 - B, k0 - 1 do sum[d] = sum[d] + bval(a, same, e, d) end end
-  for j = k0 - B, k_max do -- window.c's scan
+  local last_bad = k0 - B - 1
+  for j = k0 - B, k_max do -- window.c's scan: sum becomes the run [j, j+B]
     local before = last_bad
+    if same then
+      sum[0] = sum[0] + (q[j + B] or 0); sum[1] = sum[1] + (k[j + B] or 0)
+      if j > k0 - B then sum[0] = sum[0] - (q[j - 1] or 0); sum[1] = sum[1] - (k[j - 1] or 0) end
+    end
     for d = 0, 1 do
-      sum[d] = sum[d] + bval(a, same, j + B, d)
-      if j > k0 - B then sum[d] = sum[d] - bval(a, same, j - 1, d) end
       if l[d] > 0 and sum[d] + need[d] > l[d] then last_bad = j end
     end
     if j >= k0 then

@@ -1,11 +1,14 @@
 #!/usr/bin/python3
 """Redis CPU per admission of the redis backend's script (src/store/redis_script.lua), from INFO
-commandstats, on a redis-server of its own: usage: redis_script_cpu.py SCRIPT.lua [SCRIPT.lua ...]
+commandstats (usec_per_call: time inside the command, preemption included on a loaded machine) and from
+INFO cpu (the server's user + system CPU time over the calls, per call: the command's share and the
+connection's handling, preemption excluded), on a redis-server of its own:
+usage: redis_script_cpu.py SCRIPT.lua [SCRIPT.lua ...]
 
 For each script, alternating, ROUNDS times: CALLS 'admit' calls on one account of a 2 s window (buckets of
 ~32 ms, so the hash holds a whole window of buckets), (a) limits never reached (every admission fits at
 once: the common case), (b) a full window (rpm 40, deadline 0: each call finds no room now, nothing
-written). Prints the median usec_per_call of EVALSHA per script and case."""
+written). Prints the medians per script and case."""
 import os
 import socket
 import statistics
@@ -58,6 +61,11 @@ def usec_per_call(r):
     return 0.0
 
 
+def cpu_seconds(r):
+    f = dict(line.split(":", 1) for line in r.call("INFO", "cpu").splitlines() if ":" in line)
+    return float(f["used_cpu_user"]) + float(f["used_cpu_sys"])
+
+
 def run(r, sha, rpm, deadline, key):
     r.call("CONFIG", "RESETSTAT")
     args = ["admit", 600000, rpm, 0, 2000, 40, 50, -1, deadline, 0, 0, 0, 0, 0, 600000, "1", "", "h.1.1", ""]
@@ -65,9 +73,10 @@ def run(r, sha, rpm, deadline, key):
     while time.time() < end:  # a window of buckets first, not counted
         r.call("EVALSHA", sha, 2, "cpu:p", key, *args)
     r.call("CONFIG", "RESETSTAT")
+    cpu = cpu_seconds(r)
     for _ in range(CALLS):
         r.call("EVALSHA", sha, 2, "cpu:p", key, *args)
-    return usec_per_call(r)
+    return usec_per_call(r), (cpu_seconds(r) - cpu) * 1e6 / CALLS
 
 
 def main():
@@ -95,9 +104,11 @@ def main():
                 r.call("FLUSHALL")
                 res[(p, "full")].append(run(r, sha, 40, 0, "cpu:a"))
         for p in scripts:
-            print("%s: admission that fits %.1f us, full window %.1f us (Redis CPU per call, median of %d rounds "
-                  "of %d)" % (p, statistics.median(res[(p, "fits")]), statistics.median(res[(p, "full")]),
-                              ROUNDS, CALLS))
+            m = {c: (statistics.median(x[0] for x in res[(p, c)]), statistics.median(x[1] for x in res[(p, c)]))
+                 for c in ("fits", "full")}
+            print("%s: admission that fits %.1f us in the command, %.1f us of server CPU; full window %.1f us, "
+                  "%.1f us (a call, medians of %d rounds of %d)" % (p, m["fits"][0], m["fits"][1], m["full"][0],
+                                                                   m["full"][1], ROUNDS, CALLS))
     finally:
         srv.kill()
         srv.wait()
