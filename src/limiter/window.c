@@ -157,7 +157,7 @@ static inline bool ask_of(const lg_window *w, const lg_window_limits *l, int64_t
  * k's first ms) when none of the B+1 runs that contain it (j = k-B ... k) would go over a limit with the
  * request added, except run k-B when bucket k-B holds places at its first ms only (a span or more before t:
  * no window through t holds them) and run k when t is k's first ms (its last bucket begins a span after t).
- * last_bad is the last run found over a limit so far, before the last one among the runs before j. */
+ * last_bad: the last run found over a limit so far; before: the last among the runs before j. */
 static int64_t scan(const lg_window *w, const lg_window_limits *l, const lg_ask *a, int64_t now_ms,
                     int64_t *retry_ms)
 {
