@@ -107,6 +107,24 @@ run-sum-edge|src/limiter/window.c|test_window_sums
 fast-path-ignores-ahead|src/limiter/window.c|test_window_sums
     if (LG_LIKELY(w->span_ms == a.span && w->top <= a.k0)) {
     if (LG_LIKELY(w->span_ms == a.span)) {
+window-own-run-skipped-anywhere|src/limiter/window.c|test_window
+            (last_bad != j || t == start_of(j, span)))
+            (last_bad != j || true))
+window-now-admission-marked|src/limiter/window.c|test_window
+    mark_starts(w, e, at_ms == start_of(e, span) && ((!b->requests && !b->tokens) || starts_only(w, true, e)));
+    mark_starts(w, e, ((!b->requests && !b->tokens) || starts_only(w, true, e)));
+window-marks-unused|src/limiter/window.c|test_window test_window_sums
+        if ((before < j - B || (before == j - B && starts_only(w, same_span, j - B))) &&
+        if ((before < j - B || (before == j - B && false)) &&
+lua-now-admission-marked|src/store/redis_script.lua|test_redis_store
+  local marked = at == start_of(e, span) and (((a.q[e] or 0) == 0 and (a.k[e] or 0) == 0) or starts_only(a, true, e))
+  local marked = (((a.q[e] or 0) == 0 and (a.k[e] or 0) == 0) or starts_only(a, true, e))
+lua-marks-unused|src/store/redis_script.lua|test_redis_store
+      if (before < j - B or (before == j - B and starts_only(a, same, j - B))) and
+      if (before < j - B or (before == j - B and false)) and
+lua-mark-dropped-on-adjust|src/store/redis_script.lua|test_redis_store
+  local marked = a.z[ticket] == a.q[ticket] -- the times stay; a mark lost (a lease's places) stays lost
+  local marked = false
 no-rotation|src/limiter/policy.c|test_curl_cli test_policy
     a.account = i;
     a.account = current;

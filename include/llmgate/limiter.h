@@ -52,6 +52,8 @@ typedef struct {
     int64_t run_end;                 /* the last bucket of the run they cover, [run_end - B, run_end] ... */
     int64_t run_sum[2];              /* ... its requests and tokens, as the ring holds them */
     int64_t top;                     /* no bucket after this epoch holds anything */
+    /* Bit i: every place in ring slot i (as its epoch says) is at its bucket's first ms (lg_window_earliest) */
+    uint64_t at_start[LG_WINDOW_RING / 64];
 } lg_window;
 
 /* The limits one admission is checked against. */
@@ -74,7 +76,10 @@ int64_t lg_window_bucket_start(int64_t k, int64_t span_ms);
 
 /* Earliest time >= max(now_ms, not_before_ms) at which an admission of (1 request, tokens) fits: every run
  * of LG_WINDOW_BUCKETS + 1 buckets containing its bucket stays within the limits (counting reservations
- * already made in later buckets), and provider-reported caps allow it. tokens above the token limit count as
+ * already made in later buckets), and provider-reported caps allow it; except two runs no window through
+ * the admission's time can fill: the run that starts B buckets before when every place in its first bucket
+ * is at that bucket's start (a span before the admission's bucket's start), and the run that starts at
+ * the admission's bucket when the admission is at its start (its last bucket begins a span later). tokens above the token limit count as
  * the limit (such a request can only be refused by the provider, it must not block forever). *retry_ms is 0
  * when the time returned can be reserved; when it lies beyond the reservable horizon (about two windows
  * ahead) the return value is only a lower bound and *retry_ms > 0 says when to ask again. A window built

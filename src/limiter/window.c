@@ -1,9 +1,12 @@
 /* The sliding window of one account (see limiter.h): sub-buckets counted conservatively. An admission is
  * placed in the bucket of its time; a window of window+margin ms touches at most B+1 consecutive buckets
  * (B = LG_WINDOW_BUCKETS), so keeping every run of B+1 buckets within the limits keeps every real window
- * within them, whatever the times inside the buckets were. The cost is at most one bucket of delay. The
- * window keeps the sums of one run and the highest bucket used, so that an admission that fits is decided
- * without sliding over every run (lg_window_earliest), exactly as the scan decides. */
+ * within them, whatever the times inside the buckets were. The cost is at most one bucket of delay, less
+ * where times are known exactly: a place reserved ahead is at its bucket's first ms, and a bucket holding
+ * only such places is marked (at_start), so that a place a span later (B buckets on) need not count it, nor
+ * the bucket a span after a place at its own start. The window keeps the sums of one run and the highest
+ * bucket used, so that an admission that fits is decided without sliding over every run
+ * (lg_window_earliest), exactly as the scan decides. */
 #include <string.h>
 
 #include "llmgate/config.h"
@@ -53,6 +56,22 @@ static const lg_bucket *bucket_at(const lg_window *w, int64_t e)
 {
     const lg_bucket *b = &w->ring[ring_index(e)];
     return b->epoch == e ? b : NULL;
+}
+
+/* Whether every place of bucket e is at its first ms (false when the ring does not hold it or was filled for
+ * another span). */
+static bool starts_only(const lg_window *w, bool same_span, int64_t e)
+{
+    int64_t i = ring_index(e);
+    return same_span && w->ring[i].epoch == e && (w->at_start[i / 64] >> (i % 64) & 1);
+}
+
+/* Marks (or unmarks) ring slot of bucket e as holding places at its first ms only. */
+static void mark_starts(lg_window *w, int64_t e, bool on)
+{
+    int64_t i = ring_index(e);
+    uint64_t bit = UINT64_C(1) << (i % 64);
+    w->at_start[i / 64] = on ? w->at_start[i / 64] | bit : w->at_start[i / 64] & ~bit;
 }
 
 /* Requests or tokens of bucket e (0 when the ring does not hold it or was filled for another span). */
@@ -134,9 +153,11 @@ static inline bool ask_of(const lg_window *w, const lg_window_limits *l, int64_t
     return l->limit[0] <= 0 && l->limit[1] <= 0;
 }
 
-/* The scan: slides over the runs [j, j+B] for j = k0-B ... k_max. Bucket k fits when none of the B+1 runs
- * that contain it (j = k-B ... k) would go over a limit with the request added: when the last run found
- * over a limit started before k-B. */
+/* The scan: slides over the runs [j, j+B] for j = k0-B ... k_max. Bucket k fits at t (the start for k0, else
+ * k's first ms) when none of the B+1 runs that contain it (j = k-B ... k) would go over a limit with the
+ * request added, except run k-B when bucket k-B holds places at its first ms only (a span or more before t:
+ * no window through t holds them) and run k when t is k's first ms (its last bucket begins a span after t).
+ * last_bad: the last run found over a limit so far; before: the last among the runs before j. */
 static int64_t scan(const lg_window *w, const lg_window_limits *l, const lg_ask *a, int64_t now_ms,
                     int64_t *retry_ms)
 {
@@ -147,6 +168,7 @@ static int64_t scan(const lg_window *w, const lg_window_limits *l, const lg_ask 
         for (int64_t e = k0 - B; e < k0; e++)
             sum[d] += bucket_val(w, same_span, e, d);
     for (int64_t j = k0 - B; j <= a->k_max; j++) {
+        int64_t before = last_bad; /* the last run over a limit among those before j */
         for (int d = 0; d < 2; d++) { /* sum becomes the run [j, j+B] */
             sum[d] += bucket_val(w, same_span, j + B, d);
             if (j > k0 - B)
@@ -155,8 +177,12 @@ static int64_t scan(const lg_window *w, const lg_window_limits *l, const lg_ask 
         for (int d = 0; d < 2; d++)
             if (l->limit[d] > 0 && sum[d] + a->need[d] > l->limit[d])
                 last_bad = j;
-        if (j >= k0 && last_bad < j - B)
-            return j == k0 ? a->start : start_of(j, span);
+        if (j < k0)
+            continue;
+        int64_t t = j == k0 ? a->start : start_of(j, span);
+        if ((before < j - B || (before == j - B && starts_only(w, same_span, j - B))) &&
+            (last_bad != j || t == start_of(j, span)))
+            return t;
     }
     *retry_ms = start_of(a->k_now + 1, span) - now_ms;
     return start_of(a->k_max + 1, span);
@@ -171,8 +197,9 @@ int64_t lg_window_earliest_scan(const lg_window *w, const lg_window_limits *l, i
 }
 
 /* The common case without a scan: nothing lies after the start's bucket k0 (w->top <= k0), so of the runs
- * that contain k0 the fullest is [k0 - B, k0], whose sums the running sums give; when the request fits in
- * it, it fits in them all and the scan would answer the start too. Otherwise the scan decides. */
+ * that contain k0 the fullest is [k0 - B, k0], whose sums the running sums give (less bucket k0 - B when it
+ * holds places at its first ms only: then the fullest that counts is [k0 - B + 1, k0]); when the request
+ * fits in it, it fits in them all and the scan would answer the start too. Otherwise the scan decides. */
 int64_t lg_window_earliest(const lg_window *w, const lg_window_limits *l, int64_t tokens, int64_t now_ms,
                            int64_t not_before_ms, int64_t *retry_ms)
 {
@@ -183,6 +210,8 @@ int64_t lg_window_earliest(const lg_window *w, const lg_window_limits *l, int64_
     if (LG_LIKELY(w->span_ms == a.span && w->top <= a.k0)) {
         int64_t s[2];
         run_sums(w, a.k0, s);
+        if (starts_only(w, true, a.k0 - B))
+            add_bucket(w, a.k0 - B, -1, s);
         if ((l->limit[0] <= 0 || s[0] + a.need[0] <= l->limit[0]) &&
             (l->limit[1] <= 0 || s[1] + a.need[1] <= l->limit[1]))
             return a.start;
@@ -190,13 +219,15 @@ int64_t lg_window_earliest(const lg_window *w, const lg_window_limits *l, int64_
     return scan(w, l, &a, now_ms, retry_ms);
 }
 
-/* The slot of bucket e, emptied (and its old bucket taken out of the running sums) when it held another. */
+/* The slot of bucket e, emptied (and its old bucket taken out of the running sums, its mark dropped) when it
+ * held another. */
 static lg_bucket *bucket_for(lg_window *w, int64_t e)
 {
     lg_bucket *b = &w->ring[ring_index(e)];
     if (b->epoch != e) {
         run_note(w, b->epoch, -b->requests, -b->tokens);
         *b = (lg_bucket){.epoch = e};
+        mark_starts(w, e, false);
     }
     return b;
 }
@@ -206,6 +237,7 @@ int64_t lg_window_reserve(lg_window *w, const lg_window_limits *l, int64_t token
     int64_t span = lg_window_span_ms(l);
     if (w->span_ms != span) {
         memset(w->ring, 0, sizeof w->ring);
+        memset(w->at_start, 0, sizeof w->at_start);
         w->span_ms = span;
         w->run_end = w->top = 0; /* an empty ring: any run sums to zero */
         w->run_sum[0] = w->run_sum[1] = 0;
@@ -216,6 +248,8 @@ int64_t lg_window_reserve(lg_window *w, const lg_window_limits *l, int64_t token
         w->run_end = e;
     }
     lg_bucket *b = bucket_for(w, e);
+    /* a place at the bucket's first ms keeps it marked (an empty bucket counts as marked); any other, never */
+    mark_starts(w, e, at_ms == start_of(e, span) && ((!b->requests && !b->tokens) || starts_only(w, true, e)));
     int64_t need[2] = {1, tokens > 0 ? tokens : 0};
     b->requests += need[0];
     b->tokens += need[1];
@@ -249,6 +283,7 @@ void lg_window_set_bucket(lg_window *w, int64_t epoch, int dim, int64_t v)
     if (b->epoch != epoch && b->epoch > epoch && (b->requests || b->tokens))
         return; /* a newer bucket holds this place */
     b = bucket_for(w, epoch);
+    mark_starts(w, epoch, false); /* the other store's times are not known */
     int64_t *x = dim == LG_DIM_REQUESTS ? &b->requests : &b->tokens;
     run_note(w, epoch, dim == LG_DIM_REQUESTS ? v - *x : 0, dim == LG_DIM_REQUESTS ? 0 : v - *x);
     *x = v;

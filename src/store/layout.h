@@ -13,7 +13,8 @@
                              7: the retired flag and the stall mark; 8: the ungated count and notice times,
                              an account's set-aside reason,
                              the window's running sums,
-                             the owners of the reservations (holds); 9: an account's Redis lease */
+                             the owners of the reservations (holds); 9: an account's Redis lease,
+                             the window's marks of buckets holding places at their first ms only */
 #define LG_STORE_PROVIDERS LG_CONFIG_STORE_PROVIDERS
 #define LG_STORE_ACCOUNTS LG_CONFIG_STORE_ACCOUNTS
 

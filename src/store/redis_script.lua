@@ -1,10 +1,12 @@
 -- llmgate's Redis store: every operation on one provider's accounts as one atomic step, with the time
 -- from Redis. The window is src/limiter/window.c's: LG_WINDOW_BUCKETS sub-buckets per span (window +
 -- margin), every run of B+1 consecutive buckets kept within the limits, reservations placed in the bucket
--- of their time (FIFO: a later admission only finds room after those already placed).
+-- of their time (FIFO: a later admission only finds room after those already placed), a bucket holding
+-- places at its first ms only marked (z<epoch> equal to q<epoch>) as window.c's at_start.
 -- KEYS[1]: the provider hash (field cur); KEYS[2..n+1]: the account hashes. Account fields: cu rs fl le pr
 -- (policy state; pr: the probe lease, src/limiter/policy.c's probe_until_ms), sp wm l0 l1 ll0 ll1 cl0 cl1 cx0 cx1 (window, limits, provider caps), q<epoch> k<epoch>
--- (requests and tokens of a bucket), o<bucket>:<tokens>:<owner> (owners of places reserved ahead), n_* (counters).
+-- (requests and tokens of a bucket), z<epoch> (q<epoch> while every place of the bucket is at its first ms;
+-- dropped otherwise), o<bucket>:<tokens>:<owner> (owners of places reserved ahead), n_* (counters).
 -- ARGV[1]: op; ARGV[2]: ttl ms; the rest per op. Returns {now_ms, ..., then cu rs fl le pr per account}.
 local B, RING = 64, 512
 local AHEAD = RING - 2 * B - 1
@@ -24,12 +26,15 @@ local function start_of(k, span) return -fdiv(-k * span, B) end
 
 local function load(i)
   local raw = redis.call('HGETALL', KEYS[i + 2])
-  local a = {f = {}, q = {}, k = {}, o = {}, w = {}, d = {}, key = KEYS[i + 2]}
+  local a = {f = {}, q = {}, k = {}, z = {}, o = {}, w = {}, d = {}, key = KEYS[i + 2], top = -math.huge}
   for j = 1, #raw, 2 do
     local name, v = raw[j], tonumber(raw[j + 1]) or 0
     local c = string.sub(name, 1, 1)
-    if c == 'q' then a.q[tonumber(string.sub(name, 2))] = v
-    elseif c == 'k' then a.k[tonumber(string.sub(name, 2))] = v
+    if c == 'q' or c == 'k' then
+      local e = tonumber(string.sub(name, 2))
+      a[c][e] = v
+      if e > a.top then a.top = e end -- window.c's top: no bucket after it holds anything
+    elseif c == 'z' then a.z[tonumber(string.sub(name, 2))] = v
     elseif c == 'o' then a.o[name] = v
     else a.f[name] = v end
   end
@@ -65,6 +70,8 @@ local function bval(a, same, e, d)
   if d == 0 then return a.q[e] or 0 end
   return a.k[e] or 0
 end
+-- window.c's starts_only: every place of bucket e is at its first ms.
+local function starts_only(a, same, e) return same and a.q[e] ~= nil and a.z[e] == a.q[e] end
 
 -- lg_window_earliest: returns at, retry (retry > 0: at is a lower bound, ask again after retry ms).
 local function earliest(a, l, tokens, not_before)
@@ -80,17 +87,29 @@ local function earliest(a, l, tokens, not_before)
   if k0 > k_max then return start, start_of(k0 - AHEAD, span) - now end
   if l[0] <= 0 and l[1] <= 0 then return start, 0 end
   local same = g(a, 'sp') == span
-  local sum, last_bad = {[0] = 0, [1] = 0}, k0 - B - 1
-  for d = 0, 1 do for e = k0 - B, k0 - 1 do sum[d] = sum[d] + bval(a, same, e, d) end end
-  for j = k0 - B, k_max do
+  local q, k, sum = a.q, a.k, {[0] = 0, [1] = 0} -- sum: the buckets k0-B .. k0-1 (none of another span)
+  if same then for e = k0 - B, k0 - 1 do sum[0] = sum[0] + (q[e] or 0); sum[1] = sum[1] + (k[e] or 0) end end
+  if same and a.top <= k0 then -- window.c's fast path: the fullest run through k0 ends at k0
+    local s0, s1 = sum[0] + (q[k0] or 0), sum[1] + (k[k0] or 0)
+    if starts_only(a, true, k0 - B) then s0 = s0 - (q[k0 - B] or 0); s1 = s1 - (k[k0 - B] or 0) end
+    if (l[0] <= 0 or s0 + need[0] <= l[0]) and (l[1] <= 0 or s1 + need[1] <= l[1]) then return start, 0 end
+  end
+  local last_bad = k0 - B - 1
+  for j = k0 - B, k_max do -- window.c's scan: sum becomes the run [j, j+B]
+    local before = last_bad
+    if same then
+      sum[0] = sum[0] + (q[j + B] or 0); sum[1] = sum[1] + (k[j + B] or 0)
+      if j > k0 - B then sum[0] = sum[0] - (q[j - 1] or 0); sum[1] = sum[1] - (k[j - 1] or 0) end
+    end
     for d = 0, 1 do
-      sum[d] = sum[d] + bval(a, same, j + B, d)
-      if j > k0 - B then sum[d] = sum[d] - bval(a, same, j - 1, d) end
       if l[d] > 0 and sum[d] + need[d] > l[d] then last_bad = j end
     end
-    if j >= k0 and last_bad < j - B then
-      if j == k0 then return start, 0 end
-      return start_of(j, span), 0
+    if j >= k0 then
+      local t = j == k0 and start or start_of(j, span)
+      if (before < j - B or (before == j - B and starts_only(a, same, j - B))) and
+         (last_bad ~= j or t == start_of(j, span)) then
+        return t, 0
+      end
     end
   end
   return start_of(k_max + 1, span), start_of(k_now + 1, span) - now
@@ -102,14 +121,18 @@ local function reserve(a, l, tokens, at)
   if g(a, 'sp') ~= span then
     for e in pairs(a.q) do del(a, 'q' .. e) end
     for e in pairs(a.k) do del(a, 'k' .. e) end
-    a.q, a.k = {}, {}
+    for e in pairs(a.z) do del(a, 'z' .. e) end
+    a.q, a.k, a.z, a.top = {}, {}, {}, -math.huge
     set(a, 'sp', span)
   end
   local e = epoch_of(at, span)
   local need = {[0] = 1, [1] = tokens > 0 and tokens or 0}
+  local marked = at == start_of(e, span) and (((a.q[e] or 0) == 0 and (a.k[e] or 0) == 0) or starts_only(a, true, e))
   a.q[e] = (a.q[e] or 0) + need[0]
   a.k[e] = (a.k[e] or 0) + need[1]
   put(a, 'q' .. e, a.q[e]); put(a, 'k' .. e, a.k[e])
+  if marked then a.z[e] = a.q[e]; put(a, 'z' .. e, a.q[e]) elseif a.z[e] then a.z[e] = nil; del(a, 'z' .. e) end
+  if e > a.top then a.top = e end
   for d = 0, 1 do
     if g(a, 'cx' .. d) > at then
       local left = g(a, 'cl' .. d)
@@ -124,9 +147,12 @@ end
 -- lg_window_adjust: never below zero; nothing when the bucket is gone.
 local function adjust(a, ticket, dq, dk)
   if g(a, 'sp') <= 0 or a.q[ticket] == nil then return end
+  local marked = a.z[ticket] == a.q[ticket] -- the times stay; a mark lost (a lease's places) stays lost
   local q, k = a.q[ticket] + dq, (a.k[ticket] or 0) + dk
   a.q[ticket], a.k[ticket] = q > 0 and q or 0, k > 0 and k or 0
   put(a, 'q' .. ticket, a.q[ticket]); put(a, 'k' .. ticket, a.k[ticket])
+  if marked then a.z[ticket] = a.q[ticket]; put(a, 'z' .. ticket, a.q[ticket])
+  elseif a.z[ticket] then a.z[ticket] = nil; del(a, 'z' .. ticket) end
 end
 
 -- Owners of the places reserved ahead (issue 33, item 3). An owner is '<host>.<pid>.<start>' (src/store/
@@ -177,7 +203,7 @@ local function tidy(a)
   local span = g(a, 'sp')
   if span > 0 then
     local old = epoch_of(now, span) - B - 1
-    for e in pairs(a.q) do if e < old then del(a, 'q' .. e); del(a, 'k' .. e) end end
+    for e in pairs(a.q) do if e < old then del(a, 'q' .. e); del(a, 'k' .. e); if a.z[e] then del(a, 'z' .. e) end end end
   end
   flush(a)
   redis.call('PEXPIRE', a.key, ttl)

@@ -1,7 +1,8 @@
 /* Unit tests of the redis backend against a redis-server of our own (started on a free loopback port
  * without persistence, stopped at the end): the Lua admission gives the same answers as the C window of
- * the shm store over a random sequence of admissions, releases and outcomes; cooldowns and counters; fail
- * open when nothing listens; redis_url parsing. */
+ * the shm store over a random sequence of admissions, releases and outcomes; the script's window, driven
+ * with a fake time, decides exactly as the C scan (lg_window_earliest_scan) on many random sequences;
+ * cooldowns and counters; fail open when nothing listens; redis_url parsing. */
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -22,7 +23,10 @@
 
 #include "llmgate/clock.h"
 #include "llmgate/store.h"
+#include "store/redis_api.h"
 #include "store/redis_url.h"
+
+extern const char lg_redis_script[];
 
 typedef struct {
     char dir[64];
@@ -191,6 +195,135 @@ static void lua_window_matches_c_window(void **state)
         }
     }
     assert_true(admitted_later > 5); /* the sequence did reach past the first bucket */
+}
+
+/* ---- The script's window against the C scan, with a fake time ---- */
+
+/* Prepended to the script: TIME answers the fake time that the caller passes as the last argument. */
+static const char fake_time[] =
+    "local fake_ms = tonumber(table.remove(ARGV))\n"
+    "local real_redis = redis\n"
+    "local redis = setmetatable({call = function(c, ...)\n"
+    "  if c == 'TIME' then return {tostring(math.floor(fake_ms / 1000)), tostring(fake_ms % 1000 * 1000)} end\n"
+    "  return real_redis.call(c, ...)\n"
+    "end}, {__index = real_redis})\n";
+
+/* EVAL of the script (with fake_time first) on the keys "lw:p", "lw:a<seed>" with args, at now_ms; the reply. */
+static redisReply *lua_call(const lg_hiredis *h, redisContext *c, const char *script, int seed, int64_t now_ms,
+                            int argc, const char **args)
+{
+    char key[32], now[32];
+    snprintf(key, sizeof key, "lw:a%d", seed);
+    snprintf(now, sizeof now, "%lld", (long long)now_ms);
+    const char *argv[32] = {"EVAL", script, "2", "lw:p", key};
+    int n = 5;
+    for (int i = 0; i < argc; i++)
+        argv[n++] = args[i];
+    argv[n++] = now;
+    void *reply = NULL;
+    assert_int_equal(h->append_argv(c, n, argv, NULL), REDIS_OK);
+    assert_int_equal(h->get_reply(c, &reply), REDIS_OK);
+    redisReply *r = reply;
+    if (r->type == REDIS_REPLY_ERROR)
+        fail_msg("script: %s", r->str);
+    return r;
+}
+
+static int64_t int_at(const redisReply *r, size_t i)
+{
+    assert_true(r->type == REDIS_REPLY_ARRAY && i < r->elements);
+    return r->element[i]->type == REDIS_REPLY_INTEGER ? r->element[i]->integer : atoll(r->element[i]->str);
+}
+
+/* One random sequence: admissions (reserved when they can be), releases and reconciliations, time moving
+ * on by fractions of a bucket or by windows; every admission's time and retry from the script equal the C
+ * scan's on a window given the same operations at the same times. */
+static void lua_sequence(const lg_hiredis *h, redisContext *c, const char *script, int seed, long *ahead)
+{
+    srand((unsigned)seed * 7919u + 1u);
+    lg_window *w = calloc(1, sizeof *w);
+    assert_non_null(w);
+    lg_window_limits l = {.limit = {1 + rand() % 10, rand() % 4 ? 100 + rand() % 2000 : 0},
+                          .window_ms = 1000 + rand() % 4000};
+    l.margin_ms = lg_window_margin_ms(l.window_ms);
+    int64_t span = lg_window_span_ms(&l), now = INT64_C(1700000000000) + rand() % 100000;
+    char l0[24], l1[24], wm[24], mg[24];
+    snprintf(l0, sizeof l0, "%lld", (long long)l.limit[0]);
+    snprintf(l1, sizeof l1, "%lld", (long long)l.limit[1]);
+    snprintf(wm, sizeof wm, "%lld", (long long)l.window_ms);
+    snprintf(mg, sizeof mg, "%lld", (long long)l.margin_ms);
+    struct place {
+        int64_t bucket, tokens;
+    } held[64];
+    int nh = 0;
+    for (int step = 0; step < 400; step++) {
+        int op = rand() % 10, k = rand() % 10;
+        now += k < 6 ? rand() % (span / 32 + 1) : k < 9 ? rand() % (span / 4 + 1) : rand() % (3 * span);
+        if (op < 6 || nh == 0) {
+            int64_t tokens = rand() % 8 ? 1 + rand() % 300 : rand() % 3000;
+            char tk[24];
+            snprintf(tk, sizeof tk, "%lld", (long long)tokens);
+            const char *args[] = {"admit", "600000", l0, l1, wm, mg, tk, "-1", "100000000", "0", "0", "0", "0",
+                                  "0", "600000", "1", "", "h.1.1", ""};
+            redisReply *r = lua_call(h, c, script, seed, now, 19, args);
+            int64_t retry_c, at_c = lg_window_earliest_scan(w, &l, tokens, now, now, &retry_c);
+            int64_t at = int_at(r, 2), reserved = int_at(r, 3), retry = int_at(r, 4), ticket = int_at(r, 5);
+            if (at != at_c || (retry > 0) != (retry_c > 0))
+                fail_msg("seed %d step %d: the script says +%lld ms (retry %lld), the C scan +%lld ms (retry %lld)",
+                         seed, step, (long long)(at - now), (long long)retry, (long long)(at_c - now),
+                         (long long)retry_c);
+            assert_int_equal(reserved, retry_c == 0);
+            if (reserved) {
+                assert_int_equal(ticket, lg_window_reserve(w, &l, tokens, at_c));
+                *ahead += at > now;
+                if (nh < 64)
+                    held[nh++] = (struct place){ticket, tokens};
+            }
+            h->free_reply(r);
+        } else { /* a release, or a reconciliation of its tokens (the record op) */
+            int i = rand() % nh;
+            char b[24], tk[24], dk[24];
+            int64_t d = rand() % 400 - 200;
+            snprintf(b, sizeof b, "%lld", (long long)held[i].bucket);
+            snprintf(tk, sizeof tk, "%lld", (long long)held[i].tokens);
+            snprintf(dk, sizeof dk, "%lld", (long long)d);
+            redisReply *r;
+            if (op < 8) {
+                const char *args[] = {"release", "600000", "0", b, tk, "h.1.1"};
+                r = lua_call(h, c, script, seed, now, 6, args);
+                lg_window_adjust(w, held[i].bucket, -1, -held[i].tokens);
+            } else {
+                const char *args[] = {"record", "600000", "0", "0", "1", b, "0", dk, "none", "0", "0", "none", "1",
+                                      "0", "-1", "-1", "-1", "-1", "-1", "-1", "h.1.1", tk};
+                r = lua_call(h, c, script, seed, now, 22, args);
+                lg_window_adjust(w, held[i].bucket, 0, d);
+            }
+            h->free_reply(r);
+            held[i] = held[--nh];
+        }
+    }
+    free(w);
+}
+
+static void lua_window_matches_the_c_scan(void **state)
+{
+    fixture *f = *state;
+    char err[256];
+    const lg_hiredis *h = lg_hiredis_load(err, sizeof err);
+    assert_non_null(h);
+    redisContext *c = h->connect_tcp("127.0.0.1", f->port, (struct timeval){.tv_sec = 5});
+    assert_true(c && !c->err);
+    char *script = malloc(sizeof fake_time + strlen(lg_redis_script));
+    assert_non_null(script);
+    strcpy(script, fake_time);
+    strcat(script, lg_redis_script);
+    long ahead = 0;
+    for (int seed = 0; seed < 60; seed++)
+        lua_sequence(h, c, script, seed, &ahead);
+    print_message("# 60 sequences of 400 steps; %ld places reserved ahead\n", ahead);
+    assert_true(ahead > 1000); /* the marks and the scan were reached, not only the fast path */
+    free(script);
+    h->free_ctx(c);
 }
 
 static void cooldown_and_counters_are_shared(void **state)
@@ -441,6 +574,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(lua_window_matches_c_window, setup, teardown),
+        cmocka_unit_test_setup_teardown(lua_window_matches_the_c_scan, setup, teardown),
         cmocka_unit_test_setup_teardown(cooldown_and_counters_are_shared, setup, teardown),
         cmocka_unit_test_setup_teardown(jitter_probe_and_notice_in_redis, setup, teardown),
         cmocka_unit_test_setup_teardown(nothing_listening_fails_open_fast, setup, teardown),

@@ -1,8 +1,9 @@
 /* The window's running sums (src/limiter/window.c) against the scan they replace, with a fake clock:
  * lg_window_earliest (running sums, the scan only when a request does not plainly fit) must answer exactly
- * as lg_window_earliest_scan on random sequences of admissions, reservations ahead, releases and
- * reconciliations, provider caps, limit and span changes, buckets set from another store, clock jumps
- * forward and backward and the ring's rollover; and the sums must equal their run summed afresh. */
+ * as lg_window_earliest_scan on random sequences of admissions, reservations ahead (at their bucket's first
+ * ms: buckets marked as holding such places only, which both forms skip where no window can hold them),
+ * releases and reconciliations, provider caps, limit and span changes, buckets set from another store, clock
+ * jumps forward and backward and the ring's rollover; and the sums must equal their run summed afresh. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
