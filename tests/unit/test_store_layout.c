@@ -13,7 +13,7 @@
 static void header_is_pinned(void **state)
 {
     assert_int_equal(LG_STORE_MAGIC, UINT64_C(0x31455441474d4c4c));
-    assert_int_equal(LG_STORE_VERSION, 9);
+    assert_int_equal(LG_STORE_VERSION, 10);
     assert_int_equal(offsetof(lg_store_layout, magic), 0);
     assert_int_equal(offsetof(lg_store_layout, version), 8);
     assert_int_equal(offsetof(lg_store_layout, retired), 12);
