@@ -80,6 +80,15 @@ void lg_redis_script_head(redis_store *s, lg_redis_args *a, const lg_store_scope
     lg_redis_arg(a, "%lld", TTL_MS);
 }
 
+void lg_redis_window_head(redis_store *s, lg_redis_args *a, const lg_store_scope *sc, const char *op)
+{
+    lg_redis_script_head(s, a, sc, op);
+    lg_redis_arg(a, "%lld", (long long)sc->limits.limit[0]);
+    lg_redis_arg(a, "%lld", (long long)sc->limits.limit[1]);
+    lg_redis_arg(a, "%lld", (long long)sc->limits.window_ms);
+    lg_redis_arg(a, "%lld", (long long)sc->limits.margin_ms);
+}
+
 /* Runs the script with a's arguments; on NOSCRIPT, again with its text (which loads it). An array reply
  * whose first element is Redis's time, else NULL with *transport telling whether the connection broke. */
 static redisReply *run_script(redis_store *s, conn *c, lg_redis_args *a, bool *transport)
@@ -296,11 +305,7 @@ static int redis_admit(lg_store *st, const lg_store_scope *sc, lg_store_ticket *
     redisReply *r = NULL;
     for (int round = 0;; round++) {
         lg_redis_args a = {0};
-        lg_redis_script_head(s, &a, sc, "admit");
-        lg_redis_arg(&a, "%lld", (long long)sc->limits.limit[0]);
-        lg_redis_arg(&a, "%lld", (long long)sc->limits.limit[1]);
-        lg_redis_arg(&a, "%lld", (long long)sc->limits.window_ms);
-        lg_redis_arg(&a, "%lld", (long long)sc->limits.margin_ms);
+        lg_redis_window_head(s, &a, sc, "admit");
         lg_redis_arg(&a, "%lld", (long long)tokens);
         lg_redis_arg(&a, "%lld", preferred < sc->n ? (long long)preferred : -1LL);
         lg_redis_arg(&a, "%lld", (long long)(deadline_ms - now_ms)); /* placed on Redis's clock by the script */

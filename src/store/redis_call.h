@@ -27,6 +27,10 @@ void lg_redis_arg(lg_redis_args *a, const char *fmt, ...) __attribute__((format(
 /* EVALSHA <sha> n+1 <provider key> <account keys> <op> <ttl>: the start of every script call. */
 void lg_redis_script_head(redis_store *s, lg_redis_args *a, const lg_store_scope *sc, const char *op);
 
+/* The script head of an op on the scope's window, then its limits: requests, tokens, window, margin (ARGV
+ * 3 to 6 of "admit" and "lease"). */
+void lg_redis_window_head(redis_store *s, lg_redis_args *a, const lg_store_scope *sc, const char *op);
+
 /* Runs the script with a's arguments (freed) on c and checks that the reply has `want` elements. NULL when
  * it failed: the connection is then given back (or dropped when it broke) and the caller goes local. On
  * success the caller reads the reply, frees it and gives the connection back with lg_redis_put_conn(s, c, true). */

@@ -187,11 +187,7 @@ bool lg_redis_leased(const redis_store *s, const lg_store_ticket *t)
 static redisReply *lease_call(redis_store *s, conn *c, const lg_store_scope *sc, const lease_ctx *x)
 {
     lg_redis_args a = {0};
-    lg_redis_script_head(s, &a, sc, "lease");
-    lg_redis_arg(&a, "%lld", (long long)sc->limits.limit[0]);
-    lg_redis_arg(&a, "%lld", (long long)sc->limits.limit[1]);
-    lg_redis_arg(&a, "%lld", (long long)sc->limits.window_ms);
-    lg_redis_arg(&a, "%lld", (long long)sc->limits.margin_ms);
+    lg_redis_window_head(s, &a, sc, "lease");
     lg_redis_arg(&a, "%lld", (long long)x->tokens);
     lg_redis_arg(&a, "%.17g", sc->jitter);
     lg_redis_arg(&a, "%lld", (long long)lg_policy_longest_cooldown_ms(sc->backoff));
