@@ -50,6 +50,9 @@ lease-room-one-bucket|src/limiter/lease.c|test_lease
 lease-refused-asked-again|src/limiter/lease.c|test_lease
     l->asking_until_ms = not_before_ms;
     l->asking_until_ms = 0;
+lease-grant-over-room|src/store/redis_script.lua|test_redis_lease
+        if room < q then q = room end
+        q = q
 dead-waiter-kept|src/store/shm_ops.c|test_dead_waiter
     lg_holds_reap(m, me, now_ms, lg_owner_alive, NULL); /* a dead waiter's place is free again */
     (void)me;
