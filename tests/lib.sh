@@ -141,6 +141,32 @@ lg_openai_sdk_ready() {
         { echo "npm ci failed (registry unreachable?): $(tail -n 2 "$LG_TMP/npm.log" | tr '\n' ' ')"; return 1; }
 }
 
+# lg_redis_fleet MOCK_ARGS...: what the redis tests and benches share: the mock provider (started with
+# MOCK_ARGS), a redis-server of our own (lg_start_redis), the two keys KEY_A / KEY_B (exported), and BODY /
+# URL, a small chat request to OpenAI's host (taken to the mock with --connect-to).
+lg_redis_fleet() {
+    lg_start_mock "$@"
+    lg_start_redis
+    export KEY_A=sk-fleet-a KEY_B=sk-fleet-b
+    BODY='{"model":"gpt-4o-mini","max_tokens":16,"messages":[{"role":"user","content":"hi"}]}'
+    URL=http://api.openai.com/v1/chat/completions
+}
+
+# lg_fleet_config NAME REDIS_URL LIMITS WAIT_S [STORE]: writes $LG_TMP/NAME.json: provider openai at the mock
+# with accounts a (KEY_A) and b (KEY_B) limited by LIMITS (JSON members, e.g. '"rpm": 5, "window_ms": 1000'),
+# max_rate_limit_wait_seconds WAIT_S, the redis store at REDIS_URL with the STORE members added (e.g.
+# '"retry_ms": 500, "leases": false').
+lg_fleet_config() {
+    cat >"$LG_TMP/$1.json" <<JSON
+{"providers": {"openai": {"upstream": "$MOCK_URL",
+   "accounts": [{"name": "a", "key": "env:KEY_A"}, {"name": "b", "key": "env:KEY_B"}],
+   "limits": {$3}}},
+ "retry": {"max_rate_limit_wait_seconds": $4},
+ "store": {"backend": "redis", "redis_url": "$2"${5:+, $5}}}
+JSON
+    chmod 600 "$LG_TMP/$1.json"
+}
+
 # lg_start_emulation ARGS...: starts tests/servers/emulation.py (the provider emulation written apart from
 # the mock: Python's http.server with a TLS 1.3 ssl.SSLContext) in $LG_TMP/emu with the certificates of
 # lg_gencerts; ARGS go to it (--fail-first N, --delay-ms MS, --hang KEY, --stall KEY). Sets EMU_PORT (http), EMU_TLS_PORT (https),

@@ -51,8 +51,17 @@ relay-secret-ignored|src/relay/preamble.c|test_relay_preamble
         if (t == 0xE0 && l == strlen(secret) && CRYPTO_memcmp(b + off, secret, l) == 0)
         if (t == 0xE0)
 lease-ended-bucket-used|src/limiter/lease.c|test_lease
-        if (lg_lease_bucket_start(l, j + 1) <= now_ms || l->requests[j] < 1 ||
-        if (l->requests[j] < 1 ||
+    return lg_lease_bucket_start(l, j + 1) > now_ms && l->requests[j] >= 1 &&
+    return l->requests[j] >= 1 &&
+lease-room-one-bucket|src/limiter/lease.c|test_lease
+        room += l->requests[j];
+        room = l->requests[j];
+lease-refused-asked-again|src/limiter/lease.c|test_lease
+    l->asking_until_ms = not_before_ms;
+    l->asking_until_ms = 0;
+lease-grant-over-room|src/store/redis_script.lua|test_redis_lease
+        if room < q then q = room end
+        q = q
 dead-waiter-kept|src/store/shm_ops.c|test_dead_waiter
     lg_holds_reap(m, me, now_ms, lg_owner_alive, NULL); /* a dead waiter's place is free again */
     (void)me;

@@ -40,6 +40,10 @@ typedef enum {
     LG_LEASE_LATE,  /* the first that does starts after the deadline */
 } lg_lease_take_result;
 
+/* The requests of `tokens` the lease still holds in buckets not ended at now_ms (0: none), and *at_ms the
+ * earliest one could go (now, or the start of the first bucket holding one). */
+int64_t lg_lease_room(const lg_lease *l, int64_t tokens, int64_t now_ms, int64_t *at_ms);
+
 /* Takes one request of `tokens` from the first bucket not ended at now_ms that holds both, when it starts by
  * deadline_ms: *at_ms the time it may go (now, or its bucket's start), *bucket its index. */
 lg_lease_take_result lg_lease_take(lg_lease *l, int64_t tokens, int64_t now_ms, int64_t deadline_ms,
@@ -71,6 +75,11 @@ bool lg_lease_begin_ask(lg_lease *l, int64_t now_ms, lg_lease_return *ret);
 /* The asker's call failed (Redis down or refusing): what it carried goes back into the lease (when it is
  * still the same one), the turn is over. */
 void lg_lease_ask_failed(lg_lease *l, const lg_lease_return *ret);
+
+/* The asker's call gave back what it carried and granted this account nothing (none left soon enough, or
+ * Redis granted another one): the turn is over, and no process asks for this account again before
+ * not_before_ms. */
+void lg_lease_ask_given_back(lg_lease *l, int64_t not_before_ms);
 
 /* Requests per bucket to ask for: the recent rate (the requests this lease served per bucket elapsed) with
  * half as much again, at least 1, at most `cap` (> 0). */

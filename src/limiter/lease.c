@@ -9,12 +9,34 @@ int64_t lg_lease_bucket_start(const lg_lease *l, int j)
     return lg_window_bucket_start(l->epoch + j, l->span_ms) - l->skew_ms;
 }
 
+/* A bucket of the lease that can hold a request of `tokens` at now_ms (not ended, a request and the tokens
+ * left). */
+static bool bucket_fits(const lg_lease *l, int j, int64_t tokens, int64_t now_ms)
+{
+    return lg_lease_bucket_start(l, j + 1) > now_ms && l->requests[j] >= 1 &&
+           (!l->tokens_limited || l->tokens[j] >= tokens);
+}
+
+int64_t lg_lease_room(const lg_lease *l, int64_t tokens, int64_t now_ms, int64_t *at_ms)
+{
+    int64_t room = 0;
+    for (int j = 0; l->id != 0 && j < l->n; j++) {
+        if (!bucket_fits(l, j, tokens, now_ms))
+            continue;
+        if (room == 0) {
+            int64_t start = lg_lease_bucket_start(l, j);
+            *at_ms = start > now_ms ? start : now_ms;
+        }
+        room += l->requests[j];
+    }
+    return room;
+}
+
 lg_lease_take_result lg_lease_take(lg_lease *l, int64_t tokens, int64_t now_ms, int64_t deadline_ms,
                                    int64_t *at_ms, int *bucket)
 {
     for (int j = 0; l->id != 0 && j < l->n; j++) {
-        if (lg_lease_bucket_start(l, j + 1) <= now_ms || l->requests[j] < 1 ||
-            (l->tokens_limited && l->tokens[j] < tokens))
+        if (!bucket_fits(l, j, tokens, now_ms))
             continue;
         int64_t start = lg_lease_bucket_start(l, j);
         int64_t at = start > now_ms ? start : now_ms;
@@ -75,6 +97,11 @@ void lg_lease_ask_failed(lg_lease *l, const lg_lease_return *ret)
         l->requests[j] += ret->requests[j];
         l->tokens[j] += ret->tokens[j];
     }
+}
+
+void lg_lease_ask_given_back(lg_lease *l, int64_t not_before_ms)
+{
+    l->asking_until_ms = not_before_ms;
 }
 
 int64_t lg_lease_ask_size(const lg_lease *l, int64_t now_ms, int64_t cap)

@@ -18,7 +18,9 @@
 #include "llmgate/log.h"
 #include "store/backend.h"
 #include "store/owner.h"
+#include "store/redis_call.h"
 #include "store/redis_conn.h"
+#include "store/redis_lease.h"
 #include "store/redis_visit.h"
 #include "store/shm.h"
 
@@ -28,16 +30,7 @@ extern const char lg_redis_script[];
 
 /* ---- Script calls ---- */
 
-/* A growing argument vector whose strings it owns. */
-typedef struct {
-    const char **v;
-    char **own;
-    int n, cap;
-    bool oom;
-} args;
-
-static void add(args *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void add(args *a, const char *fmt, ...)
+void lg_redis_arg(lg_redis_args *a, const char *fmt, ...)
 {
     if (a->oom)
         return;
@@ -67,7 +60,7 @@ static void add(args *a, const char *fmt, ...)
     a->v[a->n++] = str;
 }
 
-static void args_free(args *a)
+static void args_free(lg_redis_args *a)
 {
     for (int i = 0; i < a->n; i++)
         free(a->own[i]);
@@ -75,22 +68,30 @@ static void args_free(args *a)
     free(a->own);
 }
 
-/* EVALSHA <sha> n+1 <provider key> <account keys> <op> <ttl>: the start of every script call. */
-static void script_head(redis_store *s, args *a, const lg_store_scope *sc, const char *op)
+void lg_redis_script_head(redis_store *s, lg_redis_args *a, const lg_store_scope *sc, const char *op)
 {
-    add(a, "EVALSHA");
-    add(a, "%s", s->sha);
-    add(a, "%zu", sc->n + 1);
-    add(a, "llmgate:{%s}:p", sc->provider);
+    lg_redis_arg(a, "EVALSHA");
+    lg_redis_arg(a, "%s", s->sha);
+    lg_redis_arg(a, "%zu", sc->n + 1);
+    lg_redis_arg(a, "llmgate:{%s}:p", sc->provider);
     for (size_t i = 0; i < sc->n; i++)
-        add(a, "llmgate:{%s}:a:%s:%s", sc->provider, sc->refs[i].name, sc->refs[i].digest ? sc->refs[i].digest : "");
-    add(a, "%s", op);
-    add(a, "%lld", TTL_MS);
+        lg_redis_arg(a, "llmgate:{%s}:a:%s:%s", sc->provider, sc->refs[i].name, sc->refs[i].digest ? sc->refs[i].digest : "");
+    lg_redis_arg(a, "%s", op);
+    lg_redis_arg(a, "%lld", TTL_MS);
+}
+
+void lg_redis_window_head(redis_store *s, lg_redis_args *a, const lg_store_scope *sc, const char *op)
+{
+    lg_redis_script_head(s, a, sc, op);
+    lg_redis_arg(a, "%lld", (long long)sc->limits.limit[0]);
+    lg_redis_arg(a, "%lld", (long long)sc->limits.limit[1]);
+    lg_redis_arg(a, "%lld", (long long)sc->limits.window_ms);
+    lg_redis_arg(a, "%lld", (long long)sc->limits.margin_ms);
 }
 
 /* Runs the script with a's arguments; on NOSCRIPT, again with its text (which loads it). An array reply
  * whose first element is Redis's time, else NULL with *transport telling whether the connection broke. */
-static redisReply *run_script(redis_store *s, conn *c, args *a, bool *transport)
+static redisReply *run_script(redis_store *s, conn *c, lg_redis_args *a, bool *transport)
 {
     *transport = false;
     if (a->oom)
@@ -117,10 +118,7 @@ static redisReply *run_script(redis_store *s, conn *c, args *a, bool *transport)
     return r;
 }
 
-/* Runs the script with a's arguments (freed) on c and checks that the reply has `want` elements. NULL when
- * it failed: the connection is then given back (or dropped when it broke) and the caller goes local. On
- * success the caller reads the reply, frees it and gives the connection back with lg_redis_put_conn(s, c, true). */
-static redisReply *exchange(redis_store *s, conn *c, args *a, size_t want)
+redisReply *lg_redis_exchange(redis_store *s, conn *c, lg_redis_args *a, size_t want)
 {
     bool transport;
     redisReply *r = run_script(s, c, a, &transport);
@@ -133,24 +131,21 @@ static redisReply *exchange(redis_store *s, conn *c, args *a, size_t want)
     return NULL;
 }
 
-static long long int_at(const redisReply *r, size_t i)
+long long lg_redis_int_at(const redisReply *r, size_t i)
 {
     return i < r->elements && r->element[i]->type == REDIS_REPLY_INTEGER ? r->element[i]->integer : 0;
 }
 
-#define STATE_FIELDS 5 /* cu rs fl le pr per account in a reply */
-
-/* Copies the states that follow element `from` into snap, in local time (skew = Redis - local). */
-static void read_states(const redisReply *r, size_t from, size_t n, int64_t skew, lg_account_state *snap)
+void lg_redis_read_states(const redisReply *r, size_t from, size_t n, int64_t skew, lg_account_state *snap)
 {
-    if (!snap || r->elements < from + STATE_FIELDS * n)
+    if (!snap || r->elements < from + LG_REDIS_STATE_FIELDS * n)
         return;
     for (size_t i = 0; i < n; i++) {
-        size_t at = from + STATE_FIELDS * i;
-        int64_t cu = int_at(r, at), le = int_at(r, at + 3), pr = int_at(r, at + 4);
+        size_t at = from + LG_REDIS_STATE_FIELDS * i;
+        int64_t cu = lg_redis_int_at(r, at), le = lg_redis_int_at(r, at + 3), pr = lg_redis_int_at(r, at + 4);
         snap[i].cooldown_until_ms = cu > 0 ? cu - skew : 0;
-        lg_redis_reason_decode(int_at(r, at + 1), &snap[i]);
-        snap[i].failures = (int32_t)int_at(r, at + 2);
+        lg_redis_reason_decode(lg_redis_int_at(r, at + 1), &snap[i]);
+        snap[i].failures = (int32_t)lg_redis_int_at(r, at + 2);
         snap[i].last_event_ms = le > 0 ? le - skew : 0;
         snap[i].probe_until_ms = pr > 0 ? pr - skew : 0;
     }
@@ -193,9 +188,7 @@ static void register_accounts(redis_store *s, conn *c, const lg_store_scope *sc)
     }
 }
 
-/* The pool filter (lg_policy_pool_filter) on the states last seen, as the script's string of '0' / '1'
- * (every account usable when the filter leaves none). */
-static void pool_mask(const lg_store_scope *sc, const lg_account_state *snap, int64_t now_ms, char *out)
+void lg_redis_pool_mask(const lg_store_scope *sc, const lg_account_state *snap, int64_t now_ms, char *out)
 {
     size_t n = sc->n;
     bool usable[n + 1];
@@ -280,235 +273,6 @@ static int local_admit(redis_store *s, const lg_store_scope *sc, lg_store_ticket
     return rc;
 }
 
-/* ---- Leases (include/llmgate/lease.h): the machine's share of an account's window, in its local store ---- */
-
-#define LEASE_BUSY_MS 3 /* another process of the machine asks Redis for a grant: ask again after this */
-
-typedef enum { LEASE_NO, LEASE_TAKEN, LEASE_ASK, LEASE_BUSY } lease_step;
-
-/* One step on an account's lease under the local store's lock. */
-typedef struct {
-    size_t idx;
-    int64_t tokens, now_ms, deadline_ms, cap;
-    int count;            /* the pending counter to count on a request admitted now (-1: none) */
-    lease_step step;      /* result */
-    int64_t at_ms, id;    /* LEASE_TAKEN: when it goes, from which lease ... */
-    int bucket;           /* ... and bucket */
-    int64_t ask;          /* LEASE_ASK: requests per bucket to ask for ... */
-    lg_lease_return ret;  /* ... and what the call gives back */
-    const redisReply *r;  /* grant: Redis's reply (NULL: the call failed) */
-    int64_t skew_ms;      /* grant: Redis's clock minus the machine's */
-    bool tokens_limited;
-    enum { BACK_NONE, BACK_GIVE, BACK_SETTLE } back; /* lease_back_fn: the place given back (tokens) or
-                                                        settled by dk tokens more */
-    int64_t dk;
-    const int64_t *learn; /* lease_back_fn with count >= 0: the provider's limits a response reported (NULL:
-                             none); not counted (count = -1 after) when Redis was not told them yet */
-} lease_ctx;
-
-/* Takes this request's place from the lease (LEASE_TAKEN), counting its counter when it goes now. */
-static lg_lease_take_result lease_take(lg_lease *l, lease_ctx *x)
-{
-    lg_lease_take_result r = lg_lease_take(l, x->tokens, x->now_ms, x->deadline_ms, &x->at_ms, &x->bucket);
-    x->step = r == LG_LEASE_TAKEN ? LEASE_TAKEN : LEASE_NO;
-    if (r != LG_LEASE_TAKEN)
-        return r;
-    x->id = l->id;
-    if (x->count >= 0 && x->at_ms <= x->now_ms)
-        l->pending[x->count]++;
-    return r;
-}
-
-/* Under the lock: a place from the account's lease, else this process's turn to ask for a grant. */
-static void lease_try_fn(lg_provider_slot *p, lg_account_slot *const *acc, size_t n, void *ctx)
-{
-    (void)p, (void)n;
-    lease_ctx *x = ctx;
-    lg_lease *l = &acc[x->idx]->lease;
-    if (lease_take(l, x) != LG_LEASE_EMPTY)
-        return;
-    x->step = lg_lease_begin_ask(l, x->now_ms, &x->ret) ? LEASE_ASK : LEASE_BUSY;
-    if (x->step == LEASE_ASK)
-        x->ask = lg_lease_ask_size(l, x->now_ms, x->cap);
-}
-
-/* Under the lock: the grant in Redis's reply installed and this request's place taken from it (or, the call
- * failed, what it carried put back). */
-static void lease_grant_fn(lg_provider_slot *p, lg_account_slot *const *acc, size_t n, void *ctx)
-{
-    (void)p, (void)n;
-    lease_ctx *x = ctx;
-    lg_lease *l = &acc[x->idx]->lease;
-    x->step = LEASE_NO;
-    if (!x->r || int_at(x->r, 1) <= 0) {
-        lg_lease_ask_failed(l, &x->ret); /* a call that granted nothing took what it carried, though */
-        if (x->r)
-            memset(&x->ret, 0, sizeof x->ret);
-        return;
-    }
-    int64_t q[LG_LEASE_BUCKETS], k[LG_LEASE_BUCKETS];
-    for (int j = 0; j < LG_LEASE_BUCKETS; j++) {
-        q[j] = int_at(x->r, 4 + 2 * (size_t)j);
-        k[j] = int_at(x->r, 5 + 2 * (size_t)j);
-    }
-    lg_lease_grant(l, x->now_ms, x->skew_ms, int_at(x->r, 3), int_at(x->r, 2), (int)int_at(x->r, 1), q, k,
-                   x->tokens_limited);
-    lease_take(l, x);
-}
-
-/* Under the lock: the place x->id / x->bucket given back or settled (x->back), then the counter x->count
- * counted (>= 0). */
-static void lease_back_fn(lg_provider_slot *p, lg_account_slot *const *acc, size_t n, void *ctx)
-{
-    (void)p, (void)n;
-    lease_ctx *x = ctx;
-    lg_lease *l = &acc[x->idx]->lease;
-    if (x->back == BACK_GIVE)
-        lg_lease_give_back(l, x->id, x->bucket, x->tokens);
-    else if (x->back == BACK_SETTLE)
-        lg_lease_settle(l, x->id, x->bucket, x->dk);
-    for (int d = 0; x->count >= 0 && x->learn && d < 2; d++)
-        if (x->learn[d] > 0 && x->learn[d] != l->learned[d]) {
-            memcpy(l->learned, x->learn, sizeof l->learned); /* the record script tells Redis */
-            x->count = -1;
-        }
-    if (x->count >= 0)
-        l->pending[x->count]++;
-}
-
-/* The ticket's place back into its lease (a released or refused place); the ticket no longer holds it. */
-static void lease_give_back(redis_store *s, const lg_store_scope *sc, lg_store_ticket *t)
-{
-    lease_ctx x = {.idx = t->account, .id = t->lease, .bucket = (int)t->bucket, .tokens = t->tokens, .count = -1,
-                   .back = BACK_GIVE};
-    lg_shm_with_scope(s->local, sc, lease_back_fn, &x);
-    t->held = false;
-    t->lease = 0;
-}
-
-/* True when the ticket holds a place of a lease of this store. */
-static bool leased(const redis_store *s, const lg_store_ticket *t)
-{
-    return t->held && t->lease != 0 && t->owner == s;
-}
-
-/* Asks Redis for a grant on the account (script op "lease"), giving back x->ret; x->r holds the reply
- * (NULL when the call failed; then the connection is given back). */
-static redisReply *lease_call(redis_store *s, conn *c, const lg_store_scope *sc, lease_ctx *x, int64_t tokens)
-{
-    args a = {0};
-    script_head(s, &a, sc, "lease");
-    add(&a, "%zu", x->idx);
-    add(&a, "%lld", (long long)sc->limits.limit[0]);
-    add(&a, "%lld", (long long)sc->limits.limit[1]);
-    add(&a, "%lld", (long long)sc->limits.window_ms);
-    add(&a, "%lld", (long long)sc->limits.margin_ms);
-    add(&a, "%lld", (long long)x->ask);
-    add(&a, "%lld", (long long)tokens);
-    add(&a, "%.17g", sc->jitter);
-    add(&a, "%lld", (long long)lg_policy_longest_cooldown_ms(sc->backoff));
-    if (x->ret.n > 0)
-        add(&a, "%lld", (long long)x->ret.epoch);
-    else
-        add(&a, "none");
-    char back[LG_LEASE_BUCKETS * 48 + 1] = "";
-    size_t len = 0;
-    for (int j = 0; j < x->ret.n && len < sizeof back; j++)
-        len += (size_t)snprintf(back + len, sizeof back - len, "%lld,%lld;", (long long)x->ret.requests[j],
-                                (long long)x->ret.tokens[j]);
-    add(&a, "%s", back);
-    for (int i = 0; i < 3; i++)
-        add(&a, "%lld", (long long)x->ret.counters[i]);
-    return exchange(s, c, &a, 4 + 2 * LG_LEASE_BUCKETS + STATE_FIELDS * sc->n);
-}
-
-/* Admission from a lease: the preferred (else first usable) account, ready by the states last seen, takes a
- * place from the machine's lease, asking Redis for a grant when it has none left. True when that decided
- * the round (out filled); false: the ordinary admission decides (no lease possible, Redis granted none or
- * could not be asked). */
-static bool lease_admit(redis_store *s, const lg_store_scope *sc, lg_store_ticket *t, size_t preferred,
-                        int64_t now_ms, int64_t deadline_ms, const lg_admit_opts *rest, lg_account_state *snap,
-                        lg_admission *out)
-{
-    if (!s->leases || !s->local || !snap || sc->n == 0 || sc->n > LG_STORE_ACCOUNTS)
-        return false;
-    char usable[sc->n + 1];
-    pool_mask(sc, snap, now_ms, usable);
-    size_t idx = preferred < sc->n ? preferred : 0;
-    for (size_t step = 0; step < sc->n && usable[idx] == '0'; step++)
-        idx = (idx + 1) % sc->n;
-    if (lg_policy_ready_at(&snap[idx], sc->jitter, now_ms) > now_ms || snap[idx].reason != LG_REASON_NONE)
-        return false;
-    int64_t tokens = lg_charge_admit(sc->dialect, sc->est, NULL);
-    int64_t cap = sc->limits.limit[0] > 8 ? sc->limits.limit[0] / 8 : 1;
-    lease_ctx x = {.idx = idx, .tokens = tokens, .now_ms = now_ms, .deadline_ms = deadline_ms, .cap = cap,
-                   .count = rest->count ? (rest->ev == LG_EV_WAITED ? 1 : 0) : -1,
-                   .tokens_limited = sc->limits.limit[1] > 0};
-    if (lg_shm_with_scope(s->local, sc, lease_try_fn, &x) != 0 || x.step == LEASE_NO)
-        return false;
-    if (x.step == LEASE_ASK) {
-        conn *c = lg_redis_get_conn(s);
-        redisReply *r = c ? lease_call(s, c, sc, &x, tokens) : NULL;
-        x.r = r;
-        x.skew_ms = r ? int_at(r, 0) - now_ms : 0;
-        lg_shm_with_scope(s->local, sc, lease_grant_fn, &x);
-        if (r) {
-            read_states(r, 4 + 2 * LG_LEASE_BUCKETS, sc->n, x.skew_ms, snap);
-            s->api->free_reply(r);
-            lg_redis_put_conn(s, c, true, NULL);
-        }
-    }
-    if (x.step == LEASE_BUSY) {
-        *out = (lg_admission){.idx = idx, .at_ms = now_ms, .retry_ms = LEASE_BUSY_MS, .breaker = out->breaker};
-        return true;
-    }
-    if (x.step != LEASE_TAKEN)
-        return false;
-    *out = (lg_admission){.idx = idx, .at_ms = x.at_ms, .reserved = true, .breaker = out->breaker};
-    *t = (lg_store_ticket){.held = true, .account = idx, .bucket = x.bucket, .tokens = tokens, .lease = x.id,
-                           .owner = s};
-    return true;
-}
-
-/* The record of a place taken from a lease: its charge settled in the lease (what the provider did not count
- * goes back to it). True when that was all: a success that changes no state of the key and reports no cap
- * or limit Redis must learn (the request counted in the lease's counters, the budget and breaker notes in
- * the machine's store); false: the record script follows, without the window part. */
-static bool lease_record(redis_store *s, const lg_store_scope *sc, lg_store_ticket *t, size_t idx,
-                         const lg_store_attempt *at, int64_t now_ms, const lg_account_state *snap)
-{
-    lease_ctx x = {.idx = t->account, .id = t->lease, .bucket = (int)t->bucket, .count = -1};
-    if (!at->transport_failed && idx == t->account) {
-        bool keep;
-        x.dk = lg_charge_settle(sc->dialect, sc->est, t->tokens, at->outcome, -1, &keep) - t->tokens;
-        x.back = keep ? BACK_SETTLE : BACK_GIVE;
-        x.tokens = -x.dk;
-    }
-    t->held = false;
-    t->lease = 0;
-    bool done = !at->transport_failed && snap && idx < sc->n && at->outcome->state == LG_STATE_SUCCESS;
-    if (done) {
-        lg_account_state next = snap[idx];
-        done = !lg_policy_record(sc->backoff, sc->n, &next, at->outcome, now_ms) &&
-               next.cooldown_until_ms == snap[idx].cooldown_until_ms && next.reason == snap[idx].reason &&
-               next.failures == snap[idx].failures && next.last_event_ms == snap[idx].last_event_ms &&
-               snap[idx].probe_until_ms == 0;
-    }
-    for (int d = 0; done && at->info && d < 2; d++)
-        done = !(at->info->remaining[d] == 0 && at->info->reset_ms[d] > 0);
-    if (done) {
-        x.count = 2; /* n_requests */
-        x.learn = at->info ? at->info->limit : NULL;
-    }
-    if ((x.back != BACK_NONE || done) && lg_shm_with_scope(s->local, sc, lease_back_fn, &x) == 0)
-        done = done && x.count >= 0;
-    if (done && (at->first || at->breaker != LG_BREAKER_NOTE_NONE)) {
-        lg_prov_op op = {.kind = LG_PROV_ATTEMPT, .now_ms = now_ms, .first = at->first, .note = at->breaker};
-        s->local->ops->provider(s->local, sc, &op);
-    }
-    return done;
-}
-
 static int redis_admit(lg_store *st, const lg_store_scope *sc, lg_store_ticket *t, size_t preferred, int64_t now_ms,
                        int64_t deadline_ms, const lg_admit_opts *opts, lg_account_state *snap, lg_admission *out)
 {
@@ -521,9 +285,9 @@ static int redis_admit(lg_store *st, const lg_store_scope *sc, lg_store_ticket *
             return 0;
     }
     lg_breaker_verdict verdict = out->breaker;
-    if (leased(s, t))
-        lease_give_back(s, sc, t);
-    if (lease_admit(s, sc, t, preferred, now_ms, deadline_ms, &rest, snap, out))
+    if (lg_redis_leased(s, t))
+        lg_redis_lease_give_back(s, sc, t);
+    if (lg_redis_lease_admit(s, sc, t, now_ms, deadline_ms, &rest, snap, out))
         return 0;
     conn *c = lg_redis_get_conn(s);
     if (!c)
@@ -533,34 +297,30 @@ static int redis_admit(lg_store *st, const lg_store_scope *sc, lg_store_ticket *
     /* The charge without calibration (Redis keeps none), the pool filter on the states last seen. */
     int64_t tokens = lg_charge_admit(sc->dialect, sc->est, NULL);
     char usable[sc->n + 1];
-    pool_mask(sc, snap, now_ms, usable);
+    lg_redis_pool_mask(sc, snap, now_ms, usable);
     /* When the reply names owners of this machine's places that are dead, and the request must wait, asked
      * once more with them: their places are given back first. */
     char me[OWNER_MAX], dead[512] = "";
     owner_name(me);
     redisReply *r = NULL;
     for (int round = 0;; round++) {
-        args a = {0};
-        script_head(s, &a, sc, "admit");
-        add(&a, "%lld", (long long)sc->limits.limit[0]);
-        add(&a, "%lld", (long long)sc->limits.limit[1]);
-        add(&a, "%lld", (long long)sc->limits.window_ms);
-        add(&a, "%lld", (long long)sc->limits.margin_ms);
-        add(&a, "%lld", (long long)tokens);
-        add(&a, "%lld", preferred < sc->n ? (long long)preferred : -1LL);
-        add(&a, "%lld", (long long)(deadline_ms - now_ms)); /* placed on Redis's clock by the script */
-        add(&a, "%d", t->held ? 1 : 0);
-        add(&a, "%zu", t->account);
-        add(&a, "%lld", (long long)t->bucket);
-        add(&a, "%lld", (long long)t->tokens);
-        add(&a, "%.17g", sc->jitter);
-        add(&a, "%lld", (long long)lg_policy_longest_cooldown_ms(sc->backoff));
-        add(&a, "%s", usable);
-        add(&a, "%s", rest.count ? counter_field[rest.ev] : "");
-        add(&a, "%s", me);
-        add(&a, "%s", dead);
-        r = exchange(s, c, &a, 7 + STATE_FIELDS * sc->n);
-        if (r && (int_at(r, 1) < 0 || (size_t)int_at(r, 1) >= sc->n)) {
+        lg_redis_args a = {0};
+        lg_redis_window_head(s, &a, sc, "admit");
+        lg_redis_arg(&a, "%lld", (long long)tokens);
+        lg_redis_arg(&a, "%lld", preferred < sc->n ? (long long)preferred : -1LL);
+        lg_redis_arg(&a, "%lld", (long long)(deadline_ms - now_ms)); /* placed on Redis's clock by the script */
+        lg_redis_arg(&a, "%d", t->held ? 1 : 0);
+        lg_redis_arg(&a, "%zu", t->account);
+        lg_redis_arg(&a, "%lld", (long long)t->bucket);
+        lg_redis_arg(&a, "%lld", (long long)t->tokens);
+        lg_redis_arg(&a, "%.17g", sc->jitter);
+        lg_redis_arg(&a, "%lld", (long long)lg_policy_longest_cooldown_ms(sc->backoff));
+        lg_redis_arg(&a, "%s", usable);
+        lg_redis_arg(&a, "%s", rest.count ? counter_field[rest.ev] : "");
+        lg_redis_arg(&a, "%s", me);
+        lg_redis_arg(&a, "%s", dead);
+        r = lg_redis_exchange(s, c, &a, 7 + LG_REDIS_STATE_FIELDS * sc->n);
+        if (r && (lg_redis_int_at(r, 1) < 0 || (size_t)lg_redis_int_at(r, 1) >= sc->n)) {
             s->api->free_reply(r);
             lg_redis_put_conn(s, c, false, "unexpected reply");
             r = NULL;
@@ -570,23 +330,23 @@ static int redis_admit(lg_store *st, const lg_store_scope *sc, lg_store_ticket *
         t->held = false; /* the script gave back the reservation held before */
         t->lease = 0;
         t->tokens = tokens;
-        if (int_at(r, 3)) {
+        if (lg_redis_int_at(r, 3)) {
             t->held = true;
-            t->account = (size_t)int_at(r, 1);
-            t->bucket = int_at(r, 5);
+            t->account = (size_t)lg_redis_int_at(r, 1);
+            t->bucket = lg_redis_int_at(r, 5);
         }
-        bool now_goes = int_at(r, 3) && int_at(r, 2) <= int_at(r, 0);
+        bool now_goes = lg_redis_int_at(r, 3) && lg_redis_int_at(r, 2) <= lg_redis_int_at(r, 0);
         if (round > 0 || now_goes || !dead_owners(r, dead, sizeof dead))
             break;
         s->api->free_reply(r);
     }
-    int64_t skew = int_at(r, 0) - now_ms;
+    int64_t skew = lg_redis_int_at(r, 0) - now_ms;
     out->breaker = verdict;
-    out->idx = (size_t)int_at(r, 1);
-    out->at_ms = int_at(r, 2) - skew;
-    out->reserved = int_at(r, 3) != 0;
-    out->retry_ms = int_at(r, 4);
-    read_states(r, 6, sc->n, skew, snap);
+    out->idx = (size_t)lg_redis_int_at(r, 1);
+    out->at_ms = lg_redis_int_at(r, 2) - skew;
+    out->reserved = lg_redis_int_at(r, 3) != 0;
+    out->retry_ms = lg_redis_int_at(r, 4);
+    lg_redis_read_states(r, 6, sc->n, skew, snap);
     s->api->free_reply(r);
     lg_redis_put_conn(s, c, true, NULL);
     return 0;
@@ -596,34 +356,34 @@ static int redis_confirm(lg_store *st, const lg_store_scope *sc, lg_store_ticket
                          lg_account_state *snap, bool *ok)
 {
     redis_store *s = rs(st);
-    if (leased(s, t)) { /* a lease's place: only the key's readiness, as last seen, is asked */
+    if (lg_redis_leased(s, t)) { /* a lease's place: only the key's readiness, as last seen, is asked */
         *ok = idx == t->account && snap && lg_policy_ready_at(&snap[idx], sc->jitter, now_ms) <= now_ms;
         if (!*ok)
-            lease_give_back(s, sc, t);
+            lg_redis_lease_give_back(s, sc, t);
         return 0;
     }
     conn *c = lg_redis_get_conn(s);
     if (!c)
         return s->local ? s->local->ops->confirm(s->local, sc, t, idx, now_ms, snap, ok) : -1;
     own(s, t);
-    args a = {0};
-    script_head(s, &a, sc, "confirm");
-    add(&a, "%zu", idx);
-    add(&a, "%d", t->held ? 1 : 0);
-    add(&a, "%zu", t->account);
-    add(&a, "%lld", (long long)t->bucket);
-    add(&a, "%lld", (long long)t->tokens);
-    add(&a, "%.17g", sc->jitter);
+    lg_redis_args a = {0};
+    lg_redis_script_head(s, &a, sc, "confirm");
+    lg_redis_arg(&a, "%zu", idx);
+    lg_redis_arg(&a, "%d", t->held ? 1 : 0);
+    lg_redis_arg(&a, "%zu", t->account);
+    lg_redis_arg(&a, "%lld", (long long)t->bucket);
+    lg_redis_arg(&a, "%lld", (long long)t->tokens);
+    lg_redis_arg(&a, "%.17g", sc->jitter);
     char me[OWNER_MAX];
     owner_name(me);
-    add(&a, "%s", me);
-    redisReply *r = exchange(s, c, &a, 2 + STATE_FIELDS * sc->n);
+    lg_redis_arg(&a, "%s", me);
+    redisReply *r = lg_redis_exchange(s, c, &a, 2 + LG_REDIS_STATE_FIELDS * sc->n);
     if (!r)
         return s->local ? s->local->ops->confirm(s->local, sc, t, idx, now_ms, snap, ok) : -1;
-    *ok = int_at(r, 1) != 0;
+    *ok = lg_redis_int_at(r, 1) != 0;
     if (!*ok)
         t->held = false;
-    read_states(r, 2, sc->n, int_at(r, 0) - now_ms, snap);
+    lg_redis_read_states(r, 2, sc->n, lg_redis_int_at(r, 0) - now_ms, snap);
     s->api->free_reply(r);
     lg_redis_put_conn(s, c, true, NULL);
     return 0;
@@ -634,8 +394,8 @@ static int redis_release(lg_store *st, const lg_store_scope *sc, lg_store_ticket
     redis_store *s = rs(st);
     if (t->held && t->owner != s)
         return s->local ? s->local->ops->release(s->local, sc, t) : -1;
-    if (leased(s, t)) {
-        lease_give_back(s, sc, t);
+    if (lg_redis_leased(s, t)) {
+        lg_redis_lease_give_back(s, sc, t);
         return 0;
     }
     if (!t->held)
@@ -645,15 +405,15 @@ static int redis_release(lg_store *st, const lg_store_scope *sc, lg_store_ticket
         t->held = false; /* it lives in Redis: it ages out of the window there */
         return 0;
     }
-    args a = {0};
-    script_head(s, &a, sc, "release");
-    add(&a, "%zu", t->account);
-    add(&a, "%lld", (long long)t->bucket);
-    add(&a, "%lld", (long long)t->tokens);
+    lg_redis_args a = {0};
+    lg_redis_script_head(s, &a, sc, "release");
+    lg_redis_arg(&a, "%zu", t->account);
+    lg_redis_arg(&a, "%lld", (long long)t->bucket);
+    lg_redis_arg(&a, "%lld", (long long)t->tokens);
     char me[OWNER_MAX];
     owner_name(me);
-    add(&a, "%s", me);
-    redisReply *r = exchange(s, c, &a, 1);
+    lg_redis_arg(&a, "%s", me);
+    redisReply *r = lg_redis_exchange(s, c, &a, 1);
     t->held = false;
     if (r) {
         s->api->free_reply(r);
@@ -663,12 +423,12 @@ static int redis_release(lg_store *st, const lg_store_scope *sc, lg_store_ticket
 }
 
 /* "none" for a time of 0, else its distance from now (the script places it on Redis's clock). */
-static void add_time(args *a, int64_t t, int64_t now_ms)
+static void add_time(lg_redis_args *a, int64_t t, int64_t now_ms)
 {
     if (t > 0)
-        add(a, "%lld", (long long)(t - now_ms));
+        lg_redis_arg(a, "%lld", (long long)(t - now_ms));
     else
-        add(a, "none");
+        lg_redis_arg(a, "none");
 }
 
 /* The policy runs here on the state last seen (snap[idx]); the script keeps the longer cooldown when
@@ -677,7 +437,7 @@ static int redis_record(lg_store *st, const lg_store_scope *sc, lg_store_ticket 
                         const lg_store_attempt *at, int64_t now_ms, lg_account_state *snap)
 {
     redis_store *s = rs(st);
-    if (leased(s, t) && lease_record(s, sc, t, idx, at, now_ms, snap))
+    if (lg_redis_leased(s, t) && lg_redis_lease_record(s, sc, t, idx, at, now_ms, snap))
         return 0;
     conn *c = idx < sc->n && snap ? lg_redis_get_conn(s) : NULL;
     if (!c)
@@ -695,37 +455,37 @@ static int redis_record(lg_store *st, const lg_store_scope *sc, lg_store_ticket 
             dq = keep ? 0 : -1;
         }
     }
-    args a = {0};
-    script_head(s, &a, sc, "record");
-    add(&a, "%zu", idx);
-    add(&a, "%d", at->transport_failed ? 1 : 0);
-    add(&a, "%d", held ? 1 : 0);
-    add(&a, "%lld", (long long)t->bucket);
-    add(&a, "%lld", (long long)dq);
-    add(&a, "%lld", (long long)dk);
+    lg_redis_args a = {0};
+    lg_redis_script_head(s, &a, sc, "record");
+    lg_redis_arg(&a, "%zu", idx);
+    lg_redis_arg(&a, "%d", at->transport_failed ? 1 : 0);
+    lg_redis_arg(&a, "%d", held ? 1 : 0);
+    lg_redis_arg(&a, "%lld", (long long)t->bucket);
+    lg_redis_arg(&a, "%lld", (long long)dq);
+    lg_redis_arg(&a, "%lld", (long long)dk);
     add_time(&a, next.cooldown_until_ms, now_ms);
-    add(&a, "%lld", lg_redis_reason_code(&next));
-    add(&a, "%d", (int)next.failures);
+    lg_redis_arg(&a, "%lld", lg_redis_reason_code(&next));
+    lg_redis_arg(&a, "%d", (int)next.failures);
     add_time(&a, next.last_event_ms, now_ms);
-    add(&a, "%d", !at->transport_failed && at->outcome->state == LG_STATE_SUCCESS ? 1 : 0);
-    add(&a, "%d", !at->transport_failed && at->outcome->state == LG_STATE_RETRYABLE_RATE_LIMIT ? 1 : 0);
+    lg_redis_arg(&a, "%d", !at->transport_failed && at->outcome->state == LG_STATE_SUCCESS ? 1 : 0);
+    lg_redis_arg(&a, "%d", !at->transport_failed && at->outcome->state == LG_STATE_RETRYABLE_RATE_LIMIT ? 1 : 0);
     const lg_ratelimit_info *info = at->info;
     for (int d = 0; d < 2; d++)
-        add(&a, "%lld", info ? (long long)info->limit[d] : -1LL);
+        lg_redis_arg(&a, "%lld", info ? (long long)info->limit[d] : -1LL);
     for (int d = 0; d < 2; d++)
-        add(&a, "%lld", info ? (long long)info->remaining[d] : -1LL);
+        lg_redis_arg(&a, "%lld", info ? (long long)info->remaining[d] : -1LL);
     for (int d = 0; d < 2; d++)
-        add(&a, "%lld", info ? (long long)info->reset_ms[d] : -1LL);
+        lg_redis_arg(&a, "%lld", info ? (long long)info->reset_ms[d] : -1LL);
     char me[OWNER_MAX];
     owner_name(me);
-    add(&a, "%s", me);
-    add(&a, "%lld", (long long)t->tokens);
-    redisReply *r = exchange(s, c, &a, 1 + STATE_FIELDS * sc->n);
+    lg_redis_arg(&a, "%s", me);
+    lg_redis_arg(&a, "%lld", (long long)t->tokens);
+    redisReply *r = lg_redis_exchange(s, c, &a, 1 + LG_REDIS_STATE_FIELDS * sc->n);
     if (!r)
         return s->local ? s->local->ops->record(s->local, sc, t, idx, at, now_ms, snap) : -1;
     if (t->account == idx)
         t->held = false;
-    read_states(r, 1, sc->n, int_at(r, 0) - now_ms, snap);
+    lg_redis_read_states(r, 1, sc->n, lg_redis_int_at(r, 0) - now_ms, snap);
     s->api->free_reply(r);
     lg_redis_put_conn(s, c, true, NULL);
     if ((at->first || at->breaker != LG_BREAKER_NOTE_NONE) && s->local) { /* budget and breaker: this machine's */
@@ -742,15 +502,8 @@ static int redis_count(lg_store *st, const lg_store_scope *sc, lg_store_ticket *
     redis_store *s = rs(st);
     if (idx >= sc->n && ev != LG_EV_FELL_BACK)
         return 0;
-    if (leased(s, t) && idx == t->account && (ev == LG_EV_IMMEDIATE || ev == LG_EV_WAITED || ev == LG_EV_SENT)) {
-        lease_ctx x = {.idx = idx, .count = ev == LG_EV_IMMEDIATE ? 0 : ev == LG_EV_WAITED ? 1 : 2};
-        lg_shm_with_scope(s->local, sc, lease_back_fn, &x); /* told to Redis with the next grant */
-        if (ev == LG_EV_SENT) {
-            t->held = false;
-            t->lease = 0;
-        }
+    if (lg_redis_lease_count(s, sc, t, idx, ev))
         return 0;
-    }
     conn *c = lg_redis_get_conn(s);
     if (!c)
         return s->local ? s->local->ops->count(s->local, sc, t, idx, ev, to) : -1;

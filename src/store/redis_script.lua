@@ -115,16 +115,20 @@ local function earliest(a, l, tokens, not_before)
   return start_of(k_max + 1, span), start_of(k_now + 1, span) - now
 end
 
+-- A window counted in buckets of another span (or none yet) starts again empty in buckets of span.
+local function respan(a, span)
+  if g(a, 'sp') == span then return end
+  for e in pairs(a.q) do del(a, 'q' .. e) end
+  for e in pairs(a.k) do del(a, 'k' .. e) end
+  for e in pairs(a.z) do del(a, 'z' .. e) end
+  a.q, a.k, a.z, a.top = {}, {}, {}, -math.huge
+  set(a, 'sp', span)
+end
+
 -- lg_window_reserve: returns the ticket (bucket epoch).
 local function reserve(a, l, tokens, at)
   local span = span_of(l)
-  if g(a, 'sp') ~= span then
-    for e in pairs(a.q) do del(a, 'q' .. e) end
-    for e in pairs(a.k) do del(a, 'k' .. e) end
-    for e in pairs(a.z) do del(a, 'z' .. e) end
-    a.q, a.k, a.z, a.top = {}, {}, {}, -math.huge
-    set(a, 'sp', span)
-  end
+  respan(a, span)
   local e = epoch_of(at, span)
   local need = {[0] = 1, [1] = tokens > 0 and tokens or 0}
   local marked = at == start_of(e, span) and (((a.q[e] or 0) == 0 and (a.k[e] or 0) == 0) or starts_only(a, true, e))
@@ -372,44 +376,75 @@ elseif op == 'record' then
   return states({now})
 end
 -- ---- Leases (include/llmgate/lease.h): a machine's block of one account's window ----
--- ARGV: 3 idx, 4 l0, 5 l1, 6 window, 7 margin, 8 requests asked per bucket, 9 tokens per request, 10 jitter,
---       11 longest cooldown, 12 the returned lease's first bucket ('none': none), 13 its unused part per
---       bucket ("q,k;q,k;..."), 14..16 counters the machine kept: n_immediate n_waited n_requests
--- Gives the old lease's unused part back, then, when the account is ready now (no cooldown, probe or
--- provider cap in force) and its window has the span asked for, places up to the asked requests in each
--- of LEASE_N buckets from the earliest at which one request fits, each bucket as much as every run of B+1
--- buckets containing it still allows, and counts them there. Returns {now, buckets granted (0: none), first bucket, span, then requests and tokens
--- of each of LEASE_N buckets, then cu rs fl le pr per account}.
+-- ARGV: 3 l0, 4 l1, 5 window, 6 margin, 7 tokens per request, 8 jitter, 9 longest cooldown, then per account
+--       asked for (the caller's order, first preferred among equals) four: its index, requests asked per
+--       bucket, its returned lease ("none", or "<first bucket>;q,k;q,k;..." its unused part per bucket),
+--       the counters the machine kept ("immediate,waited,requests").
+-- Gives every returned lease's unused part back and adds the counters, then picks the account asked for
+-- that is ready now (no cooldown or probe in force; a window of another span starts again) and where one request
+-- fits soonest (after a provider's cap that leaves none), and places up to the requests asked for it in
+-- each of LEASE_N buckets from then, each bucket as much as every run of B+1 buckets containing it still
+-- allows and the buckets before a provider's cap ends no more than it leaves, and counts them there.
+-- Returns {now, account granted (-1: none), buckets granted (0: none), first bucket, span, then requests
+-- and tokens of each of LEASE_N buckets, then cu rs fl le pr per account}.
 local LEASE_N = 16
-local function lease_grant(a, l, ask, tok)
+local function lease_grant(a, l, ask, tok, at)
   local span = span_of(l)
-  if g(a, 'sp') ~= span then return 0, 0, {} end -- a window of another span: the ordinary admission resets it
-  local at, retry = earliest(a, l, tok, now)
-  if retry > 0 then return 0, 0, {} end
   local e0, k_max = epoch_of(at, span), epoch_of(now, span) + AHEAD
   local n = LEASE_N
   if e0 + n - 1 > k_max then n = k_max - e0 + 1 end
-  -- run[d][s]: what the run of buckets s .. s+B holds, for every run touching the lease's buckets
-  local run = {[0] = {}, [1] = {}}
+  -- no bucket of a grant holds more than the key's even share of a window (the limit over B buckets, at
+  -- least 1): a machine is never granted more than it can send in a bucket's time while others queue
   for d = 0, 1 do
-    local sum = 0
-    for e = e0 - B, e0 - 1 do sum = sum + bval(a, true, e, d) end
-    for s = e0 - B, e0 + n - 1 do
-      sum = sum + bval(a, true, s + B, d)
-      run[d][s] = sum
-      sum = sum - bval(a, true, s, d)
+    local unit = d == 0 and 1 or tok
+    if l[d] > 0 and unit > 0 then
+      local even = math.max(1, math.ceil(l[d] / B / unit))
+      if even < ask then ask = even end
     end
   end
+  -- Per limited dimension: base[s], what the run of buckets s .. s+B holds before the grant (s from e0-B);
+  -- suf[s], the most any run from s to e0 holds. A run s <= e0 holds every place granted so far (cum); a
+  -- run s > e0 those granted from s on, so the fullest run containing bucket j is
+  -- cum + max(suf[j-B], max over e0 < s <= j of base[s] - cum when s was reached): O(B + LEASE_N).
+  local w = {}
+  for d = 0, 1 do
+    if l[d] > 0 then
+      local vals, base, suf, sum, top = d == 0 and a.q or a.k, {}, {}, 0, 0
+      for e = e0 - B, e0 - 1 do sum = sum + (vals[e] or 0) end
+      for s = e0 - B, e0 + n - 1 do
+        sum = sum + (vals[s + B] or 0)
+        base[s] = sum
+        sum = sum - (vals[s] or 0)
+      end
+      for s = e0, e0 - B, -1 do
+        if base[s] > top then top = base[s] end
+        suf[s] = top
+      end
+      w[d] = {base = base, suf = suf, cum = 0}
+    end
+  end
+  -- a provider's cap in force (cl left until cx): the buckets that start before cx share what it leaves
+  local left = {}
+  for d = 0, 1 do if g(a, 'cx' .. d) > now then left[d] = g(a, 'cl' .. d) end end
   local got, per = 0, {}
   for j = e0, e0 + n - 1 do
-    local q = ask
+    local q, capped = ask, {}
     for d = 0, 1 do
-      if l[d] > 0 then
-        local top = 0
-        for s = j - B, j do if run[d][s] > top then top = run[d][s] end end
-        local room = l[d] - top
+      local unit, r = d == 0 and 1 or tok, w[d]
+      if r then
+        if j > e0 then
+          local v = r.base[j] - r.cum
+          if r.later == nil or v > r.later then r.later = v end
+        end
+        local top = r.suf[j - B]
+        if r.later and r.later > top then top = r.later end
+        local room = l[d] - (top + r.cum)
         if d == 1 then room = tok > 0 and math.floor(room / tok) or q end
         if room < q then q = room end
+      end
+      if left[d] and g(a, 'cx' .. d) > start_of(j, span) then
+        capped[d] = true
+        if unit > 0 and math.floor(left[d] / unit) < q then q = math.floor(left[d] / unit) end
       end
     end
     if q < 0 then q = 0 end
@@ -417,7 +452,10 @@ local function lease_grant(a, l, ask, tok)
     if q > 0 then
       a.q[j] = (a.q[j] or 0) + need[0]; a.k[j] = (a.k[j] or 0) + need[1]
       put(a, 'q' .. j, a.q[j]); put(a, 'k' .. j, a.k[j])
-      for d = 0, 1 do for s = j - B, j do run[d][s] = run[d][s] + need[d] end end
+      for d = 0, 1 do
+        if w[d] then w[d].cum = w[d].cum + need[d] end
+        if capped[d] then left[d] = left[d] - need[d]; set(a, 'cl' .. d, left[d]) end
+      end
     end
     per[#per + 1] = q; per[#per + 1] = need[1]
     got = got + q
@@ -429,31 +467,55 @@ local function lease_grant(a, l, ask, tok)
 end
 
 if op == 'lease' then
-  local a = accts[tonumber(ARGV[3])]
-  if not a then return redis.error_reply('llmgate: no such account') end
-  local cfg = {[0] = tonumber(ARGV[4]), [1] = tonumber(ARGV[5]), w = tonumber(ARGV[6]), m = tonumber(ARGV[7])}
-  local l = limits_for(a, cfg)
-  local span = span_of(l)
-  if ARGV[12] ~= 'none' and g(a, 'sp') == span then
-    local e, j = tonumber(ARGV[12]), 0
-    for q, k in string.gmatch(ARGV[13], '(%-?%d+),(%-?%d+)') do
-      adjust(a, e + j, -tonumber(q), -tonumber(k))
-      j = j + 1
+  local cfg = {[0] = tonumber(ARGV[3]), [1] = tonumber(ARGV[4]), w = tonumber(ARGV[5]), m = tonumber(ARGV[6])}
+  local tok, jitter, cap = tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9])
+  local names = {'n_immediate', 'n_waited', 'n_requests'}
+  local best, best_at, best_ask = -1, 0, 0
+  for c = 10, #ARGV - 3, 4 do
+    local i = tonumber(ARGV[c])
+    if i == nil or i < 0 or i >= n then return redis.error_reply('llmgate: no such account') end
+    local e, back = string.match(ARGV[c + 2], '^(%-?%d+);(.*)$')
+    -- an account not read yet that gives nothing back and is not needed (one asked for before it can take a
+    -- request now) only has its counters added
+    local a = rawget(accts, i)
+    if not a and not e and best >= 0 and best_at <= now then
+      local m = 1
+      for v in string.gmatch(ARGV[c + 3], '%-?%d+') do
+        if names[m] and tonumber(v) > 0 then redis.call('HINCRBY', KEYS[i + 2], names[m], v) end
+        m = m + 1
+      end
+    else
+      a = accts[i]
+      local l = limits_for(a, cfg)
+      local span = span_of(l)
+      if e and g(a, 'sp') == span then
+        local j = tonumber(e)
+        for q, k in string.gmatch(back, '(%-?%d+),(%-?%d+)') do
+          if q ~= '0' or k ~= '0' then adjust(a, j, -tonumber(q), -tonumber(k)) end
+          j = j + 1
+        end
+      end
+      local m = 1
+      for v in string.gmatch(ARGV[c + 3], '%-?%d+') do
+        v = tonumber(v)
+        if names[m] and v > 0 then set(a, names[m], g(a, names[m]) + v) end
+        m = m + 1
+      end
+      if g(a, 'cu') > now + cap then set(a, 'cu', now + cap) end -- lg_policy_clamp_cooldown
+      if ready_at(a, jitter) <= now and g(a, 'rs') == 0 and not (best >= 0 and best_at <= now) then
+        respan(a, span)
+        local at, retry = earliest(a, l, tok, now)
+        if retry == 0 and (best < 0 or at < best_at) then best, best_at, best_ask = i, at, tonumber(ARGV[c + 1]) end
+      end
     end
   end
-  local names = {'n_immediate', 'n_waited', 'n_requests'}
-  for c = 1, 3 do
-    local v = tonumber(ARGV[13 + c])
-    if v > 0 then set(a, names[c], g(a, names[c]) + v) end
+  local n, e0, per, span = 0, 0, {}, 0
+  if best >= 0 then
+    local l = limits_for(accts[best], cfg)
+    span = span_of(l)
+    n, e0, per = lease_grant(accts[best], l, best_ask, tok, best_at)
   end
-  local cap = tonumber(ARGV[11])
-  if g(a, 'cu') > now + cap then set(a, 'cu', now + cap) end -- lg_policy_clamp_cooldown
-  local n, e0, per = 0, 0, {}
-  local capped = g(a, 'cx0') > now or g(a, 'cx1') > now
-  if ready_at(a, tonumber(ARGV[10])) <= now and g(a, 'rs') == 0 and not capped then
-    n, e0, per = lease_grant(a, l, tonumber(ARGV[8]), tonumber(ARGV[9]))
-  end
-  local out = {now, n, e0, span}
+  local out = {now, n > 0 and best or -1, n, e0, span}
   for j = 1, 2 * LEASE_N do out[#out + 1] = per[j] or 0 end
   finish()
   return states(out)

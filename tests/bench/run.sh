@@ -65,3 +65,4 @@ bash tests/bench/socket.sh
 [ "${1:-all}" = overhead ] || bash tests/bench/quota.sh
 [ "${1:-all}" = overhead ] || bash tests/bench/chaos.sh
 [ "${1:-all}" = overhead ] || bash tests/bench/redis.sh
+[ "${1:-all}" = overhead ] || bash tests/bench/fleet.sh

@@ -1,86 +1,42 @@
 #!/usr/bin/env bash
-# Redis leases: three "machines" (separate runtime directories, so separate local stores, each holding its
-# leases) of three processes each share one redis-server of our own and two keys, against the mock's exact
-# sliding window. Each machine admits from blocks of the window Redis granted it: no host failure; the
-# provider 429s and the script calls are printed beside the same run with "leases": false. Then Redis is killed in the middle of a run: the machines go
-# on with what they hold and then their own stores, and no host request fails.
+# Redis leases: a short run of the fleet bench (tests/bench/fleet.sh): three "machines" (separate runtime
+# and state directories, so separate local stores, each holding its leases) of three processes share one
+# redis-server of our own and two keys for a few seconds at the keys' full rate, against the mock's exact
+# sliding window. With leases: no host failure, no provider 429, never more requests arriving in one window
+# at a key than its limit, and fewer script calls per request than the same run with "leases": false. Then
+# Redis is killed in the middle of a leased run: the machines go on with what they hold and then their own
+# stores, and no host request fails.
 source "$(dirname "$0")/../lib.sh"
 command -v redis-server >/dev/null || { not_ok "redis-server installed (make deps)"; exit 1; }
 
 # llmgate's window is 2000 ms, the mock's 1600 ms: up to 400 ms between admission and arrival is not a 429.
-lg_start_mock --rpm 20 --window-ms 1600 --quiet
-lg_start_redis
-export KEY_A=sk-lease-a KEY_B=sk-lease-b
-BODY='{"model":"gpt-4o-mini","max_tokens":16,"messages":[{"role":"user","content":"hi"}]}'
-URL=http://api.openai.com/v1/chat/completions
+lg_redis_fleet --rpm 20 --window-ms 1600 --quiet
+LIMITS='"rpm": 20, "window_ms": 2000'
+lg_fleet_config lease "$REDIS_URL" "$LIMITS" 120 '"retry_ms": 500, "leases": true'
+lg_fleet_config nolease "$REDIS_URL" "$LIMITS" 120 '"retry_ms": 500, "leases": false'
+FLEET_LIB=1 FLEET_MACHINES=3 FLEET_PROCS=3 FLEET_SECONDS=${LEASE_SMOKE_SECONDS:-6} FLEET_RPM=20 FLEET_WINDOW_MS=2000
+source "$LG_ROOT/tests/bench/fleet.sh"
 
-# write_config NAME LEASES
-write_config() {
-    cat >"$LG_TMP/$1.json" <<JSON
-{"providers": {"openai": {"upstream": "$MOCK_URL",
-   "accounts": [{"name": "a", "key": "env:KEY_A"}, {"name": "b", "key": "env:KEY_B"}],
-   "limits": {"rpm": 20, "window_ms": 2000}}},
- "retry": {"max_rate_limit_wait_seconds": 120},
- "store": {"backend": "redis", "redis_url": "$REDIS_URL", "retry_ms": 500, "leases": $2}}
-JSON
-    chmod 600 "$LG_TMP/$1.json"
-}
-write_config lease true
-write_config nolease false
-
-# fleet CONFIG REQUESTS: 3 machines x 3 processes of REQUESTS sequential requests (bench_client); prints
-# the failures of every process, one a line.
-fleet() {
-    local m p pids=()
-    rm -rf "$LG_TMP/run" && mkdir -p "$LG_TMP/run"
-    for m in 1 2 3; do
-        mkdir -p "$LG_TMP/run/m$m" && chmod 700 "$LG_TMP/run/m$m"
-        for p in 1 2 3; do
-            XDG_RUNTIME_DIR=$LG_TMP/run/m$m LLMGATE_CONFIG=$LG_TMP/$1.json LD_PRELOAD=$LG_LIB \
-                "$LG_BUILD/clients/bench_client" -n "$2" -c "api.openai.com:80:127.0.0.1:$MOCK_PORT" \
-                -H 'Authorization: Bearer sk-host' -d "$BODY" "$URL" >"$LG_TMP/run/out.$m.$p" 2>>"$LG_TMP/run/err" &
-            pids+=($!)
-        done
-    done
-    wait "${pids[@]}"
-    sed -n 's/.*failures=\([0-9]*\).*/\1/p' "$LG_TMP"/run/out.*
-}
-calls() { redis-cli -p "$REDIS_PORT" info commandstats | sed -n 's/^cmdstat_evalsha:calls=\([0-9]*\),.*/\1/p'; }
-sum() { awk '{s += $1} END {print s + 0}'; }
-
-# 1. With leases: 9 x 12 = 108 requests on 2 keys of 20 per window.
-curl -s -X POST "$MOCK_URL/__reset" >/dev/null
-redis-cli -p "$REDIS_PORT" config resetstat >/dev/null
-fails=$(fleet lease 12)
-lease_calls=$(calls)
-r429=$(lg_stats | lg_json "j['total']['rate_limited']")
-sent=$(lg_stats | lg_json "j['total']['requests']")
-[ "$(echo "$fails" | wc -l)" = 9 ] && [ "$(echo "$fails" | sum)" = 0 ] && ok "leases: 9 processes, no host failure" ||
-    not_ok "leases: 9 processes, no host failure" "failures: $(echo $fails)"
-# Not yet met on this machine (see the lease report): 0 provider 429s and fewer script calls than requests
-# with leases; shown, not asserted, until they are.
-echo "# leases: $r429 provider 429s of $sent requests at the provider (108 sent by hosts), ${lease_calls:-0} script calls"
-
-# 2. The same without leases: one or more script calls per request, still no 429.
+# 1. With leases, then without.
+read -r total ms fails calls usec sent r429 arrived <<<"$(fleet_run lease)"
+diag "leases: $total requests in $ms ms, $calls script calls, $usec us of Redis CPU, $r429 provider 429s of $sent, at most $arrived arriving in a window at a key"
+check_eq "leases: 9 processes, no host failure" 0 "$fails"
+check_eq "leases: no provider 429" 0 "$r429"
+check "leases: never more than 20 arriving at a key in one window ($arrived)" test "$arrived" -le 20
 sleep 2.2
-curl -s -X POST "$MOCK_URL/__reset" >/dev/null
-redis-cli -p "$REDIS_PORT" config resetstat >/dev/null
-fails=$(fleet nolease 12)
-plain_calls=$(calls)
-r429=$(lg_stats | lg_json "j['total']['rate_limited']")
-[ "$(echo "$fails" | sum)" = 0 ] && ok "leases off: no host failure" ||
-    not_ok "leases off: no host failure" "failures $(echo $fails)"
-echo "# leases off: $r429 provider 429s, ${plain_calls:-0} script calls for 108 requests"
+read -r total2 ms2 fails2 calls2 usec2 sent2 r4292 arrived2 <<<"$(fleet_run nolease)"
+diag "leases off: $total2 requests in $ms2 ms, $calls2 script calls, $usec2 us of Redis CPU, $r4292 provider 429s"
+check_eq "leases off: no host failure" 0 "$fails2"
+check "fewer script calls a request with leases ($calls / $total) than without ($calls2 / $total2)" \
+    test $(( calls * total2 )) -lt $(( calls2 * total ))
 
-# 3. Redis killed in the middle of a leased run: nothing fails, nothing hangs.
+# 2. Redis killed in the middle of a leased run: nothing fails, nothing hangs.
 sleep 2.2
-curl -s -X POST "$MOCK_URL/__reset" >/dev/null
-fleet lease 10 >"$LG_TMP/fails3" &
+fleet_run lease >"$LG_TMP/run3" &
 fpid=$!
 sleep 1.5
 kill "$REDIS_PID"
 wait "$fpid"
-[ "$(wc -l <"$LG_TMP/fails3")" = 9 ] && [ "$(sum <"$LG_TMP/fails3")" = 0 ] &&
-    ok "Redis killed during a leased run: no host request failed" ||
-    not_ok "Redis killed during a leased run: no host request failed" "$(cat "$LG_TMP/fails3" | tr '\n' ' ')"
+read -r _ _ fails3 _ <"$LG_TMP/run3"
+check_eq "Redis killed during a leased run: no host request failed" 0 "${fails3:-missing}"
 lg_done

@@ -10,26 +10,13 @@ command -v redis-server >/dev/null || { not_ok "redis-server installed (make dep
 # The mock's window is 800 ms against llmgate's 1000 ms: a request reaches the provider some time after
 # llmgate admitted it (a process start, a connect), longer on a loaded machine; up to 200 ms of that lag
 # is not a provider 429. A fleet that did not share its window (10 a second per key) still meets 429s.
-lg_start_mock --rpm 5 --window-ms 800 --quiet
-lg_start_redis
-export KEY_A=sk-fleet-a KEY_B=sk-fleet-b
-BODY='{"model":"gpt-4o-mini","max_tokens":16,"messages":[{"role":"user","content":"hi"}]}'
-URL=http://api.openai.com/v1/chat/completions
+lg_redis_fleet --rpm 5 --window-ms 800 --quiet
 CT=(--connect-to "api.openai.com:80:127.0.0.1:$MOCK_PORT")
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 stat_of() { lg_stats | lg_json "j['keys'].get('$1', {}).get('$2', 0)"; }
 
 # write_config NAME REDIS_URL: two accounts at 5 requests per 1 s window each, the redis store.
-write_config() {
-    cat >"$LG_TMP/$1.json" <<JSON
-{"providers": {"openai": {"upstream": "$MOCK_URL",
-   "accounts": [{"name": "a", "key": "env:KEY_A"}, {"name": "b", "key": "env:KEY_B"}],
-   "limits": {"rpm": 5, "window_ms": 1000}}},
- "retry": {"max_rate_limit_wait_seconds": 60},
- "store": {"backend": "redis", "redis_url": "$2", "retry_ms": 1000}}
-JSON
-    chmod 600 "$LG_TMP/$1.json"
-}
+write_config() { lg_fleet_config "$1" "$2" '"rpm": 5, "window_ms": 1000' 60 '"retry_ms": 1000'; }
 write_config fleet "$REDIS_URL"
 
 # fleet MACHINES PROCS REQUESTS: every machine runs PROCS processes of REQUESTS sequential curl requests;

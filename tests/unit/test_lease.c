@@ -161,13 +161,53 @@ static void test_ask_size_follows_the_rate(void **state)
     assert_int_equal(lg_lease_ask_size(&l, T0 + 200, 5), 5);   /* at most the cap */
 }
 
+/* lg_lease_room: the requests left in buckets not ended and when the first could go; a request it counts is
+ * one lg_lease_take gives. */
+static void test_room(void **state)
+{
+    lg_lease l = {0};
+    int64_t at = -1;
+    int b;
+    assert_int_equal(lg_lease_room(&l, 10, T0, &at), 0); /* no lease */
+    grant(&l, T0, 3, 2);
+    assert_int_equal(lg_lease_room(&l, 10, T0 + 5, &at), 6);
+    assert_int_equal(at, T0 + 5);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(lg_lease_take(&l, 10, T0 + 5, T0 + 5000, &at, &b), LG_LEASE_TAKEN);
+    /* bucket 0 used up: the rest from bucket 1's start */
+    assert_int_equal(lg_lease_room(&l, 10, T0 + 5, &at), 4);
+    assert_int_equal(at, T0 + 100);
+    /* bucket 1 ended: only bucket 2's, at once */
+    assert_int_equal(lg_lease_room(&l, 10, T0 + 250, &at), 2);
+    assert_int_equal(at, T0 + 250);
+    /* a request larger than a bucket's tokens: none */
+    assert_int_equal(lg_lease_room(&l, 25, T0 + 250, &at), 0);
+    /* every bucket ended */
+    assert_int_equal(lg_lease_room(&l, 10, T0 + 300, &at), 0);
+}
+
+/* An account Redis granted nothing: its turn ends, and nobody asks for it again before the time given. */
+static void test_given_back_not_before(void **state)
+{
+    lg_lease l = {0};
+    lg_lease_return ret;
+    grant(&l, T0, 2, 1);
+    l.requests[0] = 0; /* used up */
+    assert_true(lg_lease_begin_ask(&l, T0 + 250, &ret));
+    lg_lease_ask_given_back(&l, T0 + 250 + 400);
+    assert_int_equal(l.requests[1], 0); /* what it carried went to Redis */
+    assert_false(lg_lease_begin_ask(&l, T0 + 649, &ret));
+    assert_true(lg_lease_begin_ask(&l, T0 + 650, &ret));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_grant_and_use),        cmocka_unit_test(test_give_back_and_settle),
         cmocka_unit_test(test_expiry),               cmocka_unit_test(test_ask_turn_and_return),
         cmocka_unit_test(test_dead_asker),           cmocka_unit_test(test_redis_gone),
-        cmocka_unit_test(test_ask_size_follows_the_rate),
+        cmocka_unit_test(test_ask_size_follows_the_rate), cmocka_unit_test(test_room),
+        cmocka_unit_test(test_given_back_not_before),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,310 @@
+/* The redis backend's leases (src/store/redis_lease.h; the bookkeeping is src/limiter/lease.c's): each
+ * account's lease lives in its slot of the machine's store and is used under that store's lock; a process
+ * whose request finds no lease with room asks Redis (script op "lease") for a grant on the eligible accounts
+ * whose leases are empty, one call for them all. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "llmgate/clock.h"
+#include "llmgate/lease.h"
+#include "llmgate/limiter.h"
+#include "llmgate/policy.h"
+#include "store/redis_call.h"
+#include "store/redis_lease.h"
+#include "store/shm.h"
+
+#define LEASE_BUSY_MS 3 /* another process of the machine asks Redis for a grant: ask again after this */
+#define ASK_MAX 4       /* accounts one grant call asks for */
+
+typedef enum { LEASE_NO, LEASE_TAKEN, LEASE_ASK, LEASE_BUSY } lease_step;
+
+/* One step on the scope's leases under the local store's lock. */
+typedef struct {
+    size_t n;                 /* the scope's accounts */
+    const char *eligible;     /* per account '1': usable and ready by the states last seen */
+    size_t first;             /* where the round-robin over the accounts starts */
+    size_t idx;               /* LEASE_TAKEN: the account; lease_back_fn: the ticket's */
+    int64_t tokens, now_ms, deadline_ms, cap, span_ms;
+    int count;                /* the pending counter to count on a request admitted now (-1: none) */
+    lease_step step;          /* result */
+    int64_t at_ms, id;        /* LEASE_TAKEN: when it goes, from which lease ... */
+    int bucket;               /* ... and bucket */
+    int nc;                   /* LEASE_ASK: the accounts asked for ... */
+    size_t cand[ASK_MAX];
+    int64_t ask[ASK_MAX];     /* ... requests per bucket asked for each ... */
+    lg_lease_return ret[ASK_MAX]; /* ... and what the call gives back of each */
+    const redisReply *r;      /* grant: Redis's reply (NULL: the call failed) */
+    int64_t skew_ms;          /* grant: Redis's clock minus the machine's */
+    bool tokens_limited;
+    enum { BACK_NONE, BACK_GIVE, BACK_SETTLE } back; /* lease_back_fn: the place given back (tokens) or
+                                                        settled by dk tokens more */
+    int64_t dk;
+    const int64_t *learn; /* lease_back_fn with count >= 0: the provider's limits a response reported (NULL:
+                             none); not counted (count = -1 after) when Redis was not told them yet */
+} lease_ctx;
+
+/* The eligible account whose lease has room for this request soonest by the deadline (the most room among
+ * equals), from the round-robin start; -1 when none has. */
+static long pick(lg_account_slot *const *acc, const lease_ctx *x, int64_t *at_ms)
+{
+    long best = -1;
+    int64_t best_room = 0;
+    for (size_t k = 0; k < x->n; k++) {
+        size_t i = (x->first + k) % x->n;
+        int64_t at = 0, room = x->eligible[i] == '1' ? lg_lease_room(&acc[i]->lease, x->tokens, x->now_ms, &at) : 0;
+        if (room == 0 || at > x->deadline_ms)
+            continue;
+        if (best < 0 || at < *at_ms || (at == *at_ms && room > best_room)) {
+            best = (long)i;
+            *at_ms = at;
+            best_room = room;
+        }
+    }
+    return best;
+}
+
+/* Takes this request's place from account i's lease (LEASE_TAKEN), counting its counter when it goes now. */
+static void take(lg_account_slot *const *acc, size_t i, lease_ctx *x)
+{
+    lg_lease *l = &acc[i]->lease;
+    if (lg_lease_take(l, x->tokens, x->now_ms, x->deadline_ms, &x->at_ms, &x->bucket) != LG_LEASE_TAKEN) {
+        x->step = LEASE_NO;
+        return;
+    }
+    x->step = LEASE_TAKEN;
+    x->idx = i;
+    x->id = l->id;
+    if (x->count >= 0 && x->at_ms <= x->now_ms)
+        l->pending[x->count]++;
+}
+
+/* Under the lock: a place from a lease with room now; else this process's turn to ask for a grant on the
+ * eligible accounts whose leases are empty (up to ASK_MAX; an account Redis granted nothing is not asked
+ * for again for a sixteenth of its window); else a place later in a lease, or another process asks already
+ * (LEASE_BUSY). */
+static void lease_try_fn(lg_provider_slot *p, lg_account_slot *const *acc, size_t n, void *ctx)
+{
+    (void)p, (void)n;
+    lease_ctx *x = ctx;
+    int64_t at = 0;
+    long best = pick(acc, x, &at);
+    if (best >= 0 && at <= x->now_ms) {
+        take(acc, (size_t)best, x);
+        return;
+    }
+    bool busy = false;
+    x->nc = 0;
+    for (size_t k = 0; k < x->n && x->nc < ASK_MAX; k++) {
+        size_t i = (x->first + k) % x->n;
+        lg_lease *l = &acc[i]->lease;
+        int64_t t;
+        if (x->eligible[i] != '1' || lg_lease_room(l, x->tokens, x->now_ms, &t) > 0)
+            continue;
+        if (!lg_lease_begin_ask(l, x->now_ms, &x->ret[x->nc])) {
+            busy = true;
+            continue;
+        }
+        x->ask[x->nc] = lg_lease_ask_size(l, x->now_ms, x->cap);
+        x->cand[x->nc++] = i;
+    }
+    if (x->nc > 0)
+        x->step = LEASE_ASK;
+    else if (best >= 0)
+        take(acc, (size_t)best, x);
+    else
+        x->step = busy ? LEASE_BUSY : LEASE_NO;
+}
+
+/* Under the lock: the grant in Redis's reply installed on the account it names (the other accounts asked for
+ * gave back what they carried), or, the call failed, what each carried put back; then this request's place
+ * from the lease with room soonest. */
+static void lease_grant_fn(lg_provider_slot *p, lg_account_slot *const *acc, size_t n, void *ctx)
+{
+    (void)p, (void)n;
+    lease_ctx *x = ctx;
+    long granted = x->r && lg_redis_int_at(x->r, 2) > 0 ? lg_redis_int_at(x->r, 1) : -1;
+    for (int c = 0; c < x->nc; c++) {
+        lg_lease *l = &acc[x->cand[c]]->lease;
+        if (!x->r) {
+            lg_lease_ask_failed(l, &x->ret[c]);
+        } else if ((long)x->cand[c] != granted) {
+            lg_lease_ask_given_back(l, x->now_ms + x->span_ms / 16);
+        } else {
+            int64_t q[LG_LEASE_BUCKETS], k[LG_LEASE_BUCKETS];
+            for (int j = 0; j < LG_LEASE_BUCKETS; j++) {
+                q[j] = lg_redis_int_at(x->r, 5 + 2 * (size_t)j);
+                k[j] = lg_redis_int_at(x->r, 6 + 2 * (size_t)j);
+            }
+            lg_lease_grant(l, x->now_ms, x->skew_ms, lg_redis_int_at(x->r, 4), lg_redis_int_at(x->r, 3),
+                           (int)lg_redis_int_at(x->r, 2), q, k, x->tokens_limited);
+        }
+    }
+    int64_t at = 0;
+    long best = pick(acc, x, &at);
+    if (best >= 0)
+        take(acc, (size_t)best, x);
+    else
+        x->step = LEASE_NO;
+}
+
+/* Under the lock: the place x->id / x->bucket of account x->idx given back or settled (x->back), then the
+ * counter x->count counted (>= 0). */
+static void lease_back_fn(lg_provider_slot *p, lg_account_slot *const *acc, size_t n, void *ctx)
+{
+    (void)p, (void)n;
+    lease_ctx *x = ctx;
+    lg_lease *l = &acc[x->idx]->lease;
+    if (x->back == BACK_GIVE)
+        lg_lease_give_back(l, x->id, x->bucket, x->tokens);
+    else if (x->back == BACK_SETTLE)
+        lg_lease_settle(l, x->id, x->bucket, x->dk);
+    for (int d = 0; x->count >= 0 && x->learn && d < 2; d++)
+        if (x->learn[d] > 0 && x->learn[d] != l->learned[d]) {
+            memcpy(l->learned, x->learn, sizeof l->learned); /* the record script tells Redis */
+            x->count = -1;
+        }
+    if (x->count >= 0)
+        l->pending[x->count]++;
+}
+
+void lg_redis_lease_give_back(redis_store *s, const lg_store_scope *sc, lg_store_ticket *t)
+{
+    lease_ctx x = {.idx = t->account, .id = t->lease, .bucket = (int)t->bucket, .tokens = t->tokens, .count = -1,
+                   .back = BACK_GIVE};
+    lg_shm_with_scope(s->local, sc, lease_back_fn, &x);
+    t->held = false;
+    t->lease = 0;
+}
+
+bool lg_redis_leased(const redis_store *s, const lg_store_ticket *t)
+{
+    return t->held && t->lease != 0 && t->owner == s;
+}
+
+/* Asks Redis for a grant on the accounts x->cand (script op "lease"), giving back what each carried (x->ret);
+ * NULL when the call failed (the connection is then given back). */
+static redisReply *lease_call(redis_store *s, conn *c, const lg_store_scope *sc, const lease_ctx *x)
+{
+    lg_redis_args a = {0};
+    lg_redis_window_head(s, &a, sc, "lease");
+    lg_redis_arg(&a, "%lld", (long long)x->tokens);
+    lg_redis_arg(&a, "%.17g", sc->jitter);
+    lg_redis_arg(&a, "%lld", (long long)lg_policy_longest_cooldown_ms(sc->backoff));
+    for (int i = 0; i < x->nc; i++) {
+        const lg_lease_return *ret = &x->ret[i];
+        char back[LG_LEASE_BUCKETS * 48 + 32] = "none";
+        bool any = false; /* a lease used up gives back nothing: "none" */
+        for (int j = 0; j < ret->n; j++)
+            any = any || ret->requests[j] != 0 || ret->tokens[j] != 0;
+        size_t len = any ? (size_t)snprintf(back, sizeof back, "%lld;", (long long)ret->epoch) : 0;
+        for (int j = 0; any && j < ret->n && len < sizeof back; j++)
+            len += (size_t)snprintf(back + len, sizeof back - len, "%lld,%lld;", (long long)ret->requests[j],
+                                    (long long)ret->tokens[j]);
+        lg_redis_arg(&a, "%zu", x->cand[i]);
+        lg_redis_arg(&a, "%lld", (long long)x->ask[i]);
+        lg_redis_arg(&a, "%s", back);
+        lg_redis_arg(&a, "%lld,%lld,%lld", (long long)ret->counters[0], (long long)ret->counters[1],
+                     (long long)ret->counters[2]);
+    }
+    return lg_redis_exchange(s, c, &a, 5 + 2 * LG_LEASE_BUCKETS + LG_REDIS_STATE_FIELDS * sc->n);
+}
+
+bool lg_redis_lease_admit(redis_store *s, const lg_store_scope *sc, lg_store_ticket *t, int64_t now_ms,
+                          int64_t deadline_ms, const lg_admit_opts *rest, lg_account_state *snap, lg_admission *out)
+{
+    if (!s->leases || !s->local || !snap || sc->n == 0 || sc->n > LG_STORE_ACCOUNTS)
+        return false;
+    char eligible[sc->n + 1];
+    lg_redis_pool_mask(sc, snap, now_ms, eligible);
+    bool any = false;
+    for (size_t i = 0; i < sc->n; i++) {
+        if (lg_policy_ready_at(&snap[i], sc->jitter, now_ms) > now_ms || snap[i].reason != LG_REASON_NONE)
+            eligible[i] = '0';
+        any = any || eligible[i] == '1';
+    }
+    if (!any)
+        return false;
+    int64_t tokens = lg_charge_admit(sc->dialect, sc->est, NULL);
+    lease_ctx x = {.n = sc->n, .eligible = eligible, .first = (size_t)getpid() % sc->n, .tokens = tokens,
+                   .now_ms = now_ms, .deadline_ms = deadline_ms, .span_ms = lg_window_span_ms(&sc->limits),
+                   .cap = sc->limits.limit[0] > 8 ? sc->limits.limit[0] / 8 : 1,
+                   .count = rest->count ? (rest->ev == LG_EV_WAITED ? 1 : 0) : -1,
+                   .tokens_limited = sc->limits.limit[1] > 0};
+    if (lg_shm_with_scope(s->local, sc, lease_try_fn, &x) != 0 || x.step == LEASE_NO)
+        return false;
+    if (x.step == LEASE_ASK) {
+        conn *c = lg_redis_get_conn(s);
+        int64_t t0 = lg_now_ms();
+        redisReply *r = c ? lease_call(s, c, sc, &x) : NULL;
+        x.r = r;
+        /* Redis read its clock during the call: against the middle of the call, not the admission's now
+         * (which may be a lock and a connection earlier), the lease's buckets are placed on this clock to
+         * within half the round trip. */
+        x.skew_ms = r ? lg_redis_int_at(r, 0) - (t0 + lg_now_ms()) / 2 : 0;
+        lg_shm_with_scope(s->local, sc, lease_grant_fn, &x);
+        if (r) {
+            lg_redis_read_states(r, 5 + 2 * LG_LEASE_BUCKETS, sc->n, x.skew_ms, snap);
+            s->api->free_reply(r);
+            lg_redis_put_conn(s, c, true, NULL);
+        }
+    }
+    if (x.step == LEASE_BUSY) {
+        *out = (lg_admission){.idx = x.first, .at_ms = now_ms, .retry_ms = LEASE_BUSY_MS, .breaker = out->breaker};
+        return true;
+    }
+    if (x.step != LEASE_TAKEN)
+        return false;
+    *out = (lg_admission){.idx = x.idx, .at_ms = x.at_ms, .reserved = true, .breaker = out->breaker};
+    *t = (lg_store_ticket){.held = true, .account = x.idx, .bucket = x.bucket, .tokens = tokens, .lease = x.id,
+                           .owner = s};
+    return true;
+}
+
+bool lg_redis_lease_record(redis_store *s, const lg_store_scope *sc, lg_store_ticket *t, size_t idx,
+                           const lg_store_attempt *at, int64_t now_ms, const lg_account_state *snap)
+{
+    lease_ctx x = {.idx = t->account, .id = t->lease, .bucket = (int)t->bucket, .count = -1};
+    if (!at->transport_failed && idx == t->account) {
+        bool keep;
+        x.dk = lg_charge_settle(sc->dialect, sc->est, t->tokens, at->outcome, -1, &keep) - t->tokens;
+        x.back = keep ? BACK_SETTLE : BACK_GIVE;
+        x.tokens = -x.dk;
+    }
+    t->held = false;
+    t->lease = 0;
+    bool done = !at->transport_failed && snap && idx < sc->n && at->outcome->state == LG_STATE_SUCCESS;
+    if (done) {
+        lg_account_state next = snap[idx];
+        done = !lg_policy_record(sc->backoff, sc->n, &next, at->outcome, now_ms) &&
+               next.cooldown_until_ms == snap[idx].cooldown_until_ms && next.reason == snap[idx].reason &&
+               next.failures == snap[idx].failures && next.last_event_ms == snap[idx].last_event_ms &&
+               snap[idx].probe_until_ms == 0;
+    }
+    if (done) {
+        x.count = 2; /* n_requests */
+        x.learn = at->info ? at->info->limit : NULL;
+    }
+    if ((x.back != BACK_NONE || done) && lg_shm_with_scope(s->local, sc, lease_back_fn, &x) == 0)
+        done = done && x.count >= 0;
+    if (done && (at->first || at->breaker != LG_BREAKER_NOTE_NONE)) {
+        lg_prov_op op = {.kind = LG_PROV_ATTEMPT, .now_ms = now_ms, .first = at->first, .note = at->breaker};
+        s->local->ops->provider(s->local, sc, &op);
+    }
+    return done;
+}
+
+bool lg_redis_lease_count(redis_store *s, const lg_store_scope *sc, lg_store_ticket *t, size_t idx,
+                          lg_account_event ev)
+{
+    if (!lg_redis_leased(s, t) || idx != t->account ||
+        (ev != LG_EV_IMMEDIATE && ev != LG_EV_WAITED && ev != LG_EV_SENT))
+        return false;
+    lease_ctx x = {.idx = idx, .count = ev == LG_EV_IMMEDIATE ? 0 : ev == LG_EV_WAITED ? 1 : 2};
+    lg_shm_with_scope(s->local, sc, lease_back_fn, &x); /* told to Redis with the next grant */
+    if (ev == LG_EV_SENT) {
+        t->held = false;
+        t->lease = 0;
+    }
+    return true;
+}
