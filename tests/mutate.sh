@@ -338,6 +338,12 @@ sock-slow-answer-unbounded|src/front/h1_attempt.c|test_sock_timeout
 owner-cached-across-fork|src/store/owner.c|test_store_holds
     self.pid = 0;
     (void)0;
+sock-timeo-set-unnoted|src/hook/sock/conns.c|test_sock_timeout
+    if (rc == 0 && timeo_opt(level, opt))
+    if (rc == 0 && timeo_opt(level, opt) && 0)
+sock-timeo-asked-per-wait|src/hook/sock/conns.c|test_sock_syscalls
+    if (s->timeo_gen != __atomic_load_n(&timeo_set, __ATOMIC_ACQUIRE))
+    if (1)
 EOF
 )
 
