@@ -12,10 +12,19 @@
 
 #define KEEP_MAX 65536 /* buffers up to this size are kept for the connection's next request */
 
-/* Appends len bytes to a growing buffer; false on allocation failure. */
-static bool grow_append(char **buf, size_t *len, size_t *cap, const char *p, size_t n)
+/* Makes room for n more bytes and a NUL after *len bytes of *buf (cold: the buffers are kept between
+ * requests and the rendering makes its room at once). */
+static __attribute__((cold, noinline)) bool grow_for(char **buf, size_t len, size_t *cap, size_t n)
 {
-    if (!lg_h1_grow(buf, cap, *len + n + 1))
+    return lg_h1_grow(buf, cap, len + n + 1);
+}
+
+/* Appends the n bytes at p to *buf (*len bytes of *cap) and a NUL after them; false on allocation failure.
+ * Inline: most calls append a few bytes, known at compile time, to a buffer with room. */
+static inline __attribute__((always_inline)) bool grow_append(char **buf, size_t *len, size_t *cap, const char *p,
+                                                              size_t n)
+{
+    if (__builtin_expect(*len + n >= *cap, 0) && !grow_for(buf, *len, cap, n))
         return false;
     memcpy(*buf + *len, p, n);
     *len += n;
@@ -301,7 +310,10 @@ typedef struct {
     bool ok;
 } out_buf;
 
-static void put(out_buf *o, const char *p, size_t n) { o->ok = o->ok && grow_append(&o->p, &o->len, &o->cap, p, n); }
+static inline void put(out_buf *o, const char *p, size_t n)
+{
+    o->ok = o->ok && grow_append(&o->p, &o->len, &o->cap, p, n);
+}
 static void put_str(out_buf *o, const char *s) { put(o, s, strlen(s)); }
 
 /* Field f as it goes out under o (nothing when dropped); *carried when it carries the key. */

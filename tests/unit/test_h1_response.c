@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "front/h1_head.h"
 #include "front/h1_response.h"
@@ -286,11 +287,61 @@ static void head_split_name_bytes(void **state)
         }
 }
 
+/* The framing names as lg_h1_head_framing read them before its word compares (strncasecmp): the reference
+ * it is checked against. */
+static bool framing_reference(const char *name, size_t len)
+{
+    static const char *const words[] = {"connection", "content-length", "proxy-connection", "transfer-encoding",
+                                        "upgrade"};
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (len >= strlen(words[i]) && !strncasecmp(name, words[i], strlen(words[i])))
+            return true;
+    return false;
+}
+
+/* Random names, most of them a framing name (or one cut short, or run on) with each byte kept, flipped in
+ * case, or replaced by any byte (the 0x20 bit flipped, a control byte, a high one), read from a buffer
+ * that ends with them: lg_h1_head_framing answers as the reference for each. */
+static void framing_names_read_as_before(void **state)
+{
+    (void)state;
+    static const char *const words[] = {"connection", "content-length", "proxy-connection", "transfer-encoding",
+                                        "upgrade", "content-type", "transfer", "upgrade-insecure-requests"};
+    test_rng_seed(32);
+    for (unsigned round = 0; round < 400000; round++) {
+        char name[40];
+        size_t len;
+        if (rnd(8) == 0) { /* any bytes */
+            len = 1 + rnd(30);
+            for (size_t i = 0; i < len; i++)
+                name[i] = (char)rnd(256);
+        } else {
+            const char *w = words[rnd(sizeof words / sizeof *words)];
+            size_t wl = strlen(w);
+            len = wl - 2 + rnd(8); /* two short of the word up to five past it */
+            for (size_t i = 0; i < len; i++) {
+                char c = i < wl ? w[i] : (char)('a' + rnd(26));
+                unsigned r = rnd(16);
+                name[i] = r < 10 ? c : r < 14 ? (char)(c ^ 0x20) : (char)rnd(256);
+            }
+        }
+        char *buf = malloc(len); /* no byte after the name to read */
+        assert_non_null(buf);
+        memcpy(buf, name, len);
+        if (lg_h1_head_framing(buf, len) != framing_reference(buf, len)) {
+            fprintf(stderr, "round %u: %.*s (%zu bytes) read otherwise\n", round, (int)len, buf, len);
+            fail();
+        }
+        free(buf);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(head_split_lines),
         cmocka_unit_test(head_split_name_bytes),
+        cmocka_unit_test(framing_names_read_as_before),
         cmocka_unit_test(edge_cases_read_alike),
         cmocka_unit_test(random_responses_read_alike),
     };
