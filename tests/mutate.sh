@@ -323,15 +323,15 @@ price-memo-any-model|src/spend/price.c|test_spend
 day-row-hint-model-prefix|src/spend/agg.c|test_spend
     return r->used && !strncmp(r->model, n[2], sizeof r->model - 1) &&
     return r->used && !strncmp(r->model, n[2], 8) &&
-h1-head-framing-exact|src/front/h1_head.c|test_h1_response test_h1_request
-    return len >= n && !(differs8(name, word) | differs8(name + n - 8, word + n - 8) |
-    return len == n && !(differs8(name, word) | differs8(name + n - 8, word + n - 8) |
-h1-head-framing-dash-folded|src/front/h1_head.c|test_h1_response
-static inline uint64_t letters(const char *w) { return (lg_load8(w) & (ONES * 0x40)) >> 1; }
-static inline uint64_t letters(const char *w) { return ONES * 0x20 + 0 * lg_load8(w); }
-h1-head-framing-middle-unread|src/front/h1_head.c|test_h1_response
-                         (n > 16 ? differs8(name + 8, word + 8) : 0));
-                         (n > 17 ? differs8(name + 8, word + 8) : 0));
+h1-head-framing-exact|src/front/word.h|test_h1_response test_h1_request
+    return len >= n && !(lg_word_differs(name, word) | lg_word_differs(name + n - 8, word + n - 8) |
+    return len == n && !(lg_word_differs(name, word) | lg_word_differs(name + n - 8, word + n - 8) |
+h1-head-framing-dash-folded|src/front/word.h|test_h1_response
+static inline uint64_t lg_word_letters(const char *w) { return (lg_load8(w) & 0x4040404040404040ull) >> 1; }
+static inline uint64_t lg_word_letters(const char *w) { return 0x2020202020202020ull + 0 * lg_load8(w); }
+h1-head-framing-middle-unread|src/front/word.h|test_h1_response
+                         (n > 16 ? lg_word_differs(name + 8, word + 8) : 0));
+                         (n > 17 ? lg_word_differs(name + 8, word + 8) : 0));
 h1-head-status-cr|src/front/h1_head.c|test_h1_response
     if (!lf || lf == p || first_special(p, lf) != lf - 1 || lf[-1] != '\r')
     if (!lf || lf == p || lf[-1] != '\r')
@@ -356,6 +356,15 @@ capture-line-value-unskipped|src/front/capture.c|test_capture
 resp-rebuilt-line-value-off|src/front/h1_response.c|test_h1_response
             lg_capture_line(r->cap, r->line, r->line_len, l->name_len, l->name_len + 2) != r->line_len)
             lg_capture_line(r->cap, r->line, r->line_len, l->name_len, l->value_off) != r->line_len)
+auth-named-colon-kept|src/front/auth_key.c|test_auth_key
+    const char *v = line + nlen + 1;
+    const char *v = line + nlen;
+render-pin-kept|src/front/h1_request.c|test_h1_request
+           named(r, f, "expect", 6) || (n == 13 && lg_word_begins(name, n, "x-llmgate-pin", 13)) ||
+           named(r, f, "expect", 6) || (n == 14 && lg_word_begins(name, n, "x-llmgate-pin", 13)) ||
+deliver-length-kept|src/front/h1_deliver.c|test_socket_http
+        if ((lg_word_begins(l, len, "content-length", 14) && l[14] == ':') ||
+        if ((lg_word_begins(l, len, "content-length", 14) && l[14] == '=') ||
 EOF
 )
 

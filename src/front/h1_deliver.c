@@ -4,12 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "front/answer_translate.h"
 #include "front/h1_conn_internal.h"
 #include "front/h1_text.h"
 #include "front/resp_lines.h"
+#include "front/word.h"
 #include "llmgate/log.h"
 #include "llmgate/synth.h"
 
@@ -71,9 +71,9 @@ static bool add_reframed(lg_h1_conn *c, char *const *lines, size_t n, size_t bod
 {
     for (size_t i = 0; i < n; i++) {
         const char *l = lines[i];
-        char first = (char)(l[0] | 0x20); /* most lines are told apart by their first letter */
-        if ((first == 'c' && !strncasecmp(l, "content-length:", 15)) ||
-            (first == 't' && !strncasecmp(l, "transfer-encoding:", 18)))
+        size_t len = strlen(l);
+        if ((lg_word_begins(l, len, "content-length", 14) && l[14] == ':') ||
+            (lg_word_begins(l, len, "transfer-encoding", 17) && l[17] == ':'))
             continue;
         if (i + 1 == n) {
             char cl[LG_H1_DEC_MAX + 32] = "Content-Length: ";
@@ -81,7 +81,7 @@ static bool add_reframed(lg_h1_conn *c, char *const *lines, size_t n, size_t bod
             memcpy(cl + k, "\r\n\r\n", 4);
             return lg_h1_out_add(c, cl, k + 4);
         }
-        if (!lg_h1_out_add(c, l, strlen(l)))
+        if (!lg_h1_out_add(c, l, len))
             return false;
     }
     return true;

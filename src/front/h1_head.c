@@ -97,14 +97,6 @@ bool lg_h1_head_split(const char *p, size_t n, lg_h1_head *h)
     return h->len <= UINT32_MAX;
 }
 
-/* The lanes of the 8 bytes at w (lowercase letters and '-') that hold a letter: 0x20 there, 0 elsewhere. */
-static inline uint64_t letters(const char *w) { return (lg_load8(w) & (ONES * 0x40)) >> 1; }
-
-/* Whether the 8 bytes at s differ from those at w (lowercase letters and '-') in more than the case of a
- * letter: 0x20 or-ed into the letters' lanes only (a byte with 0x20 set is a lowercase letter exactly when
- * it is that letter; a '-' must be one). */
-static inline uint64_t differs8(const char *s, const char *w) { return (lg_load8(s) | letters(w)) ^ lg_load8(w); }
-
 /* Whether the 4 bytes at s differ from the 4 lowercase letters at w in more than case. */
 static inline uint32_t differs4(const char *s, const char *w)
 {
@@ -114,20 +106,12 @@ static inline uint32_t differs4(const char *s, const char *w)
     return (a | 0x20202020u) ^ b;
 }
 
-/* True when the len bytes at name begin with word (n bytes, 8 <= n <= 24, of lowercase letters and '-'), in
- * any case: compared in 8-byte pieces, the last one overlapping. */
-static inline bool begins(const char *name, size_t len, const char *word, size_t n)
-{
-    return len >= n && !(differs8(name, word) | differs8(name + n - 8, word + n - 8) |
-                         (n > 16 ? differs8(name + 8, word + 8) : 0));
-}
-
 bool lg_h1_head_framing(const char *name, size_t len)
 {
     switch (name[0] | 0x20) {
-    case 'c': return begins(name, len, "connection", 10) || begins(name, len, "content-length", 14);
-    case 'p': return begins(name, len, "proxy-connection", 16);
-    case 't': return begins(name, len, "transfer-encoding", 17);
+    case 'c': return lg_word_begins(name, len, "connection", 10) || lg_word_begins(name, len, "content-length", 14);
+    case 'p': return lg_word_begins(name, len, "proxy-connection", 16);
+    case 't': return lg_word_begins(name, len, "transfer-encoding", 17);
     case 'u': return len >= 7 && !(differs4(name, "upgr") | differs4(name + 3, "rade"));
     default: return false;
     }

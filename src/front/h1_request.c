@@ -8,6 +8,7 @@
 #include "front/h1_head.h"
 #include "front/h1_request.h"
 #include "front/h1_text.h"
+#include "front/word.h"
 #include "llmgate/url.h"
 
 #define KEEP_MAX 65536 /* buffers up to this size are kept for the connection's next request */
@@ -56,7 +57,7 @@ static bool close_field(lg_h1_req *r)
     f->len = r->text_len - f->off;
     if (!text_put(r, "", 1))
         return false;
-    const char *line = r->text + f->off, *v = lg_auth_value(line);
+    const char *line = r->text + f->off, *v = lg_auth_value_named(line, f->name_len);
     f->key = v ? (size_t)(v - line) : 0;
     return true;
 }
@@ -160,7 +161,7 @@ static bool plain_fields(lg_h1_req *r, const char *p, const lg_h1_head *h)
         f->len = r->text_len - f->off;
         if (!ok || !text_put(r, "", 1))
             return false;
-        const char *v = lg_auth_value(r->text + f->off);
+        const char *v = lg_auth_value_named(r->text + f->off, f->name_len);
         f->key = v ? (size_t)(v - (r->text + f->off)) : 0;
     }
     return true;
@@ -298,9 +299,10 @@ bool lg_h1_req_find_key(const lg_h1_req *r, char *buf, size_t size)
 static bool dropped(const lg_h1_req *r, const lg_h1_field *f)
 {
     const char *name = line_of(r, f);
-    return (f->name_len >= 14 && !strncasecmp(name, "content-length", 14)) ||
-           (f->name_len >= 17 && !strncasecmp(name, "transfer-encoding", 17)) || named(r, f, "expect", 6) ||
-           named(r, f, "x-llmgate-pin", 13) || named(r, f, "accept-encoding", 15);
+    size_t n = f->name_len;
+    return lg_word_begins(name, n, "content-length", 14) || lg_word_begins(name, n, "transfer-encoding", 17) ||
+           named(r, f, "expect", 6) || (n == 13 && lg_word_begins(name, n, "x-llmgate-pin", 13)) ||
+           (n == 15 && lg_word_begins(name, n, "accept-encoding", 15));
 }
 
 /* The rendering being built. */

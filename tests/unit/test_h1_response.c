@@ -16,6 +16,7 @@
 
 #include "front/h1_head.h"
 #include "front/h1_response.h"
+#include "front/word.h"
 
 #include "../fuzz/h1_reader.h"
 #include "rng.h"
@@ -299,14 +300,16 @@ static bool framing_reference(const char *name, size_t len)
     return false;
 }
 
-/* Random names, most of them a framing name (or one cut short, or run on) with each byte kept, flipped in
- * case, or replaced by any byte (the 0x20 bit flipped, a control byte, a high one), read from a buffer
- * that ends with them: lg_h1_head_framing answers as the reference for each. */
+/* Random names, most of them a framing name or another the socket path compares a word at a time (or one
+ * cut short, or run on) with each byte kept, flipped in case, or replaced by any byte (the 0x20 bit flipped, a control byte, a high one), read from a buffer
+ * that ends with them: lg_h1_head_framing answers as the reference for each, and lg_word_begins as
+ * strncasecmp for each word of 8 to 24 bytes. */
 static void framing_names_read_as_before(void **state)
 {
     (void)state;
     static const char *const words[] = {"connection", "content-length", "proxy-connection", "transfer-encoding",
-                                        "upgrade", "content-type", "transfer", "upgrade-insecure-requests"};
+                                        "upgrade", "content-type", "transfer", "upgrade-insecure-requests",
+                                        "x-llmgate-pin", "accept-encoding"};
     test_rng_seed(32);
     for (unsigned round = 0; round < 400000; round++) {
         char name[40];
@@ -331,6 +334,13 @@ static void framing_names_read_as_before(void **state)
         if (lg_h1_head_framing(buf, len) != framing_reference(buf, len)) {
             fprintf(stderr, "round %u: %.*s (%zu bytes) read otherwise\n", round, (int)len, buf, len);
             fail();
+        }
+        for (size_t w = 0; w < sizeof words / sizeof *words; w++) { /* the word compare itself: 8-24 bytes */
+            size_t wl = strlen(words[w]);
+            if (wl >= 8 && wl <= 24 && lg_word_begins(buf, len, words[w], wl) != (len >= wl && !strncasecmp(buf, words[w], wl))) {
+                fprintf(stderr, "round %u: %.*s against %s read otherwise\n", round, (int)len, buf, words[w]);
+                fail();
+            }
         }
         free(buf);
     }
