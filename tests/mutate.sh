@@ -363,8 +363,14 @@ render-pin-kept|src/front/h1_request.c|test_h1_request
            named(r, f, "expect", 6) || (n == 13 && lg_word_begins(name, n, "x-llmgate-pin", 13)) ||
            named(r, f, "expect", 6) || (n == 14 && lg_word_begins(name, n, "x-llmgate-pin", 13)) ||
 deliver-length-kept|src/front/h1_deliver.c|test_socket_http
-        if ((lg_word_begins(l, len, "content-length", 14) && l[14] == ':') ||
-        if ((lg_word_begins(l, len, "content-length", 14) && l[14] == '=') ||
+        if ((first == 'c' && lg_word_begins(l, len, "content-length", 14) && l[14] == ':') ||
+        if ((first == 'c' && lg_word_begins(l, len, "content-length", 14) && l[14] == '=') ||
+h1-head-sse-name-brace|src/front/h1_head.c|test_h1_response
+    __m128i ok = _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(25)), t),
+    __m128i ok = _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(26)), t),
+h1-head-sse-unit-separator|src/front/h1_head.c|test_h1_response
+    __m128i low = _mm_cmpeq_epi8(_mm_max_epu8(x, _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f)); /* x <= 0x1f */
+    __m128i low = _mm_cmpeq_epi8(_mm_max_epu8(x, _mm_set1_epi8(0x1e)), _mm_set1_epi8(0x1e)); /* x <= 0x1f */
 EOF
 )
 

@@ -72,8 +72,9 @@ static bool add_reframed(lg_h1_conn *c, char *const *lines, size_t n, size_t bod
     for (size_t i = 0; i < n; i++) {
         const char *l = lines[i];
         size_t len = strlen(l);
-        if ((lg_word_begins(l, len, "content-length", 14) && l[14] == ':') ||
-            (lg_word_begins(l, len, "transfer-encoding", 17) && l[17] == ':'))
+        char first = (char)(l[0] | 0x20); /* most lines are told apart by their first letter */
+        if ((first == 'c' && lg_word_begins(l, len, "content-length", 14) && l[14] == ':') ||
+            (first == 't' && lg_word_begins(l, len, "transfer-encoding", 17) && l[17] == ':'))
             continue;
         if (i + 1 == n) {
             char cl[LG_H1_DEC_MAX + 32] = "Content-Length: ";
