@@ -13,7 +13,8 @@
 #include "llmgate/log.h"
 #include "llmgate/synth.h"
 
-bool lg_h1_out_add(lg_h1_conn *c, const char *p, size_t n)
+/* lg_h1_out_add, inlined into the loops over a header block's lines. */
+static inline __attribute__((always_inline)) bool out_put(lg_h1_conn *c, const char *p, size_t n)
 {
     if (c->out_off == c->out_len)
         c->out_off = c->out_len = 0;
@@ -24,11 +25,13 @@ bool lg_h1_out_add(lg_h1_conn *c, const char *p, size_t n)
     return true;
 }
 
+bool lg_h1_out_add(lg_h1_conn *c, const char *p, size_t n) { return out_put(c, p, n); }
+
 /* A header block as it came. */
 static bool add_lines(lg_h1_conn *c, char *const *lines, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (!lg_h1_out_add(c, lines[i], strlen(lines[i])))
+        if (!out_put(c, lines[i], strlen(lines[i])))
             return false;
     return true;
 }
@@ -82,7 +85,7 @@ static bool add_reframed(lg_h1_conn *c, char *const *lines, size_t n, size_t bod
             memcpy(cl + k, "\r\n\r\n", 4);
             return lg_h1_out_add(c, cl, k + 4);
         }
-        if (!lg_h1_out_add(c, l, len))
+        if (!out_put(c, l, len))
             return false;
     }
     return true;
