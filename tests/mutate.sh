@@ -333,8 +333,8 @@ h1-head-framing-middle-unread|src/front/word.h|test_h1_response
                          (n > 16 ? lg_word_differs(name + 8, word + 8) : 0));
                          (n > 17 ? lg_word_differs(name + 8, word + 8) : 0));
 h1-head-status-cr|src/front/h1_head.c|test_h1_response
-    if (!lf || lf == p || first_special(p, lf) != lf - 1 || lf[-1] != '\r')
-    if (!lf || lf == p || lf[-1] != '\r')
+    if (!lf || lf - p < 2 || lg_h1_first_special(p, lf) != lf - 1 || lf[-1] != '\r')
+    if (!lf || lf - p < 2 || lf[-1] != '\r')
 sock-attempt-watch-never-fires|src/front/h1_attempt.c|test_attempt_timeout
     return limit > 0 ? c->heard_ms + limit : INT64_MAX;
     return limit < 0 ? c->heard_ms + limit : INT64_MAX;
@@ -371,6 +371,9 @@ h1-head-sse-name-brace|src/front/h1_head.c|test_h1_response
 h1-head-sse-unit-separator|src/front/h1_head.c|test_h1_response
     __m128i low = _mm_cmpeq_epi8(_mm_max_epu8(x, _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f)); /* x <= 0x1f */
     __m128i low = _mm_cmpeq_epi8(_mm_max_epu8(x, _mm_set1_epi8(0x1e)), _mm_set1_epi8(0x1e)); /* x <= 0x1f */
+h1-head-empty-start-line|src/front/h1_head.c|test_h1_response
+    if (!lf || lf - p < 2 || lg_h1_first_special(p, lf) != lf - 1 || lf[-1] != '\r')
+    if (!lf || lf == p || lg_h1_first_special(p, lf) != lf - 1 || lf[-1] != '\r')
 EOF
 )
 

@@ -117,8 +117,9 @@ bool lg_h1_head_split(const char *p, size_t n, lg_h1_head *h)
 {
     const char *end = p + n, *lf = memchr(p, '\n', n);
     /* the start line's only control bytes its CRLF: libhttp-parser ends a status line at its first CR and
-     * takes the byte after it for the LF, whatever it is */
-    if (!lf || lf == p || lg_h1_first_special(p, lf) != lf - 1 || lf[-1] != '\r')
+     * takes the byte after it for the LF, whatever it is; never empty: the parser skips an empty first line
+     * and reads the next as the start line */
+    if (!lf || lf - p < 2 || lg_h1_first_special(p, lf) != lf - 1 || lf[-1] != '\r')
         return false;
     const char *q = lf + 1;
     h->start_len = (size_t)(q - p);

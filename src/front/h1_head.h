@@ -27,7 +27,8 @@ typedef struct lg_h1_head {
 } lg_h1_head;
 
 /* Splits the head at the start of the n bytes at p into h when all of it is there and it is plain: a start
- * line ended by CRLF with no other control byte nor DEL (its contents are libhttp-parser's to judge), then at most LG_H1_HEAD_LINES lines each
+ * line, not empty, ended by CRLF with no other control byte nor DEL (its contents are libhttp-parser's to
+ * judge), then at most LG_H1_HEAD_LINES lines each
  * "Name:" (a name of ASCII letters, digits, '-' and '_'), spaces, a value of visible bytes (0x20-0x7e, or
  * 0x80 and above: no tab, no control byte) and CRLF, then CRLF. False otherwise (h is then undefined). */
 bool lg_h1_head_split(const char *p, size_t n, lg_h1_head *h);

@@ -196,6 +196,8 @@ static void edge_cases_read_alike(void **state)
         bool plain;
     } cases[] = {
         {"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi", true},
+        {"\r\ngg:\r\n\r\n", false}, /* an empty first line: the parser skips it and reads the next as the start */
+        {"\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi", false},
         {"HTTP/1.1 200 OK\r\ncontent-length:2\r\n\r\nhi", true},
         {"HTTP/1.1 200 OK\r\nContent-Length:    2\r\nX-A:\r\nX-B: \r\nX-C:  c  \r\n\r\nhi", true},
         {"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhi\r\n0\r\n\r\n", true},
