@@ -7,7 +7,11 @@
 #include "front/auth_key.h"
 #include "front/word.h"
 
-static const char *const key_headers[] = {"x-api-key", "x-goog-api-key", "api-key"};
+#define KEY_HEADER(name) {name, sizeof name - 1}
+static const struct {
+    const char *name;
+    size_t len;
+} key_headers[] = {KEY_HEADER("x-api-key"), KEY_HEADER("x-goog-api-key"), KEY_HEADER("api-key")};
 
 /* True when the 13 bytes at s spell "authorization" in any case (ASCII letters: a byte with 0x20 set is
  * the lowercase letter exactly when it is that letter in either case). Two overlapping word loads. */
@@ -25,13 +29,9 @@ static inline bool is_bearer(const char *v)
            (v[4] | 0x20) == 'e' && (v[5] | 0x20) == 'r' && v[6] == ' ';
 }
 
-const char *lg_auth_value(const char *line)
+const char *lg_auth_value_named(const char *line, size_t nlen)
 {
-    const char *colon = strchr(line, ':');
-    if (!colon)
-        return NULL;
-    size_t nlen = (size_t)(colon - line);
-    const char *v = colon + 1;
+    const char *v = line + nlen + 1;
     while (*v == ' ' || *v == '\t')
         v++;
     if (nlen == 13 && is_authorization(line)) {
@@ -43,9 +43,15 @@ const char *lg_auth_value(const char *line)
         return v;
     }
     for (size_t i = 0; i < sizeof key_headers / sizeof *key_headers; i++)
-        if (nlen == strlen(key_headers[i]) && !strncasecmp(line, key_headers[i], nlen))
+        if (nlen == key_headers[i].len && !strncasecmp(line, key_headers[i].name, nlen))
             return v;
     return NULL;
+}
+
+const char *lg_auth_value(const char *line)
+{
+    const char *colon = strchr(line, ':');
+    return colon ? lg_auth_value_named(line, (size_t)(colon - line)) : NULL;
 }
 
 char *lg_auth_line_with_key(const char *line, const char *value_start, const char *key)

@@ -13,6 +13,8 @@
 /* If line ("Name: value", with or without CRLF) is an auth header, the start of its key (after "Bearer "
  * for Authorization); else NULL. */
 const char *lg_auth_value(const char *line);
+/* lg_auth_value of a line whose first colon is its byte nlen (the name's length known: no search). */
+const char *lg_auth_value_named(const char *line, size_t nlen);
 /* Length of the key at v (up to whitespace or the line end). */
 static inline size_t lg_auth_key_len(const char *v) { return strcspn(v, " \t\r\n"); }
 /* "Name: <scheme >key" built from the auth line's own name and scheme (value_start from lg_auth_value);

@@ -182,53 +182,78 @@ static __attribute__((noinline)) size_t status_line(lg_capture *c, const char *p
     return len;
 }
 
-/* Each other line is kept as it came (unless skip_lines) and, when it is a header ("Name: value\r\n"), copied once more up to
- * its trimmed end, cut into name and value (lines that are not headers, the blank end, add no header). The
- * capture's members are read once into locals: the text written in between could alias them. */
-size_t lg_capture_header(char *ptr, size_t size, size_t nmemb, void *userdata)
+/* Makes room for a header line of len bytes at ptr (two copies in the text) and keeps the line as it came
+ * (unless skip_lines); *at: where the text goes on after it. False (oom set) when out of memory. */
+static inline bool keep_line(lg_capture *c, const char *ptr, size_t len, size_t *at)
 {
-    lg_capture *c = userdata;
-    size_t len = size * nmemb;
-    if (is_status_line(ptr, len))
-        return status_line(c, ptr, len);
     if (__builtin_expect(c->n_lines >= c->cap_lines || c->n_hdrs >= c->cap_hdrs ||
                              c->text_len + 2 * len + 2 > c->text_cap, 0) &&
         !make_room(c, len)) {
         c->oom = 1;
-        return 0;
+        return false;
     }
     c->any_line = true;
-    char *text = c->text;
-    size_t at = c->text_len;
+    *at = c->text_len;
     if (!c->skip_lines) {
-        char *line = text + at;
+        char *line = c->text + *at;
         memcpy(line, ptr, len);
         line[len] = '\0';
-        at += len + 1;
+        *at += len + 1;
         c->lines[c->n_lines++] = line;
     }
+    return true;
+}
+
+/* Adds the header of the line of len bytes at ptr, whose name is its first nlen bytes and whose value
+ * begins at v: the line copied once more at *at up to its trimmed end, cut into name and value. */
+static inline void add_header(lg_capture *c, size_t *at, const char *ptr, size_t len, size_t nlen, const char *v)
+{
+    const char *end = ptr + len;
+    if (end - v >= 2 && end[-1] == '\n' && end[-2] == '\r')
+        end -= 2; /* the usual end; whatever else is trimmed below */
+    while (end > v && (unsigned char)end[-1] <= ' ' &&
+           (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' ' || end[-1] == '\t'))
+        end--;
+    size_t keep = (size_t)(end - ptr);
+    char *copy = c->text + *at;
+    memcpy(copy, ptr, keep);
+    copy[keep] = '\0';
+    copy[nlen] = '\0';
+    *at += keep + 1;
+    lg_header *h = &c->hdrs[c->n_hdrs++];
+    h->name = copy;
+    h->value = copy + (v - ptr);
+    if (nlen == 12 && is_content_type(copy))
+        c->event_stream = end - v >= 17 && lg_is_event_stream(h->value); /* 17: "text/event-stream" */
+}
+
+/* Each other line is kept as it came (unless skip_lines) and, when it is a header ("Name: value\r\n"), copied once more up to
+ * its trimmed end, cut into name and value (lines that are not headers, the blank end, add no header). */
+size_t lg_capture_header(char *ptr, size_t size, size_t nmemb, void *userdata)
+{
+    lg_capture *c = userdata;
+    size_t len = size * nmemb, at;
+    if (is_status_line(ptr, len))
+        return status_line(c, ptr, len);
+    if (!keep_line(c, ptr, len, &at))
+        return 0;
     const char *colon = memchr(ptr, ':', len);
     if (colon && colon != ptr) {
         const char *v = colon + 1, *end = ptr + len;
         while (v < end && (*v == ' ' || *v == '\t'))
             v++;
-        if (end - v >= 2 && end[-1] == '\n' && end[-2] == '\r')
-            end -= 2; /* the usual end; whatever else is trimmed below */
-        while (end > v && (unsigned char)end[-1] <= ' ' &&
-               (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' ' || end[-1] == '\t'))
-            end--;
-        size_t nlen = (size_t)(colon - ptr), keep = (size_t)(end - ptr);
-        char *copy = text + at;
-        memcpy(copy, ptr, keep);
-        copy[keep] = '\0';
-        copy[nlen] = '\0';
-        at += keep + 1;
-        lg_header *h = &c->hdrs[c->n_hdrs++];
-        h->name = copy;
-        h->value = copy + (v - ptr);
-        if (nlen == 12 && is_content_type(copy))
-            c->event_stream = end - v >= 17 && lg_is_event_stream(h->value); /* 17: "text/event-stream" */
+        add_header(c, &at, ptr, len, (size_t)(colon - ptr), v);
     }
+    c->text_len = at;
+    return len;
+}
+
+size_t lg_capture_line(lg_capture *c, const char *line, size_t len, size_t name_len, size_t value_off)
+{
+    size_t at;
+    if (!keep_line(c, line, len, &at))
+        return 0;
+    add_header(c, &at, line, len, name_len, line + value_off);
     c->text_len = at;
     return len;
 }

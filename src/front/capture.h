@@ -38,6 +38,11 @@ size_t lg_capture_write(char *ptr, size_t size, size_t nmemb, void *userdata);
 /* libcurl header callback: keeps the lines of the last block (a status line starts a new block), each
  * split into name and value as it arrives. */
 size_t lg_capture_header(char *ptr, size_t size, size_t nmemb, void *userdata);
+/* A header line of len bytes at line already split: a name of name_len bytes (at least one, no colon in
+ * it) then its colon, its value from value_off (the spaces after the colon skipped) to its CRLF, with no
+ * tab, CR or LF before it (as lg_h1_head_split splits a plain head). Captured as lg_capture_header captures
+ * the same line, without looking for the colon; returns len, 0 when out of memory. */
+size_t lg_capture_line(lg_capture *c, const char *line, size_t len, size_t name_len, size_t value_off);
 /* Replaces header line i of the block with a copy of line (its view is left as it was); false when out
  * of memory. */
 bool lg_capture_set_line(lg_capture *c, size_t i, const char *line);

@@ -70,15 +70,23 @@ int lg_h1_nonblocking_fd(const lg_h1_conn *c)
     return fl >= 0 && (fl & O_NONBLOCK) ? fd : -1;
 }
 
-int64_t lg_h1_sock_timeout_ms(const lg_h1_conn *c, int opt)
+int64_t lg_front_fd_timeout_ms(int fd, int opt)
 {
-    int saved = errno, fd = c->io->fd ? c->io->fd(c->ioctx) : -1;
+    int saved = errno;
     struct timeval tv = {0};
     socklen_t len = sizeof tv;
     if (fd < 0 || getsockopt(fd, SOL_SOCKET, opt, &tv, &len) != 0 || len != sizeof tv || tv.tv_sec < 0)
         tv = (struct timeval){0};
     errno = saved;
     return (int64_t)tv.tv_sec * 1000 + ((int64_t)tv.tv_usec + 999) / 1000;
+}
+
+int64_t lg_h1_sock_timeout_ms(const lg_h1_conn *c, int opt)
+{
+    int fd = c->io->fd ? c->io->fd(c->ioctx) : -1;
+    if (fd < 0)
+        return 0;
+    return c->host->sock_timeout_ms ? c->host->sock_timeout_ms(fd, opt) : lg_front_fd_timeout_ms(fd, opt);
 }
 
 bool lg_h1_driven(const lg_h1_conn *c) { return c->wio->wait && lg_h1_nonblocking_fd(c) >= 0; }

@@ -67,7 +67,8 @@ struct lg_h1_conn {
 
 /* The host's descriptor when it is non-blocking (the host then polls it), else -1. */
 int lg_h1_nonblocking_fd(const lg_h1_conn *c);
-/* The host's SO_RCVTIMEO or SO_SNDTIMEO (opt) on its descriptor in ms, 0 when it has none (or no socket). */
+/* The host's SO_RCVTIMEO or SO_SNDTIMEO (opt) on its descriptor in ms, 0 when it has none (or no socket): its
+ * program's sock_timeout_ms (host.h), else getsockopt's answer. */
 int64_t lg_h1_sock_timeout_ms(const lg_h1_conn *c, int opt);
 /* True when llmgate's own provider I/O is driven from the host's readiness waits instead of blocking:
  * a transport that never blocks, under a non-blocking host. */

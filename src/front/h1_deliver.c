@@ -4,16 +4,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "front/answer_translate.h"
 #include "front/h1_conn_internal.h"
 #include "front/h1_text.h"
 #include "front/resp_lines.h"
+#include "front/word.h"
 #include "llmgate/log.h"
 #include "llmgate/synth.h"
 
-bool lg_h1_out_add(lg_h1_conn *c, const char *p, size_t n)
+/* lg_h1_out_add, inlined into the loops over a header block's lines. */
+static inline __attribute__((always_inline)) bool out_put(lg_h1_conn *c, const char *p, size_t n)
 {
     if (c->out_off == c->out_len)
         c->out_off = c->out_len = 0;
@@ -24,11 +25,13 @@ bool lg_h1_out_add(lg_h1_conn *c, const char *p, size_t n)
     return true;
 }
 
+bool lg_h1_out_add(lg_h1_conn *c, const char *p, size_t n) { return out_put(c, p, n); }
+
 /* A header block as it came. */
 static bool add_lines(lg_h1_conn *c, char *const *lines, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (!lg_h1_out_add(c, lines[i], strlen(lines[i])))
+        if (!out_put(c, lines[i], strlen(lines[i])))
             return false;
     return true;
 }
@@ -71,9 +74,10 @@ static bool add_reframed(lg_h1_conn *c, char *const *lines, size_t n, size_t bod
 {
     for (size_t i = 0; i < n; i++) {
         const char *l = lines[i];
+        size_t len = strlen(l);
         char first = (char)(l[0] | 0x20); /* most lines are told apart by their first letter */
-        if ((first == 'c' && !strncasecmp(l, "content-length:", 15)) ||
-            (first == 't' && !strncasecmp(l, "transfer-encoding:", 18)))
+        if ((first == 'c' && lg_word_begins(l, len, "content-length", 14) && l[14] == ':') ||
+            (first == 't' && lg_word_begins(l, len, "transfer-encoding", 17) && l[17] == ':'))
             continue;
         if (i + 1 == n) {
             char cl[LG_H1_DEC_MAX + 32] = "Content-Length: ";
@@ -81,7 +85,7 @@ static bool add_reframed(lg_h1_conn *c, char *const *lines, size_t n, size_t bod
             memcpy(cl + k, "\r\n\r\n", 4);
             return lg_h1_out_add(c, cl, k + 4);
         }
-        if (!lg_h1_out_add(c, l, strlen(l)))
+        if (!out_put(c, l, len))
             return false;
     }
     return true;

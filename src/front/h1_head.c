@@ -1,9 +1,13 @@
 /* A plain HTTP/1.1 header block read a line at a time (see h1_head.h). */
 #include <string.h>
-#include <strings.h>
 
 #include "front/h1_head.h"
 #include "front/word.h"
+
+#if defined(__SSE2__) && !defined(LG_H1_HEAD_PORTABLE)
+#include <emmintrin.h>
+#define LG_H1_HEAD_SSE2 1
+#endif
 
 #define ONES 0x0101010101010101ull
 #define HIGH 0x8080808080808080ull
@@ -19,8 +23,7 @@ static inline uint64_t special(uint64_t w)
     return ((w - ONES * 0x20) & ~w & HIGH) | ((del - ONES) & ~del & HIGH);
 }
 
-/* The first byte of [q, end) below 0x20 or 0x7f, or end. */
-static const char *first_special(const char *q, const char *end)
+const char *lg_h1_first_special_words(const char *q, const char *end)
 {
     for (; end - q >= 8; q += 8) {
         uint64_t m = special(lg_load8(q));
@@ -51,8 +54,7 @@ static inline uint64_t not_name(uint64_t w)
     return (~name & HIGH) | (w & HIGH);
 }
 
-/* The first byte of [q, end) name_byte does not take, or end. */
-static const char *name_end(const char *q, const char *end)
+const char *lg_h1_name_end_words(const char *q, const char *end)
 {
     for (; end - q >= 8; q += 8) {
         uint64_t m = not_name(lg_load8(q));
@@ -64,12 +66,60 @@ static const char *name_end(const char *q, const char *end)
     return q;
 }
 
+#ifdef LG_H1_HEAD_SSE2
+/* The bits of the 16 bytes at q below 0x20 or 0x7f (bit k: byte k). */
+static inline unsigned special16(const char *q)
+{
+    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)q);
+    __m128i low = _mm_cmpeq_epi8(_mm_max_epu8(x, _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f)); /* x <= 0x1f */
+    return (unsigned)_mm_movemask_epi8(_mm_or_si128(low, _mm_cmpeq_epi8(x, _mm_set1_epi8(0x7f))));
+}
+
+/* The bits of the 16 bytes at q that name_byte does not take: not a letter (x | 0x20 in 'a'..'z'), a digit,
+ * '-' or '_' (unsigned compares: t <= n as min(t, n) == t). */
+static inline unsigned not_name16(const char *q)
+{
+    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)q);
+    __m128i t = _mm_sub_epi8(_mm_or_si128(x, _mm_set1_epi8(0x20)), _mm_set1_epi8('a'));
+    __m128i d = _mm_sub_epi8(x, _mm_set1_epi8('0'));
+    __m128i ok = _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(25)), t),
+                              _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d));
+    ok = _mm_or_si128(ok, _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('-')), _mm_cmpeq_epi8(x, _mm_set1_epi8('_'))));
+    return ~(unsigned)_mm_movemask_epi8(ok) & 0xffff;
+}
+#endif
+
+const char *lg_h1_first_special(const char *q, const char *end)
+{
+#ifdef LG_H1_HEAD_SSE2
+    for (; end - q >= 16; q += 16) {
+        unsigned m = special16(q);
+        if (m)
+            return q + __builtin_ctz(m);
+    }
+#endif
+    return lg_h1_first_special_words(q, end);
+}
+
+const char *lg_h1_name_end(const char *q, const char *end)
+{
+#ifdef LG_H1_HEAD_SSE2
+    for (; end - q >= 16; q += 16) {
+        unsigned m = not_name16(q);
+        if (m)
+            return q + __builtin_ctz(m);
+    }
+#endif
+    return lg_h1_name_end_words(q, end);
+}
+
 bool lg_h1_head_split(const char *p, size_t n, lg_h1_head *h)
 {
     const char *end = p + n, *lf = memchr(p, '\n', n);
     /* the start line's only control bytes its CRLF: libhttp-parser ends a status line at its first CR and
-     * takes the byte after it for the LF, whatever it is */
-    if (!lf || lf == p || first_special(p, lf) != lf - 1 || lf[-1] != '\r')
+     * takes the byte after it for the LF, whatever it is; never empty: the parser skips an empty first line
+     * and reads the next as the start line */
+    if (!lf || lf - p < 2 || lg_h1_first_special(p, lf) != lf - 1 || lf[-1] != '\r')
         return false;
     const char *q = lf + 1;
     h->start_len = (size_t)(q - p);
@@ -80,14 +130,14 @@ bool lg_h1_head_split(const char *p, size_t n, lg_h1_head *h)
         if (q[0] == '\r' && q[1] == '\n')
             break;
         const char *s = q;
-        q = name_end(q, end);
+        q = lg_h1_name_end(q, end);
         if (q == s || q == end || *q != ':' || h->n == LG_H1_HEAD_LINES)
             return false;
         size_t name_len = (size_t)(q - s);
         for (q++; q < end && *q == ' '; q++)
             ;
         const char *v = q;
-        q = first_special(q, end);
+        q = lg_h1_first_special(q, end);
         if (end - q < 2 || q[0] != '\r' || q[1] != '\n')
             return false;
         q += 2;
@@ -98,19 +148,22 @@ bool lg_h1_head_split(const char *p, size_t n, lg_h1_head *h)
     return h->len <= UINT32_MAX;
 }
 
-/* True when the len bytes at name begin with word (n bytes, lowercase), in any case. */
-static inline bool begins(const char *name, size_t len, const char *word, size_t n)
+/* Whether the 4 bytes at s differ from the 4 lowercase letters at w in more than case. */
+static inline uint32_t differs4(const char *s, const char *w)
 {
-    return len >= n && !strncasecmp(name, word, n);
+    uint32_t a, b;
+    memcpy(&a, s, 4);
+    memcpy(&b, w, 4);
+    return (a | 0x20202020u) ^ b;
 }
 
 bool lg_h1_head_framing(const char *name, size_t len)
 {
     switch (name[0] | 0x20) {
-    case 'c': return begins(name, len, "connection", 10) || begins(name, len, "content-length", 14);
-    case 'p': return begins(name, len, "proxy-connection", 16);
-    case 't': return begins(name, len, "transfer-encoding", 17);
-    case 'u': return begins(name, len, "upgrade", 7);
+    case 'c': return lg_word_begins(name, len, "connection", 10) || lg_word_begins(name, len, "content-length", 14);
+    case 'p': return lg_word_begins(name, len, "proxy-connection", 16);
+    case 't': return lg_word_begins(name, len, "transfer-encoding", 17);
+    case 'u': return len >= 7 && !(differs4(name, "upgr") | differs4(name + 3, "rade"));
     default: return false;
     }
 }

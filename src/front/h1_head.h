@@ -27,10 +27,20 @@ typedef struct lg_h1_head {
 } lg_h1_head;
 
 /* Splits the head at the start of the n bytes at p into h when all of it is there and it is plain: a start
- * line ended by CRLF with no other control byte nor DEL (its contents are libhttp-parser's to judge), then at most LG_H1_HEAD_LINES lines each
+ * line, not empty, ended by CRLF with no other control byte nor DEL (its contents are libhttp-parser's to
+ * judge), then at most LG_H1_HEAD_LINES lines each
  * "Name:" (a name of ASCII letters, digits, '-' and '_'), spaces, a value of visible bytes (0x20-0x7e, or
  * 0x80 and above: no tab, no control byte) and CRLF, then CRLF. False otherwise (h is then undefined). */
 bool lg_h1_head_split(const char *p, size_t n, lg_h1_head *h);
+
+/* The line reader's scans. lg_h1_first_special: the first byte of [q, end) below 0x20 or 0x7f (a control
+ * byte or DEL), or end; lg_h1_name_end: the first byte of [q, end) that is not an ASCII letter, a digit, '-'
+ * or '_', or end. Each reads 16 bytes at a time with SSE2 on x86-64 (unless LG_H1_HEAD_PORTABLE), then (and
+ * elsewhere) its _words form, 8 bytes at a time: the form the unit test checks them against. */
+const char *lg_h1_first_special(const char *q, const char *end);
+const char *lg_h1_first_special_words(const char *q, const char *end);
+const char *lg_h1_name_end(const char *q, const char *end);
+const char *lg_h1_name_end_words(const char *q, const char *end);
 
 /* True when libhttp-parser may read header name (len bytes, at least one) for the message's framing or the
  * connection's life: a name that begins with Content-Length, Transfer-Encoding, Connection,

@@ -8,14 +8,24 @@
 #include "front/h1_head.h"
 #include "front/h1_request.h"
 #include "front/h1_text.h"
+#include "front/word.h"
 #include "llmgate/url.h"
 
 #define KEEP_MAX 65536 /* buffers up to this size are kept for the connection's next request */
 
-/* Appends len bytes to a growing buffer; false on allocation failure. */
-static bool grow_append(char **buf, size_t *len, size_t *cap, const char *p, size_t n)
+/* Makes room for n more bytes and a NUL after *len bytes of *buf (cold: the buffers are kept between
+ * requests and the rendering makes its room at once). */
+static __attribute__((cold, noinline)) bool grow_for(char **buf, size_t len, size_t *cap, size_t n)
 {
-    if (!lg_h1_grow(buf, cap, *len + n + 1))
+    return lg_h1_grow(buf, cap, len + n + 1);
+}
+
+/* Appends the n bytes at p to *buf (*len bytes of *cap) and a NUL after them; false on allocation failure.
+ * Inline: most calls append a few bytes, known at compile time, to a buffer with room. */
+static inline __attribute__((always_inline)) bool grow_append(char **buf, size_t *len, size_t *cap, const char *p,
+                                                              size_t n)
+{
+    if (__builtin_expect(*len + n >= *cap, 0) && !grow_for(buf, *len, cap, n))
         return false;
     memcpy(*buf + *len, p, n);
     *len += n;
@@ -47,7 +57,7 @@ static bool close_field(lg_h1_req *r)
     f->len = r->text_len - f->off;
     if (!text_put(r, "", 1))
         return false;
-    const char *line = r->text + f->off, *v = lg_auth_value(line);
+    const char *line = r->text + f->off, *v = lg_auth_value_named(line, f->name_len);
     f->key = v ? (size_t)(v - line) : 0;
     return true;
 }
@@ -151,7 +161,7 @@ static bool plain_fields(lg_h1_req *r, const char *p, const lg_h1_head *h)
         f->len = r->text_len - f->off;
         if (!ok || !text_put(r, "", 1))
             return false;
-        const char *v = lg_auth_value(r->text + f->off);
+        const char *v = lg_auth_value_named(r->text + f->off, f->name_len);
         f->key = v ? (size_t)(v - (r->text + f->off)) : 0;
     }
     return true;
@@ -289,9 +299,10 @@ bool lg_h1_req_find_key(const lg_h1_req *r, char *buf, size_t size)
 static bool dropped(const lg_h1_req *r, const lg_h1_field *f)
 {
     const char *name = line_of(r, f);
-    return (f->name_len >= 14 && !strncasecmp(name, "content-length", 14)) ||
-           (f->name_len >= 17 && !strncasecmp(name, "transfer-encoding", 17)) || named(r, f, "expect", 6) ||
-           named(r, f, "x-llmgate-pin", 13) || named(r, f, "accept-encoding", 15);
+    size_t n = f->name_len;
+    return lg_word_begins(name, n, "content-length", 14) || lg_word_begins(name, n, "transfer-encoding", 17) ||
+           named(r, f, "expect", 6) || (n == 13 && lg_word_begins(name, n, "x-llmgate-pin", 13)) ||
+           (n == 15 && lg_word_begins(name, n, "accept-encoding", 15));
 }
 
 /* The rendering being built. */
@@ -301,7 +312,10 @@ typedef struct {
     bool ok;
 } out_buf;
 
-static void put(out_buf *o, const char *p, size_t n) { o->ok = o->ok && grow_append(&o->p, &o->len, &o->cap, p, n); }
+static inline void put(out_buf *o, const char *p, size_t n)
+{
+    o->ok = o->ok && grow_append(&o->p, &o->len, &o->cap, p, n);
+}
 static void put_str(out_buf *o, const char *s) { put(o, s, strlen(s)); }
 
 /* Field f as it goes out under o (nothing when dropped); *carried when it carries the key. */

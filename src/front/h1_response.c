@@ -88,13 +88,14 @@ static bool plain_lines(lg_h1_resp *r)
         const lg_h1_hline *l = &h->lines[i];
         const char *line = r->plain_at + l->off;
         if (lg_h1_head_canonical(r->plain_at, l)) {
-            if (!put_line(r, line, l->len))
+            if (lg_capture_line(r->cap, line, l->len, l->name_len, l->value_off) != l->len)
                 return false;
             continue;
         }
         r->line_len = 0;
         if (!append(r, line, l->name_len) || !append(r, ": ", 2) ||
-            !append(r, line + l->value_off, l->len - l->value_off) || !put_line(r, r->line, r->line_len))
+            !append(r, line + l->value_off, l->len - l->value_off) ||
+            lg_capture_line(r->cap, r->line, r->line_len, l->name_len, l->name_len + 2) != r->line_len)
             return false;
     }
     return true;

@@ -47,6 +47,14 @@ typedef struct lg_front_host {
     int (*target_socket)(const struct lg_h1_target *t, bool nonblock);
     /* A blocking transport over such a socket (the context: a pointer to its int descriptor). */
     const struct lg_h1_io *plain_io;
+    /* NULL (the front asks the descriptor: lg_front_fd_timeout_ms), or fd's SO_RCVTIMEO or SO_SNDTIMEO (opt)
+     * as the program last set it, in ms, 0 for none; a preload that sees the program's setsockopt calls
+     * answers from what it noted, without a system call. */
+    int64_t (*sock_timeout_ms)(int fd, int opt);
 } lg_front_host;
+
+/* fd's SO_RCVTIMEO or SO_SNDTIMEO (opt) in ms, rounded up, asked with getsockopt; 0 when it has none (or fd
+ * is no socket). Preserves errno. */
+int64_t lg_front_fd_timeout_ms(int fd, int opt);
 
 #endif

@@ -3,6 +3,8 @@
 #ifndef LLMGATE_FRONT_WORD_H
 #define LLMGATE_FRONT_WORD_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -12,6 +14,25 @@ static inline uint64_t lg_load8(const char *p)
     uint64_t w;
     memcpy(&w, p, sizeof w);
     return w;
+}
+
+/* The lanes of the 8 bytes at w (lowercase letters and '-') that hold a letter: 0x20 there, 0 elsewhere. */
+static inline uint64_t lg_word_letters(const char *w) { return (lg_load8(w) & 0x4040404040404040ull) >> 1; }
+
+/* Whether the 8 bytes at s differ from those at w (lowercase letters and '-') in more than the case of a
+ * letter: 0x20 or-ed into the letters' lanes only (a byte with 0x20 set is a lowercase letter exactly when
+ * it is that letter; a '-' must be one). */
+static inline uint64_t lg_word_differs(const char *s, const char *w)
+{
+    return (lg_load8(s) | lg_word_letters(w)) ^ lg_load8(w);
+}
+
+/* True when the len bytes at name begin with word (n bytes, 8 <= n <= 24, of lowercase letters and '-'), in
+ * any case: compared in 8-byte pieces, the last one overlapping; nothing past name's len bytes is read. */
+static inline bool lg_word_begins(const char *name, size_t len, const char *word, size_t n)
+{
+    return len >= n && !(lg_word_differs(name, word) | lg_word_differs(name + n - 8, word + n - 8) |
+                         (n > 16 ? lg_word_differs(name + 8, word + 8) : 0));
 }
 
 #endif

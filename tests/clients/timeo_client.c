@@ -5,11 +5,14 @@
  * on its receive timeout, as the kernel ends it), and exits 0. With READS (default 1) it reads up to that many
  * times, a line for each read that timed out, until the status line comes. On PORT 443 it speaks TLS
  * (OpenSSL on the blocking socket, the system's roots, SNI HOST): a read that timed out is SSL_read's
- * SSL_ERROR_WANT_READ, printed as "EAGAIN MS" too.
+ * SSL_ERROR_WANT_READ, printed as "EAGAIN MS" too. The limits are set after the connect; with TIMEO_SET=before
+ * in the environment before it, with TIMEO_SET=dup after it on a duplicate of the descriptor (closed again),
+ * which shares its socket.
  * Usage: timeo_client HOST PORT PATH KEY BODY RCV_MS SND_MS [READS] */
 #include <errno.h>
 #include <netdb.h>
 #include <openssl/ssl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,12 +87,26 @@ int main(int argc, char **argv)
         fprintf(stderr, "timeo_client: cannot resolve %s\n", argv[1]);
         return 1;
     }
+    const char *when = getenv("TIMEO_SET") ? getenv("TIMEO_SET") : "after";
+    bool before = !strcmp(when, "before"), dup_set = !strcmp(when, "dup");
     int fd = socket(a->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0 || connect(fd, a->ai_addr, a->ai_addrlen) != 0 || !set_timeout(fd, SO_RCVTIMEO, atol(argv[6])) ||
-        !set_timeout(fd, SO_SNDTIMEO, atol(argv[7]))) {
+    if (fd < 0 || (before && (!set_timeout(fd, SO_RCVTIMEO, atol(argv[6])) ||
+                              !set_timeout(fd, SO_SNDTIMEO, atol(argv[7]))))) {
+        perror("timeo_client: setsockopt");
+        return 1;
+    }
+    if (connect(fd, a->ai_addr, a->ai_addrlen) != 0) {
         perror("timeo_client: connect");
         return 1;
     }
+    int on = dup_set ? dup(fd) : fd;
+    if (!before && (on < 0 || !set_timeout(on, SO_RCVTIMEO, atol(argv[6])) ||
+                    !set_timeout(on, SO_SNDTIMEO, atol(argv[7])))) {
+        perror("timeo_client: setsockopt");
+        return 1;
+    }
+    if (dup_set)
+        close(on);
     freeaddrinfo(a);
     conn c = {.fd = fd, .tls = !strcmp(argv[2], "443") ? tls_open(fd, argv[1]) : NULL};
     if (!strcmp(argv[2], "443") && !c.tls) {

@@ -2,10 +2,12 @@
 # Issue 37, item 5: a blocking socket's SO_RCVTIMEO / SO_SNDTIMEO bound llmgate's waits as the program's own
 # deadline. A C client (tests/clients/timeo_client.c) under the preload against the mock, whose only key
 # answers 429 with Retry-After: 30: with SO_RCVTIMEO of 1 s its send returns at once and its recv ends in
-# EAGAIN after about its second (as without llmgate), never after 30 s; a wait shorter than the timeout is
-# waited and the answer comes. A provider that answers slower than the timeout: each read ends in EAGAIN after
-# about the timeout (not a read blocked inside llmgate until the answer), a later one gets the answer; the
-# same over https (OpenSSL on the blocking socket: llmgate's reads of the answer never wait in the kernel).
+# EAGAIN after about its second (as without llmgate), never after 30 s; so when the program set the limit
+# before its connect or through a duplicate of its descriptor (llmgate notes a socket's limits when it follows
+# it and again after the program's setsockopt, interposed). A wait shorter than the timeout is waited and the
+# answer comes. A provider that answers slower than the timeout: each read ends in EAGAIN after about the
+# timeout (not a read blocked inside llmgate until the answer), a later one gets the answer; the same over
+# https (OpenSSL on the blocking socket: llmgate's reads of the answer never wait in the kernel).
 source "$(dirname "$0")/../lib.sh"
 lg_gencerts || { not_ok "test certificates created"; exit 1; }
 
@@ -47,6 +49,19 @@ check "SO_RCVTIMEO 1 s: after about its second ($(field EAGAIN "$out") ms)" \
 check "SO_RCVTIMEO 1 s: the process never waited the 30 s ($took ms)" test "$took" -lt 10000
 check_eq "SO_RCVTIMEO 1 s: the provider asked once, with the account's key" "sk-long-wait" "$(keys_seen)"
 check_absent "SO_RCVTIMEO 1 s: no error" "$LG_TMP/err" "timeo_client"
+
+# 1b. The same limit set before the connect (before llmgate follows the descriptor), and set after it through
+#     a duplicate of the descriptor (llmgate noted the socket's limits, none, when it connected): each is seen.
+for when in before dup; do
+    fresh_store
+    reset_mock
+    out=$(TIMEO_SET=$when run sk-long-wait 1000 0)
+    diag "SO_RCVTIMEO 1 s set $when: $out"
+    check "SO_RCVTIMEO 1 s set $when: the send returned at once ($(field send "$out") ms)" \
+        test "$(field send "$out")" -lt 500
+    check "SO_RCVTIMEO 1 s set $when: recv ended in EAGAIN after about its second ($(field EAGAIN "$out") ms)" \
+        test -n "$(field EAGAIN "$out")" -a "$(field EAGAIN "$out")" -ge 900 -a "$(field EAGAIN "$out")" -lt 5000
+done
 
 # 2. SO_SNDTIMEO 1 s, no receive timeout, Retry-After 0.8 s: the send returns at once, the recv gets the answer
 #    after the wait.

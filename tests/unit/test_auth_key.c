@@ -1,6 +1,7 @@
 /* The API key headers of a request (src/front/auth_key.c): lg_auth_value, which recognises the
  * Authorization name and the Bearer scheme by word compares, against the reading it replaced
- * (strncasecmp), on listed and generated lines; and the key's extent. */
+ * (strncasecmp), on listed and generated lines, also given the name's length (lg_auth_value_named, as the
+ * socket path's request fields call it); and the key's extent. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -44,9 +45,11 @@ static void same_as_before(const char *text, size_t len)
     assert_non_null(line);
     memcpy(line, text, len);
     line[len] = '\0';
-    const char *got = lg_auth_value(line), *want = ref_auth_value(line);
+    const char *got = lg_auth_value(line), *want = ref_auth_value(line), *colon = strchr(line, ':');
     if (got != want)
         fail_msg("\"%s\": %s where the old reading says %s", line, got ? got : "(none)", want ? want : "(none)");
+    if (colon && lg_auth_value_named(line, (size_t)(colon - line)) != want) /* the name's length given */
+        fail_msg("\"%s\": named, not where the old reading says %s", line, want ? want : "(none)");
     free(line);
 }
 

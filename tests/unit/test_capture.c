@@ -256,6 +256,84 @@ static void differs_in_nothing_from_the_old_reading(void **state)
     }
 }
 
+/* Plain header lines as lg_h1_head_split takes them (a name of letters, digits, '-' and '_', a colon, spaces,
+ * a value of visible bytes, maybe with inner and trailing spaces, CRLF; often Content-Type with an event
+ * stream or not), many to a block so that the text moves: each captured with lg_capture_line from the
+ * offsets the generator knows and with lg_capture_header (its old reading, the reference), into a capture
+ * that keeps the lines and one that does not: the same lines, headers, event-stream flag. */
+static void split_lines_captured_as_whole_ones(void **state)
+{
+    (void)state;
+    static const char name_bytes[] = "abcXYZ019-_", value_bytes[] = " a/;=Z9~\x80\xff\"", *const types[] = {
+        "Content-Type", "content-type", "CONTENT-TYPE", "Content-Typf"};
+    static const char *const type_values[] = {"text/event-stream", "text/event-stream; charset=utf-8",
+                                              "application/json", "text/event-strea", "TEXT/EVENT-STREAM"};
+    unsigned seed = 32;
+    for (int round = 0; round < 3000; round++) {
+        lg_capture whole[2] = {{0}, {.skip_lines = true}}, split[2] = {{0}, {.skip_lines = true}};
+        int lines = 1 + (int)(rnd(&seed) % 40);
+        for (int i = 0; i < lines; i++) {
+            char line[200];
+            size_t len = 0, name_len, value_off;
+            if (rnd(&seed) % 4 == 0) {
+                const char *t = types[rnd(&seed) % 4];
+                memcpy(line, t, strlen(t));
+                len = strlen(t);
+            } else {
+                for (unsigned k = 1 + rnd(&seed) % 30; k > 0; k--)
+                    line[len++] = name_bytes[rnd(&seed) % (sizeof name_bytes - 1)];
+            }
+            name_len = len;
+            line[len++] = ':';
+            for (unsigned k = rnd(&seed) % 4; k > 0; k--)
+                line[len++] = ' ';
+            value_off = len;
+            if (name_len == 12 && rnd(&seed) % 2) {
+                const char *v = type_values[rnd(&seed) % 5];
+                memcpy(line + len, v, strlen(v));
+                len += strlen(v);
+            } else {
+                for (unsigned k = rnd(&seed) % 60; k > 0; k--) {
+                    char b = value_bytes[rnd(&seed) % (sizeof value_bytes - 1)];
+                    line[len] = b == ' ' && len == value_off ? 'v' : b; /* the spaces before it are skipped */
+                    len++;
+                }
+            }
+            bool empty = len == value_off;
+            for (unsigned k = rnd(&seed) % 3; k > 0; k--)
+                line[len++] = ' ';
+            if (empty) /* the reader skips every space: the value begins at the line's end */
+                value_off = len;
+            line[len++] = '\r';
+            line[len++] = '\n';
+            char *copy = malloc(len); /* no NUL after it */
+            assert_non_null(copy);
+            memcpy(copy, line, len);
+            for (int k = 0; k < 2; k++) {
+                assert_int_equal(lg_capture_header(copy, 1, len, &whole[k]), len);
+                assert_int_equal(lg_capture_line(&split[k], copy, len, name_len, value_off), len);
+            }
+            free(copy);
+        }
+        for (int k = 0; k < 2; k++) {
+            assert_int_equal(split[k].n_lines, whole[k].n_lines);
+            for (size_t i = 0; i < whole[k].n_lines; i++)
+                assert_string_equal(split[k].lines[i], whole[k].lines[i]);
+            lg_response_view a, b;
+            lg_capture_view(&whole[k], &a);
+            lg_capture_view(&split[k], &b);
+            assert_int_equal(b.stream, a.stream);
+            assert_int_equal(b.n_headers, a.n_headers);
+            for (size_t i = 0; i < a.n_headers; i++) {
+                assert_string_equal(b.headers[i].name, a.headers[i].name);
+                assert_string_equal(b.headers[i].value, a.headers[i].value);
+            }
+            lg_capture_free(&whole[k]);
+            lg_capture_free(&split[k]);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -264,6 +342,7 @@ int main(void)
         cmocka_unit_test(many_lines_move_the_text_safely),
         cmocka_unit_test(large_buffers_are_not_kept),
         cmocka_unit_test(differs_in_nothing_from_the_old_reading),
+        cmocka_unit_test(split_lines_captured_as_whole_ones),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,9 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "front/h1_head.h"
 #include "front/h1_response.h"
+#include "front/word.h"
 
 #include "../fuzz/h1_reader.h"
 #include "rng.h"
@@ -194,6 +196,8 @@ static void edge_cases_read_alike(void **state)
         bool plain;
     } cases[] = {
         {"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi", true},
+        {"\r\ngg:\r\n\r\n", false}, /* an empty first line: the parser skips it and reads the next as the start */
+        {"\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi", false},
         {"HTTP/1.1 200 OK\r\ncontent-length:2\r\n\r\nhi", true},
         {"HTTP/1.1 200 OK\r\nContent-Length:    2\r\nX-A:\r\nX-B: \r\nX-C:  c  \r\n\r\nhi", true},
         {"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhi\r\n0\r\n\r\n", true},
@@ -286,11 +290,117 @@ static void head_split_name_bytes(void **state)
         }
 }
 
+/* The framing names as lg_h1_head_framing read them before its word compares (strncasecmp): the reference
+ * it is checked against. */
+static bool framing_reference(const char *name, size_t len)
+{
+    static const char *const words[] = {"connection", "content-length", "proxy-connection", "transfer-encoding",
+                                        "upgrade"};
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (len >= strlen(words[i]) && !strncasecmp(name, words[i], strlen(words[i])))
+            return true;
+    return false;
+}
+
+/* Random names, most of them a framing name or another the socket path compares a word at a time (or one
+ * cut short, or run on) with each byte kept, flipped in case, or replaced by any byte (the 0x20 bit flipped, a control byte, a high one), read from a buffer
+ * that ends with them: lg_h1_head_framing answers as the reference for each, and lg_word_begins as
+ * strncasecmp for each word of 8 to 24 bytes. */
+static void framing_names_read_as_before(void **state)
+{
+    (void)state;
+    static const char *const words[] = {"connection", "content-length", "proxy-connection", "transfer-encoding",
+                                        "upgrade", "content-type", "transfer", "upgrade-insecure-requests",
+                                        "x-llmgate-pin", "accept-encoding"};
+    test_rng_seed(32);
+    for (unsigned round = 0; round < 400000; round++) {
+        char name[40];
+        size_t len;
+        if (rnd(8) == 0) { /* any bytes */
+            len = 1 + rnd(30);
+            for (size_t i = 0; i < len; i++)
+                name[i] = (char)rnd(256);
+        } else {
+            const char *w = words[rnd(sizeof words / sizeof *words)];
+            size_t wl = strlen(w);
+            len = wl - 2 + rnd(8); /* two short of the word up to five past it */
+            for (size_t i = 0; i < len; i++) {
+                char c = i < wl ? w[i] : (char)('a' + rnd(26));
+                unsigned r = rnd(16);
+                name[i] = r < 10 ? c : r < 14 ? (char)(c ^ 0x20) : (char)rnd(256);
+            }
+        }
+        char *buf = malloc(len); /* no byte after the name to read */
+        assert_non_null(buf);
+        memcpy(buf, name, len);
+        if (lg_h1_head_framing(buf, len) != framing_reference(buf, len)) {
+            fprintf(stderr, "round %u: %.*s (%zu bytes) read otherwise\n", round, (int)len, buf, len);
+            fail();
+        }
+        for (size_t w = 0; w < sizeof words / sizeof *words; w++) { /* the word compare itself: 8-24 bytes */
+            size_t wl = strlen(words[w]);
+            if (wl >= 8 && wl <= 24 && lg_word_begins(buf, len, words[w], wl) != (len >= wl && !strncasecmp(buf, words[w], wl))) {
+                fprintf(stderr, "round %u: %.*s against %s read otherwise\n", round, (int)len, buf, words[w]);
+                fail();
+            }
+        }
+        free(buf);
+    }
+}
+
+/* The line reader's scans as a byte loop: the reference. */
+static const char *ref_name_end(const char *q, const char *end)
+{
+    while (q < end && ((unsigned)((*q | 0x20) - 'a') < 26 || (unsigned)(*q - '0') < 10 || *q == '-' || *q == '_'))
+        q++;
+    return q;
+}
+
+static const char *ref_first_special(const char *q, const char *end)
+{
+    while (q < end && (unsigned char)*q >= 0x20 && *q != 0x7f)
+        q++;
+    return q;
+}
+
+/* The line reader's scans, 16 bytes at a time (SSE2) and 8 (their _words form, the old one), against a byte
+ * loop, on random buffers of 0-80 bytes from three alignments, most bytes ones the scan goes over (a
+ * name's, a value's) with now and then one that stops it (any byte), each buffer an allocation of its exact
+ * size. */
+static void scans_read_as_the_byte_loop(void **state)
+{
+    (void)state;
+    static const char name_set[] = "abcxyzABCXYZ0189-_", value_set[] = " !~azAZ09:;\x80\xff";
+    test_rng_seed(33);
+    for (unsigned round = 0; round < 200000; round++) {
+        size_t len = rnd(81);
+        unsigned stop_odds = 2 + rnd(60);
+        bool in_name = rnd(2);
+        char *buf = malloc(len ? len : 1);
+        assert_non_null(buf);
+        for (size_t i = 0; i < len; i++)
+            buf[i] = rnd(stop_odds) == 0 ? (char)rnd(256)
+                     : in_name          ? name_set[rnd(sizeof name_set - 1)]
+                                        : value_set[rnd(sizeof value_set - 1)];
+        const char *end = buf + len;
+        for (size_t from = 0; from <= len && from < 3; from++) {
+            const char *q = buf + from;
+            assert_ptr_equal(lg_h1_name_end(q, end), ref_name_end(q, end));
+            assert_ptr_equal(lg_h1_name_end_words(q, end), ref_name_end(q, end));
+            assert_ptr_equal(lg_h1_first_special(q, end), ref_first_special(q, end));
+            assert_ptr_equal(lg_h1_first_special_words(q, end), ref_first_special(q, end));
+        }
+        free(buf);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(head_split_lines),
         cmocka_unit_test(head_split_name_bytes),
+        cmocka_unit_test(framing_names_read_as_before),
+        cmocka_unit_test(scans_read_as_the_byte_loop),
         cmocka_unit_test(edge_cases_read_alike),
         cmocka_unit_test(random_responses_read_alike),
     };

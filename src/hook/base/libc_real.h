@@ -19,6 +19,7 @@
     X(connect, connect, int, (int, const struct sockaddr *, socklen_t))                                             \
     X(getaddrinfo, getaddrinfo, int, (const char *, const char *, const struct addrinfo *, struct addrinfo **))     \
     X(close, close, int, (int))                                                                                     \
+    X(setsockopt, setsockopt, int, (int, int, int, const void *, socklen_t))                                        \
     X(send, send, ssize_t, (int, const void *, size_t, int))                                                        \
     X(sendto, sendto, ssize_t, (int, const void *, size_t, int, const struct sockaddr *, socklen_t))                \
     X(sendmsg, sendmsg, ssize_t, (int, const struct msghdr *, int))                                                 \

@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "hook/base/export.h"
@@ -29,9 +30,66 @@ typedef struct lg_sock_entry {
     struct sockaddr_storage peer;
     socklen_t peer_len;
     lg_h1_conn *h1;
+    int64_t timeo_ms[2]; /* the socket's SO_RCVTIMEO, SO_SNDTIMEO in ms (0: none) as read at timeo_gen */
+    unsigned timeo_gen;  /* timeo_set's count when they were read */
 } sock_conn;
 
 sock_conn *lg_sock_table[FD_MAX];
+
+/* How many times the program set SO_RCVTIMEO or SO_SNDTIMEO on any descriptor: timeouts noted at another
+ * count may be stale (the option may have been set through a duplicate of the descriptor). */
+static unsigned timeo_set;
+
+/* True for the options whose value lg_sock_timeout_ms notes. */
+static bool timeo_opt(int level, int opt)
+{
+    if (level != SOL_SOCKET)
+        return false;
+#ifdef SO_RCVTIMEO_NEW
+    if (opt == SO_RCVTIMEO_NEW || opt == SO_SNDTIMEO_NEW)
+        return true;
+#endif
+    return opt == SO_RCVTIMEO || opt == SO_SNDTIMEO;
+}
+
+EXPORT int setsockopt(int fd, int level, int opt, const void *val, socklen_t len)
+{
+    int rc = lg_sock_real_get()->setsockopt(fd, level, opt, val, len);
+    if (rc == 0 && timeo_opt(level, opt))
+        __atomic_add_fetch(&timeo_set, 1, __ATOMIC_RELEASE);
+    return rc;
+}
+
+/* Reads s's socket timeouts into s (two getsockopt calls), noting the count they were read at. */
+static void note_timeouts(sock_conn *s)
+{
+    s->timeo_gen = __atomic_load_n(&timeo_set, __ATOMIC_ACQUIRE); /* first: a setsockopt that races the reads
+                                                                     * changes the count again */
+    s->timeo_ms[0] = lg_front_fd_timeout_ms(s->fd, SO_RCVTIMEO);
+    s->timeo_ms[1] = lg_front_fd_timeout_ms(s->fd, SO_SNDTIMEO);
+}
+
+int64_t lg_sock_timeout_ms(int fd, int opt)
+{
+    if (!lg_sock_held(fd))
+        return lg_front_fd_timeout_ms(fd, opt);
+    sock_conn *s = lg_sock_table[fd];
+    if (s->timeo_gen != __atomic_load_n(&timeo_set, __ATOMIC_ACQUIRE))
+        note_timeouts(s);
+    return s->timeo_ms[opt == SO_SNDTIMEO];
+}
+
+/* The host's socket timeouts carried from the descriptor's old socket to fresh, the one replacing it. */
+static void copy_timeouts(int from, int fresh)
+{
+    static const int opts[] = {SO_RCVTIMEO, SO_SNDTIMEO};
+    for (size_t i = 0; i < sizeof opts / sizeof *opts; i++) {
+        struct timeval tv = {0};
+        socklen_t len = sizeof tv;
+        if (getsockopt(from, SOL_SOCKET, opts[i], &tv, &len) == 0 && (tv.tv_sec || tv.tv_usec))
+            lg_sock_real_get()->setsockopt(fresh, SOL_SOCKET, opts[i], &tv, sizeof tv);
+    }
+}
 
 static bool io_send(void *io, const void *p, size_t n) { return lg_h1_fd_send(((sock_conn *)io)->fd, p, n); }
 
@@ -63,6 +121,7 @@ static bool io_reopen(void *io, const struct lg_h1_target *to)
     socklen_t len = sizeof nodelay;
     if (getsockopt(s->fd, IPPROTO_TCP, TCP_NODELAY, &nodelay, &len) == 0 && nodelay)
         setsockopt(fresh, IPPROTO_TCP, TCP_NODELAY, &nodelay, sizeof nodelay);
+    copy_timeouts(s->fd, fresh);
     int fdflags = fcntl(s->fd, F_GETFD), flflags = fcntl(s->fd, F_GETFL);
     int cloexec = fdflags >= 0 && (fdflags & FD_CLOEXEC) ? O_CLOEXEC : 0;
     bool ok = real->connect(fresh, (struct sockaddr *)&s->peer, s->peer_len) == 0 &&
@@ -110,6 +169,7 @@ static void follow(int fd, const lg_provider *const *provs, size_t n, const stru
     s->fd = fd;
     memcpy(&s->peer, addr, len);
     s->peer_len = len;
+    note_timeouts(s); /* those the host set before it connected */
     s->h1 = lg_h1_new(&lg_sock_front_host, provs, n, &sock_io, s);
     if (!s->h1) {
         free(s);

@@ -5,6 +5,7 @@
 #define LLMGATE_HOOK_SOCK_CONNS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/socket.h>
 
 #include "front/h1_conn.h"
@@ -23,6 +24,11 @@ lg_h1_conn *lg_sock_conn_held(int fd);
 /* The connection on fd that llmgate still follows, or NULL (not ours, released, or inside a guarded
  * section on this thread). Any other descriptor costs one load, inline. */
 static inline lg_h1_conn *lg_sock_conn(int fd) { return lg_sock_held(fd) ? lg_sock_conn_held(fd) : NULL; }
+
+/* The host's SO_RCVTIMEO or SO_SNDTIMEO (opt) on fd in ms, 0 for none (the front's sock_timeout_ms, host.h):
+ * on a descriptor the table holds, as read when it was followed (connect) and read again only after the
+ * program set either option (setsockopt, interposed) on any descriptor; on another, getsockopt's answer. */
+int64_t lg_sock_timeout_ms(int fd, int opt);
 
 #define LG_SOCK_NOT_OURS (-2) /* lg_sock_fastopen_connect: not a provider's address */
 

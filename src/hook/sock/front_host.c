@@ -2,6 +2,7 @@
 #include "hook/base/libc_real.h"
 #include "hook/base/runtime.h"
 #include "hook/sock/fd_wait.h"
+#include "hook/sock/conns.h"
 #include "hook/sock/fd_watch.h"
 #include "hook/sock/front_host.h"
 #include "hook/sock/plain_conn.h"
@@ -25,4 +26,5 @@ const lg_front_host lg_sock_front_host = {
     .unwatch = lg_fd_unwatch,
     .target_socket = lg_h1_target_socket,
     .plain_io = &lg_h1_plain_io,
+    .sock_timeout_ms = lg_sock_timeout_ms,
 };
