@@ -22,15 +22,20 @@ static int nowait_read(BIO *b, char *p, int n)
     return (int)r;
 }
 
-/* The controls a record read asks of its BIO: none applies (not at its end, no kTLS, nothing pending). */
+/* The controls: its socket, for SSL_get_fd in a callback the read runs (a descriptor BIO, as the one it
+ * stands in for); none of the others applies (not at its end, no kTLS, nothing pending). */
 static long nowait_ctrl(BIO *b, int cmd, long num, void *ptr)
 {
-    return cmd == BIO_CTRL_FLUSH;
+    int fd = (int)(intptr_t)BIO_get_data(b);
+    if (cmd == BIO_C_GET_FD && ptr)
+        *(int *)ptr = fd;
+    return cmd == BIO_C_GET_FD ? fd : cmd == BIO_CTRL_FLUSH;
 }
 
 static void method_make(void)
 {
-    BIO_METHOD *m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK, "llmgate nowait read");
+    BIO_METHOD *m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK | BIO_TYPE_DESCRIPTOR,
+                                 "llmgate nowait read");
     if (m && BIO_meth_set_read(m, nowait_read) == 1 && BIO_meth_set_ctrl(m, nowait_ctrl) == 1)
         method = m;
     else
