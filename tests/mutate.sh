@@ -41,9 +41,12 @@ java-trust-skipped|src/cli/cmd_run.c|test_relay
 relay-child-trust-own-kind-only|src/cli/cmd_run.c|test_relay
              trust_var("SSL_CERT_FILE", sys_roots, webpki, err, sizeof err);
              (kind != REACH_RUSTLS || trust_var("SSL_CERT_FILE", sys_roots, webpki, err, sizeof err));
-tls-read-waits-in-kernel|src/hook/tls/ssl_transport.c|test_server_matrix test_sock_timeout
-    if (wire_idle(wire, real->get_fd(wire))) {
-    if (0 && wire_idle(wire, real->get_fd(wire))) {
+tls-read-waits-in-kernel|src/hook/tls/ssl_nowait.c|test_server_matrix test_sock_timeout
+    ssize_t r = lg_sock_real_get()->recv((int)(intptr_t)BIO_get_data(b), p, (size_t)n, MSG_DONTWAIT);
+    ssize_t r = lg_sock_real_get()->recv((int)(intptr_t)BIO_get_data(b), p, (size_t)n, 0);
+tls-read-polls-first|src/hook/tls/ssl_transport.c|test_tls_syscalls
+    int ok = lg_ssl_read_nowait(&c->nowait, wire, p, n, got, err);
+    int ok = LG_SSL_NOWAIT_NONE;
 gnutls-read-waits-in-kernel|src/hook/tls/gnutls_conns.c|test_server_matrix
     if (fd >= 0 && !lg_gnutls_real_get()->record_check_pending(wire) &&
     if (0 && !lg_gnutls_real_get()->record_check_pending(wire) &&

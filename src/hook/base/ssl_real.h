@@ -37,6 +37,7 @@
     X(get0_alpn_selected, SSL_get0_alpn_selected, void, (const SSL *, const unsigned char **, unsigned int *)) \
     X(get_client_random, SSL_get_client_random, size_t, (const SSL *, unsigned char *, size_t))                \
     X(get_rbio, SSL_get_rbio, BIO *, (const SSL *))                                                            \
+    X(set0_rbio, SSL_set0_rbio, void, (SSL *, BIO *))                                                          \
     X(get_ex_data, SSL_get_ex_data, void *, (const SSL *, int))                                                \
     X(set_ex_data, SSL_set_ex_data, int, (SSL *, int, void *))                                                 \
     X(get_verify_mode, SSL_get_verify_mode, int, (const SSL *))                                                \

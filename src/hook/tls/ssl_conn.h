@@ -21,6 +21,7 @@ struct lg_ssl_conn {
                         * still has the server's post-handshake records to read, TLS 1.3 NewSessionTickets) */
     char *unsent;      /* memory-BIO: request bytes taken, not yet accepted by our non-blocking session */
     size_t unsent_len, unsent_off;
+    BIO *nowait;       /* the BIO the wire's reads go through (ssl_nowait.h), or NULL */
     short want;        /* POLLIN or POLLOUT, what the session an attempt reads from waits for (non-blocking) */
     struct sockaddr_storage peer; /* the host's peer, read when the session was taken: a socket the peer has
                                    * reset no longer tells it (getpeername fails), yet a retry reopens to it */

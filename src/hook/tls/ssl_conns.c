@@ -181,5 +181,6 @@ void lg_ssl_conn_forget(SSL *ssl)
         by_fd[c->host_fd] = NULL;
     lg_h1_free(c->h1);
     lg_ssl_repl_drop(c);
+    BIO_free(c->nowait);
     free(c);
 }

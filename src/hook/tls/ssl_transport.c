@@ -9,6 +9,7 @@
 #include "hook/base/guard.h"
 #include "hook/base/ssl_real.h"
 #include "hook/sock/fd_wait.h"
+#include "hook/tls/ssl_nowait.h"
 #include "hook/tls/ssl_session.h"
 #include "hook/tls/ssl_transport.h"
 #include "llmgate/clock.h"
@@ -125,6 +126,23 @@ static bool wire_idle(SSL *wire, int fd)
            lg_fd_wait_until(fd, false, lg_now_ms()) == LG_WAIT_TIMEOUT;
 }
 
+/* SSL_read_ex on the wire without a wait in the kernel, *err SSL_get_error's answer; -1 (*err unset) when
+ * the wire's socket has nothing now. A plain socket BIO is read with MSG_DONTWAIT for the call
+ * (lg_ssl_read_nowait: no system call beyond the reads); any other, after a poll without a wait when the
+ * session holds nothing (a record that came in part is then read to its end in the kernel). */
+static int wire_read(lg_ssl_conn *c, SSL *wire, void *p, size_t n, size_t *got, int *err)
+{
+    const lg_ssl_real *real = lg_ssl_real_get();
+    int ok = lg_ssl_read_nowait(&c->nowait, wire, p, n, got, err);
+    if (ok != LG_SSL_NOWAIT_NONE)
+        return ok;
+    if (wire_idle(wire, real->get_fd(wire)))
+        return -1;
+    ok = real->read_ex(wire, p, n, got);
+    *err = ok == 1 ? SSL_ERROR_NONE : real->get_error(wire, 0);
+    return ok;
+}
+
 /* > 0 bytes; 0 at the end (close_notify, or a peer that just closed); -1 on failure. Never waits in the
  * kernel, on a blocking socket either (the host's, or ours beside it): LG_IO_AGAIN when the session waits
  * for its socket (c->want says for what), or read a record that carried no data (a TLS 1.3 session ticket:
@@ -136,20 +154,15 @@ static ssize_t io_recv(void *io, void *p, size_t n)
     lg_ssl_conn *c = io;
     const lg_ssl_real *real = lg_ssl_real_get();
     size_t got = 0;
-    int ok, err;
+    int ok, err = SSL_ERROR_WANT_READ;
     if (c->host_fd >= 0)
         return membio_recv(c, p, n);
     SSL *wire = lg_ssl_conn_wire(c);
-    if (wire_idle(wire, real->get_fd(wire))) {
-        c->want = POLLIN;
-        return LG_IO_AGAIN;
-    }
     long retry = real->ctrl(wire, SSL_CTRL_MODE, 0, NULL) & SSL_MODE_AUTO_RETRY;
     real->ctrl(wire, SSL_CTRL_CLEAR_MODE, retry, NULL);
     errno = 0; /* EINTR after the call: a signal interrupted a blocking socket's wait */
-    LG_OURS(ok = real->read_ex(wire, p, n, &got));
+    LG_OURS(ok = wire_read(c, wire, p, n, &got, &err));
     bool interrupted = errno == EINTR;
-    LG_OURS(err = ok == 1 ? SSL_ERROR_NONE : real->get_error(wire, 0));
     real->ctrl(wire, SSL_CTRL_MODE, retry, NULL);
     if (ok == 1)
         return (ssize_t)got;
