@@ -28,7 +28,8 @@ typedef struct {
     int64_t tokens, now_ms, deadline_ms, cap, span_ms;
     int count;                /* the pending counter to count on a request admitted now (-1: none) */
     lease_step step;          /* result */
-    int64_t at_ms, id;        /* LEASE_TAKEN: when it goes, from which lease ... */
+    int64_t at_ms, id;        /* LEASE_TAKEN: when it goes, from which lease ... (LEASE_BUSY after a grant
+                                 refused as too far ahead: when the soonest place begins) */
     int bucket;               /* ... and bucket */
     int nc;                   /* LEASE_ASK: the accounts asked for ... */
     size_t cand[ASK_MAX];
@@ -36,6 +37,7 @@ typedef struct {
     lg_lease_return ret[ASK_MAX]; /* ... and what the call gives back of each */
     const redisReply *r;      /* grant: Redis's reply (NULL: the call failed) */
     int64_t skew_ms;          /* grant: Redis's clock minus the machine's */
+    int64_t retry_ms;         /* LEASE_BUSY: ask again after this (0: LEASE_BUSY_MS) */
     bool tokens_limited;
     enum { BACK_NONE, BACK_GIVE, BACK_SETTLE } back; /* lease_back_fn: the place given back (tokens) or
                                                         settled by dk tokens more */
@@ -118,18 +120,20 @@ static void lease_try_fn(lg_provider_slot *p, lg_account_slot *const *acc, size_
 
 /* Under the lock: the grant in Redis's reply installed on the account it names (the other accounts asked for
  * gave back what they carried), or, the call failed, what each carried put back; then this request's place
- * from the lease with room soonest. */
+ * from the lease with room soonest. Redis granted nothing because the soonest place is too far ahead: no
+ * process of the machine asks before Redis said, and this one waits until then (LEASE_BUSY). */
 static void lease_grant_fn(lg_provider_slot *p, lg_account_slot *const *acc, size_t n, void *ctx)
 {
     (void)p, (void)n;
     lease_ctx *x = ctx;
     long granted = x->r && lg_redis_int_at(x->r, 2) > 0 ? lg_redis_int_at(x->r, 1) : -1;
+    int64_t again = x->r && granted < 0 && lg_redis_int_at(x->r, 3) > 0 ? lg_redis_int_at(x->r, 3) - x->skew_ms : 0;
     for (int c = 0; c < x->nc; c++) {
         lg_lease *l = &acc[x->cand[c]]->lease;
         if (!x->r) {
             lg_lease_ask_failed(l, &x->ret[c]);
         } else if ((long)x->cand[c] != granted) {
-            lg_lease_ask_given_back(l, x->now_ms + x->span_ms / 16);
+            lg_lease_ask_given_back(l, again > x->now_ms ? again : x->now_ms + x->span_ms / 16);
         } else {
             int64_t q[LG_LEASE_BUCKETS], k[LG_LEASE_BUCKETS];
             for (int j = 0; j < LG_LEASE_BUCKETS; j++) {
@@ -142,10 +146,15 @@ static void lease_grant_fn(lg_provider_slot *p, lg_account_slot *const *acc, siz
     }
     int64_t at = 0;
     long best = pick(acc, x, &at);
-    if (best >= 0)
+    if (best >= 0) {
         take(acc, (size_t)best, x);
-    else
+    } else if (again > x->now_ms) {
+        x->step = LEASE_BUSY;
+        x->retry_ms = again - x->now_ms;
+        x->at_ms = lg_redis_int_at(x->r, 4) - x->skew_ms;
+    } else {
         x->step = LEASE_NO;
+    }
 }
 
 /* Under the lock: the place x->id / x->bucket of account x->idx given back or settled (x->back), then the
@@ -250,7 +259,8 @@ bool lg_redis_lease_admit(redis_store *s, const lg_store_scope *sc, lg_store_tic
         }
     }
     if (x.step == LEASE_BUSY) {
-        *out = (lg_admission){.idx = x.first, .at_ms = now_ms, .retry_ms = LEASE_BUSY_MS, .breaker = out->breaker};
+        *out = (lg_admission){.idx = x.first, .at_ms = x.retry_ms ? x.at_ms : now_ms,
+                              .retry_ms = x.retry_ms ? x.retry_ms : LEASE_BUSY_MS, .breaker = out->breaker};
         return true;
     }
     if (x.step != LEASE_TAKEN)

@@ -385,8 +385,13 @@ end
 -- fits soonest (after a provider's cap that leaves none), and places up to the requests asked for it in
 -- each of LEASE_N buckets from then, each bucket as much as every run of B+1 buckets containing it still
 -- allows and the buckets before a provider's cap ends no more than it leaves, and counts them there.
--- Returns {now, account granted (-1: none), buckets granted (0: none), first bucket, span, then requests
--- and tokens of each of LEASE_N buckets, then cu rs fl le pr per account}.
+-- A grant starts no more than LEASE_N buckets after now's: where the soonest fit is later, nothing is
+-- placed and the caller is told when to ask again (the window is then never promised more than 2 LEASE_N
+-- buckets ahead, which keeps each account's hash, its load and the window's scan short, and leaves few
+-- places held by a machine that stops).
+-- Returns {now, account granted (-1: none), buckets granted (0: none), first bucket (nothing granted: when
+-- to ask again, 0: never), span (nothing granted: when the soonest fit begins), then requests and tokens of
+-- each of LEASE_N buckets, then cu rs fl le pr per account}.
 local LEASE_N = 16
 local function lease_grant(a, l, ask, tok, at)
   local span = span_of(l)
@@ -513,7 +518,12 @@ if op == 'lease' then
   if best >= 0 then
     local l = limits_for(accts[best], cfg)
     span = span_of(l)
-    n, e0, per = lease_grant(accts[best], l, best_ask, tok, best_at)
+    local again = start_of(epoch_of(best_at, span) - LEASE_N, span)
+    if again > now then
+      e0, span = again, best_at
+    else
+      n, e0, per = lease_grant(accts[best], l, best_ask, tok, best_at)
+    end
   end
   local out = {now, n > 0 and best or -1, n, e0, span}
   for j = 1, 2 * LEASE_N do out[#out + 1] = per[j] or 0 end
