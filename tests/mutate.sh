@@ -470,6 +470,24 @@ h1-head-sse-unit-separator|src/front/h1_head.c|test_h1_response
 h1-head-empty-start-line|src/front/h1_head.c|test_h1_response
     if (!lf || lf - p < 2 || lg_h1_first_special(p, lf) != lf - 1 || lf[-1] != '\r')
     if (!lf || lf == p || lg_h1_first_special(p, lf) != lf - 1 || lf[-1] != '\r')
+code-words-unread|src/classify/codes.c|test_classify_rules
+        lg_cls_evidence(c, LG_EV_GENERIC, w);
+        (void)w;
+code-period-unread|src/classify/codes.c|test_classify_rules
+        c->text_period = t.period;
+        (void)t;
+code-with-space-read|src/classify/codes.c|test_classify_rules
+    if (strchr(code, ' '))
+    if (0)
+api-error-outweighs-429|src/classify/classify.c|test_classify_rules
+        if (s == LG_SIG_SERVER && http_st == 429)
+        if (0)
+load-shed-unread|src/classify/text.c|test_classify_rules
+static const char *const shed_phrases[] = {"load shed"};
+static const char *const shed_phrases[] = {"(mutated)"};
+wrapped-stream-error-unread|src/classify/classify.c|test_classify_rules test_classify_fixtures
+    const cJSON *wrapped = found ? NULL : wrapped_error(doc, 1);
+    const cJSON *wrapped = found || doc ? NULL : wrapped_error(doc, 1);
 EOF
 )
 

@@ -23,6 +23,25 @@ static bool scan_element(const cJSON *el, void *ctx)
     return !s->c->error;
 }
 
+/* The object one or two wrapper members deep ("result", "response", "data") that holds an error object with
+ * a message: Grok's web stream reports failure as result.response.error in a line of a 200. NULL if none. */
+static const cJSON *wrapped_error(const cJSON *doc, int depth)
+{
+    static const char *const wrappers[] = {"result", "response", "data"};
+    for (size_t i = 0; i < sizeof wrappers / sizeof wrappers[0]; i++) {
+        const cJSON *w = cJSON_GetObjectItemCaseSensitive(doc, wrappers[i]);
+        if (!cJSON_IsObject(w))
+            continue;
+        const cJSON *e = cJSON_GetObjectItemCaseSensitive(w, "error");
+        if (cJSON_IsObject(e) && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(e, "message")))
+            return w;
+        const cJSON *inner = depth < 2 ? wrapped_error(w, depth + 1) : NULL;
+        if (inner)
+            return inner;
+    }
+    return NULL;
+}
+
 /* Scans one document: an object, or an array of them (Google wraps errors and streams in arrays). */
 static bool scan_document(lg_cls *c, const cJSON *doc, bool http_error)
 {
@@ -47,6 +66,9 @@ static bool scan_document(lg_cls *c, const cJSON *doc, bool http_error)
     for (size_t i = 0; !found && i < n; i++)
         if (all[i] != first)
             found = all[i]->read_error(c, doc, http_error);
+    const cJSON *wrapped = found ? NULL : wrapped_error(doc, 1);
+    if (wrapped)
+        return scan_document(c, wrapped, http_error);
     if (found || http_error) /* an error document no reader knows is still read at any depth */
         lg_scan_nested(c, doc, scan_document);
     else if (!c->error)
@@ -240,6 +262,10 @@ static lg_sig decide(const lg_cls *c, int st, int http_st)
             continue;
         if (ev == LG_EV_GENERIC && s == LG_SIG_REJECT && (st == 402 || st == 429 || st >= 500))
             break;
+        /* Nor does a server error's name outweigh an HTTP 429: a relay names its own failure api_error
+         * around the upstream's 429 (claude-code-router's provider_response_error). */
+        if (s == LG_SIG_SERVER && http_st == 429)
+            continue;
         /* A server error's name beside an HTTP client-error status (Ollama's 404 of type api_error) is a
          * refusal; a status inferred for an error inside a 200 body is not one. */
         if (s == LG_SIG_SERVER && http_st >= 400 && http_st <= 499 && http_st != 408 && http_st != 429)

@@ -165,12 +165,31 @@ lg_sig lg_code_signal(lg_dialect d, const char *code, bool *specific)
     return LG_SIG_NONE;
 }
 
+/* A code no table knows is read by its words, as a family name: "account_stream_cap" (codex-lb) names a
+ * concurrency window, "daily_usd_limit_exceeded" (NanoGPT) a daily cap. The period any code's words name
+ * decides between a quota and a rate like a message's (by_period in classify.c). A value with a space is no
+ * identifier but prose or an HTTP reason phrase ("status": "Too Many Requests"): it says nothing here. */
+static lg_sig code_words(lg_cls *c, const char *code)
+{
+    if (strchr(code, ' '))
+        return LG_SIG_NONE;
+    lg_text_info t = lg_text_signal(code, strlen(code));
+    if (c->text_period == LG_SIG_NONE)
+        c->text_period = t.period;
+    return t.sig;
+}
+
 bool lg_cls_code(lg_cls *c, const char *code)
 {
     bool specific;
-    lg_sig s = lg_code_signal(c->dialect, code, &specific);
-    if (s == LG_SIG_NONE)
+    if (!code || !*code)
         return false;
+    lg_sig w = code_words(c, code);
+    lg_sig s = lg_code_signal(c->dialect, code, &specific);
+    if (s == LG_SIG_NONE) {
+        lg_cls_evidence(c, LG_EV_GENERIC, w);
+        return false;
+    }
     lg_cls_evidence(c, specific ? LG_EV_CODE : LG_EV_GENERIC, s);
     return true;
 }

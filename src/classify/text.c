@@ -110,10 +110,16 @@ static const char *const capacity_phrases[] = {
     "\xe8\xb4\x9f\xe8\xbd\xbd\xe8\xbe\x83\xe9\xab\x98" /* 负载较高 */, "saturated", "\xe9\xa5\xb1\xe5\x92\x8c" /* 饱和 */,
 };
 
+/* A provider shedding load refuses for its own capacity, whatever limit words its controller's metrics carry
+ * (Grok: "Admission denied by perf_based_admission_controller: load_shed_probability=0.848480,
+ * soft_limit_metric=prefill_queued_to_running, hard_limit_metric=none"). */
+static const char *const shed_phrases[] = {"load shed"};
+
 /* A per-second or per-minute window, or concurrency. */
 static const char *const window_phrases[] = {
     "per minute", "per min", "per second", "per sec", "perminute", "persecond", "byminute", "bysecond",
     "concurren", "\xe5\xb9\xb6\xe5\x8f\x91" /* 并发 */, "parallel request" /* LiteLLM's max_parallel_requests */,
+    "stream cap", /* codex-lb's account_stream_cap: open streams per account */
     "\xe6\xaf\x8f\xe7\xa7\x92" /* 每秒 */, "\xe6\xaf\x8f\xe5\x88\x86\xe9\x92\x9f" /* 每分钟 */,
     "\xe5\x88\x86\xe9\x92\x9f\xe5\x86\x85" /* 分钟内 */, "\xe7\xa7\x92\xe5\x86\x85" /* 秒内 */,
 };
@@ -342,7 +348,9 @@ lg_text_info lg_text_signal(const char *t, size_t n)
                : r.window_named && !long_period        ? LG_SIG_RATE
                                                        : LG_SIG_NONE;
     r.credit = lg_text_says_credit(t, n);
-    if (zero || long_period || r.credit || any_phrase(t, n, quota_phrases, COUNT(quota_phrases)) ||
+    if (any_phrase(t, n, shed_phrases, COUNT(shed_phrases)))
+        r.sig = LG_SIG_CAPACITY;
+    else if (zero || long_period || r.credit || any_phrase(t, n, quota_phrases, COUNT(quota_phrases)) ||
         (lg_prose_reset_wait(t, n, &reset) && reset >= LONG_RESET_MS) ||
         (!r.window_named &&
          (out_of_quota(t, n) || any_phrase(t, n, unperiodic_quota_phrases, COUNT(unperiodic_quota_phrases)))))

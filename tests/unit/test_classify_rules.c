@@ -174,6 +174,23 @@ static const rule_case rules[] = {
          "\"x\",\"request_id\":\"r\"}", false, NR, UNK, NO, NO),
     RULE("dashscope_unpurchased_refused_on_429", DSC, 429, "", "{\"code\":\"AccessDenied.Unpurchased\",\"message\":\"x\","
          "\"request_id\":\"r\"}", false, NR, UNK, NO, NO),
+    /* Round _m: a code's own words, a relay's api_error around a 429, load shedding, a wrapped stream error. */
+    RULE("code_words_name_a_daily_cap", OAI, 429, "", "{\"error\":{\"message\":\"x\",\"code\":"
+         "\"daily_usd_limit_exceeded\",\"type\":\"rate_limit_error\"}}", false, RL, QUOTA, NO, NO),
+    RULE("code_period_decides_beside_a_rate_message", OAI, 429, "", "{\"error\":{\"message\":\"Rate limit exceeded\","
+         "\"code\":\"daily_usd_limit_exceeded\"}}", false, RL, QUOTA, NO, NO),
+    RULE("code_words_name_a_stream_cap", OAI, 429, "", "{\"error\":{\"code\":\"account_stream_cap\",\"message\":\"x\"}}",
+         false, RL, RATE, NO, NO),
+    RULE("reason_phrase_status_is_no_code", OAI, 429, "", "{\"error\":{\"message\":\"x\",\"code\":429,\"status\":"
+         "\"Too Many Requests\"}}", false, RL, UNK, NO, NO),
+    RULE("api_error_type_does_not_outweigh_429", OAI, 429, "", "{\"error\":{\"message\":\"Error from provider(429): x\","
+         "\"type\":\"api_error\",\"code\":\"provider_response_error\"}}", false, RL, UNK, NO, NO),
+    RULE("load_shedding_is_capacity_whatever_its_limit_metrics", OAI, 503, "", "{\"error\":{\"message\":\"Admission denied: "
+         "load_shed_probability=0.85, hard_limit_metric=none\"}}", false, DOWN, CAP, NO, NO),
+    RULE("ndjson_line_error_wrapped_in_result_response", OAI, 200, "", "{\"result\":{\"response\":{\"isThinking\":false}}}\n"
+         "{\"result\":{\"response\":{\"error\":{\"message\":\"Status { code: ResourceExhausted, message: \\\"Admission "
+         "denied: load_shed_probability=0.8\\\" }\",\"severity\":\"STREAM_ERROR_SEVERITY_NORMAL\"}}}}\n", true, DOWN, CAP,
+         NO, NO),
     RULE("dashscope_invalid_api_key", DSC, 401, "", "{\"code\":\"InvalidApiKey\",\"message\":\"Invalid API-key provided.\","
          "\"request_id\":\"r\"}", false, NR, UNK, NO, NO),
     RULE("dashscope_internal_error", DSC, 500, "", "{\"code\":\"InternalError\",\"message\":\"An internal error has occured\","
