@@ -54,8 +54,17 @@ relay-secret-ignored|src/relay/preamble.c|test_relay_preamble
         if (t == 0xE0 && l == strlen(secret) && CRYPTO_memcmp(b + off, secret, l) == 0)
         if (t == 0xE0)
 lease-ended-bucket-used|src/limiter/lease.c|test_lease
-    return lg_lease_bucket_start(l, j + 1) > now_ms && l->requests[j] >= 1 &&
-    return l->requests[j] >= 1 &&
+    return close > now_ms && close > bucket_open(l, j) && l->requests[j] >= 1 &&
+    return close > bucket_open(l, j) && l->requests[j] >= 1 &&
+lease-skew-error-ignored-at-open|src/limiter/lease.c|test_lease
+    return lg_lease_bucket_start(l, j) + l->skew_err_ms;
+    return lg_lease_bucket_start(l, j);
+lease-skew-error-ignored-at-close|src/limiter/lease.c|test_lease
+    return lg_lease_bucket_start(l, j + 1) - l->skew_err_ms;
+    return lg_lease_bucket_start(l, j + 1);
+lease-skew-latest-measure|src/limiter/lease.c|test_lease
+        if (l->skew_err_ms + aged < skew_err_ms)
+        if (false)
 lease-room-one-bucket|src/limiter/lease.c|test_lease
         room += l->requests[j];
         room = l->requests[j];

@@ -13,13 +13,15 @@
 
 #define LG_LEASE_BUCKETS 16 /* buckets one lease covers: a quarter of the window */
 #define LG_LEASE_ASK_MS 200 /* a grant asked for longer than this is taken as lost (its asker died) */
+#define LG_LEASE_DRIFT_MS 1000 /* a kept skew's error grows by 1 ms per this many ms (clocks drift apart) */
 
 /* One account's lease, in the machine's store. Zeroed = none. */
 typedef struct {
     int64_t id;            /* a grant's number on this machine (0: none), to tell tickets of an old lease */
     int64_t epoch;         /* Redis's window bucket of buckets[0] */
     int64_t span_ms;       /* the window's span the buckets divide (window + margin) */
-    int64_t skew_ms;       /* Redis's clock minus the machine's, at the grant */
+    int64_t skew_ms;       /* Redis's clock minus the machine's: the machine's best measure so far */
+    int64_t skew_err_ms;   /* how far skew_ms may be off (half its call's round trip, aged since) */
     int64_t granted_ms;    /* when it was granted (machine's clock) */
     int64_t asking_until_ms; /* a process asks Redis for a grant until then (single flight) */
     int32_t n;             /* buckets covered */
@@ -31,7 +33,9 @@ typedef struct {
     int64_t tokens[LG_LEASE_BUCKETS];   /* tokens granted and not used, per bucket */
 } lg_lease;
 
-/* The start (machine's clock) of the lease's bucket j (0 <= j <= n: j == n is its end). */
+/* The start (machine's clock) of the lease's bucket j (0 <= j <= n: j == n is its end). A request of bucket j
+ * goes only from that start plus skew_err_ms to the next one less skew_err_ms: within the bucket's time
+ * whatever the skew within its error. */
 int64_t lg_lease_bucket_start(const lg_lease *l, int j);
 
 typedef enum {
@@ -86,9 +90,12 @@ void lg_lease_ask_given_back(lg_lease *l, int64_t not_before_ms);
 int64_t lg_lease_ask_size(const lg_lease *l, int64_t now_ms, int64_t cap);
 
 /* Installs a new grant (n buckets from Redis's bucket epoch of a span of span_ms, requests and tokens per
- * bucket, skew_ms = Redis's clock minus the machine's) in place of the old lease (whose unused part the
- * asker gave back), and ends the asker's turn. */
-void lg_lease_grant(lg_lease *l, int64_t now_ms, int64_t skew_ms, int64_t span_ms, int64_t epoch, int n,
+ * bucket, skew_ms = Redis's clock minus the machine's measured by this call to within skew_err_ms) in place
+ * of the old lease (whose unused part the asker gave back), and ends the asker's turn. The old lease's skew
+ * is kept when its error, grown by 1 ms per LG_LEASE_DRIFT_MS begun since, is smaller: a slow call (a loaded
+ * machine or Redis) does not move the machine's buckets by half its round trip. */
+void lg_lease_grant(lg_lease *l, int64_t now_ms, int64_t skew_ms, int64_t skew_err_ms, int64_t span_ms,
+                    int64_t epoch, int n,
                     const int64_t *requests, const int64_t *tokens, bool tokens_limited);
 
 #endif

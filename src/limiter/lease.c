@@ -9,11 +9,24 @@ int64_t lg_lease_bucket_start(const lg_lease *l, int j)
     return lg_window_bucket_start(l->epoch + j, l->span_ms) - l->skew_ms;
 }
 
-/* A bucket of the lease that can hold a request of `tokens` at now_ms (not ended, a request and the tokens
- * left). */
+/* When bucket j's requests may go on the machine's clock: from its start plus the skew's error ... */
+static int64_t bucket_open(const lg_lease *l, int j)
+{
+    return lg_lease_bucket_start(l, j) + l->skew_err_ms;
+}
+
+/* ... until the next bucket's start less it (not included). */
+static int64_t bucket_close(const lg_lease *l, int j)
+{
+    return lg_lease_bucket_start(l, j + 1) - l->skew_err_ms;
+}
+
+/* A bucket of the lease that can hold a request of `tokens` at now_ms (its time not over, a request and the
+ * tokens left). */
 static bool bucket_fits(const lg_lease *l, int j, int64_t tokens, int64_t now_ms)
 {
-    return lg_lease_bucket_start(l, j + 1) > now_ms && l->requests[j] >= 1 &&
+    int64_t close = bucket_close(l, j);
+    return close > now_ms && close > bucket_open(l, j) && l->requests[j] >= 1 &&
            (!l->tokens_limited || l->tokens[j] >= tokens);
 }
 
@@ -24,7 +37,7 @@ int64_t lg_lease_room(const lg_lease *l, int64_t tokens, int64_t now_ms, int64_t
         if (!bucket_fits(l, j, tokens, now_ms))
             continue;
         if (room == 0) {
-            int64_t start = lg_lease_bucket_start(l, j);
+            int64_t start = bucket_open(l, j);
             *at_ms = start > now_ms ? start : now_ms;
         }
         room += l->requests[j];
@@ -38,7 +51,7 @@ lg_lease_take_result lg_lease_take(lg_lease *l, int64_t tokens, int64_t now_ms, 
     for (int j = 0; l->id != 0 && j < l->n; j++) {
         if (!bucket_fits(l, j, tokens, now_ms))
             continue;
-        int64_t start = lg_lease_bucket_start(l, j);
+        int64_t start = bucket_open(l, j);
         int64_t at = start > now_ms ? start : now_ms;
         if (at > deadline_ms)
             return LG_LEASE_LATE;
@@ -122,10 +135,16 @@ int64_t lg_lease_ask_size(const lg_lease *l, int64_t now_ms, int64_t cap)
     return want > 0 ? want : 1;
 }
 
-void lg_lease_grant(lg_lease *l, int64_t now_ms, int64_t skew_ms, int64_t span_ms, int64_t epoch, int n,
-                    const int64_t *requests, const int64_t *tokens, bool tokens_limited)
+void lg_lease_grant(lg_lease *l, int64_t now_ms, int64_t skew_ms, int64_t skew_err_ms, int64_t span_ms,
+                    int64_t epoch, int n, const int64_t *requests, const int64_t *tokens, bool tokens_limited)
 {
     int64_t pending[3], learned[2], id = l->id + 1;
+    if (l->id != 0) {
+        int64_t since = now_ms > l->granted_ms ? now_ms - l->granted_ms : 0;
+        int64_t aged = (since + LG_LEASE_DRIFT_MS - 1) / LG_LEASE_DRIFT_MS;
+        if (l->skew_err_ms + aged < skew_err_ms)
+            skew_ms = l->skew_ms, skew_err_ms = l->skew_err_ms + aged;
+    }
     memcpy(pending, l->pending, sizeof pending);
     memcpy(learned, l->learned, sizeof learned);
     memset(l, 0, sizeof *l);
@@ -133,6 +152,7 @@ void lg_lease_grant(lg_lease *l, int64_t now_ms, int64_t skew_ms, int64_t span_m
     l->epoch = epoch;
     l->span_ms = span_ms > 0 ? span_ms : 1;
     l->skew_ms = skew_ms;
+    l->skew_err_ms = skew_err_ms > 0 ? skew_err_ms : 0;
     l->granted_ms = now_ms;
     l->n = n < 0 ? 0 : n > LG_LEASE_BUCKETS ? LG_LEASE_BUCKETS : n;
     l->tokens_limited = tokens_limited;

@@ -37,6 +37,7 @@ typedef struct {
     lg_lease_return ret[ASK_MAX]; /* ... and what the call gives back of each */
     const redisReply *r;      /* grant: Redis's reply (NULL: the call failed) */
     int64_t skew_ms;          /* grant: Redis's clock minus the machine's */
+    int64_t skew_err_ms;      /* how far skew_ms may be off: half the call's round trip, the clocks' ms */
     int64_t retry_ms;         /* LEASE_BUSY: ask again after this (0: LEASE_BUSY_MS) */
     bool tokens_limited;
     enum { BACK_NONE, BACK_GIVE, BACK_SETTLE } back; /* lease_back_fn: the place given back (tokens) or
@@ -140,8 +141,8 @@ static void lease_grant_fn(lg_provider_slot *p, lg_account_slot *const *acc, siz
                 q[j] = lg_redis_int_at(x->r, 5 + 2 * (size_t)j);
                 k[j] = lg_redis_int_at(x->r, 6 + 2 * (size_t)j);
             }
-            lg_lease_grant(l, x->now_ms, x->skew_ms, lg_redis_int_at(x->r, 4), lg_redis_int_at(x->r, 3),
-                           (int)lg_redis_int_at(x->r, 2), q, k, x->tokens_limited);
+            lg_lease_grant(l, x->now_ms, x->skew_ms, x->skew_err_ms, lg_redis_int_at(x->r, 4),
+                           lg_redis_int_at(x->r, 3), (int)lg_redis_int_at(x->r, 2), q, k, x->tokens_limited);
         }
     }
     int64_t at = 0;
@@ -246,11 +247,13 @@ bool lg_redis_lease_admit(redis_store *s, const lg_store_scope *sc, lg_store_tic
         conn *c = lg_redis_get_conn(s);
         int64_t t0 = lg_now_ms();
         redisReply *r = c ? lease_call(s, c, sc, &x) : NULL;
+        int64_t t1 = lg_now_ms();
         x.r = r;
         /* Redis read its clock during the call: against the middle of the call, not the admission's now
          * (which may be a lock and a connection earlier), the lease's buckets are placed on this clock to
-         * within half the round trip. */
-        x.skew_ms = r ? lg_redis_int_at(r, 0) - (t0 + lg_now_ms()) / 2 : 0;
+         * within half the round trip (and a ms each clock truncates); the lease keeps the best measure. */
+        x.skew_ms = r ? lg_redis_int_at(r, 0) - (t0 + t1) / 2 : 0;
+        x.skew_err_ms = (t1 - t0 + 1) / 2 + 1;
         lg_shm_with_scope(s->local, sc, lease_grant_fn, &x);
         if (r) {
             lg_redis_read_states(r, 5 + 2 * LG_LEASE_BUCKETS, sc->n, x.skew_ms, snap);

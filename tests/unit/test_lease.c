@@ -20,7 +20,7 @@ static void grant(lg_lease *l, int64_t now, int n, int64_t req)
     int64_t q[LG_LEASE_BUCKETS], k[LG_LEASE_BUCKETS];
     for (int j = 0; j < LG_LEASE_BUCKETS; j++)
         q[j] = req, k[j] = req * 10;
-    lg_lease_grant(l, now, 500, SPAN, (T0 + 500) * 64 / SPAN, n, q, k, true);
+    lg_lease_grant(l, now, 500, 0, SPAN, (T0 + 500) * 64 / SPAN, n, q, k, true);
 }
 
 static void test_grant_and_use(void **state)
@@ -200,6 +200,45 @@ static void test_given_back_not_before(void **state)
     assert_true(lg_lease_begin_ask(&l, T0 + 650, &ret));
 }
 
+/* A grant whose call was slow measures the skew badly: the machine keeps the better measure it had (its error
+ * grown by a ms a second begun), and a request goes only where its bucket runs whatever the skew within the
+ * error; a fresher measure wins once the kept one has aged past it. */
+static void test_skew_best_measure_and_error(void **state)
+{
+    lg_lease l = {0};
+    int64_t at, q[LG_LEASE_BUCKETS], k[LG_LEASE_BUCKETS];
+    int b;
+    for (int j = 0; j < LG_LEASE_BUCKETS; j++)
+        q[j] = 1, k[j] = 10;
+    grant(&l, T0, 2, 1); /* skew 500, measured exactly */
+    /* 100 ms later, a call of 60 ms round trip says 520 (within its 31 ms): 500 kept, 1 ms off by now */
+    lg_lease_grant(&l, T0 + 100, 520, 31, SPAN, (T0 + 500) * 64 / SPAN, 2, q, k, true);
+    assert_int_equal(l.skew_ms, 500);
+    assert_int_equal(l.skew_err_ms, 1);
+    /* bucket 0 runs from T0 to T0 + 100 on the machine's clock, +-1: its place goes at T0 + 1 at the earliest */
+    assert_int_equal(lg_lease_room(&l, 10, T0, &at), 2);
+    assert_int_equal(at, T0 + 1);
+    assert_int_equal(lg_lease_take(&l, 10, T0, T0 + 5000, &at, &b), LG_LEASE_TAKEN);
+    assert_int_equal(at, T0 + 1);
+    assert_int_equal(b, 0);
+    /* at T0 + 99 bucket 0 may already be over: bucket 1's place, from T0 + 101 */
+    lg_lease_give_back(&l, l.id, 0, 10);
+    assert_int_equal(lg_lease_take(&l, 10, T0 + 99, T0 + 5000, &at, &b), LG_LEASE_TAKEN);
+    assert_int_equal(b, 1);
+    assert_int_equal(at, T0 + 101);
+    /* a minute later the kept measure is 61 ms off: the new one (30 ms) wins and the buckets narrow by it */
+    lg_lease_grant(&l, T0 + 60100, 520, 30, SPAN, (T0 + 500) * 64 / SPAN, 2, q, k, true);
+    assert_int_equal(l.skew_ms, 520);
+    assert_int_equal(l.skew_err_ms, 30);
+    assert_int_equal(lg_lease_room(&l, 10, T0, &at), 2);
+    assert_int_equal(at, T0 - 20 + 30);
+    assert_int_equal(lg_lease_take(&l, 10, T0 + 50, T0 + 5000, &at, &b), LG_LEASE_TAKEN);
+    assert_int_equal(b, 1); /* bucket 0 closed at T0 + 100 - 20 - 30 */
+    /* an error of half a bucket or more leaves no time to any bucket */
+    lg_lease_grant(&l, T0 + 120100, 520, 50, SPAN, (T0 + 500) * 64 / SPAN, 2, q, k, true);
+    assert_int_equal(lg_lease_take(&l, 10, T0, T0 + 5000, &at, &b), LG_LEASE_EMPTY);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -207,7 +246,7 @@ int main(void)
         cmocka_unit_test(test_expiry),               cmocka_unit_test(test_ask_turn_and_return),
         cmocka_unit_test(test_dead_asker),           cmocka_unit_test(test_redis_gone),
         cmocka_unit_test(test_ask_size_follows_the_rate), cmocka_unit_test(test_room),
-        cmocka_unit_test(test_given_back_not_before),
+        cmocka_unit_test(test_given_back_not_before), cmocka_unit_test(test_skew_best_measure_and_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

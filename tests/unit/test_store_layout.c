@@ -23,8 +23,8 @@ static void header_is_pinned(void **state)
     assert_int_equal(offsetof(lg_store_layout, lock), 40);
     assert_int_equal(offsetof(lg_store_layout, providers), 80);
     assert_int_equal(offsetof(lg_store_layout, accounts), 35408);
-    assert_int_equal(offsetof(lg_store_layout, holds), 3420752);
-    assert_int_equal(sizeof(lg_store_layout), 3431000);
+    assert_int_equal(offsetof(lg_store_layout, holds), 3422800);
+    assert_int_equal(sizeof(lg_store_layout), 3433048);
     assert_int_equal(LG_STORE_PROVIDERS, 64);
     assert_int_equal(LG_STORE_ACCOUNTS, 256);
 }
@@ -34,7 +34,7 @@ static void entries_are_pinned(void **state)
     assert_int_equal(sizeof(lg_store_provider_entry), 552);
     assert_int_equal(offsetof(lg_store_provider_entry, name), 4);
     assert_int_equal(offsetof(lg_store_provider_entry, slot), 72);
-    assert_int_equal(sizeof(lg_store_account_entry), 13224);
+    assert_int_equal(sizeof(lg_store_account_entry), 13232);
     assert_int_equal(offsetof(lg_store_account_entry, provider), 4);
     assert_int_equal(offsetof(lg_store_account_entry, name), 68);
     assert_int_equal(offsetof(lg_store_account_entry, digest), 132);
@@ -61,9 +61,10 @@ static void slots_are_pinned(void **state)
     assert_int_equal(offsetof(lg_account_state, probe_until_ms), 24);
     assert_int_equal(offsetof(lg_account_state, aside), 32);
     assert_int_equal(sizeof(lg_account_counters), 56);
-    assert_int_equal(sizeof(lg_account_slot), 13072);
+    assert_int_equal(sizeof(lg_account_slot), 13080);
     assert_int_equal(offsetof(lg_account_slot, lease), 12712);
-    assert_int_equal(sizeof(lg_lease), 360);
+    assert_int_equal(sizeof(lg_lease), 368);
+    assert_int_equal(offsetof(lg_lease, skew_err_ms), 32);
     assert_int_equal(LG_LEASE_BUCKETS, 16);
     assert_int_equal(offsetof(lg_account_slot, counters), 40);
     assert_int_equal(offsetof(lg_account_slot, window), 96);
