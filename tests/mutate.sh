@@ -455,6 +455,12 @@ sock-timeo-set-unnoted|src/hook/sock/conns.c|test_sock_timeout
 sock-timeo-asked-per-wait|src/hook/sock/conns.c|test_sock_syscalls
     if (s->timeo_gen != __atomic_load_n(&timeo_set, __ATOMIC_ACQUIRE))
     if (1)
+sock-nonblock-set-unnoted|src/hook/sock/fd_flags.c|test_sock_nonblock
+    if (rc != -1)
+    if (rc != -1 && 0)
+sock-nonblock-asked-per-wait|src/hook/sock/conns.c|test_sock_syscalls
+    if (s->fl_gen != lg_fd_flags_changes())
+    if (1)
 capture-line-value-unskipped|src/front/capture.c|test_capture
     add_header(c, &at, line, len, name_len, line + value_off);
     add_header(c, &at, line, len, name_len, line + name_len + 1);

@@ -66,7 +66,7 @@ bool lg_h1_ended(const lg_h1_conn *c) { return c->ended; }
 int lg_h1_nonblocking_fd(const lg_h1_conn *c)
 {
     int fd = c->io->fd ? c->io->fd(c->ioctx) : -1;
-    int fl = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
+    int fl = fd < 0 ? -1 : c->host->fd_status_flags ? c->host->fd_status_flags(fd) : fcntl(fd, F_GETFL);
     return fl >= 0 && (fl & O_NONBLOCK) ? fd : -1;
 }
 

@@ -65,7 +65,8 @@ struct lg_h1_conn {
 
 /* The connection (h1_conn.c). */
 
-/* The host's descriptor when it is non-blocking (the host then polls it), else -1. */
+/* The host's descriptor when it is non-blocking (the host then polls it), else -1: its program's
+ * fd_status_flags (host.h), else fcntl's answer. */
 int lg_h1_nonblocking_fd(const lg_h1_conn *c);
 /* The host's SO_RCVTIMEO or SO_SNDTIMEO (opt) on its descriptor in ms, 0 when it has none (or no socket): its
  * program's sock_timeout_ms (host.h), else getsockopt's answer. */

@@ -51,6 +51,10 @@ typedef struct lg_front_host {
      * as the program last set it, in ms, 0 for none; a preload that sees the program's setsockopt calls
      * answers from what it noted, without a system call. */
     int64_t (*sock_timeout_ms)(int fd, int opt);
+    /* NULL (the front asks fcntl F_GETFL), or fd's file status flags (O_NONBLOCK...) as the program last set
+     * them, -1 when unknown; a preload that sees the program's fcntl and ioctl calls answers from what it
+     * noted, without a system call. Preserves errno. */
+    int (*fd_status_flags)(int fd);
 } lg_front_host;
 
 /* fd's SO_RCVTIMEO or SO_SNDTIMEO (opt) in ms, rounded up, asked with getsockopt; 0 when it has none (or fd

@@ -1,5 +1,6 @@
 /* The real libc socket functions behind the socket hooks, resolved once (dlsym RTLD_NEXT, falling back to
- * an RTLD_NOLOAD handle of libc). A member is never NULL after lg_sock_real_get: libc is always loaded. */
+ * an RTLD_NOLOAD handle of libc). A member is never NULL after lg_sock_real_get (libc is always loaded), but
+ * fcntl64 before glibc 2.28. */
 #ifndef LLMGATE_HOOK_BASE_LIBC_REAL_H
 #define LLMGATE_HOOK_BASE_LIBC_REAL_H
 
@@ -20,6 +21,9 @@
     X(getaddrinfo, getaddrinfo, int, (const char *, const char *, const struct addrinfo *, struct addrinfo **))     \
     X(close, close, int, (int))                                                                                     \
     X(setsockopt, setsockopt, int, (int, int, int, const void *, socklen_t))                                        \
+    X(fcntl, fcntl, int, (int, int, ...))                                                                           \
+    X(fcntl64, fcntl64, int, (int, int, ...))                                                                       \
+    X(ioctl, ioctl, int, (int, unsigned long, ...))                                                                 \
     X(send, send, ssize_t, (int, const void *, size_t, int))                                                        \
     X(sendto, sendto, ssize_t, (int, const void *, size_t, int, const struct sockaddr *, socklen_t))                \
     X(sendmsg, sendmsg, ssize_t, (int, const struct msghdr *, int))                                                 \

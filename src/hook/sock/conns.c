@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "hook/base/export.h"
+#include "hook/sock/fd_flags.h"
 #include "hook/sock/fd_wait.h"
 #include "hook/sock/fd_watch.h"
 #include "hook/base/guard.h"
@@ -32,6 +33,8 @@ typedef struct lg_sock_entry {
     lg_h1_conn *h1;
     int64_t timeo_ms[2]; /* the socket's SO_RCVTIMEO, SO_SNDTIMEO in ms (0: none) as read at timeo_gen */
     unsigned timeo_gen;  /* timeo_set's count when they were read */
+    int status_fl;       /* the descriptor's file status flags (F_GETFL, -1: failed) as read at fl_gen */
+    unsigned fl_gen;     /* lg_fd_flags_changes when they were read */
 } sock_conn;
 
 sock_conn *lg_sock_table[FD_MAX];
@@ -77,6 +80,28 @@ int64_t lg_sock_timeout_ms(int fd, int opt)
     if (s->timeo_gen != __atomic_load_n(&timeo_set, __ATOMIC_ACQUIRE))
         note_timeouts(s);
     return s->timeo_ms[opt == SO_SNDTIMEO];
+}
+
+/* Reads s's file status flags into s (one fcntl), noting the count they were read at. Preserves errno. */
+static void note_status_flags(sock_conn *s)
+{
+    int saved = errno;
+    s->fl_gen = lg_fd_flags_changes(); /* first: a change that races the read changes the count again */
+    s->status_fl = lg_sock_real_get()->fcntl(s->fd, F_GETFL);
+    errno = saved;
+}
+
+int lg_sock_status_flags(int fd)
+{
+    if (!lg_sock_held(fd)) {
+        int saved = errno, fl = lg_sock_real_get()->fcntl(fd, F_GETFL);
+        errno = saved;
+        return fl;
+    }
+    sock_conn *s = lg_sock_table[fd];
+    if (s->fl_gen != lg_fd_flags_changes())
+        note_status_flags(s);
+    return s->status_fl;
 }
 
 /* The host's socket timeouts carried from the descriptor's old socket to fresh, the one replacing it. */
@@ -170,6 +195,7 @@ static void follow(int fd, const lg_provider *const *provs, size_t n, const stru
     memcpy(&s->peer, addr, len);
     s->peer_len = len;
     note_timeouts(s); /* those the host set before it connected */
+    note_status_flags(s);
     s->h1 = lg_h1_new(&lg_sock_front_host, provs, n, &sock_io, s);
     if (!s->h1) {
         free(s);

@@ -30,6 +30,11 @@ static inline lg_h1_conn *lg_sock_conn(int fd) { return lg_sock_held(fd) ? lg_so
  * program set either option (setsockopt, interposed) on any descriptor; on another, getsockopt's answer. */
 int64_t lg_sock_timeout_ms(int fd, int opt);
 
+/* fd's file status flags (F_GETFL; -1 when that fails), the front's fd_status_flags (host.h): on a descriptor
+ * the table holds, as read when it was followed (connect) and read again only after the program changed the
+ * flags of any descriptor (fd_flags.h); on another, fcntl's answer. Preserves errno. */
+int lg_sock_status_flags(int fd);
+
 #define LG_SOCK_NOT_OURS (-2) /* lg_sock_fastopen_connect: not a provider's address */
 
 /* TCP Fast Open: the host sends its first bytes with MSG_FASTOPEN and the address (sendto, sendmsg) on a

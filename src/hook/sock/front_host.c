@@ -27,4 +27,5 @@ const lg_front_host lg_sock_front_host = {
     .target_socket = lg_h1_target_socket,
     .plain_io = &lg_h1_plain_io,
     .sock_timeout_ms = lg_sock_timeout_ms,
+    .fd_status_flags = lg_sock_status_flags,
 };
