@@ -365,6 +365,12 @@ openai-credit-exhausted-unread|src/classify/codes.c|test_classify_rules
 bedrock-model-error-unread|src/classify/codes.c|test_classify_rules
     {"ModelErrorException", LG_SIG_SERVER, false},       /* the model failed while processing */
     /* mutated */
+insufficient-balance-code-unread|src/classify/codes.c|test_classify_rules test_classify_cli
+    if (!strncasecmp(code, "insufficient_", 13) && (has_suffix(code, "_balance") || has_suffix(code, "_credits")))
+    if (0)
+payment-past-due-unread|src/classify/text.c|test_classify_rules test_classify_cli
+    "payment is past due", /* Ollama Cloud: "your subscription payment is past due" */
+    /* mutated */
 expired-plan-unread|src/classify/text.c|test_billing test_classify_fixtures
     "plan has expired", "plan expired", "subscription has expired", "subscription expired",
     /* mutated */

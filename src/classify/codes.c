@@ -178,7 +178,8 @@ static const lg_code_table *native_table(lg_dialect d)
 }
 
 /* Suffix families: "organization_spend_limit_exceeded", "ModelAccountTpmRateLimitExceeded",
- * "Service:RateLimitsExceeded", "insufficient_user_quota", "provider_quota_exceeded" (Dify). */
+ * "Service:RateLimitsExceeded", "insufficient_user_quota", "provider_quota_exceeded" (Dify),
+ * "INSUFFICIENT_G1_CREDITS_BALANCE" (Cloud Code). */
 static bool has_suffix(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
@@ -207,6 +208,9 @@ lg_sig lg_code_signal(lg_dialect d, const char *code, bool *specific)
         return LG_SIG_RATE;
     if ((!strncasecmp(code, "insufficient_", 13) && has_suffix(code, "_quota")) || /* insufficient_user_quota */
         has_suffix(code, "_quota_exceeded"))
+        return LG_SIG_QUOTA;
+    /* an insufficient balance or credit: Cloud Code's INSUFFICIENT_G1_CREDITS_BALANCE */
+    if (!strncasecmp(code, "insufficient_", 13) && (has_suffix(code, "_balance") || has_suffix(code, "_credits")))
         return LG_SIG_QUOTA;
     if (has_suffix(code, "Overloaded") || has_suffix(code, "_overloaded"))
         return LG_SIG_CAPACITY;

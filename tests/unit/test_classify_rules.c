@@ -325,6 +325,9 @@ static const rule_case rules[] = {
          false, DOWN, SERV, NO, NO),
     RULE("status_field_minimax_internal_error", OAI, 200, "", "{\"base_resp\":{\"status_code\":1024,\"status_msg\":\"x\"}}",
          false, DOWN, SERV, NO, NO),
+    /* round _n: a subscription payment past due is credit, whatever the status */
+    RULE("payment_past_due_is_credit", OAI, 403, "", "{\"error\":{\"message\":\"your subscription payment is past due\","
+         "\"type\":\"api_error\",\"param\":null,\"code\":null}}", false, RL, QUOTA, NO, NO),
     RULE("status_field_tencent_request_limit", OAI, 200, "", "{\"Response\":{\"Error\":{\"Code\":\"RequestLimitExceeded."
          "UinLimitExceeded\",\"Message\":\"x\"},\"RequestId\":\"r\"}}", false, RL, RATE, NO, NO),
     RULE("status_field_tencent_success", OAI, 200, "", "{\"Response\":{\"Choices\":[],\"RequestId\":\"r\"}}", false, OK,
@@ -872,6 +875,8 @@ static void test_documented_codes(void **state)
         {OAI, "credit_balance_exhausted", LG_SIG_QUOTA}, {OAI, "resource_not_found_error", LG_SIG_REJECT},
         {OAI, "ModelNotOpen", LG_SIG_REJECT}, {OAI, "InputTextSensitiveContentDetected", LG_SIG_REJECT},
         {OAI, "tokens_too_long", LG_SIG_REJECT}, {OAI, "ModelErrorException", LG_SIG_SERVER}, {OAI, "UnrecognizedClientException", LG_SIG_REJECT},
+        /* families: an insufficient balance or credit (Cloud Code's ErrorInfo reason) */
+        {GOO, "INSUFFICIENT_G1_CREDITS_BALANCE", LG_SIG_QUOTA}, {OAI, "insufficient_credits", LG_SIG_QUOTA},
         /* MiniMax's 1002 (its RPM limit) is no Zhipu authentication code */
         {OAI, "1002", LG_SIG_NONE},
     };
