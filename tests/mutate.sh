@@ -350,6 +350,36 @@ dify-codes-unread|src/providers/dashscope.c|test_classify_rules test_classify_fi
 burst-rate-unread|src/providers/dashscope.c|test_classify_rules test_classify_fixtures
     {"limit_burst_rate", LG_SIG_RATE, true}, /* compatible mode: the request rate rose too fast (burst protection) */
     /* mutated */
+zhipu-codes-unread|src/classify/codes.c|test_classify_rules
+        table_lookup(&zhipu_codes, code, &s, specific))
+        (0 && table_lookup(&zhipu_codes, code, &s, specific)))
+google-error-reasons-unread|src/providers/google.c|test_classify_rules
+    {"API_KEY_IP_ADDRESS_BLOCKED", LG_SIG_REJECT, true},
+    /* mutated */
+hunyuan-codes-unread|src/providers/tencent.c|test_classify_rules
+    {"FailedOperation.ServiceNotActivated", LG_SIG_REJECT, true}, /* the service was never activated */
+    /* mutated */
+model-studio-bill-overdue-unread|src/providers/dashscope.c|test_classify_rules
+    {"PrepaidBillOverdue", LG_SIG_QUOTA, true},  /* 429: the workspace's prepaid bill is due */
+    /* mutated */
+spark-engine-errors-unread|src/providers/spark.c|test_classify_rules
+    {10012, LG_SIG_SERVER},   /* the engine's internal error */
+    /* mutated */
+minimax-internal-error-unread|src/providers/minimax.c|test_classify_rules
+    {1024, LG_SIG_SERVER}, /* internal error */
+    /* mutated */
+openai-credit-exhausted-unread|src/classify/codes.c|test_classify_rules
+    {"credit_balance_exhausted", LG_SIG_QUOTA, true},
+    /* mutated */
+bedrock-model-error-unread|src/classify/codes.c|test_classify_rules
+    {"ModelErrorException", LG_SIG_SERVER, false},       /* the model failed while processing */
+    /* mutated */
+insufficient-balance-code-unread|src/classify/codes.c|test_classify_rules test_classify_cli
+    if (!strncasecmp(code, "insufficient_", 13) && (has_suffix(code, "_balance") || has_suffix(code, "_credits")))
+    if (0)
+payment-past-due-unread|src/classify/text.c|test_classify_rules test_classify_cli
+    "payment is past due", /* Ollama Cloud: "your subscription payment is past due" */
+    /* mutated */
 expired-plan-unread|src/classify/text.c|test_billing test_classify_fixtures
     "plan has expired", "plan expired", "subscription has expired", "subscription expired",
     /* mutated */

@@ -16,6 +16,10 @@ static const lg_code_entry shared[] = {
     {"budget_exceeded", LG_SIG_QUOTA, true}, /* LiteLLM's spend caps */
     {"billing_hard_limit_reached", LG_SIG_QUOTA, true},
     {"billing_not_active", LG_SIG_QUOTA, true},
+    /* OpenAI's insufficient_quota codes (learn.microsoft.com dev-proxy "openai insufficient quota", after
+     * OpenAI's error-code guide): prepaid credit used up; the spend limits match by suffix below */
+    {"credit_balance_exhausted", LG_SIG_QUOTA, true},
+    {"unsupported_country_region_territory", LG_SIG_REJECT, true}, /* 403: region not served */
     {"rate_limit_exceeded", LG_SIG_RATE, false},
     {"tokens", LG_SIG_RATE, false},
     {"requests", LG_SIG_RATE, false},
@@ -49,10 +53,13 @@ static const lg_code_entry shared[] = {
     {"DeploymentNotFound", LG_SIG_REJECT, true},
     {"invalid_request_error", LG_SIG_REJECT, false},
     {"invalid_request", LG_SIG_REJECT, false},
-    /* Moonshot */
+    /* Moonshot (platform.moonshot.cn error-code table: error types used as codes) */
+    {"resource_not_found_error", LG_SIG_REJECT, true},
     {"rate_limit_reached_error", LG_SIG_RATE, false},
     {"exceeded_current_quota_error", LG_SIG_QUOTA, true},
-    /* Qianfan v2 */
+    /* Qianfan v2 (cloud.baidu.com/doc/qianfan-api/s/Om9b4yj3w, 错误码) */
+    {"tokens_too_long", LG_SIG_REJECT, true},     /* the prompt exceeds the model's limit */
+    {"characters_too_long", LG_SIG_REJECT, true}, /* the input exceeds the character limit */
     {"rpm_rate_limit_exceeded", LG_SIG_RATE, true},
     {"tpm_rate_limit_exceeded", LG_SIG_RATE, true},
     {"qps_rate_limit_exceeded", LG_SIG_RATE, true},
@@ -74,6 +81,9 @@ static const lg_code_entry shared[] = {
     {"SystemError", LG_SIG_SERVER, false},
     {"RequestTimeOut", LG_SIG_SERVER, false},
     {"SensitiveContentDetected", LG_SIG_REJECT, true},
+    {"InputTextSensitiveContentDetected", LG_SIG_REJECT, true},  /* Ark: the input was flagged */
+    {"OutputTextSensitiveContentDetected", LG_SIG_REJECT, true}, /* Ark: the output was flagged */
+    {"ModelNotOpen", LG_SIG_REJECT, true},                       /* Ark: the model was never activated */
     {"OutofContextError", LG_SIG_REJECT, true},
     {"AuthenticationError", LG_SIG_REJECT, true},
     {"AccessDenied", LG_SIG_REJECT, false},
@@ -84,7 +94,14 @@ static const lg_code_entry shared[] = {
     {"InvalidEndpointOrModel", LG_SIG_REJECT, false},
     {"InvalidEndpointOrModel.", LG_SIG_REJECT, false},
     {"BadRequest.", LG_SIG_REJECT, false},
-    /* AWS Bedrock (x-amzn-ErrorType) */
+    /* AWS Bedrock (x-amzn-ErrorType; the InvokeModel / Converse error lists of the Bedrock API reference and
+     * the common errors of AWS APIs) */
+    {"ModelErrorException", LG_SIG_SERVER, false},       /* the model failed while processing */
+    {"ModelStreamErrorException", LG_SIG_SERVER, false}, /* the model failed during a stream */
+    {"ResourceNotFoundException", LG_SIG_REJECT, true},
+    {"UnrecognizedClientException", LG_SIG_REJECT, true}, /* unknown access key */
+    {"ExpiredTokenException", LG_SIG_REJECT, true},
+    {"IncompleteSignature", LG_SIG_REJECT, true},
     {"ThrottlingException", LG_SIG_RATE, false},
     {"ServiceQuotaExceededException", LG_SIG_LIMIT, false},
     {"ModelNotReadyException", LG_SIG_CAPACITY, true},
@@ -95,6 +112,37 @@ static const lg_code_entry shared[] = {
     {"AccessDeniedException", LG_SIG_REJECT, false},
 };
 static const lg_code_table shared_codes = {shared, sizeof shared / sizeof shared[0]};
+
+/* Zhipu GLM (open.bigmodel.cn, api.z.ai): numeric codes as strings in the OpenAI envelope and in its
+ * Anthropic-compatible one, from its error-code page (docs.bigmodel.cn/cn/api/api-code,
+ * docs.z.ai/api-reference/api-code): every code that bears on limits, billing, refusal or failure. Read
+ * after the shared table. Its authentication codes 1000-1003 are left out: MiniMax's codes of the same
+ * numbers mean other things (1002 is its RPM limit) and relays pass those on as strings. 1313 ("request
+ * frequency limited" under the fair-use policy, lifted on application) is left to its message's words. */
+static const lg_code_entry zhipu[] = {
+    {"1004", LG_SIG_REJECT, true}, /* token failed verification */
+    {"1110", LG_SIG_REJECT, true}, /* account inactive */
+    {"1111", LG_SIG_REJECT, true}, /* account does not exist */
+    {"1112", LG_SIG_REJECT, true}, /* account locked */
+    {"1113", LG_SIG_QUOTA, true},  /* account in arrears: recharge */
+    {"1121", LG_SIG_REJECT, true}, /* account locked for irregular activity */
+    {"1211", LG_SIG_REJECT, true}, /* model does not exist */
+    {"1220", LG_SIG_REJECT, true}, /* no permission for the API */
+    {"1221", LG_SIG_REJECT, true}, /* API taken offline */
+    {"1234", LG_SIG_SERVER, true}, /* network error */
+    {"1261", LG_SIG_REJECT, true}, /* prompt too long */
+    {"1301", LG_SIG_REJECT, true}, /* unsafe or sensitive content */
+    {"1302", LG_SIG_RATE, true},   /* concurrency too high */
+    {"1303", LG_SIG_RATE, true},   /* request frequency too high */
+    {"1304", LG_SIG_QUOTA, true},  /* today's call count used up */
+    {"1305", LG_SIG_CAPACITY, true}, /* the API's traffic limit triggered (the model is busy) */
+    {"1308", LG_SIG_QUOTA, true},  /* the usage cap of N hours reached, reset at a stated time */
+    {"1309", LG_SIG_QUOTA, true},  /* the coding plan expired */
+    {"1310", LG_SIG_QUOTA, true},  /* the weekly or monthly cap reached */
+    {"1311", LG_SIG_REJECT, true}, /* the plan does not include the model */
+    {"1312", LG_SIG_CAPACITY, true}, /* the model's traffic is too high: later or another model */
+};
+static const lg_code_table zhipu_codes = {zhipu, sizeof zhipu / sizeof zhipu[0]};
 
 static bool entry_matches(const char *name, const char *code)
 {
@@ -130,7 +178,8 @@ static const lg_code_table *native_table(lg_dialect d)
 }
 
 /* Suffix families: "organization_spend_limit_exceeded", "ModelAccountTpmRateLimitExceeded",
- * "Service:RateLimitsExceeded", "insufficient_user_quota", "provider_quota_exceeded" (Dify). */
+ * "Service:RateLimitsExceeded", "insufficient_user_quota", "provider_quota_exceeded" (Dify),
+ * "INSUFFICIENT_G1_CREDITS_BALANCE" (Cloud Code). */
 static bool has_suffix(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
@@ -143,7 +192,8 @@ lg_sig lg_code_signal(lg_dialect d, const char *code, bool *specific)
     if (!code || !*code)
         return LG_SIG_NONE;
     lg_sig s;
-    if (table_lookup(native_table(d), code, &s, specific) || table_lookup(&shared_codes, code, &s, specific))
+    if (table_lookup(native_table(d), code, &s, specific) || table_lookup(&shared_codes, code, &s, specific) ||
+        table_lookup(&zhipu_codes, code, &s, specific))
         return s;
     size_t n;
     const lg_dialect_reader *const *readers = lg_readers(&n);
@@ -158,6 +208,9 @@ lg_sig lg_code_signal(lg_dialect d, const char *code, bool *specific)
         return LG_SIG_RATE;
     if ((!strncasecmp(code, "insufficient_", 13) && has_suffix(code, "_quota")) || /* insufficient_user_quota */
         has_suffix(code, "_quota_exceeded"))
+        return LG_SIG_QUOTA;
+    /* an insufficient balance or credit: Cloud Code's INSUFFICIENT_G1_CREDITS_BALANCE */
+    if (!strncasecmp(code, "insufficient_", 13) && (has_suffix(code, "_balance") || has_suffix(code, "_credits")))
         return LG_SIG_QUOTA;
     if (has_suffix(code, "Overloaded") || has_suffix(code, "_overloaded"))
         return LG_SIG_CAPACITY;

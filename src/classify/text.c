@@ -54,6 +54,7 @@ static const char *const credit_phrases[] = {
     "plan has expired", "plan expired", "subscription has expired", "subscription expired",
     "\xe5\xa5\x97\xe9\xa4\x90\xe5\xb7\xb2\xe5\x88\xb0\xe6\x9c\x9f" /* 套餐已到期 (Zhipu 1309) */, "\xe5\xa5\x97\xe9\xa4\x90\xe5\xb7\xb2\xe8\xbf\x87\xe6\x9c\x9f" /* 套餐已过期 */,
     "payment information", /* DashScope FreeTierOnly: "please complete your payment information" */
+    "payment is past due", /* Ollama Cloud: "your subscription payment is past due" */
 };
 
 bool lg_text_says_credit(const char *t, size_t n)

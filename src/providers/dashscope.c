@@ -9,7 +9,8 @@
 
 #include "providers/readers.h"
 
-/* Codes of the DashScope error-code page (native API and compatible mode). */
+/* Codes of the Model Studio / DashScope error-code page (help.aliyun.com/zh/model-studio/error-code; native
+ * API and compatible mode) that bear on limits, billing, refusal or failure. */
 static const lg_code_entry codes[] = {
     {"Throttling", LG_SIG_RATE, false},
     {"Throttling.RateQuota", LG_SIG_RATE, true},
@@ -19,6 +20,8 @@ static const lg_code_entry codes[] = {
     {"Throttling.Concurrency", LG_SIG_RATE, true},
     {"Throttling.", LG_SIG_RATE, false},
     {"Arrearage", LG_SIG_QUOTA, true},
+    {"PrepaidBillOverdue", LG_SIG_QUOTA, true},  /* 429: the workspace's prepaid bill is due */
+    {"PostpaidBillOverdue", LG_SIG_QUOTA, true}, /* 429: the model inference commodity lapsed */
     {"AllocationQuota.FreeTierOnly", LG_SIG_QUOTA, true},
     {"DataInspectionFailed", LG_SIG_REJECT, true},
     {"DataInspectionFailed.", LG_SIG_REJECT, true},

@@ -4,7 +4,8 @@
  * speaks Anthropic's envelope, handled by anthropic.c. */
 #include "providers/readers.h"
 
-/* From MiniMax's error-code table. */
+/* From MiniMax's error-code table (platform.minimax.io/docs/api-reference/errorcode, platform.minimaxi.com
+ * 错误码查询). */
 static const lg_num_code codes[] = {
     {1000, LG_SIG_SERVER}, /* unknown error */
     {1001, LG_SIG_SERVER}, /* request timeout */
@@ -12,8 +13,10 @@ static const lg_num_code codes[] = {
     {1004, LG_SIG_REJECT}, /* authentication failed */
     {1008, LG_SIG_QUOTA},  /* insufficient balance */
     {1013, LG_SIG_SERVER}, /* internal service error */
+    {1024, LG_SIG_SERVER}, /* internal error */
     {1026, LG_SIG_REJECT}, /* input flagged as sensitive */
     {1027, LG_SIG_REJECT}, /* output flagged as sensitive */
+    {1033, LG_SIG_SERVER}, /* system or downstream service error */
     {1039, LG_SIG_RATE},   /* TPM rate limit */
     {1041, LG_SIG_RATE},   /* connection limit */
     {2013, LG_SIG_REJECT}, /* invalid parameters */

@@ -4,16 +4,28 @@
  * envelope from other APIs' top-level codes. */
 #include "providers/readers.h"
 
-/* From Spark's error-code table: 1120x are its licence and flow-control refusals; 10006 and 10007 allow one
- * connection and one question at a time per user; 10008 and 10110 are the service's own capacity. */
+/* Spark's error-code table (xfyun.cn/doc/spark/Web.html, "错误码"): 1120x are its licence and flow-control
+ * refusals; 10006 and 10007 allow one connection and one question at a time per user; 10008 and 10110 are
+ * the service's own capacity; 10009-10012 and 10222 its engine's failures. */
 static const lg_num_code codes[] = {
+    {10003, LG_SIG_REJECT},   /* the user's message is malformed */
+    {10004, LG_SIG_REJECT},   /* the user's data does not fit the schema */
+    {10005, LG_SIG_REJECT},   /* a parameter value is wrong */
     {10006, LG_SIG_RATE},     /* the user is already connected: one connection at a time */
     {10007, LG_SIG_RATE},     /* the user's previous question is still being answered */
     {10008, LG_SIG_CAPACITY}, /* the service lacks capacity */
     {10110, LG_SIG_CAPACITY}, /* the service is busy */
+    {10009, LG_SIG_SERVER},   /* connecting to the engine failed */
+    {10010, LG_SIG_SERVER},   /* receiving the engine's data failed */
+    {10011, LG_SIG_SERVER},   /* sending data to the engine failed */
+    {10012, LG_SIG_SERVER},   /* the engine's internal error */
     {10013, LG_SIG_REJECT}, /* input content refused */
     {10014, LG_SIG_REJECT}, /* output content refused */
+    {10015, LG_SIG_REJECT}, /* the appid is blacklisted */
+    {10016, LG_SIG_REJECT}, /* the appid's authorisation is wrong */
     {10019, LG_SIG_REJECT}, /* content refused */
+    {10163, LG_SIG_REJECT}, /* the parameters passed to the engine are wrong */
+    {10222, LG_SIG_SERVER}, /* the engine's network failed */
     {10907, LG_SIG_REJECT}, /* too many tokens for the context */
     {11200, LG_SIG_QUOTA},  /* no licence for the function, or the licensed volume is used up */
     {11201, LG_SIG_QUOTA},  /* daily flow control exceeded */

@@ -5,8 +5,9 @@
 
 #include "providers/readers.h"
 
-/* Tencent Cloud's common error codes (the dotted families by prefix) and Hunyuan's own
- * (tencentcloud-sdk hunyuan/v20230901/errors.go). */
+/* Tencent Cloud's common error codes (the dotted families by prefix) and Hunyuan's own, all of them that
+ * bear on limits, billing, refusal or failure (tencentcloud-sdk hunyuan/v20230901/errors.go, the same list
+ * as HunyuanErrorCode.java; cloud.tencent.com/document/product/1729/101847). */
 static const lg_code_entry codes[] = {
     {"RequestLimitExceeded", LG_SIG_RATE, true},
     {"RequestLimitExceeded.", LG_SIG_RATE, true},
@@ -20,6 +21,9 @@ static const lg_code_entry codes[] = {
     {"FailedOperation.ServiceStopArrears", LG_SIG_QUOTA, true},
     {"FailedOperation.EngineServerError", LG_SIG_SERVER, true},
     {"FailedOperation.EngineRequestTimeout", LG_SIG_SERVER, true},
+    {"FailedOperation.ServiceNotActivated", LG_SIG_REJECT, true}, /* the service was never activated */
+    {"FailedOperation.ServiceStop", LG_SIG_REJECT, true},         /* the user stopped the service */
+    {"UnsupportedOperation.NonWhitelistAccount", LG_SIG_REJECT, true},
     {"AuthFailure.", LG_SIG_REJECT, true},
     {"UnauthorizedOperation", LG_SIG_REJECT, true},
 };

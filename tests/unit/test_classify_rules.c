@@ -318,6 +318,16 @@ static const rule_case rules[] = {
          "\"sid\":\"s\",\"status\":2}}", false, DOWN, CAP, NO, NO),
     RULE("status_field_spark_capacity_short_is_capacity", OAI, 200, "", "{\"code\":10008,\"message\":\"x\",\"sid\":\"s\"}",
          false, DOWN, CAP, NO, NO),
+    /* the rest of Spark's documented codes: its engine's failures under HTTP 200 */
+    RULE("status_field_spark_engine_internal_error", OAI, 200, "", "{\"header\":{\"code\":10012,\"message\":\"x\","
+         "\"sid\":\"s\",\"status\":2}}", false, DOWN, SERV, NO, NO),
+    RULE("status_field_spark_engine_network_error", OAI, 200, "", "{\"code\":10222,\"message\":\"x\",\"sid\":\"s\"}",
+         false, DOWN, SERV, NO, NO),
+    RULE("status_field_minimax_internal_error", OAI, 200, "", "{\"base_resp\":{\"status_code\":1024,\"status_msg\":\"x\"}}",
+         false, DOWN, SERV, NO, NO),
+    /* round _n: a subscription payment past due is credit, whatever the status */
+    RULE("payment_past_due_is_credit", OAI, 403, "", "{\"error\":{\"message\":\"your subscription payment is past due\","
+         "\"type\":\"api_error\",\"param\":null,\"code\":null}}", false, RL, QUOTA, NO, NO),
     RULE("status_field_tencent_request_limit", OAI, 200, "", "{\"Response\":{\"Error\":{\"Code\":\"RequestLimitExceeded."
          "UinLimitExceeded\",\"Message\":\"x\"},\"RequestId\":\"r\"}}", false, RL, RATE, NO, NO),
     RULE("status_field_tencent_success", OAI, 200, "", "{\"Response\":{\"Choices\":[],\"RequestId\":\"r\"}}", false, OK,
@@ -840,6 +850,44 @@ static void test_account_refusals(void **state)
     }
 }
 
+/* Codes from the providers' own published error-code lists, a sample per table (their meaning is in the
+ * tables' comments): each table's entries must be read as documented. */
+static void test_documented_codes(void **state)
+{
+    (void)state;
+    static const struct {
+        lg_dialect d;
+        const char *code;
+        lg_sig sig;
+    } cases[] = {
+        /* Zhipu GLM (docs.bigmodel.cn/cn/api/api-code) */
+        {OAI, "1113", LG_SIG_QUOTA}, {OAI, "1302", LG_SIG_RATE}, {OAI, "1304", LG_SIG_QUOTA},
+        {OAI, "1305", LG_SIG_CAPACITY}, {OAI, "1310", LG_SIG_QUOTA}, {OAI, "1312", LG_SIG_CAPACITY},
+        {OAI, "1261", LG_SIG_REJECT}, {ANT, "1308", LG_SIG_QUOTA},
+        /* google.api.ErrorReason */
+        {GOO, "RESOURCE_QUOTA_EXCEEDED", LG_SIG_LIMIT}, {GOO, "API_KEY_IP_ADDRESS_BLOCKED", LG_SIG_REJECT},
+        {GOO, "OVERLOADED_CREDENTIALS", LG_SIG_REJECT}, {GOO, "ACCESS_TOKEN_EXPIRED", LG_SIG_REJECT},
+        /* Tencent Hunyuan */
+        {OAI, "FailedOperation.ServiceNotActivated", LG_SIG_REJECT}, {OAI, "FailedOperation.ServiceStop", LG_SIG_REJECT},
+        /* Model Studio / DashScope */
+        {DSC, "PrepaidBillOverdue", LG_SIG_QUOTA}, {OAI, "PostpaidBillOverdue", LG_SIG_QUOTA},
+        /* OpenAI, Moonshot, Volcengine Ark, AWS Bedrock (the shared table) */
+        {OAI, "credit_balance_exhausted", LG_SIG_QUOTA}, {OAI, "resource_not_found_error", LG_SIG_REJECT},
+        {OAI, "ModelNotOpen", LG_SIG_REJECT}, {OAI, "InputTextSensitiveContentDetected", LG_SIG_REJECT},
+        {OAI, "tokens_too_long", LG_SIG_REJECT}, {OAI, "ModelErrorException", LG_SIG_SERVER}, {OAI, "UnrecognizedClientException", LG_SIG_REJECT},
+        /* families: an insufficient balance or credit (Cloud Code's ErrorInfo reason) */
+        {GOO, "INSUFFICIENT_G1_CREDITS_BALANCE", LG_SIG_QUOTA}, {OAI, "insufficient_credits", LG_SIG_QUOTA},
+        /* MiniMax's 1002 (its RPM limit) is no Zhipu authentication code */
+        {OAI, "1002", LG_SIG_NONE},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        bool specific;
+        lg_sig s = lg_code_signal(cases[i].d, cases[i].code, &specific);
+        if (s != cases[i].sig)
+            fail_msg("%s: signal %d, expected %d", cases[i].code, (int)s, (int)cases[i].sig);
+    }
+}
+
 static void test_null_and_errno(void **state)
 {
     (void)state;
@@ -867,5 +915,6 @@ int main(void)
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_malformed_inputs_never_crash);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_null_and_errno);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_account_refusals);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_documented_codes);
     return _cmocka_run_group_tests("classify_rules", tests, n, NULL, NULL);
 }
