@@ -479,11 +479,11 @@ commodity-not-purchased-unread|src/providers/dashscope.c|test_classify_rules tes
 unpurchased-unread|src/providers/dashscope.c|test_classify_rules
     {"AccessDenied.Unpurchased", LG_SIG_REJECT, true},
     /* mutated */
-sock-timeo-set-unnoted|src/hook/sock/conns.c|test_sock_timeout
+sock-timeo-set-unnoted|src/hook/sock/fd_flags.c|test_sock_timeout
     if (rc == 0 && timeo_opt(level, opt))
     if (rc == 0 && timeo_opt(level, opt) && 0)
 sock-timeo-asked-per-wait|src/hook/sock/conns.c|test_sock_syscalls
-    if (s->timeo_gen != __atomic_load_n(&timeo_set, __ATOMIC_ACQUIRE))
+    if (s->timeo_gen != lg_fd_timeouts_changes())
     if (1)
 sock-nonblock-set-unnoted|src/hook/sock/fd_flags.c|test_sock_nonblock
     if (rc != -1)

@@ -32,42 +32,17 @@ typedef struct lg_sock_entry {
     socklen_t peer_len;
     lg_h1_conn *h1;
     int64_t timeo_ms[2]; /* the socket's SO_RCVTIMEO, SO_SNDTIMEO in ms (0: none) as read at timeo_gen */
-    unsigned timeo_gen;  /* timeo_set's count when they were read */
+    unsigned timeo_gen;  /* lg_fd_timeouts_changes when they were read */
     int status_fl;       /* the descriptor's file status flags (F_GETFL, -1: failed) as read at fl_gen */
     unsigned fl_gen;     /* lg_fd_flags_changes when they were read */
 } sock_conn;
 
 sock_conn *lg_sock_table[FD_MAX];
 
-/* How many times the program set SO_RCVTIMEO or SO_SNDTIMEO on any descriptor: timeouts noted at another
- * count may be stale (the option may have been set through a duplicate of the descriptor). */
-static unsigned timeo_set;
-
-/* True for the options whose value lg_sock_timeout_ms notes. */
-static bool timeo_opt(int level, int opt)
-{
-    if (level != SOL_SOCKET)
-        return false;
-#ifdef SO_RCVTIMEO_NEW
-    if (opt == SO_RCVTIMEO_NEW || opt == SO_SNDTIMEO_NEW)
-        return true;
-#endif
-    return opt == SO_RCVTIMEO || opt == SO_SNDTIMEO;
-}
-
-EXPORT int setsockopt(int fd, int level, int opt, const void *val, socklen_t len)
-{
-    int rc = lg_sock_real_get()->setsockopt(fd, level, opt, val, len);
-    if (rc == 0 && timeo_opt(level, opt))
-        __atomic_add_fetch(&timeo_set, 1, __ATOMIC_RELEASE);
-    return rc;
-}
-
 /* Reads s's socket timeouts into s (two getsockopt calls), noting the count they were read at. */
 static void note_timeouts(sock_conn *s)
 {
-    s->timeo_gen = __atomic_load_n(&timeo_set, __ATOMIC_ACQUIRE); /* first: a setsockopt that races the reads
-                                                                     * changes the count again */
+    s->timeo_gen = lg_fd_timeouts_changes(); /* first: a setsockopt that races the reads changes the count again */
     s->timeo_ms[0] = lg_front_fd_timeout_ms(s->fd, SO_RCVTIMEO);
     s->timeo_ms[1] = lg_front_fd_timeout_ms(s->fd, SO_SNDTIMEO);
 }
@@ -77,7 +52,7 @@ int64_t lg_sock_timeout_ms(int fd, int opt)
     if (!lg_sock_held(fd))
         return lg_front_fd_timeout_ms(fd, opt);
     sock_conn *s = lg_sock_table[fd];
-    if (s->timeo_gen != __atomic_load_n(&timeo_set, __ATOMIC_ACQUIRE))
+    if (s->timeo_gen != lg_fd_timeouts_changes())
         note_timeouts(s);
     return s->timeo_ms[opt == SO_SNDTIMEO];
 }
