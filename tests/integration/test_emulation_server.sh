@@ -7,7 +7,8 @@
 # clients (http.client, requests, httpx, a raw socket) over https and http; 16 requests at once on one
 # event loop (aiohttp, httpx.AsyncClient, asyncio streams) over https, with two accounts and with none
 # (the host's own key): every request answered, never the host's key when accounts are set, the loop
-# never late by more than 200 ms, and the requests still concurrent at the server (its log of each
+# never late by more than 200 ms beyond what the same loop shows without llmgate in this run (capped at
+# 350 ms, so a busy machine cannot hide a loop blocked for a whole answer), and the requests still concurrent at the server (its log of each
 # request's start and end: at least 6 of the 16 answers in flight at once; a serialising gate makes it 1).
 source "$(dirname "$0")/../lib.sh"
 lg_gencerts || { not_ok "test certificates created"; exit 1; }
@@ -76,13 +77,18 @@ async_case() {
     most=$(emu "max(sum(1 for y in ok if y['start'] < x['end'] and x['start'] < y['end']) for x in ok) if (ok := [x for x in r if x['status'] == 200]) else 0")
     check "$label: the requests overlapped at the server ($most of 16 at once)" test "${most:-0}" -ge 6
     check "$label: the loop ticked meanwhile ($ticks ticks)" test "${ticks:-0}" -ge 5
-    check "$label: no tick late by more than 200 ms (${late:-?} ms)" test "${late:-999}" -le 200
+    check "$label: no tick late by more than $TICK_BOUND ms (${late:-?} ms; ${BASE_LATE} ms without llmgate)" \
+        test "${late:-999}" -le "$TICK_BOUND"
     [ "$rc" = 0 ] || diag "$(tail -c 600 "$LG_TMP/err")"
 }
 # the emulation itself, without llmgate: aiohttp's 16 at once all answered
 fresh 0
 out=$(timeout 60 $PY "$CLIENTS/async_clients.py" aiohttp "https://localhost:$EMU_TLS_PORT/v1/chat/completions" 16 2>"$LG_TMP/err")
 check_eq "without llmgate, aiohttp 16 at once: 16 answers, all 200" 16 "$(grep -c '^200 {"id": "chatcmpl-emu' <<<"$out")"
+# the machine's own lateness in this run: what the loop shows without llmgate
+BASE_LATE=$(sed -n 's/^ticks=[0-9]* max_late_ms=\([0-9]*\)$/\1/p' "$LG_TMP/err")
+BASE_LATE=${BASE_LATE:-0}
+TICK_BOUND=$((200 + BASE_LATE)); [ "$TICK_BOUND" -le 350 ] || TICK_BOUND=350
 for c in aiohttp httpx streams; do
     async_case "https $c, 16 at once, two accounts" $c "$ACCOUNTS" "$H1 $H2"
 done
