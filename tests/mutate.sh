@@ -38,6 +38,9 @@ names-v4mapped-unmatched|src/hook/sock/names.c|test_relay
 java-trust-skipped|src/cli/cmd_run.c|test_relay
         ok = (kind != REACH_JAVA || lg_cli_java_trust(cmd, ca, err, sizeof err)) &&
         ok = (kind != REACH_JAVA || true) &&
+relay-java-untrusted-led|src/hook/sock/relay_redirect.c|test_relay
+    if (own && java && !lg_java_trusts_relay(getenv("JAVA_TOOL_OPTIONS"), getenv("_JAVA_OPTIONS")))
+    if (0 && own && java && !lg_java_trusts_relay(getenv("JAVA_TOOL_OPTIONS"), getenv("_JAVA_OPTIONS")))
 relay-child-trust-own-kind-only|src/cli/cmd_run.c|test_relay
              trust_var("SSL_CERT_FILE", sys_roots, webpki, err, sizeof err);
              (kind != REACH_RUSTLS || trust_var("SSL_CERT_FILE", sys_roots, webpki, err, sizeof err));

@@ -11,30 +11,11 @@
 
 #include "cli/java_trust.h"
 #include "llmgate/config.h"
+#include "llmgate/java_opts.h"
 #include "llmgate/small_file.h"
 #include "relay/relay.h"
 
-#define OPT_STORE "-Djavax.net.ssl.trustStore="
-#define OPT_PASS "-Djavax.net.ssl.trustStorePassword="
 #define DEFAULT_PASS "changeit" /* the JDK's cacerts */
-
-/* The value of the last option opt in the whitespace-separated options opts into out; false for none. */
-static bool option(const char *opts, const char *opt, char *out, size_t size)
-{
-    bool found = false;
-    size_t ol = strlen(opt);
-    for (const char *p = opts ? opts : ""; *p;) {
-        p += strspn(p, " \t\n");
-        size_t n = strcspn(p, " \t\n");
-        if (n > ol && !strncmp(p, opt, ol) && n - ol < size) {
-            memcpy(out, p + ol, n - ol);
-            out[n - ol] = '\0';
-            found = true;
-        }
-        p += n;
-    }
-    return found;
-}
 
 /* Runs the JDK's keytool (bin) to add the certificate ca to the store file with password pass, out of
  * the user's Java options and silent. True when it succeeded. */
@@ -96,8 +77,8 @@ bool lg_cli_java_trust(const char *java, const char *ca, char *err, size_t errle
     }
     *slash = '\0'; /* JAVA_HOME: the launcher is JAVA_HOME/bin/java */
     snprintf(keytool, sizeof keytool, "%s/bin/keytool", home);
-    option(opts, OPT_PASS, pass, sizeof pass);
-    if (!option(opts, OPT_STORE, src, sizeof src) &&
+    lg_java_opt_last(opts, LG_JAVA_OPT_PASS, pass, sizeof pass);
+    if (!lg_java_opt_last(opts, LG_JAVA_OPT_STORE, src, sizeof src) &&
         (snprintf(src, sizeof src, "%s/lib/security/jssecacerts", home) >= (int)sizeof src || access(src, R_OK) != 0))
         snprintf(src, sizeof src, "%s/lib/security/cacerts", home);
     if (!lg_relay_ca_paths(cpath, kpath, hpath, sizeof cpath) || !lg_small_file_read(ca, 0, 1 << 20, 0, &c)) {
@@ -110,7 +91,7 @@ bool lg_cli_java_trust(const char *java, const char *ca, char *err, size_t errle
     if (ok)
         lg_key_digest(both, digest);
     free(both);
-    ok = ok && snprintf(out, sizeof out, "%s.java-%s", cpath, digest) < (int)sizeof out && !strpbrk(out, " \t\n");
+    ok = ok && snprintf(out, sizeof out, "%s" LG_JAVA_STORE_MARK "%s", cpath, digest) < (int)sizeof out && !strpbrk(out, " \t\n");
     if (!ok) {
         snprintf(err, errlen, "no path for the Java trust store");
         return false;
@@ -118,7 +99,7 @@ bool lg_cli_java_trust(const char *java, const char *ca, char *err, size_t errle
     if (!make_store(keytool, src, ca, pass, out, err, errlen))
         return false;
     char *merged = NULL;
-    if (asprintf(&merged, "%s%s" OPT_STORE "%s", opts && *opts ? opts : "", opts && *opts ? " " : "", out) < 0)
+    if (asprintf(&merged, "%s%s" LG_JAVA_OPT_STORE "%s", opts && *opts ? opts : "", opts && *opts ? " " : "", out) < 0)
         return false;
     setenv("JAVA_TOOL_OPTIONS", merged, 1);
     free(merged);

@@ -4,7 +4,8 @@
 # its HTTPS proxy: every request succeeds, the mock never sees the program's key, a 429 is retried
 # invisibly, a stream arrives byte for byte; the same for Node.js (fetch, https, the official `openai` npm
 # SDK), Java's HttpClient and a rustls client (system roots), led there by the preload's connect hook, and
-# a rustls child of a relayed Node.js program (its trust inherited); a rustls client with compiled-in roots
+# a rustls child of a relayed Node.js program (its trust inherited), a Java child without the relay's
+# trust store left alone and announced; a rustls client with compiled-in roots
 # named and left ungated; the relay's local CA (key 0600, name constraints that refuse a
 # certificate for another name), a non-provider https site tunnelled untouched, the proxy refused without
 # the relay's secret and to another user, a relay killed mid-request and its replacement.
@@ -151,11 +152,32 @@ if command -v java >/dev/null && command -v javac >/dev/null; then
         check_match "Java: its trust store added after the user's JAVA_TOOL_OPTIONS, which are kept" \
             'Picked up JAVA_TOOL_OPTIONS: -Dllmgate\.test=kept -Djavax\.net\.ssl\.trustStore=[^ ]*/relay-ca\.pem\.java-[0-9a-f]+' "$(cat "$LG_TMP/err")"
         relayed_stream "Java" run-java java -cp "$LG_TMP/java" RelayClient "$URL" stream
+        # a Java child of a relayed Node.js program inherits LLMGATE_RELAY but not the relay's trust store (its
+        # JAVA_TOOL_OPTIONS name the user's own, which trusts the test CA): left alone and said in one line,
+        # never led to a relay whose certificate it would refuse
+        if command -v node >/dev/null && keytool -importcert -noprompt -alias test-ca -file "$SSL_CERT_FILE" \
+            -keystore "$LG_TMP/user-trust.p12" -storetype PKCS12 -storepass changeit >/dev/null 2>&1; then
+            fresh
+            mkdir -p -m 700 "$LG_TMP/run-java-child"
+            out=$(XDG_RUNTIME_DIR=$LG_TMP/run-java-child K1=sk-dead K2=sk-good \
+                  JAVA_TOOL_OPTIONS="-Djavax.net.ssl.trustStore=$LG_TMP/user-trust.p12 -Djavax.net.ssl.trustStorePassword=changeit" \
+                  timeout 120 "$LG_CLI" run --config "$LG_TMP/node.json" -- \
+                  node -e 'require("child_process").execFileSync(process.argv[1], process.argv.slice(2), {stdio: "inherit"})' \
+                  java -cp "$LG_TMP/java" RelayClient "$URL" post 2 2>"$LG_TMP/err")
+            check_match "Java child of Node.js without the relay's trust: answered ungated, with its own key, as said" \
+                '^200 HTTP/[0-9.]+ .*"mock_key":"sk-host"' "$out"
+            check_eq "Java child of Node.js without the relay's trust: said once, in one line" 1 \
+                "$(grep -c "^llmgate: java is a Java runtime under the relay without the relay's trust store (JAVA_TOOL_OPTIONS): its https requests to providers go out ungated; run it with llmgate run to gate them$" "$LG_TMP/err")"
+            [ -n "$out" ] || diag "$(head -c 800 "$LG_TMP/err")"
+            for f in "$LG_TMP"/run-java-child/llmgate/relay-*.addr; do kill "$(awk '{print $3}' "$f")"; done
+        else
+            skip "no node or no keytool" 2
+        fi
     else
         not_ok "the Java client compiles"; diag "$(head -c 600 "$LG_TMP/javac.err")"
     fi
 else
-    skip "no JDK (java, javac)" 6
+    skip "no JDK (java, javac)" 8
 fi
 
 # a rustls client (std's sockets, the system's roots through rustls-native-certs), built offline from

@@ -14,19 +14,23 @@
 #include "hook/sock/plain_conn.h"
 #include "hook/sock/relay_redirect.h"
 #include "llmgate/elf.h"
+#include "llmgate/java_opts.h"
 
 #define SECRET_LEN 32
 #define NAME_MAX_LEN 64
 
 static struct {
     bool on;
+    bool java_untrusted; /* a Java runtime whose trust store is not the relay's: left alone, said once */
     uint16_t port; /* network order */
     char secret[SECRET_LEN + 1];
 } relay;
 static pthread_once_t relay_once = PTHREAD_ONCE_INIT;
 
 /* Reads LLMGATE_RELAY once, and whether this program carries its own TLS, is a Java runtime or a Rust
- * program with rustls whose roots are not compiled in (as llmgate run decided). */
+ * program with rustls whose roots are not compiled in (as llmgate run decided). A Java runtime is led to
+ * the relay only when its trust store is the one llmgate run made (a Java child of another kind of
+ * program inherits LLMGATE_RELAY but not that store, and its TLS to the relay would fail). */
 static void setup(void)
 {
     const char *v = secure_getenv("LLMGATE_RELAY");
@@ -35,9 +39,11 @@ static void setup(void)
     if (!v || sscanf(v, "%u:%33s", &port, sec) != 2 || strlen(sec) != SECRET_LEN || !port || port > 65535)
         return;
     lg_elf_facts f;
-    bool own = false;
+    bool own = false, java = false;
     LG_OURS(own = lg_elf_inspect("/proc/self/exe", true, &f) &&
-                  ((f.own_tls && !f.needs_curl) || f.java || (f.rustls && !f.webpki_roots)));
+                  ((f.own_tls && !f.needs_curl) || (java = f.java) || (f.rustls && !f.webpki_roots)));
+    if (own && java && !lg_java_trusts_relay(getenv("JAVA_TOOL_OPTIONS"), getenv("_JAVA_OPTIONS")))
+        relay.java_untrusted = true, own = false;
     if (!own)
         return;
     relay.port = htons((uint16_t)port);
@@ -86,24 +92,33 @@ static size_t preamble(unsigned char *b, const struct sockaddr *dst, uint16_t as
     return off;
 }
 
-/* No silent bypass: the relay cannot be reached (it died, or was stopped); said once per process. */
-static void say_unreachable(void)
+/* No silent bypass: the relay cannot be reached (it died, or was stopped), or this Java runtime does not
+ * trust it; said once per process. */
+static void say_ungated(void)
 {
     static int said;
     if (__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
         return;
-    char line[200];
-    int n = snprintf(line, sizeof line,
-                     "llmgate: the relay on 127.0.0.1:%u cannot be reached: this program's https requests to "
-                     "providers go out ungated\n",
-                     (unsigned)ntohs(relay.port));
-    if (n > 0 && write(STDERR_FILENO, line, (size_t)n) < 0)
+    char line[300];
+    int n = relay.java_untrusted
+                ? snprintf(line, sizeof line,
+                           "llmgate: %s is a Java runtime under the relay without the relay's trust store "
+                           "(JAVA_TOOL_OPTIONS): its https requests to providers go out ungated; run it with "
+                           "llmgate run to gate them\n",
+                           program_invocation_short_name)
+                : snprintf(line, sizeof line,
+                           "llmgate: the relay on 127.0.0.1:%u cannot be reached: this program's https requests "
+                           "to providers go out ungated\n",
+                           (unsigned)ntohs(relay.port));
+    if (n > 0 && write(STDERR_FILENO, line, (size_t)(n < (int)sizeof line ? n : (int)sizeof line - 1)) < 0)
         return;
 }
 
 bool lg_sock_to_relay(int fd, const struct sockaddr *dst, uint16_t asked)
 {
     pthread_once(&relay_once, setup);
+    if (relay.java_untrusted && asked == htons(443))
+        say_ungated();
     if (!relay.on || asked != htons(443) || (dst->sa_family != AF_INET && dst->sa_family != AF_INET6))
         return false;
     const lg_sock_real *real = lg_sock_real_get();
@@ -120,6 +135,6 @@ bool lg_sock_to_relay(int fd, const struct sockaddr *dst, uint16_t asked)
     if (s >= 0)
         real->close(s);
     if (!ok)
-        say_unreachable();
+        say_ungated();
     return ok;
 }
