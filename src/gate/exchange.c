@@ -85,87 +85,11 @@ static void finish(lg_exchange *x, int64_t now, lg_step *step)
     step_done(step, res);
 }
 
-/* A synthesized 401 for a request whose every account has its key set aside as refused (idx frees soonest):
- * what the provider answered when it refused the key, without asking it again. */
-__attribute__((cold)) static void refuse_key(lg_exchange *x, size_t idx, int64_t now, lg_step *step)
+/* Ends x with the answer it made itself (exchange_local.c filled x->res; why: the phase's trace). */
+__attribute__((cold)) static void end_locally(lg_exchange *x, const char *why, lg_step *step)
 {
-    int64_t left_ms = x->a.snapshot[idx].cooldown_until_ms - now;
-    const lg_provider *p = x->req.prov;
-    lg_gate_result *res = &x->res;
-    res->verdict = LG_GATE_REFUSED;
-    res->outcome.state = LG_STATE_NON_RETRYABLE;
-    res->outcome.reason = LG_REASON_UNKNOWN;
-    res->outcome.account_rejected = true;
-    res->outcome.retry_after_ms = res->outcome.retry_at_ms = LG_NO_HINT;
-    snprintf(res->outcome.message, sizeof res->outcome.message,
-             "llmgate: %s refused the key of account %s; it is set aside for %lld min more or until `llmgate reset "
-             "%s/%s`", p->name, p->accounts[idx].name, (long long)((left_ms + 59999) / 60000), p->name,
-             p->accounts[idx].name);
-    res->status = 401;
-    res->normalized = true;
-    res->retry_after_ms = LG_NO_HINT; /* nothing to wait for */
-    res->account = idx;
-    lg_accounts_count(&x->a, idx, LG_EV_GIVEN_UP, 0);
-    lg_log(LG_LOG_INFO, "[GiveUp] %s: every key set aside as refused, answering 401 locally", p->name);
-    res->prov = p;
-    set_phase(x, X_DONE, "refused: every key refused");
-    step_done(step, res);
-}
-
-/* A synthesized rate-limit answer for a request refused without contacting the provider (a 401 when the
- * account that frees soonest is set aside because its key was refused). */
-__attribute__((cold)) static void refuse(lg_exchange *x, size_t idx, int64_t wait_ms, int64_t now, lg_step *step)
-{
-    const lg_account_state *st = &x->a.snapshot[idx];
-    if (st->aside == LG_DETAIL_KEY_REFUSED && st->cooldown_until_ms > now) {
-        refuse_key(x, idx, now, step);
-        return;
-    }
-    int64_t cool = st->cooldown_until_ms - now;
-    if (cool > 0 && cool < wait_ms && wait_ms - cool <= LG_JITTER_MAX_MS)
-        wait_ms = cool; /* this request's own wake-up jitter is no part of what the host is told */
-    lg_gate_result *res = &x->res;
-    res->verdict = LG_GATE_REFUSED;
-    res->outcome.state = LG_STATE_RETRYABLE_RATE_LIMIT;
-    res->outcome.reason = st->reason != LG_REASON_NONE ? st->reason : LG_REASON_RATE_LIMIT_EXCEEDED;
-    res->outcome.retry_after_ms = wait_ms;
-    res->outcome.retry_at_ms = LG_NO_HINT;
-    snprintf(res->outcome.message, sizeof res->outcome.message,
-             "llmgate: every account of %s is rate limited for %llds more (%s)", x->req.prov->name,
-             (long long)((wait_ms + 999) / 1000), lg_reason_name(res->outcome.reason));
-    res->status = 429;
-    res->normalized = true;
-    res->retry_after_ms = wait_ms;
-    res->account = idx;
-    lg_accounts_count(&x->a, idx, LG_EV_GIVEN_UP, 0);
-    lg_log(LG_LOG_INFO, "[GiveUp] %s: no account can admit for %lldms, answering 429 locally", x->req.prov->name,
-           (long long)wait_ms);
-    res->prov = x->req.prov;
-    set_phase(x, X_DONE, "refused: no account can admit in time");
-    step_done(step, res);
-}
-
-/* A synthesized 503 for a request not sent because the provider's circuit breaker is open. */
-__attribute__((cold)) static void circuit_open(lg_exchange *x, int64_t wait_ms, lg_step *step)
-{
-    lg_gate_result *res = &x->res;
-    res->verdict = LG_GATE_REFUSED;
-    res->outcome.state = LG_STATE_PROVIDER_DOWN;
-    res->outcome.reason = LG_REASON_SERVER_ERROR;
-    res->outcome.retry_after_ms = wait_ms;
-    res->outcome.retry_at_ms = LG_NO_HINT;
-    snprintf(res->outcome.message, sizeof res->outcome.message,
-             "llmgate: %s is failing; its circuit breaker lets the next request through in %llds", x->req.prov->name,
-             (long long)((wait_ms + 999) / 1000));
-    res->status = 503;
-    res->normalized = true;
-    res->retry_after_ms = wait_ms;
-    res->why = "circuit_open";
-    res->prov = x->req.prov;
-    lg_log(LG_LOG_INFO, "[Circuit] %s: open, answering 503 locally (next probe in %lldms)", x->req.prov->name,
-           (long long)wait_ms);
-    set_phase(x, X_DONE, "refused: circuit open");
-    step_done(step, res);
+    set_phase(x, X_DONE, why);
+    step_done(step, &x->res);
 }
 
 /* A WAIT step until at, logged when it is issued; a long one is noticed on stderr, once per request at most,
@@ -249,7 +173,7 @@ static void admit(lg_exchange *x, int64_t now, lg_step *step)
         if (fall_back(x, "circuit open", now, step))
             return;
         if (x->first)
-            circuit_open(x, ad.breaker_retry_ms, step);
+            end_locally(x, lg_exchange_answer_circuit_open(x, ad.breaker_retry_ms), step);
         else
             finish(x, now, step);
         return;
@@ -263,7 +187,7 @@ static void admit(lg_exchange *x, int64_t now, lg_step *step)
         return;
     if (ad.at_ms > x->deadline) {
         if (x->first)
-            refuse(x, ad.idx, ad.at_ms - now, now, step);
+            end_locally(x, lg_exchange_answer_limited(x, ad.idx, ad.at_ms - now, now), step);
         else
             finish(x, now, step);
         return;
@@ -354,25 +278,6 @@ __attribute__((cold)) static bool fall_back(lg_exchange *x, const char *why, int
     return true;
 }
 
-/* Ends the exchange before anything is sent: a local error (status, message) in the host's dialect. */
-__attribute__((cold)) static void refuse_locally(lg_exchange *x, int status, const char *msg, lg_step *step)
-{
-    lg_gate_result *res = &x->res;
-    res->verdict = LG_GATE_REFUSED;
-    res->outcome.state = LG_STATE_NON_RETRYABLE;
-    res->outcome.reason = LG_REASON_UNKNOWN;
-    res->outcome.retry_after_ms = res->outcome.retry_at_ms = LG_NO_HINT;
-    snprintf(res->outcome.message, sizeof res->outcome.message, "%s", msg);
-    res->status = status;
-    res->normalized = true;
-    res->retry_after_ms = LG_NO_HINT;
-    res->why = "route_refused";
-    res->prov = x->req.prov;
-    x->req.host_key = NULL;
-    set_phase(x, X_DONE, "refused locally");
-    step_done(step, res);
-}
-
 /* Resets r to no result yet (no hint): every member cleared but the message's bytes past its first. */
 static void clear_result(lg_gate_result *r)
 {
@@ -415,7 +320,7 @@ lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_st
     char refusal[LG_MESSAGE_MAX];
     if (LG_UNLIKELY(req->reroutes && lg_exchange_apply_routes(x, req, refusal))) {
         x->bare = true; /* no account state was set up */
-        refuse_locally(x, 403, refusal, step);
+        end_locally(x, lg_exchange_answer_refused(x, 403, refusal), step);
         return x;
     }
     if (!x->body) { /* nothing to rewrite or fall back with: the host's body as it is */
@@ -431,7 +336,7 @@ lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_st
         if (!lg_exchange_body_for(x, x->chain[0], &body, &len, &x->tr, x->tr_path, sizeof x->tr_path, &translated, reason)) {
             snprintf(msg, sizeof msg, "llmgate: the request cannot be sent to %s: %s", x->chain[0]->name, reason);
             x->bare = true;
-            refuse_locally(x, 400, msg, step);
+            end_locally(x, lg_exchange_answer_refused(x, 400, msg), step);
             return x;
         }
         ok = enter_provider(x, body, len, translated, now_ms);
@@ -445,7 +350,7 @@ lg_exchange *lg_exchange_begin(const lg_gate_request *req, int64_t now_ms, lg_st
     }
     x->bare = !ok;
     if (LG_UNLIKELY(x->bare && x->chain[0] != req->prov)) { /* the host's credentials never go to another provider */
-        refuse_locally(x, 503, "llmgate: out of memory for routing this request", step);
+        end_locally(x, lg_exchange_answer_refused(x, 503, "llmgate: out of memory for routing this request"), step);
         return x;
     }
     x->req.host_key = NULL;

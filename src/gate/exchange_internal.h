@@ -1,6 +1,7 @@
-/* The exchange engine's private state (src/gate/exchange.c, the state machine) and what plans a
- * request's way before it (src/gate/exchange_plan.c): the chain of providers it may go to, its pins, and
- * the body each one is sent. Private to src/gate. */
+/* The exchange engine's private state (src/gate/exchange.c, the state machine; exchange_local.c, the
+ * answers it makes itself) and what plans a request's way before it (src/gate/exchange_plan.c): the chain
+ * of providers it may go to, its pins, and the body each one is sent.
+ * Private to src/gate. */
 #ifndef LLMGATE_GATE_EXCHANGE_INTERNAL_H
 #define LLMGATE_GATE_EXCHANGE_INTERNAL_H
 
@@ -99,6 +100,16 @@ bool lg_exchange_spend_due(const lg_exchange *x);
 /* The request's end (any, once): its reservation given back, its usage priced and added to the day's
  * aggregate and to its budgets. */
 void lg_exchange_spend_end(lg_exchange *x);
+
+/* The answers x makes itself (exchange_local.c), each filling x->res as the host will see it and
+ * returning why, for the phase's trace; the caller ends x with it. A rate-limit answer (429, Retry-After
+ * wait_ms) for a request no account of x's provider can admit in time (idx: the account that frees soonest;
+ * a 401 when that one is set aside because its key was refused): */
+__attribute__((cold)) const char *lg_exchange_answer_limited(lg_exchange *x, size_t idx, int64_t wait_ms, int64_t now);
+/* ... a 503 for a request not sent because the provider's circuit breaker is open for wait_ms more: */
+__attribute__((cold)) const char *lg_exchange_answer_circuit_open(lg_exchange *x, int64_t wait_ms);
+/* ... a local error (status, msg) for a request refused before anything is sent (a route, a translation): */
+__attribute__((cold)) const char *lg_exchange_answer_refused(lg_exchange *x, int status, const char *msg);
 
 /* The debug lines of x's move to phase, for why (none when x already stands there): the move, and the
  * request's line when it ends there (exchange_trace.c; called only when debugging). */
