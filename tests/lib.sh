@@ -112,6 +112,17 @@ lg_json() { /usr/bin/python3 -c "import json,sys; j=json.load(sys.stdin); print(
 lg_gencerts() { bash "$LG_ROOT/tests/gen-certs.sh" "$LG_TMP/certs" >/dev/null 2>&1; }
 
 # lg_free_port: prints a free TCP port on 127.0.0.1.
+# lg_loop_lateness CLIENT URL N: the largest lateness (ms) of the 50 ms tick of tests/clients/py/async_clients.py
+# running CLIENT with N requests to URL WITHOUT llmgate: what the machine alone costs an event loop now.
+lg_loop_lateness() {
+    env -u LD_PRELOAD timeout 60 /usr/bin/python3 "$LG_ROOT/tests/clients/py/async_clients.py" "$@" 2>&1 >/dev/null |
+        sed -n 's/^ticks=[0-9]* max_late_ms=\([0-9]*\)$/\1/p' | grep . || echo 0
+}
+# lg_tick_bound BOUND BASE: the bound on a tick's lateness under llmgate: BOUND ms beyond BASE (what the loop
+# shows without llmgate in the same run, lg_loop_lateness), capped at 350 ms so that a loaded machine never
+# hides a loop blocked for a whole answer.
+lg_tick_bound() { local b=$(($1 + ${2:-0})); echo $((b < 350 ? b : 350)); }
+
 lg_free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 # lg_start_redis [PORT]: starts a redis-server of our own on 127.0.0.1 (a free port, or PORT), without

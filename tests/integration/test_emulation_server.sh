@@ -87,8 +87,7 @@ out=$(timeout 60 $PY "$CLIENTS/async_clients.py" aiohttp "https://localhost:$EMU
 check_eq "without llmgate, aiohttp 16 at once: 16 answers, all 200" 16 "$(grep -c '^200 {"id": "chatcmpl-emu' <<<"$out")"
 # the machine's own lateness in this run: what the loop shows without llmgate
 BASE_LATE=$(sed -n 's/^ticks=[0-9]* max_late_ms=\([0-9]*\)$/\1/p' "$LG_TMP/err")
-BASE_LATE=${BASE_LATE:-0}
-TICK_BOUND=$((200 + BASE_LATE)); [ "$TICK_BOUND" -le 350 ] || TICK_BOUND=350
+TICK_BOUND=$(lg_tick_bound 200 "${BASE_LATE:-0}")
 for c in aiohttp httpx streams; do
     async_case "https $c, 16 at once, two accounts" $c "$ACCOUNTS" "$H1 $H2"
 done
