@@ -1,8 +1,8 @@
 /* Lazy reading of success documents: most responses are successes whose only interesting part is the
  * usage object, so instead of building the whole cJSON tree, one pass walks the top-level members
  * (skipping each value by its brackets), and only the usage object's members are read, as integers,
- * without allocating. Anything that could be an error, or could hold usage below the top level, or is
- * malformed, is left to the full parse. */
+ * without allocating. Anything that could be an error (a top-level string quoting a JSON object too), or
+ * could hold usage below the top level, or is malformed, is left to the full parse. */
 #include <string.h>
 
 #include "classify/dialects.h"
@@ -170,6 +170,10 @@ static size_t on_top(const char *k, size_t kl, const char *s, size_t n, size_t j
     default:
         break;
     }
+    /* A string that is a quoted JSON object (a relay's {"content": "{\"header\":{\"code\":11200,...}}"}) may
+     * be the upstream's error: the full reading reads it (classify.c). */
+    if (v[0] == '"' && v[1] == '{')
+        return 0;
     return (object || v[0] == '[') && mentions_usage(v, vl) ? 0 : end;
 }
 
