@@ -416,6 +416,12 @@ quoted-member-lazy-taken|src/classify/lazy.c|test_classify_rules test_classify_f
 quoted-member-unread|src/classify/classify.c|test_classify_rules test_classify_fixtures
     else if (!c->error && !(found = lg_scan_quoted_members(c, doc, scan_document)))
     else if (!c->error)
+choice-error-unread|src/providers/openai.c|test_classify_rules test_classify_fixtures
+        if (cJSON_IsObject(err) && lg_openai_error_object(c, err))
+        if (0 && cJSON_IsObject(err) && lg_openai_error_object(c, err))
+lazy-error-mention-ignored|src/classify/lazy.c|test_classify_rules test_classify_fixtures
+            if (at + 7 <= n && v[at + 1] == 'e' && !memcmp(v + at + 1, "error\"", 6))
+            if (0 && at + 7 <= n && v[at + 1] == 'e' && !memcmp(v + at + 1, "error\"", 6))
 alpn-h2-kept|src/hook/tls/alpn.c|test_alpn test_h2_clients
         return h2 || other ? LG_ALPN_H1 : LG_ALPN_AS_IS;
         return (h2 || other) && 0 ? LG_ALPN_H1 : LG_ALPN_AS_IS;
