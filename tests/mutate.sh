@@ -413,6 +413,18 @@ model-length-fit-unread|src/classify/text.c|test_classify_rules test_classify_fi
 compact-offset-unread|src/classify/hint_prose.c|test_classify_rules test_classify_fixtures
     } else if (p < n && (t[p] == '+' || t[p] == '-') && n - p >= 5 && is_digit(t[p + 1]) && is_digit(t[p + 2]) &&
     } else if (0 && p < n && (t[p] == '+' || t[p] == '-') && n - p >= 5 && is_digit(t[p + 1]) && is_digit(t[p + 2]) &&
+quoted-member-lazy-taken|src/classify/lazy.c|test_classify_rules test_classify_fixtures
+    if (v[0] == '"' && v[1] == '{')
+    if (0 && v[0] == '"' && v[1] == '{')
+quoted-member-unread|src/classify/classify.c|test_classify_rules test_classify_fixtures
+    else if (!c->error && !(found = lg_scan_quoted_members(c, doc, scan_document)))
+    else if (!c->error)
+choice-error-unread|src/providers/openai.c|test_classify_rules test_classify_fixtures
+        if (cJSON_IsObject(err) && lg_openai_error_object(c, err))
+        if (0 && cJSON_IsObject(err) && lg_openai_error_object(c, err))
+lazy-error-mention-ignored|src/classify/lazy.c|test_classify_rules test_classify_fixtures
+            if (at + 7 <= n && v[at + 1] == 'e' && !memcmp(v + at + 1, "error\"", 6))
+            if (0 && at + 7 <= n && v[at + 1] == 'e' && !memcmp(v + at + 1, "error\"", 6))
 alpn-h2-kept|src/hook/tls/alpn.c|test_alpn test_h2_clients
         return h2 || other ? LG_ALPN_H1 : LG_ALPN_AS_IS;
         return (h2 || other) && 0 ? LG_ALPN_H1 : LG_ALPN_AS_IS;

@@ -71,7 +71,7 @@ static bool scan_document(lg_cls *c, const cJSON *doc, bool http_error)
         return scan_document(c, wrapped, http_error);
     if (found || http_error) /* an error document no reader knows is still read at any depth */
         lg_scan_nested(c, doc, scan_document);
-    else if (!c->error)
+    else if (!c->error && !(found = lg_scan_quoted_members(c, doc, scan_document)))
         lg_usage_scan(c, doc);
     return found;
 }

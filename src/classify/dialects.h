@@ -123,6 +123,11 @@ typedef bool (*lg_document_reader)(lg_cls *c, const cJSON *doc, bool http_error)
  * dialect reader: its RetryInfo, QuotaFailure, codes; then this walk), up to a bounded depth of quoted
  * bodies, below which it is only walked (src/classify/nested.c). */
 void lg_scan_nested(lg_cls *c, const cJSON *doc, lg_document_reader read_document);
+/* Reads each top-level string member of a success document that is a whole JSON object (a relay answering
+ * 200 with the upstream's body quoted in a member of its own: {"content": "{\"header\":{\"code\":11200}}"})
+ * as a document of its own, judged as a success's body is; returns whether one held an error a dialect
+ * reader recognised (src/classify/nested.c). */
+bool lg_scan_quoted_members(lg_cls *c, const cJSON *doc, lg_document_reader read_document);
 
 /* Marks an error outcome out (classified, status the one it was judged by) as out of credit: reason
  * QUOTA_EXHAUSTED, detail LG_DETAIL_BILLING, a 5xx's PROVIDER_DOWN a rate limit, not an account refusal;

@@ -1,8 +1,8 @@
 /* Lazy reading of success documents: most responses are successes whose only interesting part is the
  * usage object, so instead of building the whole cJSON tree, one pass walks the top-level members
  * (skipping each value by its brackets), and only the usage object's members are read, as integers,
- * without allocating. Anything that could be an error, or could hold usage below the top level, or is
- * malformed, is left to the full parse. */
+ * without allocating. Anything that could be an error (a top-level string quoting a JSON object too), or
+ * could hold usage below the top level, or is malformed, is left to the full parse. */
 #include <string.h>
 
 #include "classify/dialects.h"
@@ -88,13 +88,25 @@ static bool read_counts(const char *s, size_t n, size_t i, counts *c, size_t *en
     return lg_json_walk_object(s, n, i, on_count, c, end);
 }
 
-/* True when the text holds a quote followed by usage (any quote, escaped ones too): each 'u' is checked,
- * as 'u' is rarer than quotes in JSON. */
-static bool mentions_usage(const char *v, size_t n)
+/* True when the text holds a quote followed by usage (any quote, escaped ones too), or the string "error"
+ * (a key or a value: OpenRouter ends a completion that failed during generation with finish_reason "error"
+ * and the error object inside its choice). One pass over the blocks' marks: each 'u', and each quote
+ * followed by an 'e' (or ending the block), is checked. */
+static bool mentions_usage_or_error(const char *v, size_t n)
 {
-    for (size_t at = lg_json_next_u(v, n, 1); at + 5 <= n; at = lg_json_next_u(v, n, at + 1))
-        if (v[at - 1] == '"' && !memcmp(v + at, "usage", 5))
-            return true;
+    for (size_t i = 0; i < n; i += LG_JSON_BLOCK) {
+        lg_json_marks m = lg_json_marks_at(v, n, i);
+        for (uint32_t u = m.u; u; u &= u - 1) {
+            size_t at = i + (size_t)__builtin_ctz(u);
+            if (at >= 1 && at + 5 <= n && v[at - 1] == '"' && !memcmp(v + at, "usage", 5))
+                return true;
+        }
+        for (uint32_t q = m.quote & (m.e >> 1 | 1u << (LG_JSON_BLOCK - 1)); q; q &= q - 1) { /* '"' then 'e' */
+            size_t at = i + (size_t)__builtin_ctz(q);
+            if (at + 7 <= n && v[at + 1] == 'e' && !memcmp(v + at + 1, "error\"", 6))
+                return true;
+        }
+    }
     return false;
 }
 
@@ -134,7 +146,8 @@ static size_t take_usage(usage_object *u, const char *s, size_t n, size_t j)
     return end;
 }
 
-/* Stops (0) at anything a scanner could read as an error, and at nested objects that mention usage. */
+/* Stops (0) at anything a scanner could read as an error, and at nested objects that mention usage or an
+ * error. */
 static size_t on_top(const char *k, size_t kl, const char *s, size_t n, size_t j, void *ctx)
 {
     top_level *t = ctx;
@@ -170,7 +183,11 @@ static size_t on_top(const char *k, size_t kl, const char *s, size_t n, size_t j
     default:
         break;
     }
-    return (object || v[0] == '[') && mentions_usage(v, vl) ? 0 : end;
+    /* A string that is a quoted JSON object (a relay's {"content": "{\"header\":{\"code\":11200,...}}"}) may
+     * be the upstream's error: the full reading reads it (classify.c). */
+    if (v[0] == '"' && v[1] == '{')
+        return 0;
+    return (object || v[0] == '[') && mentions_usage_or_error(v, vl) ? 0 : end;
 }
 
 /* The counts of a usage object: those read on the way, or read now into *scratch within its bounds; NULL

@@ -68,18 +68,25 @@ typedef struct {
 
 static void walk(walk_state *w, const cJSON *v, int depth);
 
-/* Reads a provider's whole body quoted inside another's message as an error document of its own (it is
- * walked at any depth too); false, reading nothing, when quoted bodies are already EMBEDDED_MAX deep. */
-static bool read_embedded(walk_state *w, const cJSON *doc)
+/* Reads a provider's whole body quoted inside another's as a document of its own, an error document when
+ * http_error (then it is walked at any depth too); false, reading nothing, when quoted bodies are already
+ * EMBEDDED_MAX deep. *found tells whether a dialect reader recognised it as an error. */
+static bool read_quoted(lg_cls *c, const cJSON *doc, lg_document_reader read_document, bool http_error, bool *found)
 {
-    lg_cls *c = w->c;
     if (c->embedded >= EMBEDDED_MAX)
         return false;
     c->embedded++;
-    bool was = c->error, found = w->read_document(c, doc, true);
-    c->error = was || found;
+    bool was = c->error;
+    *found = read_document(c, doc, http_error);
+    c->error = was || *found;
     c->embedded--;
     return true;
+}
+
+static bool read_embedded(walk_state *w, const cJSON *doc)
+{
+    bool found;
+    return read_quoted(w->c, doc, w->read_document, true, &found);
 }
 
 /* A string member that is itself a JSON document (a relay quoting the upstream body) is walked as one;
@@ -141,4 +148,22 @@ void lg_scan_nested(lg_cls *c, const cJSON *doc, lg_document_reader read_documen
 {
     walk_state w = {c, NEST_VALUES_MAX, read_document};
     walk(&w, doc, 0);
+}
+
+bool lg_scan_quoted_members(lg_cls *c, const cJSON *doc, lg_document_reader read_document)
+{
+    const cJSON *m;
+    bool found = false;
+    cJSON_ArrayForEach(m, doc)
+    {
+        const char *s = cJSON_IsString(m) ? m->valuestring : NULL;
+        cJSON *quoted = s && s[0] == '{' ? lg_json_parse(s, strlen(s)) : NULL;
+        bool read = quoted && read_quoted(c, quoted, read_document, false, &found);
+        cJSON_Delete(quoted);
+        if (!read && quoted)
+            break; /* quoted bodies are EMBEDDED_MAX deep already */
+        if (found)
+            break;
+    }
+    return found;
 }

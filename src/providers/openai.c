@@ -1,8 +1,9 @@
 /* OpenAI and every OpenAI-compatible API: {"error": {message, type, param, code}} and its relatives:
  * Azure (code "429", "DeploymentNotFound", innererror), DeepSeek, Groq, Mistral ({"object": "error", ...}
  * and bare {"message": ...}), OpenRouter (numeric code mirroring the status, metadata.raw with the
- * upstream's words, metadata.headers with X-RateLimit-Reset), Moonshot, Volcengine Ark, Scaleway and
- * Bailian compatible mode (insufficient_quota with a "#token-limit" anchor is a per-minute limit). */
+ * upstream's words, metadata.headers with X-RateLimit-Reset, an error inside a choice of a 200),
+ * Moonshot, Volcengine Ark, Scaleway and Bailian compatible mode (insufficient_quota with a "#token-limit"
+ * anchor is a per-minute limit). */
 #include <string.h>
 #include <strings.h>
 
@@ -100,6 +101,15 @@ static bool read_error(lg_cls *c, const cJSON *doc, bool http_error)
     const char *status = lg_json_str(resp, "status");
     if (status && !strcmp(status, "failed") && lg_openai_error_object(c, cJSON_GetObjectItemCaseSensitive(resp, "error")))
         return true;
+    /* OpenRouter ends a completion that failed during generation with the error inside its choice
+     * (finish_reason "error", the partial content beside it), on an HTTP 200. */
+    const cJSON *choice;
+    cJSON_ArrayForEach(choice, cJSON_GetObjectItemCaseSensitive(doc, "choices"))
+    {
+        const cJSON *err = cJSON_GetObjectItemCaseSensitive(choice, "error");
+        if (cJSON_IsObject(err) && lg_openai_error_object(c, err))
+            return true;
+    }
     const char *object = lg_json_str(doc, "object");
     if (object && !strcmp(object, "error"))
         return lg_openai_error_object(c, doc);

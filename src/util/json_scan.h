@@ -33,6 +33,7 @@ typedef struct {
     uint32_t open;   /* '{' or '[' */
     uint32_t close;  /* '}' or ']' */
     uint32_t u;      /* 'u' (a "usage" key starts with one) */
+    uint32_t e;      /* 'e' (an "error" key or value starts with one) */
 } lg_json_marks;
 
 /* The marks of the len (at most 16) bytes at p, a byte at a time: for the last bytes of a text shorter
@@ -40,7 +41,7 @@ typedef struct {
  * are tested against. */
 static __attribute__((cold, noinline, unused)) lg_json_marks lg_json_marks_bytes(const char *p, size_t len)
 {
-    lg_json_marks m = {0, 0, 0, 0, 0};
+    lg_json_marks m = {0, 0, 0, 0, 0, 0};
     for (size_t k = 0; k < len; k++) {
         uint32_t bit = 1u << k;
         switch (p[k]) {
@@ -49,6 +50,7 @@ static __attribute__((cold, noinline, unused)) lg_json_marks lg_json_marks_bytes
         case '{': case '[': m.open |= bit; break;
         case '}': case ']': m.close |= bit; break;
         case 'u': m.u |= bit; break;
+        case 'e': m.e |= bit; break;
         default: break;
         }
     }
@@ -98,7 +100,7 @@ LG_JSON_INLINE lg_json_marks lg_json_marks8(const char *p)
     lg_json_marks m = {
         lg_json_bits8(lg_json_eq8(x, '"')),      lg_json_bits8(lg_json_eq8(x, '\\')),
         lg_json_bits8(lg_json_eq8(folded, '{')), lg_json_bits8(lg_json_eq8(folded, '}')),
-        lg_json_bits8(lg_json_eq8(x, 'u')),
+        lg_json_bits8(lg_json_eq8(x, 'u')),      lg_json_bits8(lg_json_eq8(x, 'e')),
     };
     return m;
 }
@@ -116,12 +118,13 @@ LG_JSON_INLINE lg_json_marks lg_json_marks16(const char *p)
         (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(folded, _mm_set1_epi8('{'))),
         (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(folded, _mm_set1_epi8('}'))),
         (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('u'))),
+        (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('e'))),
     };
     return m;
 #else
     lg_json_marks a = lg_json_marks8(p), b = lg_json_marks8(p + 8);
     lg_json_marks m = {a.quote | b.quote << 8, a.bslash | b.bslash << 8, a.open | b.open << 8,
-                       a.close | b.close << 8, a.u | b.u << 8};
+                       a.close | b.close << 8, a.u | b.u << 8, a.e | b.e << 8};
     return m;
 #endif
 }
@@ -136,7 +139,7 @@ LG_JSON_INLINE lg_json_marks lg_json_marks_at(const char *s, size_t n, size_t i)
         return lg_json_marks_bytes(s + i, n - i);
     lg_json_marks m = lg_json_marks16(s + n - LG_JSON_BLOCK);
     unsigned shift = (unsigned)(i - (n - LG_JSON_BLOCK));
-    m.quote >>= shift, m.bslash >>= shift, m.open >>= shift, m.close >>= shift, m.u >>= shift;
+    m.quote >>= shift, m.bslash >>= shift, m.open >>= shift, m.close >>= shift, m.u >>= shift, m.e >>= shift;
     return m;
 }
 

@@ -17,7 +17,7 @@
 #include "llmgate/classify.h"
 #include "llmgate/duration.h"
 
-#define MAX_FIXTURES 512
+#define MAX_FIXTURES 2048
 #define MAX_HEADERS 128
 
 static char *read_file(const char *path, size_t *len)
@@ -184,9 +184,16 @@ int main(void)
     size_t n = 0;
     DIR *d = opendir(dir);
     struct dirent *e;
-    while (d && (e = readdir(d)) && n < MAX_FIXTURES) {
+    while (d && (e = readdir(d))) {
         size_t l = strlen(e->d_name);
         if (l > 5 && !strcmp(e->d_name + l - 5, ".json")) {
+            if (n == MAX_FIXTURES) { /* never assert a part of the folder silently */
+                fprintf(stderr, "%s holds more than %d fixtures: raise MAX_FIXTURES\n", dir, MAX_FIXTURES);
+                closedir(d);
+                while (n)
+                    free(paths[--n]);
+                return 1;
+            }
             size_t cap = strlen(dir) + l + 2;
             paths[n] = malloc(cap);
             snprintf(paths[n], cap, "%s/%s", dir, e->d_name);

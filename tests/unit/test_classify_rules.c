@@ -597,6 +597,25 @@ static const rule_case rules[] = {
     RULE("header_ietf_policy_day_window_is_quota", OAI, 429, "RateLimit-Policy: 1000;w=86400\nRateLimit-Limit: 1000\n"
          "RateLimit-Remaining: 0\n", "", false, RL, QUOTA, NO, NO),
     RULE("header_x_rate_limit_day_spelling", OAI, 429, "X-Rate-Limit-Remaining-Requests-Day: 0\n", "", false, RL, QUOTA, NO, NO),
+    /* A relay answering 200 with the upstream's body quoted in a top-level member of its own is read as that
+     * body; a quoted object that is no error leaves the success and its usage alone. */
+    RULE("relay_200_quoted_frame_is_read", OAI, 200, "", "{\"content\":\"{\\\"header\\\":{\\\"code\\\":11200,"
+         "\\\"message\\\":\\\"AppIdNoAuthError: tokens.total\\\",\\\"sid\\\":\\\"cht0\\\",\\\"status\\\":2}}\"}",
+         false, RL, QUOTA, NO, NO),
+    RULE("relay_200_quoted_error_object_is_read", OAI, 200, "", "{\"id\":\"r1\",\"data\":\"{\\\"error\\\":{\\\"message\\\":"
+         "\\\"Rate limit reached for requests per minute\\\",\\\"code\\\":\\\"rate_limit_exceeded\\\"}}\"}", false,
+         RL, RATE, NO, NO),
+    USAGE("quoted_json_answer_stays_success", OAI, "", "{\"model\":\"m\",\"response\":\"{\\\"answer\\\":\\\"no error\\\"}\","
+          "\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":4,\"total_tokens\":7}}", false, 3, 4),
+    /* A choice that failed during generation (OpenRouter: finish_reason "error", the error object beside the
+     * partial content) is the response's error, on a 200; a choice that only says "error" in its text is not. */
+    RULE("choice_error_inside_200_is_read", OAI, 200, "", "{\"id\":\"gen-1\",\"choices\":[{\"index\":0,\"message\":"
+         "{\"role\":\"assistant\",\"content\":\"partial\"},\"finish_reason\":\"error\",\"error\":{\"code\":429,\"message\":"
+         "\"Rate limit exceeded\",\"metadata\":{\"error_type\":\"rate_limit_exceeded\"}}}],\"usage\":{\"prompt_tokens\":5,"
+         "\"completion_tokens\":1,\"total_tokens\":6}}", false, RL, RATE, NO, NO),
+    USAGE("choice_saying_error_stays_success", OAI, "", "{\"id\":\"c1\",\"choices\":[{\"index\":0,\"message\":{\"role\":"
+          "\"assistant\",\"content\":\"The word is \\\"error\\\".\"},\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":"
+          "7,\"completion_tokens\":5,\"total_tokens\":12}}", false, 7, 5),
     /* Usage under the field names of OpenAI-compatible servers of their own. */
     USAGE("usage_cohere_v2_tokens_over_billed_units", OAI, "", "{\"id\":\"x\",\"finish_reason\":\"COMPLETE\",\"usage\":"
           "{\"billed_units\":{\"input_tokens\":11,\"output_tokens\":3},\"cached_tokens\":448,\"tokens\":{\"input_tokens\":506,"

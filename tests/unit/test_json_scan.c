@@ -15,7 +15,14 @@
  * reader also declines a top-level prompt_eval_count, a top-level meta object and a usage object without a
  * count at its top): against the previous recording that build differed in 737 of 1 247 062 inputs, each
  * again a success left to the full parse (the new Cohere and Ollama fixtures, and variants of Anthropic
- * streams whose usage object lost its counts), every other skimmer's result the same. Each seed's variants now come from a
+ * streams whose usage object lost its counts), every other skimmer's result the same. Re-recorded for issue 34 item 4 (the lazy reader declines a
+ * top-level string that quotes a JSON object, a relay's quoted upstream body): 2758 of 1 785 388 inputs
+ * differed, each a document the lazy reader took before and leaves to the full parse now (most of them the
+ * fixture files themselves, whose "body" quotes a JSON document), every other skimmer's result the same.
+ * Again when it also declined a nested "error" string (OpenRouter's failed choice) and the block marks
+ * gained the 'e' byte: 17 211 of 1 860 443 inputs differed, each a lazy decline (most of them fixture
+ * files and error bodies, whose nested values name errors), every other skimmer's result the same.
+ * Each seed's variants now come from a
  * random sequence of its own (seeded by its text), so a fixture added later changes no other seed's lines.
  *
  * LG_JSON_SCAN_GOLDEN=path writes the digests of this build instead; LG_JSON_SCAN_DUMP=path writes every
@@ -536,7 +543,7 @@ static void skimmers_agree_with_the_recorded_results(void **state)
 static void classifier_matches_the_byte_loop(void **state)
 {
     (void)state;
-    static const char alphabet[] = "\"\\{}[]u{}[]\"\\ U;=]}\x5b\x7b\x7d\x5d\x02\x22\x3c\x7c\xdb\xfb\xdd\xfd\xa2\xdcx0";
+    static const char alphabet[] = "\"\\{}[]ue{}[]\"\\ U;=]}\x5b\x7b\x7d\x5d\x02\x22\x3c\x7c\xdb\xfb\xdd\xfd\xa2\xdcx0";
     char text[64];
     print_message("# block classifier: %s\n",
 #ifdef LG_JSON_SSE2
