@@ -247,10 +247,11 @@ static lg_sig by_period(const lg_cls *c, lg_sig s)
 /* The deciding signal: the most specific evidence, unless the request can never fit; a message that says
  * the balance or credit is insufficient is a quota whatever the status or code; the period named decides
  * between quota and rate (by_period); a family name of "invalid request" does not outweigh a 402, 429 or
- * 5xx status, nor a server error's name an HTTP client-error status http_st (4xx but 408 and 429). With no evidence, a generic 5xx that comes with an exhausted rate-limit header family is that
+ * 5xx status (but an inferred one: the status of an error inside a 200 that states none), nor a server
+ * error's name an HTTP client-error status http_st (4xx but 408 and 429). With no evidence, a generic 5xx that comes with an exhausted rate-limit header family is that
  * limit (gateways that reject with 503: APISIX's ai-rate-limiting); on other statuses such a family only
  * reports the budget the request itself used. */
-static lg_sig decide(const lg_cls *c, int st, int http_st)
+static lg_sig decide(const lg_cls *c, int st, int http_st, bool inferred)
 {
     if (c->never_fit)
         return LG_SIG_REJECT;
@@ -260,7 +261,9 @@ static lg_sig decide(const lg_cls *c, int st, int http_st)
         lg_sig s = c->ev[ev];
         if (s == LG_SIG_NONE || (ev == LG_EV_MESSAGE && c->vague_message && c->ev[LG_EV_HEADER] != LG_SIG_NONE))
             continue;
-        if (ev == LG_EV_GENERIC && s == LG_SIG_REJECT && (st == 402 || st == 429 || st >= 500))
+        /* The 500 inferred for an error event inside a 200 stream is no status: a family name of
+         * "invalid request" there (LM Studio's event: error) says the request is at fault. */
+        if (ev == LG_EV_GENERIC && s == LG_SIG_REJECT && (st == 402 || st == 429 || st >= 500) && !inferred)
             break;
         /* Nor does a server error's name outweigh an HTTP 429: a relay names its own failure api_error
          * around the upstream's 429 (claude-code-router's provider_response_error). */
@@ -394,9 +397,9 @@ void lg_classify(lg_dialect d, const lg_response_view *r, lg_outcome *out)
         set_usage(out, &c);
     } else {
         int st = effective_status(r, &c, stream);
-        lg_sig s = decide(&c, st, r->status);
         /* An error inside a success response that states no status is not a client-side 4xx. */
         bool inferred = !http_error && !(c.body_status >= 400 && c.body_status <= 599);
+        lg_sig s = decide(&c, st, r->status, inferred);
         set_state(out, s, inferred ? 500 : st);
         /* A request that alone exceeds a per-minute window: never retried, but the reason is that window. */
         if (c.never_fit && c.window_named && (st == 413 || st == 429 || says_limit(&c)))

@@ -257,10 +257,17 @@ static bool window_anchor(const char *msg)
 
 bool lg_cls_code_beside(lg_cls *c, const char *code, const char *msg)
 {
-    if (code && entry_matches("insufficient_quota", code) &&
-        (window_anchor(msg) || c->ev[LG_EV_MESSAGE] == LG_SIG_RATE)) {
-        lg_cls_evidence(c, LG_EV_CODE, LG_SIG_RATE);
-        return true;
+    if (code && entry_matches("insufficient_quota", code)) {
+        if (window_anchor(msg) || c->ev[LG_EV_MESSAGE] == LG_SIG_RATE) {
+            lg_cls_evidence(c, LG_EV_CODE, LG_SIG_RATE);
+            return true;
+        }
+        /* new-api relays label their upstream's saturated load ("上游负载已饱和") insufficient_quota: the
+         * message names the capacity the code does not. */
+        if (c->ev[LG_EV_MESSAGE] == LG_SIG_CAPACITY) {
+            lg_cls_evidence(c, LG_EV_CODE, LG_SIG_CAPACITY);
+            return true;
+        }
     }
     return lg_cls_code(c, code);
 }

@@ -79,7 +79,8 @@ void lg_cls_evidence(lg_cls *c, lg_evidence ev, lg_sig s);
 bool lg_cls_code(lg_cls *c, const char *code);
 /* lg_cls_code for a code read beside its message msg (NULL: none), after the message was recorded:
  * insufficient_quota is a per-minute window when the message names one or links a window's anchor
- * (Bailian, Scaleway), whichever envelope carries them. */
+ * (Bailian, Scaleway), whichever envelope carries them, and the provider's capacity when the message names
+ * that (new-api's saturated upstream). */
 bool lg_cls_code_beside(lg_cls *c, const char *code, const char *msg);
 /* Analyses error text: signals, never-fit, dimension and wait hints. When as_message is set and no message
  * was kept yet, keeps a truncated, valid UTF-8 copy as the outcome's message. */

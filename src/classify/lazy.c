@@ -159,17 +159,25 @@ static size_t on_top(const char *k, size_t kl, const char *s, size_t n, size_t j
         return take_usage(&t->usage, s, n, j);
     if (object && KEY_IS(k, kl, "usageMetadata"))
         return take_usage(&t->meta, s, n, j);
-    /* Counts outside a usage object (Ollama's top-level prompt_eval_count, Cohere v1's meta) are the full
-     * reading's (usage.c). */
-    if (KEY_IS(k, kl, "prompt_eval_count") || (object && KEY_IS(k, kl, "meta")))
+    /* Counts outside a usage object (Cohere v1's meta; the top-level counts and LM Studio's stats, below) are
+     * the full reading's (usage.c). */
+    if (object && KEY_IS(k, kl, "meta"))
         return 0;
     size_t end = value_end(s, n, j), vl = end - j;
     if (!end)
         return 0;
     switch (kl) {
+    case 16: /* tokens_evaluated (llama.cpp's /completion) */
+    case 17: /* prompt_eval_count (Ollama's native API) */
+        if (KEY_IS(k, kl, "tokens_evaluated") || KEY_IS(k, kl, "prompt_eval_count"))
+            return 0;
+        break;
+    case 5: /* error; stats (LM Studio's native API) */
+    case 6: /* errors, object, header (Spark); result (LM Studio's chat.end event) */
+        if (object && (KEY_IS(k, kl, "stats") || KEY_IS(k, kl, "result")))
+            return 0;
+        /* fall through */
     case 4:  /* code, type */
-    case 5:  /* error */
-    case 6:  /* errors, object, header (Spark) */
     case 8:  /* Response (Tencent Cloud) */
     case 9:  /* base_resp (MiniMax) */
     case 10: /* error_code */

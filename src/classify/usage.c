@@ -3,7 +3,8 @@
  * DeepSeek, Groq, Baidu; Gemini's usageMetadata: prompt + tool-use prompt, candidates + thoughts), replaced
  * by each newer object (a stream's last one counts); and per-field counts
  * ({input_tokens, cache_creation_input_tokens, cache_read_input_tokens, output_tokens}: Anthropic, DashScope
- * native, OpenAI Responses), where each field keeps its latest value because Anthropic streams split them
+ * native, OpenAI Responses; Bedrock Converse's camelCase inputTokens, cacheReadInputTokens, cacheWriteInputTokens,
+ * outputTokens; LM Studio's stats), where each field keeps its latest value because Anthropic streams split them
  * across events and report output_tokens cumulatively. The counts of one usage object are read into an
  * lg_usage_fields first, from a cJSON object or from raw text (lazy.c), and applied here. */
 #include <string.h>
@@ -17,12 +18,22 @@
 static int field_of(const char *k, size_t n)
 {
     switch (n) {
-    case 12: return KEY_IS(k, n, "input_tokens") ? LG_UF_INPUT : KEY_IS(k, n, "total_tokens") ? LG_UF_TOTAL : -1;
+    case 11: return KEY_IS(k, n, "inputTokens") ? LG_UF_INPUT : -1; /* Bedrock Converse: the uncached part */
+    case 12:
+        return KEY_IS(k, n, "input_tokens")   ? LG_UF_INPUT
+               : KEY_IS(k, n, "total_tokens") ? LG_UF_TOTAL
+               : KEY_IS(k, n, "outputTokens") ? LG_UF_OUTPUT
+                                              : -1;
     case 13: return KEY_IS(k, n, "prompt_tokens") ? LG_UF_PROMPT : KEY_IS(k, n, "output_tokens") ? LG_UF_OUTPUT : -1;
     case 16: return KEY_IS(k, n, "promptTokenCount") ? LG_UF_G_PROMPT : -1;
     case 17: return KEY_IS(k, n, "completion_tokens") ? LG_UF_COMPLETION : -1;
     case 18: return KEY_IS(k, n, "thoughtsTokenCount") ? LG_UF_G_THOUGHTS : -1;
-    case 20: return KEY_IS(k, n, "candidatesTokenCount") ? LG_UF_G_CANDIDATES : -1;
+    case 19: return KEY_IS(k, n, "total_output_tokens") ? LG_UF_OUTPUT : -1; /* LM Studio's stats */
+    case 20:
+        return KEY_IS(k, n, "candidatesTokenCount")   ? LG_UF_G_CANDIDATES
+               : KEY_IS(k, n, "cacheReadInputTokens") ? LG_UF_CACHE_READ
+                                                      : -1;
+    case 21: return KEY_IS(k, n, "cacheWriteInputTokens") ? LG_UF_CACHE_WRITE : -1;
     case 23:
         return KEY_IS(k, n, "cache_read_input_tokens")   ? LG_UF_CACHE_READ
                : KEY_IS(k, n, "toolUsePromptTokenCount") ? LG_UF_G_TOOL
@@ -169,14 +180,20 @@ void lg_usage_scan(lg_cls *c, const cJSON *doc)
             lg_usage_object(c, candidates[i]);
             return;
         }
-    /* Ollama's native API: the final object counts the prompt and the output at its top level. */
-    int64_t pe, ev;
-    bool has_pe = lg_json_int(doc, "prompt_eval_count", &pe), has_ev = lg_json_int(doc, "eval_count", &ev);
-    if (has_pe || has_ev) {
-        c->usage = LG_USAGE_TOTALS;
-        c->prompt = has_pe && pe > 0 ? pe : 0;
-        c->completion = has_ev && ev > 0 ? ev : 0;
-        return;
+    /* Native APIs of local servers count the prompt and the output at the top level: Ollama's final object,
+     * llama.cpp's /completion (every chunk of its stream, cumulatively; timings.prompt_n leaves the cached
+     * prompt out, tokens_evaluated does not). */
+    static const char *const top_counts[][2] = {{"prompt_eval_count", "eval_count"},
+                                                {"tokens_evaluated", "tokens_predicted"}};
+    for (size_t i = 0; i < sizeof top_counts / sizeof top_counts[0]; i++) {
+        int64_t pe, ev;
+        bool has_pe = lg_json_int(doc, top_counts[i][0], &pe), has_ev = lg_json_int(doc, top_counts[i][1], &ev);
+        if (has_pe || has_ev) {
+            c->usage = LG_USAGE_TOTALS;
+            c->prompt = has_pe && pe > 0 ? pe : 0;
+            c->completion = has_ev && ev > 0 ? ev : 0;
+            return;
+        }
     }
     /* Moonshot streams put usage inside the finishing choice. */
     const cJSON *choices = cJSON_GetObjectItemCaseSensitive(doc, "choices");
@@ -189,4 +206,9 @@ void lg_usage_scan(lg_cls *c, const cJSON *doc)
             return;
         }
     }
+    /* LM Studio's native /api/v1/chat: stats {input_tokens, total_output_tokens}, at the top level of an
+     * answer and in the result of its stream's chat.end event. */
+    const cJSON *result = cJSON_GetObjectItemCaseSensitive(doc, "result");
+    const cJSON *stats = cJSON_GetObjectItemCaseSensitive(cJSON_IsObject(result) ? result : doc, "stats");
+    lg_usage_object(c, stats);
 }

@@ -628,6 +628,35 @@ static const rule_case rules[] = {
           "{\"finish_reason\":\"COMPLETE\",\"usage\":{\"tokens\":{\"input_tokens\":27,\"output_tokens\":55}}}}\n\n", true, 27, 55),
     USAGE("usage_ollama_native_single_object", OAI, "", "{\"model\":\"m\",\"message\":{\"role\":\"assistant\",\"content\":"
           "\"hi\"},\"done\":true,\"prompt_eval_count\":26,\"eval_count\":298}", false, 26, 298),
+    /* Bedrock Converse: camelCase counts, inputTokens without the cache's read and write. */
+    USAGE("usage_bedrock_converse_camelcase_cache", OAI, "", "{\"output\":{\"message\":{\"content\":[{\"text\":\"21\"}],"
+          "\"role\":\"assistant\"}},\"stopReason\":\"end_turn\",\"usage\":{\"cacheReadInputTokens\":1712,"
+          "\"cacheWriteInputTokens\":236,\"inputTokens\":3,\"outputTokens\":121,\"serverToolUsage\":{},"
+          "\"totalTokens\":2072}}", false, 1951, 121),
+    USAGE("usage_bedrock_converse_plain", OAI, "", "{\"stopReason\":\"end_turn\",\"usage\":{\"inputTokens\":30,"
+          "\"outputTokens\":7,\"totalTokens\":37}}", false, 30, 7),
+    /* llama.cpp's native /completion: tokens_evaluated (prompt) and tokens_predicted (output) at the top
+     * level, cumulative on every chunk of its stream. */
+    USAGE("usage_llamacpp_completion_top_level", OAI, "", "{\"index\":0,\"content\":\" Aki\",\"tokens\":[362,6642],"
+          "\"id_slot\":0,\"stop\":true,\"model\":\"m\",\"tokens_predicted\":8,\"tokens_evaluated\":5}", false, 5, 8),
+    USAGE("usage_llamacpp_completion_stream_last_chunk", OAI, "", "data: {\"content\":\" the\",\"stop\":false,"
+          "\"tokens_predicted\":1,\"tokens_evaluated\":16}\n\ndata: {\"content\":\"\",\"stop\":true,\"tokens_predicted\":4,"
+          "\"tokens_evaluated\":16}\n\n", true, 16, 4),
+    /* LM Studio's native /api/v1/chat: stats, at the top level and in the stream's chat.end result. */
+    USAGE("usage_lmstudio_v1_stats", OAI, "", "{\"model_instance_id\":\"m\",\"output\":[{\"type\":\"message\","
+          "\"content\":\"red\"}],\"stats\":{\"input_tokens\":17,\"total_output_tokens\":50,\"reasoning_output_tokens\":0,"
+          "\"tokens_per_second\":51.0}}", false, 17, 50),
+    USAGE("usage_lmstudio_v1_stream_chat_end", OAI, "", "event: chat.start\ndata: {\"type\":\"chat.start\"}\n\n"
+          "event: chat.end\ndata: {\"type\":\"chat.end\",\"result\":{\"output\":[],\"stats\":{\"input_tokens\":329,"
+          "\"total_output_tokens\":268}}}\n\n", true, 329, 268),
+    /* An error event inside a 200 stream states no status: its invalid-request type is the request's fault. */
+    RULE("sse_error_event_invalid_request_is_refusal", OAI, 200, "", "event: error\ndata: {\"type\":\"error\",\"error\":"
+         "{\"type\":\"invalid_request\",\"message\":\"\\\"model\\\" is required\",\"code\":\"missing_required_parameter\"}}"
+         "\n\n", true, NR, UNK, NO, NO),
+    /* new-api labels its upstream's saturated load insufficient_quota: the message names capacity. */
+    RULE("insufficient_quota_beside_capacity_message", OAI, 429, "", "{\"error\":{\"message\":\"\xe5\xbd\x93\xe5\x89\x8d"
+         "\xe5\x88\x86\xe7\xbb\x84\xe4\xb8\x8a\xe6\xb8\xb8\xe8\xb4\x9f\xe8\xbd\xbd\xe5\xb7\xb2\xe9\xa5\xb1\xe5\x92\x8c\","
+         "\"type\":\"insufficient_quota\",\"code\":\"insufficient_quota\"}}", false, RL, CAP, NO, NO),
 };
 
 /* Builds a view from a rule's header lines and body (copied to an exact-size heap buffer so ASan sees any
