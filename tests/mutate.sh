@@ -548,6 +548,39 @@ static const char *const shed_phrases[] = {"(mutated)"};
 wrapped-stream-error-unread|src/classify/classify.c|test_classify_rules test_classify_fixtures
     const cJSON *wrapped = found ? NULL : wrapped_error(doc, 1);
     const cJSON *wrapped = found || doc ? NULL : wrapped_error(doc, 1);
+bedrock-input-camel-unread|src/classify/usage.c|test_classify_rules test_classify_fixtures
+    case 11: return KEY_IS(k, n, "inputTokens") ? LG_UF_INPUT : -1; /* Bedrock Converse: the uncached part */
+    case 11: return -1;
+bedrock-output-camel-unread|src/classify/usage.c|test_classify_rules test_classify_fixtures
+               : KEY_IS(k, n, "outputTokens") ? LG_UF_OUTPUT
+               : KEY_IS(k, n, "(mutated)") ? LG_UF_OUTPUT
+bedrock-cache-camel-unread|src/classify/usage.c|test_classify_rules test_classify_fixtures
+               : KEY_IS(k, n, "cacheReadInputTokens") ? LG_UF_CACHE_READ
+               : KEY_IS(k, n, "(mutated)") ? LG_UF_CACHE_READ
+llamacpp-counts-unread|src/classify/usage.c|test_classify_rules test_classify_fixtures
+                                                {"tokens_evaluated", "tokens_predicted"}};
+                                                {"(mutated)", "(mutated)"}};
+llamacpp-lazy-taken|src/classify/lazy.c|test_classify_rules test_classify_fixtures
+        if (KEY_IS(k, kl, "tokens_evaluated") || KEY_IS(k, kl, "prompt_eval_count"))
+        if (KEY_IS(k, kl, "prompt_eval_count"))
+lmstudio-stats-unread|src/classify/usage.c|test_classify_rules test_classify_fixtures
+    lg_usage_object(c, stats);
+    (void)stats;
+lmstudio-output-unread|src/classify/usage.c|test_classify_rules test_classify_fixtures
+    case 19: return KEY_IS(k, n, "total_output_tokens") ? LG_UF_OUTPUT : -1; /* LM Studio's stats */
+    case 19: return -1;
+lmstudio-lazy-stats-taken|src/classify/lazy.c|test_classify_rules test_classify_fixtures
+        if (object && (KEY_IS(k, kl, "stats") || KEY_IS(k, kl, "result")))
+        if (object && KEY_IS(k, kl, "result"))
+lmstudio-lazy-result-taken|src/classify/lazy.c|test_classify_rules test_classify_fixtures
+        if (object && (KEY_IS(k, kl, "stats") || KEY_IS(k, kl, "result")))
+        if (object && KEY_IS(k, kl, "stats"))
+stream-invalid-request-as-server|src/classify/classify.c|test_classify_rules test_classify_fixtures
+        if (ev == LG_EV_GENERIC && s == LG_SIG_REJECT && (st == 402 || st == 429 || st >= 500) && !inferred)
+        if (ev == LG_EV_GENERIC && s == LG_SIG_REJECT && (st == 402 || st == 429 || st >= 500))
+quota-code-over-capacity-msg|src/classify/codes.c|test_classify_rules test_classify_fixtures
+        if (c->ev[LG_EV_MESSAGE] == LG_SIG_CAPACITY) {
+        if (0) {
 EOF
 )
 
