@@ -90,8 +90,8 @@ ungated-silent|src/front/h1_conn.c|test_ungated_notice
         lg_ungated(c->store, c->prov->name, cause);
         (void)cause;
 stale-resend|src/hook/curl/shape.c|test_curl_cli
-    if (LG_UNLIKELY(x->sends++ > 0 && !x->cap.any_line)) {
-    if (LG_UNLIKELY(x->sends++ > 99 && !x->cap.any_line)) {
+    if (LG_UNLIKELY(x->sends++ > 0 && !x->cap.lines_seen)) {
+    if (LG_UNLIKELY(x->sends++ > 99 && !x->cap.lines_seen)) {
 read-body-not-held|src/hook/curl/xfer.c|test_guzzle
     if (LG_UNLIKELY(lg_curl_body_is_read(r)) && lg_curl_body_hold(&x->body, r, rt->cfg->max_held_body)) {
     if (0 && lg_curl_body_hold(&x->body, r, rt->cfg->max_held_body)) {
@@ -437,6 +437,9 @@ act.switched ? "switching account" : (backoff_why(&res->outcome), "rate limited,
 attempt-watch-never-fires|src/hook/curl/progress.c|test_attempt_timeout
     if (limit > 0 && now - x->watch_at_ms >= limit) {
     if (limit < 0 && now - x->watch_at_ms >= limit) {
+attempt-watch-head-unseen|src/hook/curl/progress.c|test_attempt_timeout_head
+    curl_off_t seen = dlnow + (curl_off_t)x->cap.lines_seen;
+    curl_off_t seen = dlnow + (curl_off_t)x->cap.n_lines;
 write-pause-refused|src/hook/curl/deliver.c|test_curl_pause
     if (r->multi_xfer)
     if (r->multi_xfer || 1)

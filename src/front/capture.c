@@ -15,7 +15,7 @@ void lg_capture_reset(lg_capture *c)
     c->status = 0;
     c->status_plain = false;
     c->oom = 0;
-    c->any_line = false;
+    c->lines_seen = 0;
 }
 
 void lg_capture_free(lg_capture *c)
@@ -170,7 +170,7 @@ static __attribute__((noinline)) size_t status_line(lg_capture *c, const char *p
 {
     c->n_lines = c->n_hdrs = c->text_len = 0;
     c->event_stream = false;
-    c->any_line = true;
+    c->lines_seen++;
     read_status(c, p, len);
     if (c->skip_lines)
         return len;
@@ -192,7 +192,7 @@ static inline bool keep_line(lg_capture *c, const char *ptr, size_t len, size_t 
         c->oom = 1;
         return false;
     }
-    c->any_line = true;
+    c->lines_seen++;
     *at = c->text_len;
     if (!c->skip_lines) {
         char *line = c->text + *at;
