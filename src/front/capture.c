@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "front/capture.h"
-#include "front/word.h"
+#include "util/word.h"
 
 #if defined(__SSE2__) && !defined(LG_CAPTURE_PORTABLE)
 #include <emmintrin.h>

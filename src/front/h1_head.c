@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "front/h1_head.h"
-#include "front/word.h"
+#include "util/word.h"
 
 #if defined(__SSE2__) && !defined(LG_H1_HEAD_PORTABLE)
 #include <emmintrin.h>

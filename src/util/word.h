@@ -1,7 +1,7 @@
 /* Eight bytes of text as one word, for comparing short names a word at a time (ASCII case folded by
  * or-ing 0x20 into the letters' lanes). */
-#ifndef LLMGATE_FRONT_WORD_H
-#define LLMGATE_FRONT_WORD_H
+#ifndef LLMGATE_UTIL_WORD_H
+#define LLMGATE_UTIL_WORD_H
 
 #include <stdbool.h>
 #include <stddef.h>
