@@ -10,19 +10,8 @@
 #define LG_CAPTURE_SSE2 1
 #endif
 
-#define ONES 0x0101010101010101ull
-#define HIGH 0x8080808080808080ull
-
 /* The word scans below take a word's first byte in memory order as its lowest lane. */
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "capture.c reads words little-endian");
-
-/* The lanes of word w holding a ':' flagged (high bit): the lowest flagged lane is the first ':' exactly (a
- * borrow may flag lanes above it, never below). */
-static inline uint64_t colons8(uint64_t w)
-{
-    w ^= ONES * ':';
-    return (w - ONES) & ~w & HIGH;
-}
 
 /* The first ':' of the len bytes at p, NULL when none (memchr's answer): 16 bytes at a time (SSE2), 8 bytes
  * at a time for the rest and on other machines, the last block overlapping the one before (whose bytes hold
@@ -48,7 +37,7 @@ static inline const char *find_colon(const char *p, size_t len)
         for (;; q += 8) {
             if (end - q < 8)
                 q = end - 8;
-            uint64_t m = colons8(lg_load8(q));
+            uint64_t m = lg_word_first_eq(lg_load8(q), ':');
             if (m)
                 return q + (__builtin_ctzll(m) >> 3);
             if (q + 8 == end)

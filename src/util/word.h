@@ -16,6 +16,17 @@ static inline uint64_t lg_load8(const char *p)
     return w;
 }
 
+#define LG_WORD_ONES 0x0101010101010101ull /* 0x01 in every lane */
+#define LG_WORD_HIGH 0x8080808080808080ull /* each lane's high bit */
+
+/* The high bit of the lanes of w (a word of bytes below 0x80 or not) holding the byte c: the lowest flagged
+ * lane is the first c exactly (a borrow may flag lanes above it, never below); 0 when none holds c. */
+static inline uint64_t lg_word_first_eq(uint64_t w, unsigned char c)
+{
+    w ^= LG_WORD_ONES * c;
+    return (w - LG_WORD_ONES) & ~w & LG_WORD_HIGH;
+}
+
 /* The lanes of the 8 bytes at w (lowercase letters and '-') that hold a letter: 0x20 there, 0 elsewhere. */
 static inline uint64_t lg_word_letters(const char *w) { return (lg_load8(w) & 0x4040404040404040ull) >> 1; }
 
