@@ -93,8 +93,8 @@ ungated-silent|src/front/h1_conn.c|test_ungated_notice
         lg_ungated(c->store, c->prov->name, cause);
         (void)cause;
 stale-resend|src/hook/curl/shape.c|test_curl_cli
-    if (LG_UNLIKELY(x->sends++ > 0 && !x->cap.any_line)) {
-    if (LG_UNLIKELY(x->sends++ > 99 && !x->cap.any_line)) {
+    if (LG_UNLIKELY(x->sends++ > 0 && !x->cap.lines_seen)) {
+    if (LG_UNLIKELY(x->sends++ > 99 && !x->cap.lines_seen)) {
 read-body-not-held|src/hook/curl/xfer.c|test_guzzle
     if (LG_UNLIKELY(lg_curl_body_is_read(r)) && lg_curl_body_hold(&x->body, r, rt->cfg->max_held_body)) {
     if (0 && lg_curl_body_hold(&x->body, r, rt->cfg->max_held_body)) {
@@ -452,6 +452,15 @@ act.switched ? "switching account" : (backoff_why(&res->outcome), "rate limited,
 attempt-watch-never-fires|src/hook/curl/progress.c|test_attempt_timeout
     if (limit > 0 && now - x->watch_at_ms >= limit) {
     if (limit < 0 && now - x->watch_at_ms >= limit) {
+openai-name-third-word-unread|src/classify/rl_header.c|test_rl_header
+    return !(lg_word_differs(name, lit) | lg_word_differs(name + 8, lit + 8) | lg_word_differs(name + 16, lit + 16) |
+    return !(lg_word_differs(name, lit) | lg_word_differs(name + 8, lit + 8) |
+capture-colon-tail-unread|src/front/capture.c|test_capture
+            if (q + 8 == end)
+            if (q + 16 >= end)
+attempt-watch-head-unseen|src/hook/curl/progress.c|test_attempt_timeout_head
+    curl_off_t seen = dlnow + (curl_off_t)x->cap.lines_seen;
+    curl_off_t seen = dlnow + (curl_off_t)x->cap.n_lines;
 write-pause-refused|src/hook/curl/deliver.c|test_curl_pause
     if (r->multi_xfer)
     if (r->multi_xfer || 1)
@@ -467,13 +476,13 @@ price-memo-any-model|src/spend/price.c|test_spend
 day-row-hint-model-prefix|src/spend/agg.c|test_spend
     return r->used && !strncmp(r->model, n[2], sizeof r->model - 1) &&
     return r->used && !strncmp(r->model, n[2], 8) &&
-h1-head-framing-exact|src/front/word.h|test_h1_response test_h1_request
+h1-head-framing-exact|src/util/word.h|test_h1_response test_h1_request
     return len >= n && !(lg_word_differs(name, word) | lg_word_differs(name + n - 8, word + n - 8) |
     return len == n && !(lg_word_differs(name, word) | lg_word_differs(name + n - 8, word + n - 8) |
-h1-head-framing-dash-folded|src/front/word.h|test_h1_response
+h1-head-framing-dash-folded|src/util/word.h|test_h1_response
 static inline uint64_t lg_word_letters(const char *w) { return (lg_load8(w) & 0x4040404040404040ull) >> 1; }
 static inline uint64_t lg_word_letters(const char *w) { return 0x2020202020202020ull + 0 * lg_load8(w); }
-h1-head-framing-middle-unread|src/front/word.h|test_h1_response
+h1-head-framing-middle-unread|src/util/word.h|test_h1_response
                          (n > 16 ? lg_word_differs(name + 8, word + 8) : 0));
                          (n > 17 ? lg_word_differs(name + 8, word + 8) : 0));
 h1-head-status-cr|src/front/h1_head.c|test_h1_response
