@@ -47,6 +47,12 @@ tls-read-waits-in-kernel|src/hook/tls/ssl_nowait.c|test_server_matrix test_sock_
 tls-read-polls-first|src/hook/tls/ssl_transport.c|test_tls_syscalls
     int ok = lg_ssl_read_nowait(&c->nowait, wire, p, n, got, err);
     int ok = LG_SSL_NOWAIT_NONE;
+bio-f-ssl-libssl-own|src/hook/tls/ssl_bio.c|test_tls_bio
+    if (method)
+    if (0)
+bio-read-past-interposers|src/hook/tls/ssl_bio.c|test_tls_bio
+    SSL *ssl = p ? followed(b, false) : NULL;
+    SSL *ssl = NULL;
 gnutls-read-waits-in-kernel|src/hook/tls/gnutls_conns.c|test_server_matrix
     if (fd >= 0 && !lg_gnutls_real_get()->record_check_pending(wire) &&
     if (0 && !lg_gnutls_real_get()->record_check_pending(wire) &&
