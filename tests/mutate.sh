@@ -53,6 +53,15 @@ bio-f-ssl-libssl-own|src/hook/tls/ssl_bio.c|test_tls_bio
 bio-read-past-interposers|src/hook/tls/ssl_bio.c|test_tls_bio
     SSL *ssl = p ? followed(b, false) : NULL;
     SSL *ssl = NULL;
+plain-target-read-waits-in-kernel|src/hook/sock/plain_conn.c|test_fallback_timeout
+static ssize_t plain_recv(void *io, void *p, size_t n) { return lg_h1_fd_recv(*(int *)io, p, n, true); }
+static ssize_t plain_recv(void *io, void *p, size_t n) { return lg_h1_fd_recv(*(int *)io, p, n, false); }
+own-connect-unbounded|src/util/tcp_connect.c|test_fallback_timeout
+        if (!nonblock && until_ms > 0)
+        if (0)
+repl-handshake-unbounded|src/hook/tls/ssl_transport.c|test_fallback_timeout
+    int64_t until = c->repl ? c->repl_until : 0;
+    int64_t until = 0;
 gnutls-read-waits-in-kernel|src/hook/tls/gnutls_conns.c|test_server_matrix
     if (fd >= 0 && !lg_gnutls_real_get()->record_check_pending(wire) &&
     if (0 && !lg_gnutls_real_get()->record_check_pending(wire) &&

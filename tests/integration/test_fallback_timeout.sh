@@ -66,7 +66,7 @@ JSON
 # ask SCHEME [TIMEOUT]: one request of http.client (its own timeout, in s, default 60: a non-blocking socket
 # under Python's waits; None: a blocking one) to api.openai.com; prints "STATUS KEY"
 ask() {
-    K1=sk-dry KH=sk-hole KS=sk-spare LLMGATE_CONFIG=$LG_TMP/config.json LD_PRELOAD=$LG_LIB timeout 90 $PY -c '
+    K1=sk-dry KH=sk-hole KS=sk-spare LLMGATE_CONFIG=$LG_TMP/config.json LD_PRELOAD=$LG_LIB timeout 30 $PY -c '
 import http.client, json, sys
 c = (http.client.HTTPSConnection if sys.argv[1] == "https" else http.client.HTTPConnection)("api.openai.com", timeout=eval(sys.argv[2]))
 c.request("POST", "/v1/chat/completions", json.dumps({"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]}),
