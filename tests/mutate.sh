@@ -62,6 +62,12 @@ own-connect-unbounded|src/util/tcp_connect.c|test_fallback_timeout
 repl-handshake-unbounded|src/hook/tls/ssl_transport.c|test_fallback_timeout
     int64_t until = c->repl ? c->repl_until : 0;
     int64_t until = 0;
+fortified-recv-unhooked|src/hook/sock/fortify.c|test_sock_fortify
+EXPORT ssize_t __recv_chk(int fd, void *p, size_t n, size_t buflen, int flags)
+__attribute__((unused)) static ssize_t __recv_chk(int fd, void *p, size_t n, size_t buflen, int flags)
+fortified-read-unhooked|src/hook/sock/fortify.c|test_sock_fortify
+EXPORT ssize_t __read_chk(int fd, void *p, size_t n, size_t buflen)
+__attribute__((unused)) static ssize_t __read_chk(int fd, void *p, size_t n, size_t buflen)
 gnutls-read-waits-in-kernel|src/hook/tls/gnutls_conns.c|test_server_matrix
     if (fd >= 0 && !lg_gnutls_real_get()->record_check_pending(wire) &&
     if (0 && !lg_gnutls_real_get()->record_check_pending(wire) &&
