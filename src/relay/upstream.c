@@ -174,7 +174,7 @@ static void no_unwatch(int fd, const struct lg_h1_conn *c) {}
 /* A plain target's socket: its connect bounded by until_ms, no deadline left on it (its reads never wait). */
 static int target_socket(const lg_h1_target *t, bool nonblock, int64_t until_ms)
 {
-    lg_relay_up u = {.fd = tcp_connect(t->host, t->port, nonblock, nonblock ? 0 : until_ms)};
+    lg_relay_up u = {.fd = tcp_connect(t->host, t->port, nonblock, until_ms)};
     return u.fd >= 0 && up_opened(&u, nonblock ? 0 : until_ms) ? u.fd : -1;
 }
 
