@@ -50,6 +50,27 @@ tls-read-waits-in-kernel|src/hook/tls/ssl_nowait.c|test_server_matrix test_sock_
 tls-read-polls-first|src/hook/tls/ssl_transport.c|test_tls_syscalls
     int ok = lg_ssl_read_nowait(&c->nowait, wire, p, n, got, err);
     int ok = LG_SSL_NOWAIT_NONE;
+bio-f-ssl-libssl-own|src/hook/tls/ssl_bio.c|test_tls_bio
+    if (method)
+    if (0)
+bio-read-past-interposers|src/hook/tls/ssl_bio.c|test_tls_bio
+    SSL *ssl = p ? followed(b, false) : NULL;
+    SSL *ssl = NULL;
+plain-target-read-waits-in-kernel|src/hook/sock/plain_conn.c|test_fallback_timeout
+static ssize_t plain_recv(void *io, void *p, size_t n) { return lg_h1_fd_recv(*(int *)io, p, n, true); }
+static ssize_t plain_recv(void *io, void *p, size_t n) { return lg_h1_fd_recv(*(int *)io, p, n, false); }
+own-connect-unbounded|src/util/tcp_connect.c|test_fallback_timeout
+        if (!nonblock && until_ms > 0)
+        if (0)
+repl-handshake-unbounded|src/hook/tls/ssl_transport.c|test_fallback_timeout
+    int64_t until = c->repl ? c->repl_until : 0;
+    int64_t until = 0;
+fortified-recv-unhooked|src/hook/sock/fortify.c|test_sock_fortify
+EXPORT ssize_t __recv_chk(int fd, void *p, size_t n, size_t buflen, int flags)
+__attribute__((unused)) static ssize_t __recv_chk(int fd, void *p, size_t n, size_t buflen, int flags)
+fortified-read-unhooked|src/hook/sock/fortify.c|test_sock_fortify
+EXPORT ssize_t __read_chk(int fd, void *p, size_t n, size_t buflen)
+__attribute__((unused)) static ssize_t __read_chk(int fd, void *p, size_t n, size_t buflen)
 gnutls-read-waits-in-kernel|src/hook/tls/gnutls_conns.c|test_server_matrix
     if (fd >= 0 && !lg_gnutls_real_get()->record_check_pending(wire) &&
     if (0 && !lg_gnutls_real_get()->record_check_pending(wire) &&
