@@ -2,11 +2,11 @@
 -- from Redis. The window is src/limiter/window.c's: LG_WINDOW_BUCKETS sub-buckets per span (window +
 -- margin), every run of B+1 consecutive buckets kept within the limits, reservations placed in the bucket
 -- of their time (FIFO: a later admission only finds room after those already placed), a bucket holding
--- places at its first ms only marked (z<epoch> equal to q<epoch>) as window.c's at_start.
+-- places at its first ms only marked (z equal to its requests) as window.c's at_start.
 -- KEYS[1]: the provider hash (field cur); KEYS[2..n+1]: the account hashes. Account fields: cu rs fl le pr
--- (policy state; pr: the probe lease, src/limiter/policy.c's probe_until_ms), sp wm l0 l1 ll0 ll1 cl0 cl1 cx0 cx1 (window, limits, provider caps), q<epoch> k<epoch>
--- (requests and tokens of a bucket), z<epoch> (q<epoch> while every place of the bucket is at its first ms;
--- dropped otherwise), o<bucket>:<tokens>:<owner> (owners of places reserved ahead), n_* (counters).
+-- (policy state; pr: the probe lease, src/limiter/policy.c's probe_until_ms), sp wm l0 l1 ll0 ll1 cl0 cl1 cx0 cx1 (window, limits, provider caps), W
+-- (every bucket's requests, tokens and mark z: z while every place of the bucket is at its first ms, none
+-- otherwise; see load), qv (the layout), o<bucket>:<tokens>:<owner> (owners of places reserved ahead), n_* (counters).
 -- ARGV[1]: op; ARGV[2]: ttl ms; the rest per op. Returns {now_ms, ..., then cu rs fl le pr per account}.
 local B, RING = 64, 512
 local AHEAD = RING - 2 * B - 1
@@ -24,20 +24,51 @@ end
 local function epoch_of(t, span) return fdiv(t * B, span) end
 local function start_of(k, span) return -fdiv(-k * span, B) end
 
+-- Layout 2 (issue 33): an account's buckets are one field W instead of a field per bucket: in rising epoch
+-- order, "<epoch>,<requests>,<tokens>" or, for a bucket marked as window.c's at_start (every place at its
+-- first ms), "<epoch>,<requests>*<tokens>", space-separated, each epoch but the first written as its
+-- distance from the one before (short to read). The field qv holds the layout. Its name stops an older
+-- script (layout 1 reads every q<number> field into a table by that number, and 'v' is none: its script
+-- fails and its process falls back to its machine's store, with its one line); a hash of layout 1 this
+-- script meets is folded into W (the old fields dropped); a hash of a layout this script does not know is
+-- never written (an error reply: this process falls back).
+local LAYOUT = 2
 local function load(i)
   local raw = redis.call('HGETALL', KEYS[i + 2])
   local a = {f = {}, q = {}, k = {}, z = {}, o = {}, w = {}, d = {}, key = KEYS[i + 2], top = -math.huge}
+  local q, k, z, top, lv = a.q, a.k, a.z, -math.huge, nil
   for j = 1, #raw, 2 do
-    local name, v = raw[j], tonumber(raw[j + 1]) or 0
-    local c = string.sub(name, 1, 1)
-    if c == 'q' or c == 'k' then
+    local name = raw[j]
+    local c = string.byte(name, 1)
+    if name == 'W' then
+      local e = 0
+      for de, rq, mark, rk in string.gmatch(raw[j + 1], '(%-?%d+),(%d+)([,*])(%d+)') do
+        e = e + de
+        rq = rq + 0
+        q[e], k[e] = rq, rk + 0
+        if mark == '*' then z[e] = rq end
+      end
+      if e > top and raw[j + 1] ~= '' then top = e end
+    elseif c == 111 then a.o[name] = tonumber(raw[j + 1]) or 0 -- 'o': an owner's places
+    elseif name == 'qv' then lv = tonumber(raw[j + 1])
+    elseif c == 113 or c == 107 or c == 122 then -- 'q' 'k' 'z': a bucket of layout 1, folded into W
       local e = tonumber(string.sub(name, 2))
-      a[c][e] = v
-      if e > a.top then a.top = e end -- window.c's top: no bucket after it holds anything
-    elseif c == 'z' then a.z[tonumber(string.sub(name, 2))] = v
-    elseif c == 'o' then a.o[name] = v
-    else a.f[name] = v end
+      if e then
+        local t = c == 113 and q or c == 107 and k or z
+        t[e] = tonumber(raw[j + 1]) or 0
+        if c ~= 122 then
+          if e > top then top = e end
+          if t == q and not k[e] then k[e] = 0 elseif t == k and not q[e] then q[e] = 0 end
+        end
+        a.d[name], a.dirty = true, true
+      end
+    else a.f[name] = tonumber(raw[j + 1]) or 0 end
   end
+  if lv and lv ~= LAYOUT then
+    error('llmgate: this Redis holds llmgate layout ' .. lv .. ' (this llmgate writes ' .. LAYOUT .. '): left to it', 0)
+  end
+  a.fresh = not lv -- qv is written with the hash's first write
+  a.top = top -- window.c's top: no bucket after it holds anything
   return a
 end
 local function g(a, name) return a.f[name] or 0 end
@@ -45,7 +76,22 @@ local function g(a, name) return a.f[name] or 0 end
 local function put(a, name, v) a.w[name] = v; a.d[name] = nil end
 local function set(a, name, v) a.f[name] = v; put(a, name, v) end
 local function del(a, name) a.w[name] = nil; a.d[name] = true end
+-- W of the account's buckets (rising epochs).
+local function pack(a)
+  local es, parts = {}, {}
+  for e in pairs(a.q) do es[#es + 1] = e end
+  table.sort(es)
+  local last = 0
+  for i, e in ipairs(es) do
+    local q = a.q[e]
+    parts[i] = string.format(a.z[e] == q and '%d,%d*%d' or '%d,%d,%d', e - last, q, a.k[e] or 0)
+    last = e
+  end
+  return table.concat(parts, ' ')
+end
 local function flush(a)
+  if a.dirty then a.w.W = pack(a); a.dirty = false end
+  if a.fresh and (next(a.w) or next(a.d)) then a.w.qv = LAYOUT; a.fresh = false end
   local args = {}
   for name in pairs(a.d) do args[#args + 1] = name end
   if #args > 0 then redis.call('HDEL', a.key, unpack(args)) end
@@ -118,10 +164,7 @@ end
 -- A window counted in buckets of another span (or none yet) starts again empty in buckets of span.
 local function respan(a, span)
   if g(a, 'sp') == span then return end
-  for e in pairs(a.q) do del(a, 'q' .. e) end
-  for e in pairs(a.k) do del(a, 'k' .. e) end
-  for e in pairs(a.z) do del(a, 'z' .. e) end
-  a.q, a.k, a.z, a.top = {}, {}, {}, -math.huge
+  a.q, a.k, a.z, a.top, a.dirty = {}, {}, {}, -math.huge, true
   set(a, 'sp', span)
 end
 
@@ -134,8 +177,8 @@ local function reserve(a, l, tokens, at)
   local marked = at == start_of(e, span) and (((a.q[e] or 0) == 0 and (a.k[e] or 0) == 0) or starts_only(a, true, e))
   a.q[e] = (a.q[e] or 0) + need[0]
   a.k[e] = (a.k[e] or 0) + need[1]
-  put(a, 'q' .. e, a.q[e]); put(a, 'k' .. e, a.k[e])
-  if marked then a.z[e] = a.q[e]; put(a, 'z' .. e, a.q[e]) elseif a.z[e] then a.z[e] = nil; del(a, 'z' .. e) end
+  a.dirty = true
+  if marked then a.z[e] = a.q[e] elseif a.z[e] then a.z[e] = nil end
   if e > a.top then a.top = e end
   for d = 0, 1 do
     if g(a, 'cx' .. d) > at then
@@ -154,9 +197,8 @@ local function adjust(a, ticket, dq, dk)
   local marked = a.z[ticket] == a.q[ticket] -- the times stay; a mark lost (a lease's places) stays lost
   local q, k = a.q[ticket] + dq, (a.k[ticket] or 0) + dk
   a.q[ticket], a.k[ticket] = q > 0 and q or 0, k > 0 and k or 0
-  put(a, 'q' .. ticket, a.q[ticket]); put(a, 'k' .. ticket, a.k[ticket])
-  if marked then a.z[ticket] = a.q[ticket]; put(a, 'z' .. ticket, a.q[ticket])
-  elseif a.z[ticket] then a.z[ticket] = nil; del(a, 'z' .. ticket) end
+  a.dirty = true
+  if marked then a.z[ticket] = a.q[ticket] elseif a.z[ticket] then a.z[ticket] = nil end
 end
 
 -- Owners of the places reserved ahead (issue 33, item 3). An owner is '<host>.<pid>.<start>' (src/store/
@@ -203,14 +245,18 @@ local function reap(a, host, me, dead, seen)
 end
 
 -- Drops buckets no window can read any more, writes what changed, refreshes the key's time to live.
+-- Refreshes a key's time to live once it has run down by an eighth (not on every call: a write).
+local function expire(key)
+  if redis.call('PTTL', key) < ttl - ttl / 8 then redis.call('PEXPIRE', key, ttl) end
+end
 local function tidy(a)
   local span = g(a, 'sp')
   if span > 0 then
     local old = epoch_of(now, span) - B - 1
-    for e in pairs(a.q) do if e < old then del(a, 'q' .. e); del(a, 'k' .. e); if a.z[e] then del(a, 'z' .. e) end end end
+    for e in pairs(a.q) do if e < old then a.q[e], a.k[e], a.z[e], a.dirty = nil, nil, nil, true end end
   end
   flush(a)
-  redis.call('PEXPIRE', a.key, ttl)
+  expire(a.key)
 end
 
 -- lg_policy_ready_at: after the cooldown shifted by the request's jitter (a tenth of the cooldown, 50 ms ...
@@ -314,7 +360,7 @@ if op == 'admit' then
   if g(accts[pref], 'cu') > now and g(accts[best], 'cu') <= now then
     redis.call('HSET', KEYS[1], 'cur', best)
   end
-  redis.call('PEXPIRE', KEYS[1], ttl)
+  expire(KEYS[1])
   finish()
   local others = {}
   for o in pairs(seen) do others[#others + 1] = o end
@@ -456,7 +502,7 @@ local function lease_grant(a, l, ask, tok, at)
     local need = {[0] = q, [1] = q * tok}
     if q > 0 then
       a.q[j] = (a.q[j] or 0) + need[0]; a.k[j] = (a.k[j] or 0) + need[1]
-      put(a, 'q' .. j, a.q[j]); put(a, 'k' .. j, a.k[j])
+      a.dirty = true
       for d = 0, 1 do
         if w[d] then w[d].cum = w[d].cum + need[d] end
         if capped[d] then left[d] = left[d] - need[d]; set(a, 'cl' .. d, left[d]) end
