@@ -567,6 +567,13 @@ static void redis_close(lg_store *st)
     errno = saved;
 }
 
+static void redis_at_exit(lg_store *st)
+{
+    int saved = errno;
+    lg_redis_lease_exit(rs(st));
+    errno = saved;
+}
+
 static const lg_store_ops redis_ops = {
     .name = "redis",
     .admit = redis_admit,
@@ -578,6 +585,7 @@ static const lg_store_ops redis_ops = {
     .visit = lg_redis_visit,
     .visit_providers = lg_redis_visit_providers,
     .close = redis_close,
+    .at_exit = redis_at_exit,
 };
 
 lg_store *lg_redis_open(const lg_config *cfg, lg_store *local, char *err, size_t errlen)

@@ -79,7 +79,9 @@ local function del(a, name) a.w[name] = nil; a.d[name] = true end
 -- W of the account's buckets (rising epochs).
 local function pack(a)
   local es, parts = {}, {}
-  for e in pairs(a.q) do es[#es + 1] = e end
+  for e, q in pairs(a.q) do -- an empty bucket not marked is as none
+    if q ~= 0 or (a.k[e] or 0) ~= 0 or a.z[e] == q then es[#es + 1] = e end
+  end
   table.sort(es)
   local last = 0
   for i, e in ipairs(es) do
@@ -424,21 +426,22 @@ end
 -- ---- Leases (include/llmgate/lease.h): a machine's block of one account's window ----
 -- ARGV: 3 l0, 4 l1, 5 window, 6 margin, 7 tokens per request, 8 jitter, 9 longest cooldown, then per account
 --       asked for (the caller's order, first preferred among equals) four: its index, requests asked per
---       bucket, its returned lease ("none", or "<first bucket>;q,k;q,k;..." its unused part per bucket),
+--       bucket (0: nothing asked, only the return: a process's exit), its returned lease ("none", or "<first bucket>;q,k;q,k;..." its unused part per bucket),
 --       the counters the machine kept ("immediate,waited,requests").
 -- Gives every returned lease's unused part back and adds the counters, then picks the account asked for
 -- that is ready now (no cooldown or probe in force; a window of another span starts again) and where one request
 -- fits soonest (after a provider's cap that leaves none), and places up to the requests asked for it in
 -- each of LEASE_N buckets from then, each bucket as much as every run of B+1 buckets containing it still
 -- allows and the buckets before a provider's cap ends no more than it leaves, and counts them there.
--- A grant starts no more than LEASE_N buckets after now's: where the soonest fit is later, nothing is
--- placed and the caller is told when to ask again (the window is then never promised more than 2 LEASE_N
--- buckets ahead, which keeps each account's hash, its load and the window's scan short, and leaves few
+-- A grant starts no more than LEASE_AHEAD buckets (two leases) after now's: where the soonest fit is later,
+-- nothing is placed and the caller is told when to ask again (the window is then never promised more than
+-- 3 LEASE_N buckets ahead, which keeps each account's hash, its load and the window's scan short, and leaves few
 -- places held by a machine that stops).
 -- Returns {now, account granted (-1: none), buckets granted (0: none), first bucket (nothing granted: when
 -- to ask again, 0: never), span (nothing granted: when the soonest fit begins), then requests and tokens of
 -- each of LEASE_N buckets, then cu rs fl le pr per account}.
 local LEASE_N = 16
+local LEASE_AHEAD = 2 * LEASE_N
 local function lease_grant(a, l, ask, tok, at)
   local span = span_of(l)
   local e0, k_max = epoch_of(at, span), epoch_of(now, span) + AHEAD
@@ -553,7 +556,8 @@ if op == 'lease' then
         m = m + 1
       end
       if g(a, 'cu') > now + cap then set(a, 'cu', now + cap) end -- lg_policy_clamp_cooldown
-      if ready_at(a, jitter) <= now and g(a, 'rs') == 0 and not (best >= 0 and best_at <= now) then
+      if tonumber(ARGV[c + 1]) > 0 and ready_at(a, jitter) <= now and g(a, 'rs') == 0 and
+         not (best >= 0 and best_at <= now) then
         respan(a, span)
         local at, retry = earliest(a, l, tok, now)
         if retry == 0 and (best < 0 or at < best_at) then best, best_at, best_ask = i, at, tonumber(ARGV[c + 1]) end
@@ -564,7 +568,7 @@ if op == 'lease' then
   if best >= 0 then
     local l = limits_for(accts[best], cfg)
     span = span_of(l)
-    local again = start_of(epoch_of(best_at, span) - LEASE_N, span)
+    local again = start_of(epoch_of(best_at, span) - LEASE_AHEAD, span)
     if again > now then
       e0, span = again, best_at
     else
