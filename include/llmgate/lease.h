@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define LG_LEASE_BUCKETS 32 /* buckets one lease covers: half the window */
+#define LG_LEASE_BUCKETS 16 /* buckets one lease covers: a quarter of the window */
 #define LG_LEASE_ASK_MS 200 /* a grant asked for longer than this is taken as lost (its asker died) */
 #define LG_LEASE_DRIFT_MS 1000 /* a kept skew's error grows by 1 ms per this many ms (clocks drift apart) */
 #define LG_LEASE_TAKERS 8 /* processes of the machine noted as using an account's leases */

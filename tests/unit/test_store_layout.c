@@ -23,8 +23,8 @@ static void header_is_pinned(void **state)
     assert_int_equal(offsetof(lg_store_layout, lock), 40);
     assert_int_equal(offsetof(lg_store_layout, providers), 80);
     assert_int_equal(offsetof(lg_store_layout, accounts), 35408);
-    assert_int_equal(offsetof(lg_store_layout, holds), 3496528);
-    assert_int_equal(sizeof(lg_store_layout), 3506776);
+    assert_int_equal(offsetof(lg_store_layout, holds), 3430992);
+    assert_int_equal(sizeof(lg_store_layout), 3441240);
     assert_int_equal(LG_STORE_PROVIDERS, 64);
     assert_int_equal(LG_STORE_ACCOUNTS, 256);
 }
@@ -34,7 +34,7 @@ static void entries_are_pinned(void **state)
     assert_int_equal(sizeof(lg_store_provider_entry), 552);
     assert_int_equal(offsetof(lg_store_provider_entry, name), 4);
     assert_int_equal(offsetof(lg_store_provider_entry, slot), 72);
-    assert_int_equal(sizeof(lg_store_account_entry), 13520);
+    assert_int_equal(sizeof(lg_store_account_entry), 13264);
     assert_int_equal(offsetof(lg_store_account_entry, provider), 4);
     assert_int_equal(offsetof(lg_store_account_entry, name), 68);
     assert_int_equal(offsetof(lg_store_account_entry, digest), 132);
@@ -61,13 +61,13 @@ static void slots_are_pinned(void **state)
     assert_int_equal(offsetof(lg_account_state, probe_until_ms), 24);
     assert_int_equal(offsetof(lg_account_state, aside), 32);
     assert_int_equal(sizeof(lg_account_counters), 56);
-    assert_int_equal(sizeof(lg_account_slot), 13368);
+    assert_int_equal(sizeof(lg_account_slot), 13112);
     assert_int_equal(offsetof(lg_account_slot, lease), 12712);
-    assert_int_equal(sizeof(lg_lease), 656);
-    assert_int_equal(offsetof(lg_lease, takers), 624);
+    assert_int_equal(sizeof(lg_lease), 400);
+    assert_int_equal(offsetof(lg_lease, takers), 368);
     assert_int_equal(LG_LEASE_TAKERS, 8);
     assert_int_equal(offsetof(lg_lease, skew_err_ms), 32);
-    assert_int_equal(LG_LEASE_BUCKETS, 32);
+    assert_int_equal(LG_LEASE_BUCKETS, 16);
     assert_int_equal(offsetof(lg_account_slot, counters), 40);
     assert_int_equal(offsetof(lg_account_slot, window), 96);
     assert_int_equal(sizeof(lg_bucket), 24);
