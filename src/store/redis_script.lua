@@ -135,29 +135,26 @@ local function earliest(a, l, tokens, not_before)
   if k0 > k_max then return start, start_of(k0 - AHEAD, span) - now end
   if l[0] <= 0 and l[1] <= 0 then return start, 0 end
   local same = g(a, 'sp') == span
-  local q, k, sum = a.q, a.k, {[0] = 0, [1] = 0} -- sum: the buckets k0-B .. k0-1 (none of another span)
-  if same then for e = k0 - B, k0 - 1 do sum[0] = sum[0] + (q[e] or 0); sum[1] = sum[1] + (k[e] or 0) end end
+  local q, k, L0, L1, N0, N1 = a.q, a.k, l[0], l[1], need[0], need[1]
+  local s0, s1 = 0, 0 -- the buckets k0-B .. k0-1 (none of another span); locals: the scan is the call's cost
+  if same then for e = k0 - B, k0 - 1 do s0 = s0 + (q[e] or 0); s1 = s1 + (k[e] or 0) end end
   if same and a.top <= k0 then -- window.c's fast path: the fullest run through k0 ends at k0
-    local s0, s1 = sum[0] + (q[k0] or 0), sum[1] + (k[k0] or 0)
-    if starts_only(a, true, k0 - B) then s0 = s0 - (q[k0 - B] or 0); s1 = s1 - (k[k0 - B] or 0) end
-    if (l[0] <= 0 or s0 + need[0] <= l[0]) and (l[1] <= 0 or s1 + need[1] <= l[1]) then return start, 0 end
+    local r0, r1 = s0 + (q[k0] or 0), s1 + (k[k0] or 0)
+    if starts_only(a, true, k0 - B) then r0 = r0 - (q[k0 - B] or 0); r1 = r1 - (k[k0 - B] or 0) end
+    if (L0 <= 0 or r0 + N0 <= L0) and (L1 <= 0 or r1 + N1 <= L1) then return start, 0 end
   end
   local last_bad = k0 - B - 1
-  for j = k0 - B, k_max do -- window.c's scan: sum becomes the run [j, j+B]
+  for j = k0 - B, k_max do -- window.c's scan: s0, s1 become the run [j, j+B]
     local before = last_bad
     if same then
-      sum[0] = sum[0] + (q[j + B] or 0); sum[1] = sum[1] + (k[j + B] or 0)
-      if j > k0 - B then sum[0] = sum[0] - (q[j - 1] or 0); sum[1] = sum[1] - (k[j - 1] or 0) end
+      s0 = s0 + (q[j + B] or 0); s1 = s1 + (k[j + B] or 0)
+      if j > k0 - B then s0 = s0 - (q[j - 1] or 0); s1 = s1 - (k[j - 1] or 0) end
     end
-    for d = 0, 1 do
-      if l[d] > 0 and sum[d] + need[d] > l[d] then last_bad = j end
-    end
-    if j >= k0 then
-      local t = j == k0 and start or start_of(j, span)
-      if (before < j - B or (before == j - B and starts_only(a, same, j - B))) and
-         (last_bad ~= j or t == start_of(j, span)) then
-        return t, 0
-      end
+    if (L0 > 0 and s0 + N0 > L0) or (L1 > 0 and s1 + N1 > L1) then last_bad = j end
+    if j >= k0 and (before < j - B or (before == j - B and starts_only(a, same, j - B))) then
+      local sj = start_of(j, span)
+      local t = j == k0 and start or sj
+      if last_bad ~= j or t == sj then return t, 0 end
     end
   end
   return start_of(k_max + 1, span), start_of(k_now + 1, span) - now
