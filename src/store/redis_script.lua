@@ -33,6 +33,12 @@ local function start_of(k, span) return -fdiv(-k * span, B) end
 -- script meets is folded into W (the old fields dropped); a hash of a layout this script does not know is
 -- never written (an error reply: this process falls back).
 local LAYOUT = 2
+-- Stops the call (an error reply, nothing written) on a hash of a layout this script does not know.
+local function known_layout(lv)
+  if lv and lv ~= LAYOUT then
+    error('llmgate: this Redis holds llmgate layout ' .. lv .. ' (this llmgate writes ' .. LAYOUT .. '): left to it', 0)
+  end
+end
 local function load(i)
   local raw = redis.call('HGETALL', KEYS[i + 2])
   local a = {f = {}, q = {}, k = {}, z = {}, o = {}, w = {}, d = {}, key = KEYS[i + 2], top = -math.huge}
@@ -64,9 +70,7 @@ local function load(i)
       end
     else a.f[name] = tonumber(raw[j + 1]) or 0 end
   end
-  if lv and lv ~= LAYOUT then
-    error('llmgate: this Redis holds llmgate layout ' .. lv .. ' (this llmgate writes ' .. LAYOUT .. '): left to it', 0)
-  end
+  known_layout(lv)
   a.fresh = not lv -- qv is written with the hash's first write
   a.top = top -- window.c's top: no bucket after it holds anything
   return a
@@ -530,6 +534,7 @@ if op == 'lease' then
     -- request now) only has its counters added
     local a = rawget(accts, i)
     if not a and not e and best >= 0 and best_at <= now then
+      if string.find(ARGV[c + 3], '[1-9]') then known_layout(tonumber(redis.call('HGET', KEYS[i + 2], 'qv'))) end
       local m = 1
       for v in string.gmatch(ARGV[c + 3], '%-?%d+') do
         if names[m] and tonumber(v) > 0 then redis.call('HINCRBY', KEYS[i + 2], names[m], v) end
