@@ -95,6 +95,21 @@ lease-room-one-bucket|src/limiter/lease.c|test_lease
 lease-refused-asked-again|src/limiter/lease.c|test_lease
     l->asking_until_ms = not_before_ms;
     l->asking_until_ms = 0;
+lease-exit-not-the-last|src/limiter/lease.c|test_lease
+    return was && !others;
+    return was;
+lease-takers-lost-at-grant|src/limiter/lease.c|test_lease
+    memcpy(l->takers, takers, sizeof takers);
+    (void)takers;
+lease-exit-scope-not-noted|src/store/redis_lease.c|test_redis_lease
+        note_exit_scope(s, sc);
+        (void)note_exit_scope;
+redis-layout1-fields-kept|src/store/redis_script.lua|test_redis_layout
+        a.d[name], a.dirty = true, true
+        a.dirty = true
+redis-foreign-layout-written|src/store/redis_script.lua|test_redis_layout
+  if lv and lv ~= LAYOUT then
+  if false then
 lease-grant-over-room|src/store/redis_script.lua|test_redis_lease
         if room < q then q = room end
         q = q
