@@ -192,6 +192,12 @@ $(B)/tests/test_h1_response: $(H1_RESPONSE_TEST_OBJ)
 $(B)/tests/test_h1_response: EXTRA_OBJ = $(H1_RESPONSE_TEST_OBJ) -lhttp_parser
 $(B)/tests/test_capture: $(B)/san/src/front/capture.o
 $(B)/tests/test_capture: EXTRA_OBJ = $(B)/san/src/front/capture.o
+# test_capture_portable: the same tests on the capture built with its 8-byte scans instead of SSE2
+$(B)/portable_capture/capture.o: src/front/capture.c | $(B)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -DLG_CAPTURE_PORTABLE -MMD -MP -c $< -o $@
+$(B)/tests/test_capture_portable: tests/unit/test_capture.c $(B)/portable_capture/capture.o
+$(B)/tests/test_capture_portable: EXTRA_OBJ = $(B)/portable_capture/capture.o
 $(B)/tests/test_auth_key: $(B)/san/src/front/auth_key.o
 $(B)/tests/test_auth_key: EXTRA_OBJ = $(B)/san/src/front/auth_key.o
 $(B)/tests/test_curl_body: $(B)/san/src/hook/curl/body.o

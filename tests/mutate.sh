@@ -50,6 +50,27 @@ tls-read-waits-in-kernel|src/hook/tls/ssl_nowait.c|test_server_matrix test_sock_
 tls-read-polls-first|src/hook/tls/ssl_transport.c|test_tls_syscalls
     int ok = lg_ssl_read_nowait(&c->nowait, wire, p, n, got, err);
     int ok = LG_SSL_NOWAIT_NONE;
+bio-f-ssl-libssl-own|src/hook/tls/ssl_bio.c|test_tls_bio
+    if (method)
+    if (0)
+bio-read-past-interposers|src/hook/tls/ssl_bio.c|test_tls_bio
+    SSL *ssl = p ? followed(b, false) : NULL;
+    SSL *ssl = NULL;
+plain-target-read-waits-in-kernel|src/hook/sock/plain_conn.c|test_fallback_timeout
+static ssize_t plain_recv(void *io, void *p, size_t n) { return lg_h1_fd_recv(*(int *)io, p, n, true); }
+static ssize_t plain_recv(void *io, void *p, size_t n) { return lg_h1_fd_recv(*(int *)io, p, n, false); }
+own-connect-unbounded|src/util/tcp_connect.c|test_fallback_timeout
+        if (!nonblock && until_ms > 0)
+        if (0)
+repl-handshake-unbounded|src/hook/tls/ssl_transport.c|test_fallback_timeout
+    int64_t until = c->repl ? c->repl_until : 0;
+    int64_t until = 0;
+fortified-recv-unhooked|src/hook/sock/fortify.c|test_sock_fortify
+EXPORT ssize_t __recv_chk(int fd, void *p, size_t n, size_t buflen, int flags)
+__attribute__((unused)) static ssize_t __recv_chk(int fd, void *p, size_t n, size_t buflen, int flags)
+fortified-read-unhooked|src/hook/sock/fortify.c|test_sock_fortify
+EXPORT ssize_t __read_chk(int fd, void *p, size_t n, size_t buflen)
+__attribute__((unused)) static ssize_t __read_chk(int fd, void *p, size_t n, size_t buflen)
 gnutls-read-waits-in-kernel|src/hook/tls/gnutls_conns.c|test_server_matrix
     if (fd >= 0 && !lg_gnutls_real_get()->record_check_pending(wire) &&
     if (0 && !lg_gnutls_real_get()->record_check_pending(wire) &&
@@ -74,6 +95,21 @@ lease-room-one-bucket|src/limiter/lease.c|test_lease
 lease-refused-asked-again|src/limiter/lease.c|test_lease
     l->asking_until_ms = not_before_ms;
     l->asking_until_ms = 0;
+lease-exit-not-the-last|src/limiter/lease.c|test_lease
+    return was && !others;
+    return was;
+lease-takers-lost-at-grant|src/limiter/lease.c|test_lease
+    memcpy(l->takers, takers, sizeof takers);
+    (void)takers;
+lease-exit-scope-not-noted|src/store/redis_lease.c|test_redis_lease
+        note_exit_scope(s, sc);
+        (void)note_exit_scope;
+redis-layout1-fields-kept|src/store/redis_script.lua|test_redis_layout
+        a.d[name], a.dirty = true, true
+        a.dirty = true
+redis-foreign-layout-written|src/store/redis_script.lua|test_redis_layout
+  if lv and lv ~= LAYOUT then
+  if false then
 lease-grant-over-room|src/store/redis_script.lua|test_redis_lease
         if room < q then q = room end
         q = q
@@ -93,8 +129,8 @@ ungated-silent|src/front/h1_conn.c|test_ungated_notice
         lg_ungated(c->store, c->prov->name, cause);
         (void)cause;
 stale-resend|src/hook/curl/shape.c|test_curl_cli
-    if (LG_UNLIKELY(x->sends++ > 0 && !x->cap.any_line)) {
-    if (LG_UNLIKELY(x->sends++ > 99 && !x->cap.any_line)) {
+    if (LG_UNLIKELY(x->sends++ > 0 && !x->cap.lines_seen)) {
+    if (LG_UNLIKELY(x->sends++ > 99 && !x->cap.lines_seen)) {
 read-body-not-held|src/hook/curl/xfer.c|test_guzzle
     if (LG_UNLIKELY(lg_curl_body_is_read(r)) && lg_curl_body_hold(&x->body, r, rt->cfg->max_held_body)) {
     if (0 && lg_curl_body_hold(&x->body, r, rt->cfg->max_held_body)) {
@@ -452,6 +488,15 @@ act.switched ? "switching account" : (backoff_why(&res->outcome), "rate limited,
 attempt-watch-never-fires|src/hook/curl/progress.c|test_attempt_timeout
     if (limit > 0 && now - x->watch_at_ms >= limit) {
     if (limit < 0 && now - x->watch_at_ms >= limit) {
+openai-name-third-word-unread|src/classify/rl_header.c|test_rl_header
+    return !(lg_word_differs(name, lit) | lg_word_differs(name + 8, lit + 8) | lg_word_differs(name + 16, lit + 16) |
+    return !(lg_word_differs(name, lit) | lg_word_differs(name + 8, lit + 8) |
+capture-colon-tail-unread|src/front/capture.c|test_capture
+            if (q + 8 == end)
+            if (q + 16 >= end)
+attempt-watch-head-unseen|src/hook/curl/progress.c|test_attempt_timeout_head
+    curl_off_t seen = dlnow + (curl_off_t)x->cap.lines_seen;
+    curl_off_t seen = dlnow + (curl_off_t)x->cap.n_lines;
 write-pause-refused|src/hook/curl/deliver.c|test_curl_pause
     if (r->multi_xfer)
     if (r->multi_xfer || 1)
@@ -467,13 +512,13 @@ price-memo-any-model|src/spend/price.c|test_spend
 day-row-hint-model-prefix|src/spend/agg.c|test_spend
     return r->used && !strncmp(r->model, n[2], sizeof r->model - 1) &&
     return r->used && !strncmp(r->model, n[2], 8) &&
-h1-head-framing-exact|src/front/word.h|test_h1_response test_h1_request
+h1-head-framing-exact|src/util/word.h|test_h1_response test_h1_request
     return len >= n && !(lg_word_differs(name, word) | lg_word_differs(name + n - 8, word + n - 8) |
     return len == n && !(lg_word_differs(name, word) | lg_word_differs(name + n - 8, word + n - 8) |
-h1-head-framing-dash-folded|src/front/word.h|test_h1_response
+h1-head-framing-dash-folded|src/util/word.h|test_h1_response
 static inline uint64_t lg_word_letters(const char *w) { return (lg_load8(w) & 0x4040404040404040ull) >> 1; }
 static inline uint64_t lg_word_letters(const char *w) { return 0x2020202020202020ull + 0 * lg_load8(w); }
-h1-head-framing-middle-unread|src/front/word.h|test_h1_response
+h1-head-framing-middle-unread|src/util/word.h|test_h1_response
                          (n > 16 ? lg_word_differs(name + 8, word + 8) : 0));
                          (n > 17 ? lg_word_differs(name + 8, word + 8) : 0));
 h1-head-status-cr|src/front/h1_head.c|test_h1_response

@@ -175,6 +175,10 @@ lg_store *lg_store_open_config(const lg_config *cfg, char *err, size_t errlen);
 lg_store *lg_store_open(const char *path, char *err, size_t errlen);
 void lg_store_close(lg_store *s);
 
+/* What the store does at the process's exit (the redis backend: the leases this process was the last on
+ * the machine to use go back to Redis), bounded by store.timeout_ms per call. errno is kept. */
+void lg_store_at_exit(lg_store *s);
+
 /* "shm" or "redis". */
 const char *lg_store_backend(const lg_store *s);
 

@@ -32,6 +32,7 @@
 #include "classify/dialects.h"
 #include "classify/rl_header.h"
 #include "llmgate/duration.h"
+#include "util/word.h"
 
 #define WORDS_MAX 8
 #define WORD_LEN 16
@@ -270,27 +271,48 @@ static __attribute__((noinline)) bool read_name(const char *p, int first, bool e
     return !exact_only || out->exact != LG_RLH_INEXACT;
 }
 
-/* The rest of one of OpenAI's six names after x-ratelimit- ({limit,remaining,reset}-{requests,tokens}, any
- * case), read as read_name reads it, without its word reader: what every OpenAI answer carries six times. */
-static bool openai_name(const char *p, lg_rlh_name *out)
+/* Whether the n bytes at name (24 <= n <= 32) are the lowercase name lit of as many (letters and '-') in any
+ * case: four 8-byte words compared, the last overlapping the one before (lit a constant: folded). */
+static inline __attribute__((always_inline)) bool is_name(const char *name, const char *lit, size_t n)
 {
-    const char *q;
-    lg_rlh_kind kind;
-    if ((q = past(p, "limit-", 6)))
-        kind = LG_RLH_LIMIT;
-    else if ((q = past(p, "remaining-", 10)))
-        kind = LG_RLH_REMAINING;
-    else if ((q = past(p, "reset-", 6)))
-        kind = LG_RLH_RESET;
-    else
+    return !(lg_word_differs(name, lit) | lg_word_differs(name + 8, lit + 8) | lg_word_differs(name + 16, lit + 16) |
+             lg_word_differs(name + n - 8, lit + n - 8));
+}
+
+/* One of OpenAI's six names, x-ratelimit-{limit,remaining,reset}-{requests,tokens} (any case), read as
+ * read_name reads it: the name's length picks the one it may be (limit and reset, of the same length, by
+ * their first letter), then its words are compared with that one's: what every OpenAI answer carries six
+ * times. */
+static bool openai_name(const char *name, lg_rlh_name *out)
+{
+    size_t n = strlen(name);
+    if (n < 24)
         return false;
-    const char *e;
-    bool tokens = (e = past(q, "tokens", 6)) != NULL;
-    if (!tokens && !(e = past(q, "requests", 8)))
-        return false;
-    if (*e)
-        return false;
-    out->kind = kind;
+    bool limit = (name[12] | 0x20) == 'l', tokens;
+    switch (n) {
+    case 24:
+        tokens = true;
+        if (!is_name(name, limit ? "x-ratelimit-limit-tokens" : "x-ratelimit-reset-tokens", 24))
+            return false;
+        break;
+    case 26:
+        tokens = false;
+        if (!is_name(name, limit ? "x-ratelimit-limit-requests" : "x-ratelimit-reset-requests", 26))
+            return false;
+        break;
+    case 28:
+        tokens = true;
+        if (!is_name(name, "x-ratelimit-remaining-tokens", 28))
+            return false;
+        break;
+    case 30:
+        tokens = false;
+        if (!is_name(name, "x-ratelimit-remaining-requests", 30))
+            return false;
+        break;
+    default: return false;
+    }
+    out->kind = n >= 28 ? LG_RLH_REMAINING : limit ? LG_RLH_LIMIT : LG_RLH_RESET;
     out->exact = tokens ? LG_RLH_OPENAI_TOKENS : LG_RLH_OPENAI_REQUESTS;
     out->dim = tokens ? LG_DIM_TOKENS : LG_DIM_REQUESTS;
     out->window = LG_WIN_NONE;
@@ -305,11 +327,13 @@ bool lg_rlh_name_of(const char *name, bool exact_only, lg_rlh_name *out)
     if (!exact_only)
         return rate_word(name) && read_name(name, 0, false, out);
     /* x-ratelimit- or anthropic-ratelimit-: the reading of those two words, done */
+    if (!lg_rlh_may_be_exact(name))
+        return false;
     bool x = (*name | 0x20) == 'x';
-    const char *p = !lg_rlh_may_be_exact(name) ? NULL
-                    : x                        ? past(name + 1, "-ratelimit-", 11)
-                                               : past(name + 1, "nthropic-ratelimit-", 19);
-    return p && ((x && openai_name(p, out)) || read_name(p, x ? 1 : 2, true, out));
+    if (x && openai_name(name, out))
+        return true;
+    const char *p = x ? past(name + 1, "-ratelimit-", 11) : past(name + 1, "nthropic-ratelimit-", 19);
+    return p && read_name(p, x ? 1 : 2, true, out);
 }
 
 bool lg_rlh_count(const char *v, int64_t *out)

@@ -5,7 +5,7 @@
 #include <strings.h>
 
 #include "front/auth_key.h"
-#include "front/word.h"
+#include "util/word.h"
 
 #define KEY_HEADER(name) {name, sizeof name - 1}
 static const struct {

@@ -3,7 +3,84 @@
 #include <string.h>
 
 #include "front/capture.h"
-#include "front/word.h"
+#include "util/word.h"
+
+#if defined(__SSE2__) && !defined(LG_CAPTURE_PORTABLE)
+#include <emmintrin.h>
+#define LG_CAPTURE_SSE2 1
+#endif
+
+/* The word scans below take a word's first byte in memory order as its lowest lane. */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "capture.c reads words little-endian");
+
+/* The first ':' of the len bytes at p, NULL when none (memchr's answer): 16 bytes at a time (SSE2), 8 bytes
+ * at a time for the rest and on other machines, the last block overlapping the one before (whose bytes hold
+ * no ':'), bytes one by one only below 8; nothing outside the len bytes is read. */
+static inline const char *find_colon(const char *p, size_t len)
+{
+    const char *q = p, *end = p + len;
+#ifdef LG_CAPTURE_SSE2
+    if (len >= 16) {
+        const __m128i colon = _mm_set1_epi8(':');
+        for (;; q += 16) {
+            if (end - q < 16)
+                q = end - 16;
+            unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)q), colon));
+            if (m)
+                return q + __builtin_ctz(m);
+            if (q + 16 == end)
+                return NULL;
+        }
+    }
+#endif
+    if (len >= 8)
+        for (;; q += 8) {
+            if (end - q < 8)
+                q = end - 8;
+            uint64_t m = lg_word_first_eq(lg_load8(q), ':');
+            if (m)
+                return q + (__builtin_ctzll(m) >> 3);
+            if (q + 8 == end)
+                return NULL;
+        }
+    for (; q < end; q++)
+        if (*q == ':')
+            return q;
+    return NULL;
+}
+
+/* memcpy of n bytes from s to d (apart), inline: 16 (SSE2) or 8 bytes at a time, the last piece overlapping
+ * the one before; nothing outside the n bytes at either is read or written. */
+static inline void copy_in(char *d, const char *s, size_t n)
+{
+    if (n >= 16) {
+#ifdef LG_CAPTURE_SSE2
+        for (size_t i = 0; i < n - 16; i += 16)
+            _mm_storeu_si128((__m128i *)(void *)(d + i), _mm_loadu_si128((const __m128i *)(const void *)(s + i)));
+        _mm_storeu_si128((__m128i *)(void *)(d + n - 16), _mm_loadu_si128((const __m128i *)(const void *)(s + n - 16)));
+#else
+        for (size_t i = 0; i < n - 8; i += 8) {
+            uint64_t w = lg_load8(s + i);
+            memcpy(d + i, &w, 8);
+        }
+        uint64_t last = lg_load8(s + n - 8);
+        memcpy(d + n - 8, &last, 8);
+#endif
+    } else if (n >= 8) {
+        uint64_t a = lg_load8(s), b = lg_load8(s + n - 8);
+        memcpy(d, &a, 8);
+        memcpy(d + n - 8, &b, 8);
+    } else if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, s, 4);
+        memcpy(&b, s + n - 4, 4);
+        memcpy(d, &a, 4);
+        memcpy(d + n - 4, &b, 4);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            d[i] = s[i];
+    }
+}
 
 void lg_capture_reset(lg_capture *c)
 {
@@ -15,7 +92,7 @@ void lg_capture_reset(lg_capture *c)
     c->status = 0;
     c->status_plain = false;
     c->oom = 0;
-    c->any_line = false;
+    c->lines_seen = 0;
 }
 
 void lg_capture_free(lg_capture *c)
@@ -170,7 +247,7 @@ static __attribute__((noinline)) size_t status_line(lg_capture *c, const char *p
 {
     c->n_lines = c->n_hdrs = c->text_len = 0;
     c->event_stream = false;
-    c->any_line = true;
+    c->lines_seen++;
     read_status(c, p, len);
     if (c->skip_lines)
         return len;
@@ -192,11 +269,11 @@ static inline bool keep_line(lg_capture *c, const char *ptr, size_t len, size_t 
         c->oom = 1;
         return false;
     }
-    c->any_line = true;
+    c->lines_seen++;
     *at = c->text_len;
     if (!c->skip_lines) {
         char *line = c->text + *at;
-        memcpy(line, ptr, len);
+        copy_in(line, ptr, len);
         line[len] = '\0';
         *at += len + 1;
         c->lines[c->n_lines++] = line;
@@ -206,7 +283,7 @@ static inline bool keep_line(lg_capture *c, const char *ptr, size_t len, size_t 
 
 /* Adds the header of the line of len bytes at ptr, whose name is its first nlen bytes and whose value
  * begins at v: the line copied once more at *at up to its trimmed end, cut into name and value. */
-static inline void add_header(lg_capture *c, size_t *at, const char *ptr, size_t len, size_t nlen, const char *v)
+static inline __attribute__((always_inline)) void add_header(lg_capture *c, size_t *at, const char *ptr, size_t len, size_t nlen, const char *v)
 {
     const char *end = ptr + len;
     if (end - v >= 2 && end[-1] == '\n' && end[-2] == '\r')
@@ -216,7 +293,7 @@ static inline void add_header(lg_capture *c, size_t *at, const char *ptr, size_t
         end--;
     size_t keep = (size_t)(end - ptr);
     char *copy = c->text + *at;
-    memcpy(copy, ptr, keep);
+    copy_in(copy, ptr, keep);
     copy[keep] = '\0';
     copy[nlen] = '\0';
     *at += keep + 1;
@@ -237,7 +314,7 @@ size_t lg_capture_header(char *ptr, size_t size, size_t nmemb, void *userdata)
         return status_line(c, ptr, len);
     if (!keep_line(c, ptr, len, &at))
         return 0;
-    const char *colon = memchr(ptr, ':', len);
+    const char *colon = find_colon(ptr, len);
     if (colon && colon != ptr) {
         const char *v = colon + 1, *end = ptr + len;
         while (v < end && (*v == ' ' || *v == '\t'))

@@ -23,7 +23,8 @@ typedef struct {
     int oom;            /* an allocation failed: the capture is incomplete */
     bool skip_lines;    /* set by the owner: nobody takes the raw lines (the host takes no headers), so
                          * they are not kept (n_lines stays 0); the view is the same */
-    bool any_line;      /* a header line (of any block) arrived since the reset */
+    size_t lines_seen;  /* header lines (of any block, status lines too) that arrived since the reset: the
+                         * answer's progress before its body (the attempt watch) */
 } lg_capture;
 
 /* Empties the capture for a new attempt (keeps its buffers: a response no larger than an earlier one

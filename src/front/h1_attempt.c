@@ -21,6 +21,19 @@ int64_t lg_h1_attempt_due(const lg_h1_conn *c)
     return limit > 0 ? c->heard_ms + limit : INT64_MAX;
 }
 
+int64_t lg_h1_open_until(const lg_h1_conn *c)
+{
+    int64_t limit = c->cfg->retry.attempt_timeout_ms;
+    return limit > 0 ? lg_now_ms() + limit : 0;
+}
+
+/* How an attempt fails whose connection could not be opened by until (lg_h1_open_until): timed out when
+ * its time came (the provider's failure, sent on at once as any attempt that timed out), else retryable. */
+static lg_h1_attempt_rc open_failed(int64_t until)
+{
+    return until > 0 && lg_now_ms() >= until ? LG_H1A_TIMED_OUT : LG_H1A_RETRYABLE;
+}
+
 /* c->until_ms resolved: LG_H1_UNTIL_HOST is now when the host's socket has a time limit of its own. */
 static int64_t host_until(const lg_h1_conn *c)
 {
@@ -120,14 +133,15 @@ void lg_h1_leave_target(lg_h1_conn *c)
 }
 
 /* Points the provider side at p (NULL: the host's own provider), over a new connection when it goes
- * elsewhere or is closed. LG_H1A_RESPONSE when it is ready, else how the attempt fails. */
-static lg_h1_attempt_rc aim(lg_h1_conn *c, const lg_provider *p)
+ * elsewhere or is closed, opened by until (lg_h1_open_until). LG_H1A_RESPONSE when it is ready, else how
+ * the attempt fails. */
+static lg_h1_attempt_rc aim(lg_h1_conn *c, const lg_provider *p, int64_t until)
 {
     if (c->at && (p != c->at || c->dead))
         lg_h1_leave_target(c);
     if (p == c->at) {
-        if (c->dead && !c->io->reopen(c->ioctx, NULL))
-            return LG_H1A_RETRYABLE;
+        if (c->dead && !c->io->reopen(c->ioctx, NULL, until))
+            return open_failed(until);
         if (c->dead)
             c->served = false;
         c->dead = false;
@@ -142,12 +156,12 @@ static lg_h1_attempt_rc aim(lg_h1_conn *c, const lg_provider *p)
                p->name);
         return LG_H1A_FATAL;
     }
-    if (t.tls && !c->io->reopen(c->ioctx, &t)) {
+    if (t.tls && !c->io->reopen(c->ioctx, &t, until)) {
         c->dead = true; /* the transport's own connection may be gone too */
-        return LG_H1A_RETRYABLE;
+        return open_failed(until);
     }
-    if (!t.tls && (c->plain_fd = c->host->target_socket(&t, false)) < 0)
-        return LG_H1A_RETRYABLE;
+    if (!t.tls && (c->plain_fd = c->host->target_socket(&t, false, until)) < 0)
+        return open_failed(until);
     if (!t.tls) {
         c->wio = c->host->plain_io;
         c->wctx = &c->plain_fd;
@@ -168,7 +182,8 @@ lg_h1_attempt_rc lg_h1_attempt(lg_h1_conn *c, const lg_step *st, bool drive_asyn
         return LG_H1A_FATAL; /* another provider only ever gets a key of its own */
     if (!lg_attempt_tr_start(&c->tr, c->prov->dialect, to->dialect, tr))
         return LG_H1A_FATAL;
-    lg_h1_attempt_rc aimed = aim(c, p);
+    int64_t until = lg_h1_open_until(c);
+    lg_h1_attempt_rc aimed = aim(c, p, until);
     if (aimed != LG_H1A_RESPONSE)
         return aimed;
     lg_h1_target t;
@@ -190,9 +205,9 @@ lg_h1_attempt_rc lg_h1_attempt(lg_h1_conn *c, const lg_step *st, bool drive_asyn
     bool sent = c->wio->send(c->wctx, wire, len);
     explicit_bzero(wire, len);
     free(wire);
-    if (!sent) {
+    if (!sent) { /* a new connection's handshake, finished in the send, may have timed out */
         c->dead = true;
-        return c->served ? LG_H1A_STALE : LG_H1A_RETRYABLE;
+        return c->served ? LG_H1A_STALE : open_failed(until);
     }
     c->watched = st && (c->cfg->retry.attempt_timeout_ms > 0 || c->cfg->retry.idle_timeout_ms > 0);
     c->heard = c->timed_out = false;

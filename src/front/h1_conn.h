@@ -39,8 +39,9 @@ typedef struct lg_h1_io {
     int (*wait)(void *io, short *events);
     /* Replaces the transport with a new connection to the same peer (to NULL), or (a TLS transport, to
      * over https) to another provider's target with the host's trust and the target's name; false when
-     * it cannot. */
-    bool (*reopen)(void *io, const struct lg_h1_target *to);
+     * it cannot, or (blocking) when its connect and handshake are not done by until_ms (lg_now_ms's clock;
+     * 0: no limit). */
+    bool (*reopen)(void *io, const struct lg_h1_target *to, int64_t until_ms);
     /* The descriptor the host waits on for this connection, or -1 (then llmgate's waits sleep). */
     int (*fd)(void *io);
     /* NULL, or (detached) makes the host's own transport read its end: the host has read the last

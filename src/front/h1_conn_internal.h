@@ -108,6 +108,9 @@ lg_h1_attempt_rc lg_h1_attempt(lg_h1_conn *c, const lg_step *st, bool drive_asyn
  * the last byte of its answer; INT64_MAX never (off, or not watched: the host's own request, or a stream
  * committed to the host). */
 int64_t lg_h1_attempt_due(const lg_h1_conn *c);
+/* The time by which a connection llmgate opens for an attempt (a reopen, a target's) must be connected
+ * and its handshake done: retry.attempt_timeout_ms from now; 0 when that is off. */
+int64_t lg_h1_open_until(const lg_h1_conn *c);
 /* Whether the provider side is driven (lg_h1_driven) as the reads below take it: 1 driven, 0 not, or
  * LG_H1_DRIVE_ASK: lg_h1_driven asked only when the response is not all there (its fcntl is then the only
  * system call llmgate adds to a request whose answer is in). */

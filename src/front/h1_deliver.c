@@ -9,7 +9,7 @@
 #include "front/h1_conn_internal.h"
 #include "front/h1_text.h"
 #include "front/resp_lines.h"
-#include "front/word.h"
+#include "util/word.h"
 #include "llmgate/log.h"
 #include "llmgate/synth.h"
 

@@ -2,15 +2,12 @@
 #include <string.h>
 
 #include "front/h1_head.h"
-#include "front/word.h"
+#include "util/word.h"
 
 #if defined(__SSE2__) && !defined(LG_H1_HEAD_PORTABLE)
 #include <emmintrin.h>
 #define LG_H1_HEAD_SSE2 1
 #endif
-
-#define ONES 0x0101010101010101ull
-#define HIGH 0x8080808080808080ull
 
 /* The word scans below take a word's first byte in memory order as its lowest lane. */
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "h1_head.c reads words little-endian");
@@ -19,8 +16,8 @@ _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "h1_head.c reads words
  * exactly (a borrow may flag lanes above it, never below). */
 static inline uint64_t special(uint64_t w)
 {
-    uint64_t del = w ^ (ONES * 0x7f);
-    return ((w - ONES * 0x20) & ~w & HIGH) | ((del - ONES) & ~del & HIGH);
+    uint64_t del = w ^ (LG_WORD_ONES * 0x7f);
+    return ((w - LG_WORD_ONES * 0x20) & ~w & LG_WORD_HIGH) | ((del - LG_WORD_ONES) & ~del & LG_WORD_HIGH);
 }
 
 const char *lg_h1_first_special_words(const char *q, const char *end)
@@ -42,16 +39,16 @@ static inline bool name_byte(unsigned char c)
 }
 
 /* The high bits of the lanes of w holding a byte at most n (n and the lanes below 0x80: no borrow). */
-static inline uint64_t at_most(uint64_t w, unsigned n) { return (ONES * (0x80 | n) - w) & HIGH; }
+static inline uint64_t at_most(uint64_t w, unsigned n) { return (LG_WORD_ONES * (0x80 | n) - w) & LG_WORD_HIGH; }
 
 /* The high bits of the lanes of w holding a byte name_byte does not take: the lowest flagged lane is the
  * first such byte exactly (a lane of 0x80 or above is flagged; what it borrows spoils only lanes above). */
 static inline uint64_t not_name(uint64_t w)
 {
-    uint64_t low = w | (ONES * 0x20); /* letters to lowercase */
+    uint64_t low = w | (LG_WORD_ONES * 0x20); /* letters to lowercase */
     uint64_t name = (at_most(low, 'z') & ~at_most(low, 'a' - 1)) | (at_most(w, '9') & ~at_most(w, '0' - 1)) |
-                    at_most(w ^ (ONES * '-'), 0) | at_most(w ^ (ONES * '_'), 0);
-    return (~name & HIGH) | (w & HIGH);
+                    at_most(w ^ (LG_WORD_ONES * '-'), 0) | at_most(w ^ (LG_WORD_ONES * '_'), 0);
+    return (~name & LG_WORD_HIGH) | (w & LG_WORD_HIGH);
 }
 
 const char *lg_h1_name_end_words(const char *q, const char *end)

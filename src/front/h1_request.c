@@ -8,7 +8,7 @@
 #include "front/h1_head.h"
 #include "front/h1_request.h"
 #include "front/h1_text.h"
-#include "front/word.h"
+#include "util/word.h"
 #include "llmgate/url.h"
 
 #define KEEP_MAX 65536 /* buffers up to this size are kept for the connection's next request */

@@ -43,9 +43,11 @@ typedef struct lg_front_host {
      * no longer (when fd is watched for c; c NULL: whatever watches it). */
     void (*watch)(int fd, struct lg_h1_conn *c);
     void (*unwatch)(int fd, const struct lg_h1_conn *c);
-    /* A TCP socket connected (non-blocking: connecting) to target t, or -1; preserves nothing. */
-    int (*target_socket)(const struct lg_h1_target *t, bool nonblock);
-    /* A blocking transport over such a socket (the context: a pointer to its int descriptor). */
+    /* A TCP socket connected (non-blocking: connecting) to target t, or -1 (a blocking connect not done by
+     * until_ms, lg_now_ms's clock, 0: no limit, included); preserves nothing. */
+    int (*target_socket)(const struct lg_h1_target *t, bool nonblock, int64_t until_ms);
+    /* A transport over such a socket (the context: a pointer to its int descriptor), with a `wait`: its
+     * receives never block. */
     const struct lg_h1_io *plain_io;
     /* NULL (the front asks the descriptor: lg_front_fd_timeout_ms), or fd's SO_RCVTIMEO or SO_SNDTIMEO (opt)
      * as the program last set it, in ms, 0 for none; a preload that sees the program's setsockopt calls

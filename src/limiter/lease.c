@@ -139,6 +139,7 @@ void lg_lease_grant(lg_lease *l, int64_t now_ms, int64_t skew_ms, int64_t skew_e
                     int64_t epoch, int n, const int64_t *requests, const int64_t *tokens, bool tokens_limited)
 {
     int64_t pending[3], learned[2], id = l->id + 1;
+    int32_t takers[LG_LEASE_TAKERS];
     if (l->id != 0) {
         int64_t since = now_ms > l->granted_ms ? now_ms - l->granted_ms : 0;
         int64_t aged = (since + LG_LEASE_DRIFT_MS - 1) / LG_LEASE_DRIFT_MS;
@@ -147,6 +148,7 @@ void lg_lease_grant(lg_lease *l, int64_t now_ms, int64_t skew_ms, int64_t skew_e
     }
     memcpy(pending, l->pending, sizeof pending);
     memcpy(learned, l->learned, sizeof learned);
+    memcpy(takers, l->takers, sizeof takers);
     memset(l, 0, sizeof *l);
     l->id = id;
     l->epoch = epoch;
@@ -162,4 +164,37 @@ void lg_lease_grant(lg_lease *l, int64_t now_ms, int64_t skew_ms, int64_t skew_e
     }
     memcpy(l->pending, pending, sizeof pending);
     memcpy(l->learned, learned, sizeof learned);
+    memcpy(l->takers, takers, sizeof takers);
+}
+
+bool lg_lease_note_taker(lg_lease *l, int32_t pid, bool (*alive)(int32_t pid))
+{
+    int free_at = -1;
+    for (int i = 0; i < LG_LEASE_TAKERS; i++) {
+        if (l->takers[i] == pid)
+            return false;
+        if (free_at < 0 && l->takers[i] == 0)
+            free_at = i;
+    }
+    for (int i = 0; free_at < 0 && i < LG_LEASE_TAKERS; i++)
+        if (!alive(l->takers[i]))
+            free_at = i;
+    if (free_at < 0)
+        return false;
+    l->takers[free_at] = pid;
+    return true;
+}
+
+bool lg_lease_last_taker(lg_lease *l, int32_t pid, bool (*alive)(int32_t pid))
+{
+    bool was = false, others = false;
+    for (int i = 0; i < LG_LEASE_TAKERS; i++) {
+        if (l->takers[i] == pid) {
+            l->takers[i] = 0;
+            was = true;
+        } else if (l->takers[i] != 0 && !others) {
+            others = alive(l->takers[i]);
+        }
+    }
+    return was && !others;
 }

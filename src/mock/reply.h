@@ -22,6 +22,7 @@ typedef struct {
     bool stream;            /* send with chunked transfer encoding (text/event-stream bodies) */
     size_t chunk;           /* > 0: send the body in pieces of this many bytes ... */
     int64_t chunk_delay_ms; /* ... this far apart */
+    int64_t body_delay_ms;  /* > 0: send the head, then wait this long before the body's first byte */
     long truncate;          /* >= 0: announce the full length but send only this many bytes, then close */
     int64_t delay_ms;       /* wait this long before answering */
 } mock_reply;

@@ -131,7 +131,7 @@ static int load_step(loader *l, mock_step *s, const cJSON *o, const char *where)
 {
     static const char *const fields[] = {"status", "body", "headers", "stream", "fixture", "error",
                                          "retry_after_ms", "delay_ms", "reset", "truncate", "error_in_200",
-                                         "chunk", "chunk_delay_ms", NULL};
+                                         "chunk", "chunk_delay_ms", "body_delay_ms", NULL};
     if (check_fields(l, o, where, fields) < 0)
         return -1;
     s->kind = MOCK_STEP_NORMAL;
@@ -177,7 +177,8 @@ static int load_step(loader *l, mock_step *s, const cJSON *o, const char *where)
     if (get_int(l, o, "retry_after_ms", where, 86400000LL * 30, &s->retry_after_ms) < 0 ||
         get_int(l, o, "delay_ms", where, 600000, &s->delay_ms) < 0 ||
         get_int(l, o, "truncate", where, 1 << 30, &trunc) < 0 || get_int(l, o, "chunk", where, 1 << 20, &chunk) < 0 ||
-        get_int(l, o, "chunk_delay_ms", where, 60000, &s->chunk_delay_ms) < 0)
+        get_int(l, o, "chunk_delay_ms", where, 60000, &s->chunk_delay_ms) < 0 ||
+        get_int(l, o, "body_delay_ms", where, 600000, &s->body_delay_ms) < 0)
         return -1;
     s->truncate = (long)trunc;
     s->chunk = (size_t)chunk;

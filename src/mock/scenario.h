@@ -32,6 +32,7 @@ typedef struct {
     long truncate;          /* -1 = none */
     size_t chunk;           /* 0 = none */
     int64_t chunk_delay_ms;
+    int64_t body_delay_ms;  /* 0 = none */
 } mock_step;
 
 typedef struct {

@@ -34,6 +34,7 @@ typedef struct {
     size_t limit;          /* bytes to send before closing (< len: truncated) */
     size_t chunk;          /* bytes per read */
     int64_t chunk_delay_ms;
+    int64_t body_delay_ms; /* the wait between the head and the body's first byte */
     bool waited;           /* the delay before the next chunk has passed */
 } sender;
 
@@ -109,7 +110,8 @@ static ssize_t read_body(void *cls, uint64_t pos, char *buf, size_t max)
     sender *s = cls;
     if (pos >= s->limit)
         return pos >= s->len ? MHD_CONTENT_READER_END_OF_STREAM : MHD_CONTENT_READER_END_WITH_ERROR;
-    if (pos > 0 && s->chunk_delay_ms > 0 && !s->waited && mock_timer_suspend(s->conn, s->chunk_delay_ms)) {
+    int64_t wait = pos > 0 ? s->chunk_delay_ms : s->body_delay_ms;
+    if (wait > 0 && !s->waited && mock_timer_suspend(s->conn, wait)) {
         s->waited = true;
         return 0;
     }
@@ -145,7 +147,7 @@ static enum MHD_Result send_reply(struct MHD_Connection *conn, conn_ctx *ctx)
     if (r->status == 0)
         return MHD_NO;
     struct MHD_Response *resp;
-    if (!r->stream && r->truncate < 0 && !r->chunk) {
+    if (!r->stream && r->truncate < 0 && !r->chunk && !r->body_delay_ms) {
         resp = MHD_create_response_from_buffer(r->body_len, r->body ? r->body : "",
                                                r->body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
         if (resp)
@@ -155,7 +157,7 @@ static enum MHD_Result send_reply(struct MHD_Connection *conn, conn_ctx *ctx)
         if (!s)
             return MHD_NO;
         *s = (sender){conn, r->body, r->body_len, r->body_len, r->chunk ? r->chunk : SIZE_MAX,
-                      r->chunk ? r->chunk_delay_ms : 0, false};
+                      r->chunk ? r->chunk_delay_ms : 0, r->body_delay_ms, false};
         if (r->truncate >= 0 && (size_t)r->truncate < r->body_len)
             s->limit = (size_t)r->truncate;
         uint64_t size = r->stream && r->truncate < 0 ? MHD_SIZE_UNKNOWN : r->body_len;
@@ -218,6 +220,7 @@ static void build_reply(mock_reply *r, const mock_request *q, const mock_plan *p
         r->truncate = st->truncate;
         r->chunk = st->chunk;
         r->chunk_delay_ms = st->chunk_delay_ms;
+        r->body_delay_ms = st->body_delay_ms;
     }
     if (q->key[0]) /* an empty header value is not allowed: no header means "no key" */
         mock_reply_header(r, "x-mock-key", "%s", q->key);

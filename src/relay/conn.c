@@ -245,8 +245,8 @@ bool lg_relay_open_provider(lg_relay_up *u, const lg_provider *prov, const char 
 {
     lg_h1_target t;
     if (prov->upstream && lg_h1_target_of(prov, &t))
-        return lg_relay_up_open(u, t.host, t.port, host, t.tls);
-    return lg_relay_up_open(u, host, port, host, true);
+        return lg_relay_up_open(u, t.host, t.port, host, t.tls, 0);
+    return lg_relay_up_open(u, host, port, host, true, 0);
 }
 
 /* Runs the program's requests through the front until the connection ends. */

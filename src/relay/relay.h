@@ -102,8 +102,10 @@ extern const struct lg_front_host lg_relay_front_host;
 /* The provider's side for a connection to host:port of prov: its upstream when it has one (verified for
  * the name host), else host:port itself over TLS. */
 bool lg_relay_open_provider(lg_relay_up *u, const lg_provider *prov, const char *host, const char *port);
-/* Connects u to host:port over TLS verified for name (tls) or plain TCP. */
-bool lg_relay_up_open(lg_relay_up *u, const char *host, const char *port, const char *name, bool tls);
+/* Connects u to host:port over TLS verified for name (tls) or plain TCP; its connect and handshake not
+ * done by until_ms (lg_now_ms's clock; 0: no limit) fail. */
+bool lg_relay_up_open(lg_relay_up *u, const char *host, const char *port, const char *name, bool tls,
+                      int64_t until_ms);
 void lg_relay_up_close(lg_relay_up *u);
 /* Sends all n bytes on the blocking socket fd; false when it fails. */
 bool lg_relay_send_all(int fd, const char *p, size_t n);

@@ -29,15 +29,18 @@ void lg_relay_host_use(const lg_config *cfg)
     host_store = lg_store_open_config(cfg, err, sizeof err);
 }
 
-/* A TCP socket connected to host:port (blocking, or connecting when nonblock), or -1: libc's own calls (the
- * relay is never preloaded). */
-static int tcp_connect(const char *host, const char *port, bool nonblock)
+/* libc's own calls (the relay is never preloaded). */
+static const lg_tcp_calls libc = {.getaddrinfo = getaddrinfo, .connect = connect, .close = close,
+                                  .setsockopt = setsockopt};
+
+/* A TCP socket connected to host:port (blocking, or connecting when nonblock), or -1; a blocking connect
+ * bounded by until_ms (0: no limit), whose deadline the socket keeps (lg_tcp_deadline). */
+static int tcp_connect(const char *host, const char *port, bool nonblock, int64_t until_ms)
 {
-    static const lg_tcp_calls libc = {.getaddrinfo = getaddrinfo, .connect = connect, .close = close};
-    return lg_tcp_connect(host, port, nonblock, &libc);
+    return lg_tcp_connect(host, port, nonblock, until_ms, &libc);
 }
 
-int lg_relay_tcp_connect(const char *host, const char *port) { return tcp_connect(host, port, false); }
+int lg_relay_tcp_connect(const char *host, const char *port) { return tcp_connect(host, port, false, 0); }
 
 void lg_relay_up_close(lg_relay_up *u)
 {
@@ -51,9 +54,18 @@ void lg_relay_up_close(lg_relay_up *u)
     u->fd = -1;
 }
 
-bool lg_relay_up_open(lg_relay_up *u, const char *host, const char *port, const char *name, bool tls)
+/* u's connection, open, bounded as until_ms said until now (0: it was not), is bounded no more. */
+static bool up_opened(lg_relay_up *u, int64_t until_ms)
 {
-    u->fd = tcp_connect(host, port, false);
+    if (until_ms > 0)
+        lg_tcp_deadline(u->fd, 0, &libc);
+    return true;
+}
+
+bool lg_relay_up_open(lg_relay_up *u, const char *host, const char *port, const char *name, bool tls,
+                      int64_t until_ms)
+{
+    u->fd = tcp_connect(host, port, false, until_ms);
     u->ssl = NULL;
     u->ctx = NULL;
     snprintf(u->host, sizeof u->host, "%s", host);
@@ -61,7 +73,7 @@ bool lg_relay_up_open(lg_relay_up *u, const char *host, const char *port, const 
     snprintf(u->name, sizeof u->name, "%s", name);
     u->tls = tls;
     if (u->fd < 0 || !tls)
-        return u->fd >= 0;
+        return u->fd >= 0 && up_opened(u, until_ms);
     static const unsigned char alpn[] = "\x08http/1.1";
     struct in6_addr a6;
     bool ip = inet_pton(AF_INET, name, &a6) == 1 || inet_pton(AF_INET6, name, &a6) == 1;
@@ -77,7 +89,7 @@ bool lg_relay_up_open(lg_relay_up *u, const char *host, const char *port, const 
     }
     if (!ok)
         lg_relay_up_close(u);
-    return ok;
+    return ok && up_opened(u, until_ms);
 }
 
 static bool up_send(void *io, const void *p, size_t n)
@@ -114,12 +126,12 @@ static ssize_t up_recv(void *io, void *p, size_t n)
 }
 
 /* A new connection to the same peer (to NULL) or to another provider's target, verified for its name. */
-static bool up_reopen(void *io, const lg_h1_target *to)
+static bool up_reopen(void *io, const lg_h1_target *to, int64_t until_ms)
 {
     lg_relay_up *u = io;
     lg_relay_up fresh;
-    bool ok = to ? lg_relay_up_open(&fresh, to->host, to->port, to->host, to->tls)
-                 : lg_relay_up_open(&fresh, u->host, u->port, u->name, u->tls);
+    bool ok = to ? lg_relay_up_open(&fresh, to->host, to->port, to->host, to->tls, until_ms)
+                 : lg_relay_up_open(&fresh, u->host, u->port, u->name, u->tls, until_ms);
     if (!ok)
         return false;
     lg_relay_up_close(u);
@@ -159,7 +171,12 @@ static bool sleep_until(int64_t at_ms)
 
 static void no_watch(int fd, struct lg_h1_conn *c) {}
 static void no_unwatch(int fd, const struct lg_h1_conn *c) {}
-static int target_socket(const lg_h1_target *t, bool nonblock) { return tcp_connect(t->host, t->port, nonblock); }
+/* A plain target's socket: its connect bounded by until_ms, no deadline left on it (its reads never wait). */
+static int target_socket(const lg_h1_target *t, bool nonblock, int64_t until_ms)
+{
+    lg_relay_up u = {.fd = tcp_connect(t->host, t->port, nonblock, until_ms)};
+    return u.fd >= 0 && up_opened(&u, nonblock ? 0 : until_ms) ? u.fd : -1;
+}
 
 static bool plain_send(void *io, const void *p, size_t n)
 {
@@ -167,13 +184,22 @@ static bool plain_send(void *io, const void *p, size_t n)
     return up_send(&u, p, n);
 }
 
+/* Never waits: LG_IO_AGAIN when nothing is there yet (the front waits, bounded by the attempt's limits). */
 static ssize_t plain_recv(void *io, void *p, size_t n)
 {
-    lg_relay_up u = {.fd = *(int *)io};
-    return up_recv(&u, p, n);
+    ssize_t r;
+    while ((r = recv(*(int *)io, p, n, MSG_DONTWAIT)) < 0 && errno == EINTR)
+        ;
+    return r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) ? LG_IO_AGAIN : r;
 }
 
-static const lg_h1_io plain_io = {.send = plain_send, .recv = plain_recv};
+static int plain_wait(void *io, short *events)
+{
+    *events = POLLIN;
+    return *(int *)io;
+}
+
+static const lg_h1_io plain_io = {.send = plain_send, .recv = plain_recv, .wait = plain_wait};
 
 const lg_front_host lg_relay_front_host = {
     .config = host_config,

@@ -20,6 +20,7 @@ typedef struct {
     int (*visit)(lg_store *s, lg_store_visit_fn fn, void *ctx);
     int (*visit_providers)(lg_store *s, lg_store_provider_visit_fn fn, void *ctx);
     void (*close)(lg_store *s);
+    void (*at_exit)(lg_store *s); /* NULL: nothing to do at the process's exit */
 } lg_store_ops;
 
 /* Every backend's handle starts with this. */

@@ -90,10 +90,11 @@ void lg_redis_window_head(redis_store *s, lg_redis_args *a, const lg_store_scope
 }
 
 /* Runs the script with a's arguments; on NOSCRIPT, again with its text (which loads it). An array reply
- * whose first element is Redis's time, else NULL with *transport telling whether the connection broke. */
-static redisReply *run_script(redis_store *s, conn *c, lg_redis_args *a, bool *transport)
+ * whose first element is Redis's time, else NULL with *transport telling whether the connection broke and
+ * *foreign set when the script refused a hash of another llmgate layout (redis_script.lua, LAYOUT). */
+static redisReply *run_script(redis_store *s, conn *c, lg_redis_args *a, bool *transport, bool *foreign)
 {
-    *transport = false;
+    *transport = *foreign = false;
     if (a->oom)
         return NULL;
     redisReply *r = lg_redis_call(s, c, a->n, a->v, NULL);
@@ -112,6 +113,7 @@ static redisReply *run_script(redis_store *s, conn *c, lg_redis_args *a, bool *t
     if (r->type != REDIS_REPLY_ARRAY || r->elements < 1 || r->element[0]->type != REDIS_REPLY_INTEGER) {
         if (r->type == REDIS_REPLY_ERROR)
             lg_log(LG_LOG_WARN, "[Store] redis script error: %.200s", r->str);
+        *foreign = r->type == REDIS_REPLY_ERROR && strstr(r->str, "llmgate: this Redis holds llmgate layout");
         s->api->free_reply(r);
         return NULL;
     }
@@ -120,14 +122,17 @@ static redisReply *run_script(redis_store *s, conn *c, lg_redis_args *a, bool *t
 
 redisReply *lg_redis_exchange(redis_store *s, conn *c, lg_redis_args *a, size_t want)
 {
-    bool transport;
-    redisReply *r = run_script(s, c, a, &transport);
+    bool transport, foreign;
+    redisReply *r = run_script(s, c, a, &transport, &foreign);
     args_free(a);
     if (r && r->elements == want)
         return r;
     if (r) /* not our script's answer: never trusted */
         s->api->free_reply(r);
-    lg_redis_put_conn(s, c, !transport && !r, r ? "unexpected reply" : "no answer in time");
+    /* another llmgate layout in Redis: this process keeps to its machine's store (one line), trying again
+     * as after an outage */
+    lg_redis_put_conn(s, c, !transport && !r && !foreign,
+                      foreign ? "it holds another llmgate version's layout" : r ? "unexpected reply" : "no answer in time");
     return NULL;
 }
 
@@ -567,6 +572,13 @@ static void redis_close(lg_store *st)
     errno = saved;
 }
 
+static void redis_at_exit(lg_store *st)
+{
+    int saved = errno;
+    lg_redis_lease_exit(rs(st));
+    errno = saved;
+}
+
 static const lg_store_ops redis_ops = {
     .name = "redis",
     .admit = redis_admit,
@@ -578,6 +590,7 @@ static const lg_store_ops redis_ops = {
     .visit = lg_redis_visit,
     .visit_providers = lg_redis_visit_providers,
     .close = redis_close,
+    .at_exit = redis_at_exit,
 };
 
 lg_store *lg_redis_open(const lg_config *cfg, lg_store *local, char *err, size_t errlen)

@@ -1,8 +1,12 @@
 /* The redis backend's leases (src/store/redis_lease.h; the bookkeeping is src/limiter/lease.c's): each
  * account's lease lives in its slot of the machine's store and is used under that store's lock; a process
  * whose request finds no lease with room asks Redis (script op "lease") for a grant on the eligible accounts
- * whose leases are empty, one call for them all. */
+ * whose leases are empty, one call for them all. At exit, the last process of the machine using an account's
+ * lease gives its unused part back (lg_redis_lease_exit). */
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -27,6 +31,7 @@ typedef struct {
     size_t idx;               /* LEASE_TAKEN: the account; lease_back_fn: the ticket's */
     int64_t tokens, now_ms, deadline_ms, cap, span_ms;
     int count;                /* the pending counter to count on a request admitted now (-1: none) */
+    bool noted;               /* LEASE_TAKEN: this process became a taker of the account's leases */
     lease_step step;          /* result */
     int64_t at_ms, id;        /* LEASE_TAKEN: when it goes, from which lease ... (LEASE_BUSY after a grant
                                  refused as too far ahead: when the soonest place begins) */
@@ -67,6 +72,15 @@ static long pick(lg_account_slot *const *acc, const lease_ctx *x, int64_t *at_ms
     return best;
 }
 
+/* True when process pid exists (errno kept). */
+static bool alive(int32_t pid)
+{
+    int saved = errno;
+    bool yes = kill((pid_t)pid, 0) == 0 || errno == EPERM;
+    errno = saved;
+    return yes;
+}
+
 /* Takes this request's place from account i's lease (LEASE_TAKEN), counting its counter when it goes now. */
 static void take(lg_account_slot *const *acc, size_t i, lease_ctx *x)
 {
@@ -78,6 +92,7 @@ static void take(lg_account_slot *const *acc, size_t i, lease_ctx *x)
     x->step = LEASE_TAKEN;
     x->idx = i;
     x->id = l->id;
+    x->noted = lg_lease_note_taker(l, (int32_t)getpid(), alive);
     if (x->count >= 0 && x->at_ms <= x->now_ms)
         l->pending[x->count]++;
 }
@@ -194,13 +209,13 @@ bool lg_redis_leased(const redis_store *s, const lg_store_ticket *t)
 
 /* Asks Redis for a grant on the accounts x->cand (script op "lease"), giving back what each carried (x->ret);
  * NULL when the call failed (the connection is then given back). */
-static redisReply *lease_call(redis_store *s, conn *c, const lg_store_scope *sc, const lease_ctx *x)
+static redisReply *lease_call(redis_store *s, conn *c, const lg_store_scope *sc, const lease_ctx *x, int64_t longest_ms)
 {
     lg_redis_args a = {0};
     lg_redis_window_head(s, &a, sc, "lease");
     lg_redis_arg(&a, "%lld", (long long)x->tokens);
     lg_redis_arg(&a, "%.17g", sc->jitter);
-    lg_redis_arg(&a, "%lld", (long long)lg_policy_longest_cooldown_ms(sc->backoff));
+    lg_redis_arg(&a, "%lld", (long long)longest_ms);
     for (int i = 0; i < x->nc; i++) {
         const lg_lease_return *ret = &x->ret[i];
         char back[LG_LEASE_BUCKETS * 48 + 32] = "none";
@@ -218,6 +233,117 @@ static redisReply *lease_call(redis_store *s, conn *c, const lg_store_scope *sc,
                      (long long)ret->counters[2]);
     }
     return lg_redis_exchange(s, c, &a, 5 + 2 * LG_LEASE_BUCKETS + LG_REDIS_STATE_FIELDS * sc->n);
+}
+
+/* The scopes whose leases this process took places from, copied (an exchange's scope is gone by the exit),
+ * for lg_redis_lease_exit; claimed without a lock (a fork child inherits them as they are). */
+#define EXIT_SCOPES 8
+typedef struct {
+    bool ready;          /* filled (atomic) */
+    redis_store *s;
+    lg_store_scope sc;   /* provider, refs (own copies), n and limits */
+    int64_t longest_ms;  /* lg_policy_longest_cooldown_ms of its backoff */
+} exit_scope;
+static exit_scope exit_scopes[EXIT_SCOPES];
+static size_t exit_claimed;
+
+/* True when e is the scope sc of store s. */
+static bool same_scope(const exit_scope *e, const redis_store *s, const lg_store_scope *sc)
+{
+    if (!__atomic_load_n(&e->ready, __ATOMIC_ACQUIRE) || e->s != s || e->sc.n != sc->n ||
+        strcmp(e->sc.provider, sc->provider))
+        return false;
+    for (size_t i = 0; i < sc->n; i++)
+        if (strcmp(e->sc.refs[i].name, sc->refs[i].name) ||
+            strcmp(e->sc.refs[i].digest ? e->sc.refs[i].digest : "", sc->refs[i].digest ? sc->refs[i].digest : ""))
+            return false;
+    return true;
+}
+
+/* Remembers sc for the exit (once per scope; nothing when EXIT_SCOPES are taken or memory is short). */
+static void note_exit_scope(redis_store *s, const lg_store_scope *sc)
+{
+    size_t used = __atomic_load_n(&exit_claimed, __ATOMIC_ACQUIRE);
+    for (size_t i = 0; i < used && i < EXIT_SCOPES; i++)
+        if (same_scope(&exit_scopes[i], s, sc))
+            return;
+    lg_account_ref *refs = calloc(sc->n, sizeof *refs);
+    char *provider = strdup(sc->provider);
+    bool ok = refs && provider;
+    for (size_t i = 0; ok && i < sc->n; i++) {
+        refs[i].name = strdup(sc->refs[i].name);
+        refs[i].digest = strdup(sc->refs[i].digest ? sc->refs[i].digest : "");
+        ok = refs[i].name && refs[i].digest;
+    }
+    size_t at = ok ? __atomic_fetch_add(&exit_claimed, 1, __ATOMIC_ACQ_REL) : EXIT_SCOPES;
+    if (at >= EXIT_SCOPES) {
+        for (size_t i = 0; refs && i < sc->n; i++) {
+            free((char *)refs[i].name);
+            free((char *)refs[i].digest);
+        }
+        free(refs);
+        free(provider);
+        return;
+    }
+    exit_scope *e = &exit_scopes[at];
+    e->s = s;
+    e->sc = (lg_store_scope){.provider = provider, .refs = refs, .n = sc->n, .limits = sc->limits};
+    e->longest_ms = lg_policy_longest_cooldown_ms(sc->backoff);
+    __atomic_store_n(&e->ready, true, __ATOMIC_RELEASE);
+}
+
+/* Under the lock, at this process's exit: the accounts whose leases it was the last live taker of (up to
+ * ASK_MAX) hand their unused part and counters to the call (x->ret), asking for nothing. */
+static void lease_exit_fn(lg_provider_slot *p, lg_account_slot *const *acc, size_t n, void *ctx)
+{
+    (void)p;
+    lease_ctx *x = ctx;
+    int32_t me = (int32_t)getpid();
+    x->nc = 0;
+    for (size_t i = 0; i < n; i++) {
+        lg_lease *l = &acc[i]->lease;
+        if (lg_lease_last_taker(l, me, alive) && l->id != 0 && x->nc < ASK_MAX &&
+            lg_lease_begin_ask(l, x->now_ms, &x->ret[x->nc])) {
+            x->ask[x->nc] = 0;
+            x->cand[x->nc++] = i;
+        }
+    }
+}
+
+/* Under the lock, after the exit's call: each account's turn ended (what it carried back in its lease when
+ * the call failed). */
+static void lease_exit_done_fn(lg_provider_slot *p, lg_account_slot *const *acc, size_t n, void *ctx)
+{
+    (void)p, (void)n;
+    lease_ctx *x = ctx;
+    for (int c = 0; c < x->nc; c++) {
+        lg_lease *l = &acc[x->cand[c]]->lease;
+        if (x->r)
+            lg_lease_ask_given_back(l, 0);
+        else
+            lg_lease_ask_failed(l, &x->ret[c]);
+    }
+}
+
+void lg_redis_lease_exit(redis_store *s)
+{
+    size_t used = __atomic_load_n(&exit_claimed, __ATOMIC_ACQUIRE);
+    for (size_t i = 0; s->local && i < used && i < EXIT_SCOPES; i++) {
+        exit_scope *e = &exit_scopes[i];
+        if (!__atomic_load_n(&e->ready, __ATOMIC_ACQUIRE) || e->s != s)
+            continue;
+        lease_ctx x = {.n = e->sc.n, .now_ms = lg_now_ms()};
+        if (lg_shm_with_scope(s->local, &e->sc, lease_exit_fn, &x) != 0 || x.nc == 0)
+            continue;
+        conn *c = lg_redis_get_conn(s);
+        redisReply *r = c ? lease_call(s, c, &e->sc, &x, e->longest_ms) : NULL;
+        x.r = r;
+        lg_shm_with_scope(s->local, &e->sc, lease_exit_done_fn, &x);
+        if (r) {
+            s->api->free_reply(r);
+            lg_redis_put_conn(s, c, true, NULL);
+        }
+    }
 }
 
 bool lg_redis_lease_admit(redis_store *s, const lg_store_scope *sc, lg_store_ticket *t, int64_t now_ms,
@@ -246,7 +372,7 @@ bool lg_redis_lease_admit(redis_store *s, const lg_store_scope *sc, lg_store_tic
     if (x.step == LEASE_ASK) {
         conn *c = lg_redis_get_conn(s);
         int64_t t0 = lg_now_ms();
-        redisReply *r = c ? lease_call(s, c, sc, &x) : NULL;
+        redisReply *r = c ? lease_call(s, c, sc, &x, lg_policy_longest_cooldown_ms(sc->backoff)) : NULL;
         int64_t t1 = lg_now_ms();
         x.r = r;
         /* Redis read its clock during the call: against the middle of the call, not the admission's now
@@ -268,6 +394,8 @@ bool lg_redis_lease_admit(redis_store *s, const lg_store_scope *sc, lg_store_tic
     }
     if (x.step != LEASE_TAKEN)
         return false;
+    if (x.noted)
+        note_exit_scope(s, sc);
     *out = (lg_admission){.idx = x.idx, .at_ms = x.at_ms, .reserved = true, .breaker = out->breaker};
     *t = (lg_store_ticket){.held = true, .account = x.idx, .bucket = x.bucket, .tokens = tokens, .lease = x.id,
                            .owner = s};

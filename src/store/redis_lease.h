@@ -41,4 +41,9 @@ bool lg_redis_lease_record(redis_store *s, const lg_store_scope *sc, lg_store_ti
 bool lg_redis_lease_count(redis_store *s, const lg_store_scope *sc, lg_store_ticket *t, size_t idx,
                           lg_account_event ev);
 
+/* At the process's exit: for each account whose leases it took places from and no other live process of
+ * the machine did, the lease's unused part and counters go back to Redis (one call per scope, bounded by
+ * store.timeout_ms; nothing when Redis is down). */
+void lg_redis_lease_exit(redis_store *s);
+
 #endif

@@ -2,11 +2,11 @@
 -- from Redis. The window is src/limiter/window.c's: LG_WINDOW_BUCKETS sub-buckets per span (window +
 -- margin), every run of B+1 consecutive buckets kept within the limits, reservations placed in the bucket
 -- of their time (FIFO: a later admission only finds room after those already placed), a bucket holding
--- places at its first ms only marked (z<epoch> equal to q<epoch>) as window.c's at_start.
+-- places at its first ms only marked (z equal to its requests) as window.c's at_start.
 -- KEYS[1]: the provider hash (field cur); KEYS[2..n+1]: the account hashes. Account fields: cu rs fl le pr
--- (policy state; pr: the probe lease, src/limiter/policy.c's probe_until_ms), sp wm l0 l1 ll0 ll1 cl0 cl1 cx0 cx1 (window, limits, provider caps), q<epoch> k<epoch>
--- (requests and tokens of a bucket), z<epoch> (q<epoch> while every place of the bucket is at its first ms;
--- dropped otherwise), o<bucket>:<tokens>:<owner> (owners of places reserved ahead), n_* (counters).
+-- (policy state; pr: the probe lease, src/limiter/policy.c's probe_until_ms), sp wm l0 l1 ll0 ll1 cl0 cl1 cx0 cx1 (window, limits, provider caps), W
+-- (every bucket's requests, tokens and mark z: z while every place of the bucket is at its first ms, none
+-- otherwise; see load), qv (the layout), o<bucket>:<tokens>:<owner> (owners of places reserved ahead), n_* (counters).
 -- ARGV[1]: op; ARGV[2]: ttl ms; the rest per op. Returns {now_ms, ..., then cu rs fl le pr per account}.
 local B, RING = 64, 512
 local AHEAD = RING - 2 * B - 1
@@ -24,20 +24,55 @@ end
 local function epoch_of(t, span) return fdiv(t * B, span) end
 local function start_of(k, span) return -fdiv(-k * span, B) end
 
+-- Layout 2 (issue 33): an account's buckets are one field W instead of a field per bucket: in rising epoch
+-- order, "<epoch>,<requests>,<tokens>" or, for a bucket marked as window.c's at_start (every place at its
+-- first ms), "<epoch>,<requests>*<tokens>", space-separated, each epoch but the first written as its
+-- distance from the one before (short to read). The field qv holds the layout. Its name stops an older
+-- script (layout 1 reads every q<number> field into a table by that number, and 'v' is none: its script
+-- fails and its process falls back to its machine's store, with its one line); a hash of layout 1 this
+-- script meets is folded into W (the old fields dropped); a hash of a layout this script does not know is
+-- never written (an error reply: this process falls back).
+local LAYOUT = 2
+-- Stops the call (an error reply, nothing written) on a hash of a layout this script does not know.
+local function known_layout(lv)
+  if lv and lv ~= LAYOUT then
+    error('llmgate: this Redis holds llmgate layout ' .. lv .. ' (this llmgate writes ' .. LAYOUT .. '): left to it', 0)
+  end
+end
 local function load(i)
   local raw = redis.call('HGETALL', KEYS[i + 2])
   local a = {f = {}, q = {}, k = {}, z = {}, o = {}, w = {}, d = {}, key = KEYS[i + 2], top = -math.huge}
+  local q, k, z, top, lv = a.q, a.k, a.z, -math.huge, nil
   for j = 1, #raw, 2 do
-    local name, v = raw[j], tonumber(raw[j + 1]) or 0
-    local c = string.sub(name, 1, 1)
-    if c == 'q' or c == 'k' then
+    local name = raw[j]
+    local c = string.byte(name, 1)
+    if name == 'W' then
+      local e = 0
+      for de, rq, mark, rk in string.gmatch(raw[j + 1], '(%-?%d+),(%d+)([,*])(%d+)') do
+        e = e + de
+        rq = rq + 0
+        q[e], k[e] = rq, rk + 0
+        if mark == '*' then z[e] = rq end
+      end
+      if e > top and raw[j + 1] ~= '' then top = e end
+    elseif c == 111 then a.o[name] = tonumber(raw[j + 1]) or 0 -- 'o': an owner's places
+    elseif name == 'qv' then lv = tonumber(raw[j + 1])
+    elseif c == 113 or c == 107 or c == 122 then -- 'q' 'k' 'z': a bucket of layout 1, folded into W
       local e = tonumber(string.sub(name, 2))
-      a[c][e] = v
-      if e > a.top then a.top = e end -- window.c's top: no bucket after it holds anything
-    elseif c == 'z' then a.z[tonumber(string.sub(name, 2))] = v
-    elseif c == 'o' then a.o[name] = v
-    else a.f[name] = v end
+      if e then
+        local t = c == 113 and q or c == 107 and k or z
+        t[e] = tonumber(raw[j + 1]) or 0
+        if c ~= 122 then
+          if e > top then top = e end
+          if t == q and not k[e] then k[e] = 0 elseif t == k and not q[e] then q[e] = 0 end
+        end
+        a.d[name], a.dirty = true, true
+      end
+    else a.f[name] = tonumber(raw[j + 1]) or 0 end
   end
+  known_layout(lv)
+  a.fresh = not lv -- qv is written with the hash's first write
+  a.top = top -- window.c's top: no bucket after it holds anything
   return a
 end
 local function g(a, name) return a.f[name] or 0 end
@@ -45,7 +80,24 @@ local function g(a, name) return a.f[name] or 0 end
 local function put(a, name, v) a.w[name] = v; a.d[name] = nil end
 local function set(a, name, v) a.f[name] = v; put(a, name, v) end
 local function del(a, name) a.w[name] = nil; a.d[name] = true end
+-- W of the account's buckets (rising epochs).
+local function pack(a)
+  local es, parts = {}, {}
+  for e, q in pairs(a.q) do -- an empty bucket not marked is as none
+    if q ~= 0 or (a.k[e] or 0) ~= 0 or a.z[e] == q then es[#es + 1] = e end
+  end
+  table.sort(es)
+  local last = 0
+  for i, e in ipairs(es) do
+    local q = a.q[e]
+    parts[i] = string.format(a.z[e] == q and '%d,%d*%d' or '%d,%d,%d', e - last, q, a.k[e] or 0)
+    last = e
+  end
+  return table.concat(parts, ' ')
+end
 local function flush(a)
+  if a.dirty then a.w.W = pack(a); a.dirty = false end
+  if a.fresh and (next(a.w) or next(a.d)) then a.w.qv = LAYOUT; a.fresh = false end
   local args = {}
   for name in pairs(a.d) do args[#args + 1] = name end
   if #args > 0 then redis.call('HDEL', a.key, unpack(args)) end
@@ -87,29 +139,26 @@ local function earliest(a, l, tokens, not_before)
   if k0 > k_max then return start, start_of(k0 - AHEAD, span) - now end
   if l[0] <= 0 and l[1] <= 0 then return start, 0 end
   local same = g(a, 'sp') == span
-  local q, k, sum = a.q, a.k, {[0] = 0, [1] = 0} -- sum: the buckets k0-B .. k0-1 (none of another span)
-  if same then for e = k0 - B, k0 - 1 do sum[0] = sum[0] + (q[e] or 0); sum[1] = sum[1] + (k[e] or 0) end end
+  local q, k, L0, L1, N0, N1 = a.q, a.k, l[0], l[1], need[0], need[1]
+  local s0, s1 = 0, 0 -- the buckets k0-B .. k0-1 (none of another span); locals: the scan is the call's cost
+  if same then for e = k0 - B, k0 - 1 do s0 = s0 + (q[e] or 0); s1 = s1 + (k[e] or 0) end end
   if same and a.top <= k0 then -- window.c's fast path: the fullest run through k0 ends at k0
-    local s0, s1 = sum[0] + (q[k0] or 0), sum[1] + (k[k0] or 0)
-    if starts_only(a, true, k0 - B) then s0 = s0 - (q[k0 - B] or 0); s1 = s1 - (k[k0 - B] or 0) end
-    if (l[0] <= 0 or s0 + need[0] <= l[0]) and (l[1] <= 0 or s1 + need[1] <= l[1]) then return start, 0 end
+    local r0, r1 = s0 + (q[k0] or 0), s1 + (k[k0] or 0)
+    if starts_only(a, true, k0 - B) then r0 = r0 - (q[k0 - B] or 0); r1 = r1 - (k[k0 - B] or 0) end
+    if (L0 <= 0 or r0 + N0 <= L0) and (L1 <= 0 or r1 + N1 <= L1) then return start, 0 end
   end
   local last_bad = k0 - B - 1
-  for j = k0 - B, k_max do -- window.c's scan: sum becomes the run [j, j+B]
+  for j = k0 - B, k_max do -- window.c's scan: s0, s1 become the run [j, j+B]
     local before = last_bad
     if same then
-      sum[0] = sum[0] + (q[j + B] or 0); sum[1] = sum[1] + (k[j + B] or 0)
-      if j > k0 - B then sum[0] = sum[0] - (q[j - 1] or 0); sum[1] = sum[1] - (k[j - 1] or 0) end
+      s0 = s0 + (q[j + B] or 0); s1 = s1 + (k[j + B] or 0)
+      if j > k0 - B then s0 = s0 - (q[j - 1] or 0); s1 = s1 - (k[j - 1] or 0) end
     end
-    for d = 0, 1 do
-      if l[d] > 0 and sum[d] + need[d] > l[d] then last_bad = j end
-    end
-    if j >= k0 then
-      local t = j == k0 and start or start_of(j, span)
-      if (before < j - B or (before == j - B and starts_only(a, same, j - B))) and
-         (last_bad ~= j or t == start_of(j, span)) then
-        return t, 0
-      end
+    if (L0 > 0 and s0 + N0 > L0) or (L1 > 0 and s1 + N1 > L1) then last_bad = j end
+    if j >= k0 and (before < j - B or (before == j - B and starts_only(a, same, j - B))) then
+      local sj = start_of(j, span)
+      local t = j == k0 and start or sj
+      if last_bad ~= j or t == sj then return t, 0 end
     end
   end
   return start_of(k_max + 1, span), start_of(k_now + 1, span) - now
@@ -118,10 +167,7 @@ end
 -- A window counted in buckets of another span (or none yet) starts again empty in buckets of span.
 local function respan(a, span)
   if g(a, 'sp') == span then return end
-  for e in pairs(a.q) do del(a, 'q' .. e) end
-  for e in pairs(a.k) do del(a, 'k' .. e) end
-  for e in pairs(a.z) do del(a, 'z' .. e) end
-  a.q, a.k, a.z, a.top = {}, {}, {}, -math.huge
+  a.q, a.k, a.z, a.top, a.dirty = {}, {}, {}, -math.huge, true
   set(a, 'sp', span)
 end
 
@@ -134,8 +180,8 @@ local function reserve(a, l, tokens, at)
   local marked = at == start_of(e, span) and (((a.q[e] or 0) == 0 and (a.k[e] or 0) == 0) or starts_only(a, true, e))
   a.q[e] = (a.q[e] or 0) + need[0]
   a.k[e] = (a.k[e] or 0) + need[1]
-  put(a, 'q' .. e, a.q[e]); put(a, 'k' .. e, a.k[e])
-  if marked then a.z[e] = a.q[e]; put(a, 'z' .. e, a.q[e]) elseif a.z[e] then a.z[e] = nil; del(a, 'z' .. e) end
+  a.dirty = true
+  if marked then a.z[e] = a.q[e] elseif a.z[e] then a.z[e] = nil end
   if e > a.top then a.top = e end
   for d = 0, 1 do
     if g(a, 'cx' .. d) > at then
@@ -154,9 +200,8 @@ local function adjust(a, ticket, dq, dk)
   local marked = a.z[ticket] == a.q[ticket] -- the times stay; a mark lost (a lease's places) stays lost
   local q, k = a.q[ticket] + dq, (a.k[ticket] or 0) + dk
   a.q[ticket], a.k[ticket] = q > 0 and q or 0, k > 0 and k or 0
-  put(a, 'q' .. ticket, a.q[ticket]); put(a, 'k' .. ticket, a.k[ticket])
-  if marked then a.z[ticket] = a.q[ticket]; put(a, 'z' .. ticket, a.q[ticket])
-  elseif a.z[ticket] then a.z[ticket] = nil; del(a, 'z' .. ticket) end
+  a.dirty = true
+  if marked then a.z[ticket] = a.q[ticket] elseif a.z[ticket] then a.z[ticket] = nil end
 end
 
 -- Owners of the places reserved ahead (issue 33, item 3). An owner is '<host>.<pid>.<start>' (src/store/
@@ -203,14 +248,18 @@ local function reap(a, host, me, dead, seen)
 end
 
 -- Drops buckets no window can read any more, writes what changed, refreshes the key's time to live.
+-- Refreshes a key's time to live once it has run down by an eighth (not on every call: a write).
+local function expire(key)
+  if redis.call('PTTL', key) < ttl - ttl / 8 then redis.call('PEXPIRE', key, ttl) end
+end
 local function tidy(a)
   local span = g(a, 'sp')
   if span > 0 then
     local old = epoch_of(now, span) - B - 1
-    for e in pairs(a.q) do if e < old then del(a, 'q' .. e); del(a, 'k' .. e); if a.z[e] then del(a, 'z' .. e) end end end
+    for e in pairs(a.q) do if e < old then a.q[e], a.k[e], a.z[e], a.dirty = nil, nil, nil, true end end
   end
   flush(a)
-  redis.call('PEXPIRE', a.key, ttl)
+  expire(a.key)
 end
 
 -- lg_policy_ready_at: after the cooldown shifted by the request's jitter (a tenth of the cooldown, 50 ms ...
@@ -314,7 +363,7 @@ if op == 'admit' then
   if g(accts[pref], 'cu') > now and g(accts[best], 'cu') <= now then
     redis.call('HSET', KEYS[1], 'cur', best)
   end
-  redis.call('PEXPIRE', KEYS[1], ttl)
+  expire(KEYS[1])
   finish()
   local others = {}
   for o in pairs(seen) do others[#others + 1] = o end
@@ -378,21 +427,22 @@ end
 -- ---- Leases (include/llmgate/lease.h): a machine's block of one account's window ----
 -- ARGV: 3 l0, 4 l1, 5 window, 6 margin, 7 tokens per request, 8 jitter, 9 longest cooldown, then per account
 --       asked for (the caller's order, first preferred among equals) four: its index, requests asked per
---       bucket, its returned lease ("none", or "<first bucket>;q,k;q,k;..." its unused part per bucket),
+--       bucket (0: nothing asked, only the return: a process's exit), its returned lease ("none", or "<first bucket>;q,k;q,k;..." its unused part per bucket),
 --       the counters the machine kept ("immediate,waited,requests").
 -- Gives every returned lease's unused part back and adds the counters, then picks the account asked for
 -- that is ready now (no cooldown or probe in force; a window of another span starts again) and where one request
 -- fits soonest (after a provider's cap that leaves none), and places up to the requests asked for it in
 -- each of LEASE_N buckets from then, each bucket as much as every run of B+1 buckets containing it still
 -- allows and the buckets before a provider's cap ends no more than it leaves, and counts them there.
--- A grant starts no more than LEASE_N buckets after now's: where the soonest fit is later, nothing is
--- placed and the caller is told when to ask again (the window is then never promised more than 2 LEASE_N
--- buckets ahead, which keeps each account's hash, its load and the window's scan short, and leaves few
+-- A grant starts no more than LEASE_AHEAD buckets (two leases' length, half a window) after now's: where
+-- the soonest fit is later, nothing is placed and the caller is told when to ask again (the window is then
+-- never promised more than 3 LEASE_N buckets ahead, which keeps each account's hash, its load and the window's scan short, and leaves few
 -- places held by a machine that stops).
 -- Returns {now, account granted (-1: none), buckets granted (0: none), first bucket (nothing granted: when
 -- to ask again, 0: never), span (nothing granted: when the soonest fit begins), then requests and tokens of
 -- each of LEASE_N buckets, then cu rs fl le pr per account}.
 local LEASE_N = 16
+local LEASE_AHEAD = 2 * LEASE_N
 local function lease_grant(a, l, ask, tok, at)
   local span = span_of(l)
   local e0, k_max = epoch_of(at, span), epoch_of(now, span) + AHEAD
@@ -456,7 +506,7 @@ local function lease_grant(a, l, ask, tok, at)
     local need = {[0] = q, [1] = q * tok}
     if q > 0 then
       a.q[j] = (a.q[j] or 0) + need[0]; a.k[j] = (a.k[j] or 0) + need[1]
-      put(a, 'q' .. j, a.q[j]); put(a, 'k' .. j, a.k[j])
+      a.dirty = true
       for d = 0, 1 do
         if w[d] then w[d].cum = w[d].cum + need[d] end
         if capped[d] then left[d] = left[d] - need[d]; set(a, 'cl' .. d, left[d]) end
@@ -484,6 +534,7 @@ if op == 'lease' then
     -- request now) only has its counters added
     local a = rawget(accts, i)
     if not a and not e and best >= 0 and best_at <= now then
+      if string.find(ARGV[c + 3], '[1-9]') then known_layout(tonumber(redis.call('HGET', KEYS[i + 2], 'qv'))) end
       local m = 1
       for v in string.gmatch(ARGV[c + 3], '%-?%d+') do
         if names[m] and tonumber(v) > 0 then redis.call('HINCRBY', KEYS[i + 2], names[m], v) end
@@ -507,7 +558,8 @@ if op == 'lease' then
         m = m + 1
       end
       if g(a, 'cu') > now + cap then set(a, 'cu', now + cap) end -- lg_policy_clamp_cooldown
-      if ready_at(a, jitter) <= now and g(a, 'rs') == 0 and not (best >= 0 and best_at <= now) then
+      if tonumber(ARGV[c + 1]) > 0 and ready_at(a, jitter) <= now and g(a, 'rs') == 0 and
+         not (best >= 0 and best_at <= now) then
         respan(a, span)
         local at, retry = earliest(a, l, tok, now)
         if retry == 0 and (best < 0 or at < best_at) then best, best_at, best_ask = i, at, tonumber(ARGV[c + 1]) end
@@ -518,7 +570,7 @@ if op == 'lease' then
   if best >= 0 then
     local l = limits_for(accts[best], cfg)
     span = span_of(l)
-    local again = start_of(epoch_of(best_at, span) - LEASE_N, span)
+    local again = start_of(epoch_of(best_at, span) - LEASE_AHEAD, span)
     if again > now then
       e0, span = again, best_at
     else

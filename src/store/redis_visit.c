@@ -9,11 +9,35 @@
 #include "store/redis_conn.h"
 #include "store/redis_visit.h"
 
-/* Folds one field of an account hash into slot (times moved to local time by skew). */
-static void slot_field(lg_account_slot *slot, const char *name, long long v, int64_t skew)
+/* Folds an account's buckets, field W of layout 2 (src/store/redis_script.lua: "<epoch>,<requests>,<tokens>"
+ * space-separated, ',' before the tokens or '*' for a marked bucket, each epoch but the first the distance
+ * from the one before), into w. */
+static void slot_buckets(lg_window *w, const char *v)
+{
+    long long e = 0;
+    while (*v) {
+        char *end;
+        e += strtoll(v, &end, 10);
+        long long q = *end == ',' ? strtoll(end + 1, &end, 10) : -1;
+        long long k = *end == ',' || *end == '*' ? strtoll(end + 1, &end, 10) : -1;
+        if (q < 0 || k < 0)
+            return;
+        lg_window_set_bucket(w, e, LG_DIM_REQUESTS, q);
+        lg_window_set_bucket(w, e, LG_DIM_TOKENS, k);
+        v = *end == ' ' ? end + 1 : "";
+    }
+}
+
+/* Folds one field of an account hash (value v) into slot (times moved to local time by skew). */
+static void slot_field(lg_account_slot *slot, const char *name, const char *value, int64_t skew)
 {
     lg_window *w = &slot->window;
-    if (name[0] == 'q' || name[0] == 'k') {
+    long long v = atoll(value);
+    if (!strcmp(name, "W")) {
+        slot_buckets(w, value);
+        return;
+    }
+    if (name[0] == 'q' || name[0] == 'k') { /* a bucket of layout 1 (a hash no script of layout 2 wrote yet) */
         char *end;
         long long e = strtoll(name + 1, &end, 10);
         if (*end)
@@ -100,7 +124,7 @@ static int visit_remote(redis_store *s, conn *c, lg_store_visit_fn fn, void *ctx
             lg_account_slot *slot = calloc(1, sizeof *slot);
             for (size_t f = 0; slot && f + 1 < h->elements; f += 2)
                 if (h->element[f]->type == REDIS_REPLY_STRING && h->element[f + 1]->type == REDIS_REPLY_STRING)
-                    slot_field(slot, h->element[f]->str, atoll(h->element[f + 1]->str), skew);
+                    slot_field(slot, h->element[f]->str, h->element[f + 1]->str, skew);
             if (slot)
                 fn(prov, name, dig, slot, ctx);
             free(slot);

@@ -27,6 +27,12 @@ void lg_store_close(lg_store *s)
         s->ops->close(s);
 }
 
+void lg_store_at_exit(lg_store *s)
+{
+    if (s && s->ops->at_exit)
+        s->ops->at_exit(s);
+}
+
 const char *lg_store_backend(const lg_store *s) { return s ? s->ops->name : "none"; }
 
 int lg_store_admit(lg_store *s, const lg_store_scope *sc, lg_store_ticket *t, size_t preferred, int64_t now_ms,

@@ -3,10 +3,22 @@
 #include <stddef.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/time.h>
 
+#include "llmgate/clock.h"
 #include "llmgate/tcp_connect.h"
 
-int lg_tcp_connect(const char *host, const char *port, bool nonblock, const lg_tcp_calls *calls)
+void lg_tcp_deadline(int fd, int64_t until_ms, const lg_tcp_calls *calls)
+{
+    int64_t left = until_ms > 0 ? until_ms - lg_now_ms() : 0;
+    if (until_ms > 0 && left < 1)
+        left = 1;
+    struct timeval tv = {.tv_sec = (time_t)(left / 1000), .tv_usec = (suseconds_t)(left % 1000) * 1000};
+    calls->setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    calls->setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+}
+
+int lg_tcp_connect(const char *host, const char *port, bool nonblock, int64_t until_ms, const lg_tcp_calls *calls)
 {
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
     struct addrinfo *res = NULL;
@@ -18,7 +30,9 @@ int lg_tcp_connect(const char *host, const char *port, bool nonblock, const lg_t
         if (fd < 0)
             continue;
         int one = 1;
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        calls->setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        if (!nonblock && until_ms > 0)
+            lg_tcp_deadline(fd, until_ms, calls);
         if (calls->connect(fd, a->ai_addr, a->ai_addrlen) != 0 && !(nonblock && errno == EINPROGRESS)) {
             calls->close(fd);
             fd = -1;

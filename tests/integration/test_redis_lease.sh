@@ -46,7 +46,24 @@ check_eq "lease op: a place a window ahead is not granted" "-1 0" "$acct3 $n3"
 check "lease op: ask again after now, before the place ($now3 < $again3 < $at3)" test "$again3" -gt "$now3" -a "$again3" -lt "$at3"
 check "lease op: the place is more than a lease's length ahead ($((at3 - now3)) ms > 500 ms)" test $((at3 - now3)) -gt 500
 
-# 3. Redis killed in the middle of a leased run: nothing fails, nothing hangs.
+# 3. A process's exit gives its machine's unused leased places back: one process (a machine of its own) sends
+# 3 requests under 2000 per 60 s (a grant: a place in each of 16 buckets of ~1 s) and exits; then Redis's
+# windows of the two accounts hold the 3 places used and no more (without the give-back: the whole grant).
+lg_fleet_config exitcfg "$REDIS_URL" '"rpm": 2000, "window_ms": 60000' 120 '"leases": true'
+redis-cli -u "$REDIS_URL" flushall >/dev/null
+mkdir -p "$LG_TMP/exitm/run" "$LG_TMP/exitm/state" && chmod -R 700 "$LG_TMP/exitm"
+XDG_RUNTIME_DIR=$LG_TMP/exitm/run XDG_STATE_HOME=$LG_TMP/exitm/state LLMGATE_CONFIG=$LG_TMP/exitcfg.json \
+    LD_PRELOAD=$LG_LIB "$LG_BUILD/clients/bench_client" -n 3 -c "api.openai.com:80:127.0.0.1:$MOCK_PORT" \
+    -H 'Authorization: Bearer sk-host' -d "$BODY" "$URL" >"$LG_TMP/exitm/out" 2>&1
+held=0
+for k in $(redis-cli -u "$REDIS_URL" --scan --pattern 'llmgate:{openai}:a:*'); do
+    w=$(redis-cli -u "$REDIS_URL" hget "$k" W)
+    held=$(( held + $(tr ' ' '\n' <<<"$w" | awk -F'[,*]' 'NF >= 3 {s += $2} END {print s + 0}') ))
+done
+diag "after the exit: $held places in Redis's windows ($(cat "$LG_TMP/exitm/out"))"
+check_eq "a leased process's exit: only the 3 places used stay counted in Redis" 3 "$held"
+
+# 4. Redis killed in the middle of a leased run: nothing fails, nothing hangs.
 sleep 2.2
 fleet_run lease >"$LG_TMP/run3" &
 fpid=$!

@@ -8,7 +8,9 @@ usage: redis_script_cpu.py SCRIPT.lua [SCRIPT.lua ...]
 For each script, alternating, ROUNDS times: CALLS 'admit' calls on one account of a 2 s window (buckets of
 ~32 ms, so the hash holds a whole window of buckets), (a) limits never reached (every admission fits at
 once: the common case), (b) a full window (rpm 40, deadline 0: each call finds no room now, nothing
-written). Prints the medians per script and case."""
+written), and (c) CALLS 'lease' calls of a machine asking for both accounts of a 200-per-2-s key, 3 requests a
+bucket, nothing given back: the window fills as far ahead as grants go, then each call grants what freed up
+or nothing (the fleet bench's saturated state). Prints the medians per script and case."""
 import os
 import socket
 import statistics
@@ -67,15 +69,25 @@ def cpu_seconds(r):
 
 
 def run(r, sha, rpm, deadline, key):
-    r.call("CONFIG", "RESETSTAT")
     args = ["admit", 600000, rpm, 0, 2000, 40, 50, -1, deadline, 0, 0, 0, 0, 0, 600000, "1", "", "h.1.1", ""]
+    return measure(r, sha, ["cpu:p", key], args)
+
+
+def run_lease(r, sha):
+    args = ["lease", 600000, 200, 0, 2000, 40, 37, 0.5, 600000, 0, 3, "none", "0,0,0", 1, 3, "none", "0,0,0"]
+    return measure(r, sha, ["cpu:p", "cpu:a", "cpu:b"], args)
+
+
+def measure(r, sha, keys, args):
+    """usec_per_call and server CPU per call of CALLS calls, after 2.2 s of the same calls (a window of
+    buckets first, not counted)."""
     end = time.time() + 2.2
-    while time.time() < end:  # a window of buckets first, not counted
-        r.call("EVALSHA", sha, 2, "cpu:p", key, *args)
+    while time.time() < end:
+        r.call("EVALSHA", sha, len(keys), *keys, *args)
     r.call("CONFIG", "RESETSTAT")
     cpu = cpu_seconds(r)
     for _ in range(CALLS):
-        r.call("EVALSHA", sha, 2, "cpu:p", key, *args)
+        r.call("EVALSHA", sha, len(keys), *keys, *args)
     return usec_per_call(r), (cpu_seconds(r) - cpu) * 1e6 / CALLS
 
 
@@ -96,19 +108,22 @@ def main():
             except OSError:
                 time.sleep(0.05)
         shas = [r.call("SCRIPT", "LOAD", open(p).read()) for p in scripts]
-        res = {(p, c): [] for p in scripts for c in ("fits", "full")}
+        res = {(p, c): [] for p in scripts for c in ("fits", "full", "lease")}
         for rnd in range(ROUNDS):
             for p, sha in zip(scripts, shas):
                 r.call("FLUSHALL")
                 res[(p, "fits")].append(run(r, sha, 100000000, 100000000, "cpu:a"))
                 r.call("FLUSHALL")
                 res[(p, "full")].append(run(r, sha, 40, 0, "cpu:a"))
+                r.call("FLUSHALL")
+                res[(p, "lease")].append(run_lease(r, sha))
         for p in scripts:
             m = {c: (statistics.median(x[0] for x in res[(p, c)]), statistics.median(x[1] for x in res[(p, c)]))
-                 for c in ("fits", "full")}
+                 for c in ("fits", "full", "lease")}
             print("%s: admission that fits %.1f us in the command, %.1f us of server CPU; full window %.1f us, "
-                  "%.1f us (a call, medians of %d rounds of %d)" % (p, m["fits"][0], m["fits"][1], m["full"][0],
-                                                                   m["full"][1], ROUNDS, CALLS))
+                  "%.1f us; lease %.1f us, %.1f us (a call, medians of %d rounds of %d)" %
+                  (p, m["fits"][0], m["fits"][1], m["full"][0], m["full"][1], m["lease"][0], m["lease"][1],
+                   ROUNDS, CALLS))
     finally:
         srv.kill()
         srv.wait()

@@ -16,7 +16,7 @@
 
 #include "front/h1_head.h"
 #include "front/h1_response.h"
-#include "front/word.h"
+#include "util/word.h"
 
 #include "../fuzz/h1_reader.h"
 #include "rng.h"

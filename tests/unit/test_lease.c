@@ -1,5 +1,5 @@
 /* The lease bookkeeping (src/limiter/lease.c) on a fake clock: grant, use, give back, settle, expiry, an
- * asker that dies, Redis gone in the middle of a lease. */
+ * asker that dies, Redis gone in the middle of a lease, the takers whose last one gives the lease back at exit. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -239,6 +239,38 @@ static void test_skew_best_measure_and_error(void **state)
     assert_int_equal(lg_lease_take(&l, 10, T0, T0 + 5000, &at, &b), LG_LEASE_EMPTY);
 }
 
+/* Processes 100..199 are alive, the rest gone (a fake process table). */
+static bool fake_alive(int32_t pid) { return pid >= 100 && pid < 200; }
+
+/* The takers of an account's leases: each process noted once, kept across grants, a gone one's entry reused
+ * when the table is full; at exit the last live taker is told so, a process that took nothing never is. */
+static void test_takers_and_the_last_one(void **state)
+{
+    lg_lease l = {0};
+    grant(&l, T0, 4, 2);
+    assert_true(lg_lease_note_taker(&l, 101, fake_alive));
+    assert_false(lg_lease_note_taker(&l, 101, fake_alive)); /* once */
+    assert_true(lg_lease_note_taker(&l, 102, fake_alive));
+    grant(&l, T0 + 400, 4, 2); /* a new grant keeps them */
+    assert_false(lg_lease_note_taker(&l, 102, fake_alive));
+    assert_false(lg_lease_last_taker(&l, 150, fake_alive)); /* took nothing: gives nothing back */
+    assert_false(lg_lease_last_taker(&l, 101, fake_alive)); /* 102 still uses it */
+    assert_true(lg_lease_last_taker(&l, 102, fake_alive));  /* the last one */
+    assert_false(lg_lease_last_taker(&l, 102, fake_alive)); /* and only once */
+    /* a taker that died (pid 5) does not keep the lease from going back */
+    assert_true(lg_lease_note_taker(&l, 5, fake_alive));
+    assert_true(lg_lease_note_taker(&l, 103, fake_alive));
+    assert_true(lg_lease_last_taker(&l, 103, fake_alive));
+    /* a full table: a gone process's entry is taken; full of live ones, the newcomer is not noted */
+    memset(l.takers, 0, sizeof l.takers);
+    for (int32_t i = 0; i < LG_LEASE_TAKERS; i++)
+        assert_true(lg_lease_note_taker(&l, i == 3 ? 7 : 110 + i, fake_alive));
+    assert_true(lg_lease_note_taker(&l, 120, fake_alive));
+    assert_int_equal(l.takers[3], 120);
+    assert_false(lg_lease_note_taker(&l, 121, fake_alive));
+    assert_false(lg_lease_last_taker(&l, 121, fake_alive));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -247,6 +279,7 @@ int main(void)
         cmocka_unit_test(test_dead_asker),           cmocka_unit_test(test_redis_gone),
         cmocka_unit_test(test_ask_size_follows_the_rate), cmocka_unit_test(test_room),
         cmocka_unit_test(test_given_back_not_before), cmocka_unit_test(test_skew_best_measure_and_error),
+        cmocka_unit_test(test_takers_and_the_last_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

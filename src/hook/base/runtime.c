@@ -27,10 +27,11 @@ static void say(const char *what, const char *detail)
     }
 }
 
-/* At exit: the spend this machine counted and has not pushed to the fleet's totals yet (redis), as ours. */
-static void spend_at_exit(void)
+/* At exit (redis): the spend this machine counted and has not pushed to the fleet's totals yet, and the
+ * leases this process was the machine's last to use given back, as ours. */
+static void redis_at_exit(void)
 {
-    LG_OURS(lg_spend_fleet_exit());
+    LG_OURS(lg_spend_fleet_exit(); lg_store_at_exit(rt->store));
 }
 
 /* Loads the configuration and opens the store (fail open). */
@@ -51,7 +52,7 @@ static void init_guarded(void)
     char err[256] = "";
     rt->store = lg_store_open_config(rt->cfg, err, sizeof err);
     if (rt->store && !strcmp(lg_store_backend(rt->store), "redis"))
-        atexit(spend_at_exit);
+        atexit(redis_at_exit);
     if (!rt->store) {
         lg_log(LG_LOG_WARN, "[Store] unavailable (%s): state is kept per request only", err);
         if (strstr(err, strerror(ENOSPC)) || strstr(err, strerror(EDQUOT))) /* a full disk: one line on stderr */

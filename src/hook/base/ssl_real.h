@@ -48,7 +48,8 @@
     X(set_alpn_protos, SSL_set_alpn_protos, int, (SSL *, const unsigned char *, unsigned))                     \
     X(ctx_set_alpn_protos, SSL_CTX_set_alpn_protos, int, (SSL_CTX *, const unsigned char *, unsigned))         \
     X(ctx_get_ex_data, SSL_CTX_get_ex_data, void *, (const SSL_CTX *, int))                                    \
-    X(ctx_set_ex_data, SSL_CTX_set_ex_data, int, (SSL_CTX *, int, void *))
+    X(ctx_set_ex_data, SSL_CTX_set_ex_data, int, (SSL_CTX *, int, void *))                                     \
+    X(bio_f_ssl, BIO_f_ssl, const BIO_METHOD *, (void))
 
 typedef struct {
     LG_SSL_REAL(LG_REAL_FIELD)

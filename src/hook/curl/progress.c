@@ -18,7 +18,7 @@ int lg_curl_watch_attempt(void *p, curl_off_t dltotal, curl_off_t dlnow, curl_of
 {
     lg_curl_xfer *x = p;
     const lg_curl_rec *r = x->rec;
-    curl_off_t seen = dlnow + (curl_off_t)x->cap.n_lines;
+    curl_off_t seen = dlnow + (curl_off_t)x->cap.lines_seen;
     int64_t now = lg_mono_ms();
     if (seen != x->watch_seen) {
         x->watch_seen = seen;

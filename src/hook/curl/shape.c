@@ -166,7 +166,7 @@ bool lg_shape_request(lg_curl_xfer *x, const lg_attempt *at)
 static int count_send(void *clientp, char *primary_ip, char *local_ip, int primary_port, int local_port)
 {
     lg_curl_xfer *x = clientp;
-    if (LG_UNLIKELY(x->sends++ > 0 && !x->cap.any_line)) {
+    if (LG_UNLIKELY(x->sends++ > 0 && !x->cap.lines_seen)) {
         x->resend_refused = true;
         return CURL_PREREQFUNC_ABORT;
     }

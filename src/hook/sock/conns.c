@@ -106,9 +106,9 @@ static int io_wait(void *io, short *events)
 }
 
 /* A new connection to the same peer, on the same descriptor number, with the same descriptor and status
- * flags (O_NONBLOCK) and TCP_NODELAY. Never to another target: a plain connection has no TLS of its own
- * (an http target is reached over lg_h1_plain_io). */
-static bool io_reopen(void *io, const struct lg_h1_target *to)
+ * flags (O_NONBLOCK), time limits and TCP_NODELAY; its connect bounded by until_ms. Never to another target:
+ * a plain connection has no TLS of its own (an http target is reached over lg_h1_plain_io). */
+static bool io_reopen(void *io, const struct lg_h1_target *to, int64_t until_ms)
 {
     sock_conn *s = io;
     if (to)
@@ -121,11 +121,16 @@ static bool io_reopen(void *io, const struct lg_h1_target *to)
     socklen_t len = sizeof nodelay;
     if (getsockopt(s->fd, IPPROTO_TCP, TCP_NODELAY, &nodelay, &len) == 0 && nodelay)
         setsockopt(fresh, IPPROTO_TCP, TCP_NODELAY, &nodelay, sizeof nodelay);
-    copy_timeouts(s->fd, fresh);
     int fdflags = fcntl(s->fd, F_GETFD), flflags = fcntl(s->fd, F_GETFL);
     int cloexec = fdflags >= 0 && (fdflags & FD_CLOEXEC) ? O_CLOEXEC : 0;
-    bool ok = real->connect(fresh, (struct sockaddr *)&s->peer, s->peer_len) == 0 &&
-              lg_fd_epoll_dup3(fresh, s->fd, cloexec) == s->fd && /* its epoll registration made again */
+    if (until_ms > 0)
+        lg_sock_deadline(fresh, until_ms);
+    bool ok = real->connect(fresh, (struct sockaddr *)&s->peer, s->peer_len) == 0;
+    if (ok && until_ms > 0)
+        lg_sock_deadline(fresh, 0);
+    if (ok)
+        copy_timeouts(s->fd, fresh); /* the host's own, after the connect's */
+    ok = ok && lg_fd_epoll_dup3(fresh, s->fd, cloexec) == s->fd && /* its epoll registration made again */
               (flflags < 0 || fcntl(s->fd, F_SETFL, flflags) == 0);
     real->close(fresh);
     return ok;

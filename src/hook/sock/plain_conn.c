@@ -1,5 +1,6 @@
 /* llmgate's own TCP connections to a rerouted attempt's target (see plain_conn.h). */
 #include <errno.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include "hook/sock/fd_wait.h"
@@ -8,12 +9,33 @@
 #include "hook/base/libc_real.h"
 #include "llmgate/tcp_connect.h"
 
-int lg_h1_target_socket(const lg_h1_target *t, bool nonblock)
+/* The real calls, for llmgate's own connections. */
+static lg_tcp_calls real_calls(void)
 {
     const lg_sock_real *real = lg_sock_real_get();
-    const lg_tcp_calls calls = {.getaddrinfo = real->getaddrinfo, .connect = real->connect, .close = real->close};
+    return (lg_tcp_calls){.getaddrinfo = real->getaddrinfo, .connect = real->connect, .close = real->close,
+                          .setsockopt = real->setsockopt};
+}
+
+int lg_h1_target_socket(const lg_h1_target *t, bool nonblock, int64_t until_ms)
+{
+    const lg_tcp_calls calls = real_calls();
     int fd;
-    LG_OURS(fd = lg_tcp_connect(t->host, t->port, nonblock, &calls));
+    LG_OURS(fd = lg_tcp_connect(t->host, t->port, nonblock, until_ms, &calls));
+    return fd;
+}
+
+void lg_sock_deadline(int fd, int64_t until_ms)
+{
+    const lg_tcp_calls calls = real_calls();
+    lg_tcp_deadline(fd, until_ms, &calls);
+}
+
+int lg_h1_plain_socket(const lg_h1_target *t, bool nonblock, int64_t until_ms)
+{
+    int fd = lg_h1_target_socket(t, nonblock, until_ms);
+    if (fd >= 0 && !nonblock && until_ms > 0)
+        lg_sock_deadline(fd, 0); /* its reads never wait in the kernel (plain_recv), its sends may */
     return fd;
 }
 
@@ -51,6 +73,15 @@ ssize_t lg_h1_fd_recv(int fd, void *p, size_t n, bool park)
 }
 
 static bool plain_send(void *io, const void *p, size_t n) { return lg_h1_fd_send(*(int *)io, p, n); }
-static ssize_t plain_recv(void *io, void *p, size_t n) { return lg_h1_fd_recv(*(int *)io, p, n, false); }
 
-const lg_h1_io lg_h1_plain_io = {.send = plain_send, .recv = plain_recv};
+/* Never waits in the kernel: LG_IO_AGAIN when nothing is there yet, and the attempt waits in the front's
+ * wait_fd, which its time limits bound (a non-blocking host's is driven from its readiness waits). */
+static ssize_t plain_recv(void *io, void *p, size_t n) { return lg_h1_fd_recv(*(int *)io, p, n, true); }
+
+static int plain_wait(void *io, short *events)
+{
+    *events = POLLIN;
+    return *(int *)io;
+}
+
+const lg_h1_io lg_h1_plain_io = {.send = plain_send, .recv = plain_recv, .wait = plain_wait};

@@ -151,12 +151,15 @@ static void drop_repl(lg_gnutls_conn *c)
     c->repl = NULL;
 }
 
-/* A blocking socket connected to the host's own peer; -1 on failure. */
-static int own_socket(lg_gnutls_conn *c)
+/* A blocking socket connected to the host's own peer, its connect bounded by until_ms, which it keeps
+ * (lg_sock_deadline); -1 on failure. */
+static int own_socket(lg_gnutls_conn *c, int64_t until_ms)
 {
     if (!c->peer_len)
         return -1;
     int fd = socket(c->peer.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0 && until_ms > 0)
+        lg_sock_deadline(fd, until_ms);
     if (fd >= 0 && lg_sock_real_get()->connect(fd, (struct sockaddr *)&c->peer, c->peer_len) != 0) {
         lg_sock_real_get()->close(fd);
         fd = -1;
@@ -164,15 +167,23 @@ static int own_socket(lg_gnutls_conn *c)
     return fd;
 }
 
+/* Waits for fd (write: writable) until until_ms (0: no limit); true when it is ready. */
+static bool wait_by(int fd, bool write, int64_t until_ms)
+{
+    return until_ms > 0 ? lg_fd_wait_until(fd, write, until_ms) == LG_WAIT_READY : lg_fd_wait(fd, write);
+}
+
 /* Opens *fdp (to the host's peer, or to the target to) and runs a new client session *sp over it, with the
  * host's credentials cred and its verification, through its handshake (blocking, as the request's send is:
- * OpenSSL's replacement too finishes its handshake inside the host's write); the socket is then made
- * non-blocking when the host's is, so that the attempt's answer is read as the host's readiness waits
- * allow. False on failure (*sp and *fdp, when set, are then the caller's to release). */
-static bool handshake_new(lg_gnutls_conn *c, const lg_h1_target *to, void *cred, gnutls_session_t *sp, int *fdp)
+ * OpenSSL's replacement too finishes its handshake inside the host's write; connect and handshake not done
+ * by until_ms, 0: no limit, fail); the socket is then made non-blocking when the host's is, so that the
+ * attempt's answer is read as the host's readiness waits allow. False on failure (*sp and *fdp, when set,
+ * are then the caller's to release). */
+static bool handshake_new(lg_gnutls_conn *c, const lg_h1_target *to, void *cred, int64_t until_ms,
+                          gnutls_session_t *sp, int *fdp)
 {
     const lg_gnutls_real *real = lg_gnutls_real_get();
-    int fd = *fdp = to ? lg_h1_target_socket(to, false) : own_socket(c);
+    int fd = *fdp = to ? lg_h1_target_socket(to, false, until_ms) : own_socket(c, until_ms);
     const char *name = to ? to->host : c->name;
     gnutls_session_t s = NULL;
     bool ok = fd >= 0 && real->init(&s, GNUTLS_CLIENT) == 0 &&
@@ -187,7 +198,9 @@ static bool handshake_new(lg_gnutls_conn *c, const lg_h1_target *to, void *cred,
         do
             rc = real->handshake(s);
         while (rc == GNUTLS_E_INTERRUPTED ||
-               (rc == GNUTLS_E_AGAIN && lg_fd_wait(fd, real->record_get_direction(s) == 1)));
+               (rc == GNUTLS_E_AGAIN && wait_by(fd, real->record_get_direction(s) == 1, until_ms)));
+        if (until_ms > 0)
+            lg_sock_deadline(fd, 0);
         int fl = rc == 0 ? fcntl(socket_of(c, c->session), F_GETFL) : -1;
         ok = rc == 0 && (fl < 0 || !(fl & O_NONBLOCK) || fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) == 0);
     }
@@ -197,7 +210,7 @@ static bool handshake_new(lg_gnutls_conn *c, const lg_h1_target *to, void *cred,
 
 /* A new client session with the host's credentials and verification: to the same peer with the host's
  * name (to NULL), or to an https target with its name (sent as the server name unless an address). */
-static bool io_reopen(void *io, const lg_h1_target *to)
+static bool io_reopen(void *io, const lg_h1_target *to, int64_t until_ms)
 {
     lg_gnutls_conn *c = io;
     const lg_gnutls_real *real = lg_gnutls_real_get();
@@ -208,7 +221,7 @@ static bool io_reopen(void *io, const lg_h1_target *to)
     gnutls_session_t s = NULL;
     int fd = -1;
     bool ok;
-    LG_OURS(ok = handshake_new(c, to, cred, &s, &fd));
+    LG_OURS(ok = handshake_new(c, to, cred, until_ms, &s, &fd));
     if (!ok) {
         if (s)
             real->deinit(s);

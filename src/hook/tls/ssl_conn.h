@@ -4,6 +4,7 @@
 #define LLMGATE_HOOK_TLS_SSL_CONN_H
 
 #include <openssl/ssl.h>
+#include <stdint.h>
 #include <sys/socket.h>
 #include <uthash.h>
 
@@ -14,6 +15,8 @@ struct lg_ssl_conn {
     lg_h1_conn *h1;    /* NULL: decided not ours */
     SSL *repl;         /* a replacement connection of ours, or NULL */
     int repl_fd;
+    int64_t repl_until; /* a non-blocking replacement's handshake, finished in the first send, ends by then
+                         * (0: no limit, or done) */
     int last_error;    /* for SSL_get_error after a call we answered */
     int host_fd;       /* memory-BIO TLS (asyncio): the host's socket under the session, else -1 */
     int wakes;         /* placeholder bytes handed to the host's recv, still in its incoming BIO */

@@ -69,8 +69,9 @@ void lg_ssl_repl_drop(lg_ssl_conn *c)
     c->repl = NULL;
 }
 
-/* A socket to the host's own peer (nb: non-blocking, possibly still connecting), TCP_NODELAY; -1 on failure. */
-static int own_socket(lg_ssl_conn *c, bool nb)
+/* A socket to the host's own peer (nb: non-blocking, possibly still connecting; else its connect bounded by
+ * until_ms, which it keeps, lg_sock_deadline), TCP_NODELAY; -1 on failure. */
+static int own_socket(lg_ssl_conn *c, bool nb, int64_t until_ms)
 {
     struct sockaddr_storage peer = c->peer;
     socklen_t plen = c->peer_len;
@@ -83,6 +84,8 @@ static int own_socket(lg_ssl_conn *c, bool nb)
      * request until the peer's delayed ACK (40 ms per attempt, measured) */
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (!nb && until_ms > 0)
+        lg_sock_deadline(fd, until_ms);
     int rc;
     LG_OURS(rc = lg_sock_real_get()->connect(fd, (struct sockaddr *)&peer, plen));
     if (rc != 0 && !(nb && errno == EINPROGRESS)) {
@@ -139,22 +142,25 @@ static SSL *handshake_new(lg_ssl_conn *c, int fd, const lg_h1_target *to, bool n
     return ok ? s : NULL;
 }
 
-bool lg_ssl_repl_open(lg_ssl_conn *c, const lg_h1_target *to)
+bool lg_ssl_repl_open(lg_ssl_conn *c, const lg_h1_target *to, int64_t until_ms)
 {
     if (to && !to->tls)
         return false;
     lg_ssl_repl_drop(c);
     bool nb = c->host_fd >= 0 || host_nonblocking(c);
-    int fd = to ? lg_h1_target_socket(to, nb) : own_socket(c, nb);
+    int fd = to ? lg_h1_target_socket(to, nb, until_ms) : own_socket(c, nb, until_ms);
     if (fd < 0)
         return false;
-    SSL *s;
+    SSL *s; /* blocking: a handshake the peer does not answer ends at the socket's deadline (WANT_READ) */
     LG_OURS(s = handshake_new(c, fd, to, nb));
     if (!s) {
         lg_sock_real_get()->close(fd);
         return false;
     }
+    if (!nb && until_ms > 0)
+        lg_sock_deadline(fd, 0);
     c->repl = s;
     c->repl_fd = fd;
+    c->repl_until = nb ? until_ms : 0;
     return true;
 }

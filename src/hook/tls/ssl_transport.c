@@ -15,7 +15,7 @@
 #include "llmgate/clock.h"
 
 /* After a write on the wire returned ok (1 or not): true to call again (it wants the socket, which the
- * host made non-blocking, and it is ready now). */
+ * host made non-blocking, and it is ready now; a replacement's handshake not past c->repl_until). */
 static bool again(lg_ssl_conn *c, int ok)
 {
     const lg_ssl_real *real = lg_ssl_real_get();
@@ -23,13 +23,16 @@ static bool again(lg_ssl_conn *c, int ok)
     int err = ok == 1 ? SSL_ERROR_NONE : real->get_error(wire, 0);
     if (err != SSL_ERROR_WANT_READ && err != SSL_ERROR_WANT_WRITE)
         return false;
-    return lg_fd_wait(real->get_fd(wire), err == SSL_ERROR_WANT_WRITE);
+    int fd = real->get_fd(wire);
+    bool write = err == SSL_ERROR_WANT_WRITE;
+    int64_t until = c->repl ? c->repl_until : 0;
+    return until > 0 ? lg_fd_wait_until(fd, write, until) == LG_WAIT_READY : lg_fd_wait(fd, write);
 }
 
 /* Memory BIOs: the bytes are taken, to go out from io_recv over llmgate's own non-blocking session. */
 static bool membio_send(lg_ssl_conn *c, const void *p, size_t n)
 {
-    if (!c->repl && !lg_ssl_repl_open(c, NULL))
+    if (!c->repl && !lg_ssl_repl_open(c, NULL, 0))
         return false;
     char *b = realloc(c->unsent, c->unsent_len + n);
     if (!b)
@@ -58,6 +61,8 @@ static bool wire_send(lg_ssl_conn *c, const void *p, size_t n)
     do
         ok = lg_ssl_real_get()->write_ex(lg_ssl_conn_wire(c), p, n, &done);
     while (again(c, ok));
+    if (ok == 1)
+        c->repl_until = 0; /* its handshake is done */
     return ok == 1 && done == n;
 }
 
@@ -173,7 +178,7 @@ static ssize_t io_recv(void *io, void *p, size_t n)
     return err == SSL_ERROR_ZERO_RETURN || err == SSL_ERROR_SSL || err == SSL_ERROR_SYSCALL ? 0 : -1;
 }
 
-static bool io_reopen(void *io, const lg_h1_target *to) { return lg_ssl_repl_open(io, to); }
+static bool io_reopen(void *io, const lg_h1_target *to, int64_t until_ms) { return lg_ssl_repl_open(io, to, until_ms); }
 
 /* A socket-BIO session: the socket of the session the attempt reads from, and what it waits for. */
 static int io_wire_wait(void *io, short *events)

@@ -1,7 +1,7 @@
 /* Eight bytes of text as one word, for comparing short names a word at a time (ASCII case folded by
  * or-ing 0x20 into the letters' lanes). */
-#ifndef LLMGATE_FRONT_WORD_H
-#define LLMGATE_FRONT_WORD_H
+#ifndef LLMGATE_UTIL_WORD_H
+#define LLMGATE_UTIL_WORD_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -14,6 +14,17 @@ static inline uint64_t lg_load8(const char *p)
     uint64_t w;
     memcpy(&w, p, sizeof w);
     return w;
+}
+
+#define LG_WORD_ONES 0x0101010101010101ull /* 0x01 in every lane */
+#define LG_WORD_HIGH 0x8080808080808080ull /* each lane's high bit */
+
+/* The high bit of the lanes of w (a word of bytes below 0x80 or not) holding the byte c: the lowest flagged
+ * lane is the first c exactly (a borrow may flag lanes above it, never below); 0 when none holds c. */
+static inline uint64_t lg_word_first_eq(uint64_t w, unsigned char c)
+{
+    w ^= LG_WORD_ONES * c;
+    return (w - LG_WORD_ONES) & ~w & LG_WORD_HIGH;
 }
 
 /* The lanes of the 8 bytes at w (lowercase letters and '-') that hold a letter: 0x20 there, 0 elsewhere. */

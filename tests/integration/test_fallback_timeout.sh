@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# A fallback whose host is black-holed does not hold the program: the connection llmgate opens itself for
+# an attempt (a fallback's http target, an https target's new TLS session) has its connect, its handshake and
+# the wait for its answer bounded by retry.attempt_timeout_ms, and the request fails over as after any
+# attempt that timed out. Python's http.client under the preload, over http and https; the primary's only
+# key is out of quota, the chain goes to "hole" (a listener that accepts and never answers, or one whose
+# backlog is full, so that a connect never completes) and then to "spare" (the mock, a live key): the
+# program gets spare's 200 within seconds, where it used to wait on the hole for as long as the kernel or
+# the hole kept the connection.
+source "$(dirname "$0")/../lib.sh"
+lg_gencerts || { not_ok "test certificates created"; exit 1; }
+cat >"$LG_TMP/scenario.json" <<'JSON'
+{"keys": {"sk-dry": {"sequence": [{"error": "quota"}], "repeat": true}}}
+JSON
+lg_start_mock --scenario "$LG_TMP/scenario.json" --quiet --tls-port 0 --cert "$LG_TMP/certs/server.pem" --key "$LG_TMP/certs/server.key"
+export SSL_CERT_FILE=$LG_TMP/certs/ca.pem
+PY=/usr/bin/python3
+
+# hole MODE: a black-holed listener on 127.0.0.1 (silent: accepts, reads, never answers, each accepted
+# connection logged in $LG_TMP/hole.MODE.log; full: never accepts, its backlog filled so that a SYN is
+# dropped); sets HOLE_PORT.
+hole() {
+    local pf=$LG_TMP/hole.$1.port i
+    $PY - "$1" "$pf" "$LG_TMP/hole.$1.log" <<'PY' &
+import socket, sys, threading, time
+mode, pf, log = sys.argv[1:4]
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(0 if mode == "full" else 16)
+port, keep = s.getsockname()[1], []
+if mode == "full":
+    for _ in range(4):
+        c = socket.socket(); c.setblocking(False)
+        try: c.connect(("127.0.0.1", port))
+        except BlockingIOError: pass
+        keep.append(c)
+    time.sleep(0.3)
+open(pf + ".tmp", "w").write(str(port)); __import__("os").rename(pf + ".tmp", pf)
+def drain(c):
+    while c.recv(65536): pass
+if mode == "full":
+    time.sleep(600)
+while True:
+    c, _ = s.accept(); keep.append(c)
+    open(log, "a").write("accepted\n")
+    threading.Thread(target=drain, args=(c,), daemon=True).start()
+PY
+    LG_MOCK_PIDS+=($!)
+    for i in $(seq 1 100); do [ -s "$pf" ] && break; sleep 0.05; done
+    HOLE_PORT=$(cat "$pf")
+}
+hole silent; SILENT=$HOLE_PORT
+hole full; FULL=$HOLE_PORT
+fresh() { rm -rf "$XDG_RUNTIME_DIR/llmgate" "$XDG_STATE_HOME/llmgate"; curl -s -X POST "$MOCK_URL/__reset" >/dev/null; }
+reqkeys() { curl -s "$MOCK_URL/__requests" | lg_json '" ".join(r["key"] for r in j)'; }
+# config SCHEME HOLE_URL: the chain openai (dry) -> hole -> spare, over SCHEME to the mock
+config() {
+    local mock=$MOCK_URL
+    [ "$1" = https ] && mock=https://127.0.0.1:$MOCK_TLS_PORT
+    cat >"$LG_TMP/config.json" <<JSON
+{"providers": {"openai": {"upstream": "$mock", "accounts": [{"name": "main", "key": "env:K1"}], "fallback": ["hole", "spare"]},
+               "hole": {"dialect": "openai", "upstream": "$2", "accounts": [{"name": "h", "key": "env:KH"}]},
+               "spare": {"dialect": "openai", "upstream": "$mock", "accounts": [{"name": "s", "key": "env:KS"}]}},
+ "retry": {"attempt_timeout_ms": 1500, "max_server_retries": 0, "max_rate_limit_wait_seconds": 5}}
+JSON
+    chmod 600 "$LG_TMP/config.json"
+}
+# ask SCHEME [TIMEOUT]: one request of http.client (its own timeout, in s, default 60: a non-blocking socket
+# under Python's waits; None: a blocking one) to api.openai.com; prints "STATUS KEY"
+ask() {
+    K1=sk-dry KH=sk-hole KS=sk-spare LLMGATE_CONFIG=$LG_TMP/config.json LD_PRELOAD=$LG_LIB timeout 30 $PY -c '
+import http.client, json, sys
+c = (http.client.HTTPSConnection if sys.argv[1] == "https" else http.client.HTTPConnection)("api.openai.com", timeout=eval(sys.argv[2]))
+c.request("POST", "/v1/chat/completions", json.dumps({"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]}),
+          {"Authorization": "Bearer sk-host", "Content-Type": "application/json"})
+r = c.getresponse()
+print(r.status, json.loads(r.read()).get("mock_key"))' "$1" "${2:-60}" 2>"$LG_TMP/err"
+}
+
+for scheme in http https; do
+    for mode in silent full silent-blocking full-blocking; do
+        port=$SILENT; [[ $mode = full* ]] && port=$FULL
+        tmo=60; [[ $mode = *-blocking ]] && tmo=None
+        config $scheme "$scheme://127.0.0.1:$port"
+        fresh
+        : >"$LG_TMP/hole.silent.log"
+        t0=$(date +%s%3N)
+        out=$(ask $scheme $tmo)
+        took=$(($(date +%s%3N) - t0))
+        what="$scheme host, $scheme hole ($mode)"
+        diag "$what: $out in $took ms"
+        check_eq "$what: the program got spare's 200" "200 sk-spare" "$out"
+        check "$what: within 20 s, not the hole's ($took ms)" test "$took" -lt 20000
+        check_eq "$what: the mock saw the dry key then spare's, never the program's" "sk-dry sk-spare" "$(reqkeys)"
+        [[ $mode = silent* ]] && check "$what: the hole was reached" test -s "$LG_TMP/hole.silent.log"
+        [ "$out" = "200 sk-spare" ] || diag "$(tail -c 600 "$LG_TMP/err")"
+    done
+done
+# an https program whose chain reaches a plain http hole: llmgate's own plain connection beside its TLS
+for tmo in 60 None; do
+    config https "http://127.0.0.1:$SILENT"
+    fresh
+    t0=$(date +%s%3N)
+    out=$(ask https $tmo)
+    took=$(($(date +%s%3N) - t0))
+    check_eq "https host (timeout $tmo), http hole: the program got spare's 200" "200 sk-spare" "$out"
+    check "https host (timeout $tmo), http hole: within 20 s ($took ms)" test "$took" -lt 20000
+done
+lg_done
