@@ -183,8 +183,8 @@ lua-now-admission-marked|src/store/redis_script.lua|test_redis_store
   local marked = at == start_of(e, span) and (((a.q[e] or 0) == 0 and (a.k[e] or 0) == 0) or starts_only(a, true, e))
   local marked = (((a.q[e] or 0) == 0 and (a.k[e] or 0) == 0) or starts_only(a, true, e))
 lua-marks-unused|src/store/redis_script.lua|test_redis_store
-      if (before < j - B or (before == j - B and starts_only(a, same, j - B))) and
-      if (before < j - B or (before == j - B and false)) and
+    if j >= k0 and (before < j - B or (before == j - B and starts_only(a, same, j - B))) then
+    if j >= k0 and (before < j - B or (before == j - B and false)) then
 lua-mark-dropped-on-adjust|src/store/redis_script.lua|test_redis_store
   local marked = a.z[ticket] == a.q[ticket] -- the times stay; a mark lost (a lease's places) stays lost
   local marked = false

@@ -1,4 +1,4 @@
-/* The redis backend's script calls (src/store/redis.c), shared with its leases (src/store/redis_lease.c):
+/* The redis backend's script calls (src/store/redis_call.c), used by redis.c and its leases (redis_lease.c):
  * argument vectors, the call of redis_script.lua by its SHA, and the reading of its replies. Private to
  * src/store. */
 #ifndef LLMGATE_STORE_REDIS_CALL_H
@@ -12,6 +12,8 @@
 #include "store/redis_conn.h"
 
 #define LG_REDIS_STATE_FIELDS 5 /* cu rs fl le pr per account in a reply */
+
+extern const char lg_redis_script[]; /* redis_script.lua's text, built in */
 
 /* A growing argument vector whose strings it owns. */
 typedef struct {
