@@ -33,8 +33,8 @@ check "fewer script calls a request with leases ($calls / $total) than without (
 # 2. The lease op alone (rpm 20 per 2 s, 64 buckets: a grant is at most 1 a bucket): two grants fill the
 # window; the third's soonest place is a window ahead, beyond a lease's length (16 buckets), so Redis grants
 # nothing and says when to ask again (between now and that place) and when the place begins.
-lease_op() {
-    redis-cli -u "$REDIS_URL" --eval "$LG_ROOT/src/store/redis_script.lua" lgt:prov lgt:acct , \
+lease_op() { # [ACCOUNT_KEY]
+    redis-cli -u "$REDIS_URL" --eval "$LG_ROOT/src/store/redis_script.lua" lgt:prov "${1:-lgt:acct}" , \
         lease 600000 20 0 2000 0 0 0 60000 0 20 none 0,0,0 | head -5 | tr '\n' ' '
 }
 read -r _ acct1 n1 _ <<<"$(lease_op)"
@@ -53,8 +53,7 @@ check "lease op: the place is more than a lease's length ahead ($((at3 - now3)) 
 read -r sec usec <<<"$(redis-cli -u "$REDIS_URL" time | tr '\n' ' ')"
 k_now=$(( (sec * 1000 + usec / 1000) * 64 / 2000 ))
 redis-cli -u "$REDIS_URL" hset lgt:acct2 qv 2 sp 2000 W "$((k_now - 24)),20,0" >/dev/null
-read -r _ acct4 n4 e4 _ <<<"$(redis-cli -u "$REDIS_URL" --eval "$LG_ROOT/src/store/redis_script.lua" lgt:prov lgt:acct2 , \
-    lease 600000 20 0 2000 0 0 0 60000 0 20 none 0,0,0 | head -5 | tr '\n' ' ')"
+read -r _ acct4 n4 e4 _ <<<"$(lease_op lgt:acct2)"
 diag "a place 41 buckets ahead: account $acct4, $n4 buckets from bucket now+$((e4 - k_now))"
 check "lease op: a place 41 buckets ahead is granted from there (${acct4}:${n4} from now+$((e4 - k_now)))" \
     test "$acct4" = 0 -a "$n4" -gt 0 -a $((e4 - k_now)) -ge 40 -a $((e4 - k_now)) -le 42
