@@ -116,6 +116,9 @@ lease-grant-over-room|src/store/redis_script.lua|test_redis_lease
 lease-granted-a-window-ahead|src/store/redis_script.lua|test_redis_lease
     if again > now then
     if false then
+lease-grants-two-leases-ahead|src/store/redis_script.lua|test_redis_lease
+local LEASE_AHEAD = 3 * LEASE_N
+local LEASE_AHEAD = 2 * LEASE_N
 dead-waiter-kept|src/store/shm_ops.c|test_dead_waiter
     lg_holds_reap(m, me, now_ms, lg_owner_alive, NULL); /* a dead waiter's place is free again */
     (void)me;

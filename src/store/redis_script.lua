@@ -434,15 +434,17 @@ end
 -- fits soonest (after a provider's cap that leaves none), and places up to the requests asked for it in
 -- each of LEASE_N buckets from then, each bucket as much as every run of B+1 buckets containing it still
 -- allows and the buckets before a provider's cap ends no more than it leaves, and counts them there.
--- A grant starts no more than LEASE_AHEAD buckets (two leases' length, half a window) after now's: where
--- the soonest fit is later, nothing is placed and the caller is told when to ask again (the window is then
--- never promised more than 3 LEASE_N buckets ahead, which keeps each account's hash, its load and the window's scan short, and leaves few
--- places held by a machine that stops).
+-- A grant starts no more than LEASE_AHEAD buckets (three leases' length, three quarters of a window) after
+-- now's: where the soonest fit is later, nothing is placed and the caller is told when to ask again (the
+-- window is then never promised more than a window ahead, which keeps each account's hash, its load and the
+-- window's scan short, and leaves few places held by a machine that stops). At a fleet's saturation the
+-- soonest fit is where the window's past places leave it, 33-46 buckets ahead at 4 machines of a 2 s window:
+-- two leases' length refused half the calls (each one a call that granted nothing).
 -- Returns {now, account granted (-1: none), buckets granted (0: none), first bucket (nothing granted: when
 -- to ask again, 0: never), span (nothing granted: when the soonest fit begins), then requests and tokens of
 -- each of LEASE_N buckets, then cu rs fl le pr per account}.
 local LEASE_N = 16
-local LEASE_AHEAD = 2 * LEASE_N
+local LEASE_AHEAD = 3 * LEASE_N
 local function lease_grant(a, l, ask, tok, at)
   local span = span_of(l)
   local e0, k_max = epoch_of(at, span), epoch_of(now, span) + AHEAD

@@ -33,8 +33,8 @@ check "fewer script calls a request with leases ($calls / $total) than without (
 # 2. The lease op alone (rpm 20 per 2 s, 64 buckets: a grant is at most 1 a bucket): two grants fill the
 # window; the third's soonest place is a window ahead, beyond a lease's length (16 buckets), so Redis grants
 # nothing and says when to ask again (between now and that place) and when the place begins.
-lease_op() {
-    redis-cli -u "$REDIS_URL" --eval "$LG_ROOT/src/store/redis_script.lua" lgt:prov lgt:acct , \
+lease_op() { # [ACCOUNT_KEY]
+    redis-cli -u "$REDIS_URL" --eval "$LG_ROOT/src/store/redis_script.lua" lgt:prov "${1:-lgt:acct}" , \
         lease 600000 20 0 2000 0 0 0 60000 0 20 none 0,0,0 | head -5 | tr '\n' ' '
 }
 read -r _ acct1 n1 _ <<<"$(lease_op)"
@@ -45,6 +45,18 @@ check "lease op: the first two calls grant (${acct1}:${n1}, ${acct2}:${n2})" tes
 check_eq "lease op: a place a window ahead is not granted" "-1 0" "$acct3 $n3"
 check "lease op: ask again after now, before the place ($now3 < $again3 < $at3)" test "$again3" -gt "$now3" -a "$again3" -lt "$at3"
 check "lease op: the place is more than a lease's length ahead ($((at3 - now3)) ms > 500 ms)" test $((at3 - now3)) -gt 500
+
+# 2b. A soonest place between two and three leases' length ahead is granted (at a fleet's saturation that is
+# where the window's past places leave it; refusing it was half the fleet's calls): the window (span 2000
+# ms, 64 buckets) holds its 20 places in the bucket 24 before now's, so the soonest place for one more is the
+# bucket 41 after now's (the first whose runs of 65 buckets leave that one out); granted from there.
+read -r sec usec <<<"$(redis-cli -u "$REDIS_URL" time | tr '\n' ' ')"
+k_now=$(( (sec * 1000 + usec / 1000) * 64 / 2000 ))
+redis-cli -u "$REDIS_URL" hset lgt:acct2 qv 2 sp 2000 W "$((k_now - 24)),20,0" >/dev/null
+read -r _ acct4 n4 e4 _ <<<"$(lease_op lgt:acct2)"
+diag "a place 41 buckets ahead: account $acct4, $n4 buckets from bucket now+$((e4 - k_now))"
+check "lease op: a place 41 buckets ahead is granted from there (${acct4}:${n4} from now+$((e4 - k_now)))" \
+    test "$acct4" = 0 -a "$n4" -gt 0 -a $((e4 - k_now)) -ge 40 -a $((e4 - k_now)) -le 42
 
 # 3. A process's exit gives its machine's unused leased places back: one process (a machine of its own) sends
 # 3 requests under 2000 per 60 s (a grant: a place in each of 16 buckets of ~1 s) and exits; then Redis's
