@@ -56,6 +56,9 @@ bio-f-ssl-libssl-own|src/hook/tls/ssl_bio.c|test_tls_bio
 bio-read-past-interposers|src/hook/tls/ssl_bio.c|test_tls_bio
     SSL *ssl = p ? followed(b, false) : NULL;
     SSL *ssl = NULL;
+bio-nbio-no-retry-read|src/hook/tls/ssl_bio.c|test_tls_bio
+        BIO_set_retry_read(b);
+        (void)b;
 plain-target-read-waits-in-kernel|src/hook/sock/plain_conn.c|test_fallback_timeout
 static ssize_t plain_recv(void *io, void *p, size_t n) { return lg_h1_fd_recv(*(int *)io, p, n, true); }
 static ssize_t plain_recv(void *io, void *p, size_t n) { return lg_h1_fd_recv(*(int *)io, p, n, false); }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # OpenSSL hosts that build their connection from SSL BIOs (BIO_new_ssl_connect, BIO_new_buffer_ssl_connect,
-# BIO_f_ssl pushed onto a connect BIO) and talk through BIO_write / BIO_puts / BIO_read / BIO_gets: libssl's
+# BIO_f_ssl pushed onto a connect BIO; the first non-blocking, BIO_set_nbio) and talk through BIO_write / BIO_puts / BIO_read / BIO_gets: libssl's
 # SSL BIO reads and writes its session inside libssl, past the SSL_read / SSL_write interposers, so llmgate
 # hands the host an SSL BIO method of its own (BIO_f_ssl, interposed) whose reads and writes go through them.
 # A C client (tests/clients/bio_ssl_client.c) under the preload against the mock's TLS port: the mock gets the
@@ -39,7 +39,7 @@ run() {
         /v1/chat/completions sk-host "$BODY" 2>"$LG_TMP/err"
 }
 
-for way in connect buffer fssl; do
+for way in connect buffer fssl nbio; do
     # the account's key, the host's answer
     fresh
     out=$(run $way api.openai.com 443 sk-good sk-second)
@@ -69,7 +69,7 @@ for way in connect buffer fssl; do
 done
 
 # a host that is no provider's (the mock by its own name): untouched, the program's key and answer
-for way in connect fssl; do
+for way in connect fssl nbio; do
     fresh
     out=$(run $way localhost "$MOCK_TLS_PORT" sk-good sk-second)
     check_match "$way, no provider: the server's own answer" '"fixed":"the program.s own"' "$out"
