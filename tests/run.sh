@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every unit test binary (cmocka, TAP output) and every integration script (TAP via tests/lib.sh),
-# then prints one line: "N passed, N failed". Exits non-zero when anything failed.
+# each with its wall time in seconds, then the five slowest, then one line: "N passed, N failed". Exits
+# non-zero when anything failed.
 # A test program fails as a whole when it exits non-zero without a "not ok" line, prints no TAP plan
 # ("1..N"), or runs another number of tests than its plans announce; a unit test source without its
 # built binary, and a PATTERN that selects nothing, are failures too.
@@ -10,10 +11,11 @@ pattern=${1:-}
 passed=0 failed=0 selected=0
 logdir=build/test-logs
 mkdir -p "$logdir"
+: >"$logdir/durations"
 
 # Counts the TAP lines of one test program's output and checks them against its plans.
-tally() { # name rc logfile
-    local name=$1 rc=$2 log=$3 ok nok plan
+tally() { # name rc logfile seconds
+    local name=$1 rc=$2 log=$3 secs=$4 ok nok plan
     ok=$(grep -cE '^ok( |$)' "$log")
     nok=$(grep -cE '^not ok( |$)' "$log")
     plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\).*/\1/p' "$log" | awk '{ s += $1; n++ } END { print n ? s : -1 }')
@@ -25,7 +27,8 @@ tally() { # name rc logfile
         echo "not ok - $name planned $plan tests but reported $((ok + nok))" >>"$log"; nok=$((nok + 1))
     fi
     passed=$((passed + ok)); failed=$((failed + nok))
-    printf '%-45s %4d passed %4d failed\n' "$name" "$ok" "$nok"
+    printf '%-45s %4d passed %4d failed %4ds\n' "$name" "$ok" "$nok" "$secs"
+    echo "$secs $name" >>"$logdir/durations"
     [ "$nok" -eq 0 ] || grep -E '^not ok|^#' "$log" | head -n 40 | sed 's/^/    /'
 }
 
@@ -45,8 +48,9 @@ for src in tests/unit/test_*.c; do
     t=build/tests/$name
     if [ ! -x "$t" ]; then missing "$name" "$t is not built (make unit)"; continue; fi
     log=$logdir/$name.log
+    start=$SECONDS
     CMOCKA_MESSAGE_OUTPUT=TAP timeout 300 "$t" >"$log" 2>&1
-    tally "$name" $? "$log"
+    tally "$name" $? "$log" $((SECONDS - start))
 done
 
 for t in tests/integration/test_*.sh; do
@@ -55,10 +59,12 @@ for t in tests/integration/test_*.sh; do
     selected "$name" || continue
     selected=$((selected + 1))
     log=$logdir/$name.log
+    start=$SECONDS
     timeout 600 bash "$t" >"$log" 2>&1
-    tally "$name" $? "$log"
+    tally "$name" $? "$log" $((SECONDS - start))
 done
 
+[ "$selected" -lt 6 ] || echo "slowest: $(sort -rn "$logdir/durations" | head -n 5 | awk '{ printf "%s%s %ds", NR > 1 ? ", " : "", $2, $1 }'); all ${SECONDS}s"
 [ "$selected" -gt 0 ] || missing "${pattern:-(all)}" "no test matches '$pattern'"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
