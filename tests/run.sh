@@ -64,7 +64,7 @@ for t in tests/integration/test_*.sh; do
     tally "$name" $? "$log" $((SECONDS - start))
 done
 
-[ "$selected" -lt 6 ] || echo "slowest: $(sort -rn "$logdir/durations" | head -n 5 | awk '{ printf "%s%s %ds", NR > 1 ? ", " : "", $2, $1 }'); all ${SECONDS}s"
+[ "$selected" -lt 6 ] || echo "slowest: $(sort -rn "$logdir/durations" | head -n 5 | awk '{ printf "%s%s %ds", (NR > 1 ? ", " : ""), $2, $1 }'); all ${SECONDS}s"
 [ "$selected" -gt 0 ] || missing "${pattern:-(all)}" "no test matches '$pattern'"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
