@@ -6,7 +6,10 @@
 #define LLMGATE_CLASSIFY_RL_HEADER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include "util/word.h"
 
 #define LG_RLH_KEY 48
 
@@ -50,6 +53,32 @@ static inline bool lg_rlh_may_be_exact(const char *name)
     return c == 'x'   ? name[1] == '-' && (name[2] | 0x20) == 'r' && (name[3] | 0x20) == 'a'
            : c == 'a' ? (name[1] | 0x20) == 'n' && (name[2] | 0x20) == 't' && (name[3] | 0x20) == 'h'
                       : false;
+}
+
+/* Which of OpenAI's six names, x-ratelimit-{limit,remaining,reset}-{requests,tokens} (any case), the n bytes
+ * at name are: 1 + (family - LG_RLH_OPENAI_REQUESTS) * 3 + (kind - LG_RLH_LIMIT), so 1-3 the requests' limit,
+ * remaining and reset, 4-6 the tokens'; 0 for any other name. The name's length picks the one it may be
+ * (limit and reset, of the same length, by their first letter), then four 8-byte words are compared with
+ * that one's, the last overlapping the one before (nothing outside the n bytes is read). Inline: the header
+ * capture (src/front/capture.c) asks it of each line it splits, the name reader of a NUL-terminated name. */
+static inline __attribute__((always_inline)) int lg_rlh_openai_slot(const char *name, size_t n)
+{
+#define LG_RLH_IS(lit) \
+    (!(lg_word_differs(name, lit) | lg_word_differs(name + 8, lit + 8) | lg_word_differs(name + 16, lit + 16) | \
+       lg_word_differs(name + n - 8, lit + n - 8)))
+    bool limit = n >= 24 && (name[12] | 0x20) == 'l';
+    int slot;
+    switch (n) {
+    case 24: slot = limit ? 4 * LG_RLH_IS("x-ratelimit-limit-tokens") : 6 * LG_RLH_IS("x-ratelimit-reset-tokens"); break;
+    case 26:
+        slot = limit ? 1 * LG_RLH_IS("x-ratelimit-limit-requests") : 3 * LG_RLH_IS("x-ratelimit-reset-requests");
+        break;
+    case 28: slot = 5 * LG_RLH_IS("x-ratelimit-remaining-tokens"); break;
+    case 30: slot = 2 * LG_RLH_IS("x-ratelimit-remaining-requests"); break;
+    default: slot = 0; break;
+    }
+    return slot;
+#undef LG_RLH_IS
 }
 
 /* A count value: a decimal integer, optionally signed and preceded by blanks, followed by nothing but

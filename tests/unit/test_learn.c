@@ -36,6 +36,32 @@ static void openai_headers(void **state)
     assert_int_equal(in.reset_ms[LG_DIM_TOKENS], 360000);
 }
 
+/* OpenAI's names in any case among names that begin alike, each kind's first value taken (the learning reads
+ * the six by lg_rlh_openai_slot, the others by the name reader): a later duplicate, a near name (one letter
+ * more or off) and another family change nothing. */
+static void openai_first_of_each_name(void **state)
+{
+    (void)state;
+    lg_header h[] = {
+        {"x-ratelimit-limit-requestss", "7"},    {"X-RATELIMIT-LIMIT-REQUESTS", "5000"},
+        {"x-ratelimit-limit-tokens-day", "8"},   {"x-ratelimit-limit-requests", "6000"},
+        {"x-ratelimit-remaining-requests", "4"}, {"x-ratelimit-reset-tokenz", "9s"},
+        {"x-ratelimit-Reset-Tokens", "6m0s"},    {"x-ratelimit-limit-tokens", "450000"},
+        {"x-ratelimit-remaining-requests", "5"}, {"x-ratelimit-remaining-tokens", "449985"},
+        {"x-ratelimit-reset-requests", "12ms"},  {"anthropic-ratelimit-requests-limit", "50"},
+        {"x-ratelimit-reset-tokens", "1s"},      {"x-ratelimit-limit-tokens", "1"},
+    };
+    lg_ratelimit_info in;
+    assert_true(lg_ratelimit_parse(h, sizeof h / sizeof h[0], NOW, &in));
+    assert_true(in.exact);
+    assert_int_equal(in.limit[LG_DIM_REQUESTS], 5000);
+    assert_int_equal(in.limit[LG_DIM_TOKENS], 450000);
+    assert_int_equal(in.remaining[LG_DIM_REQUESTS], 4);
+    assert_int_equal(in.remaining[LG_DIM_TOKENS], 449985);
+    assert_int_equal(in.reset_ms[LG_DIM_REQUESTS], 12);
+    assert_int_equal(in.reset_ms[LG_DIM_TOKENS], 360000);
+}
+
 static void openai_fractional_and_seconds_resets(void **state)
 {
     (void)state;
@@ -382,6 +408,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(openai_headers),
+        cmocka_unit_test(openai_first_of_each_name),
         cmocka_unit_test(openai_fractional_and_seconds_resets),
         cmocka_unit_test(anthropic_headers),
         cmocka_unit_test(anthropic_input_and_output_tokens_summed),
