@@ -500,6 +500,9 @@ openai-slot-remaining-family-swapped|src/classify/rl_header.h|test_rl_header
 learn-openai-slot-kind-shifted|src/limiter/learn.c|test_learn
             nm.kind = LG_RLH_LIMIT + (os - 1) % 3;
             nm.kind = LG_RLH_LIMIT + os % 3;
+learn-first-name-not-kept|src/limiter/learn.c|test_learn
+        if (!*slot)
+        if (1)
 capture-colon-tail-unread|src/front/capture.c|test_capture
             if (q + 8 == end)
             if (q + 16 >= end)
