@@ -278,8 +278,8 @@ static bool openai_name(const char *name, lg_rlh_name *out)
     int slot = lg_rlh_openai_slot(name, strlen(name));
     if (!slot)
         return false;
-    bool tokens = slot > 3;
-    out->kind = (lg_rlh_kind)(LG_RLH_LIMIT + (slot - 1) % 3);
+    bool tokens = slot > 4;
+    out->kind = (lg_rlh_kind)(LG_RLH_LIMIT + ((slot - 1) & 3));
     out->exact = tokens ? LG_RLH_OPENAI_TOKENS : LG_RLH_OPENAI_REQUESTS;
     out->dim = tokens ? LG_DIM_TOKENS : LG_DIM_REQUESTS;
     out->window = LG_WIN_NONE;

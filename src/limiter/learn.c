@@ -98,8 +98,8 @@ bool lg_ratelimit_parse(const lg_header *h, size_t n, int64_t now_ms, lg_ratelim
         int os = (*name | 0x20) == 'x' ? lg_rlh_openai_slot(name, strlen(name)) : 0;
         lg_rlh_name nm;
         if (os) {
-            nm.exact = LG_RLH_OPENAI_REQUESTS + (os - 1) / 3;
-            nm.kind = LG_RLH_LIMIT + (os - 1) % 3;
+            nm.exact = LG_RLH_OPENAI_REQUESTS + ((os - 1) >> 2);
+            nm.kind = LG_RLH_LIMIT + ((os - 1) & 3);
         } else if (!lg_rlh_name_of(name, true, &nm)) {
             continue;
         }

@@ -18,6 +18,21 @@
 
 #define NOW INT64_C(1711483200000) /* 2024-03-26T20:00:00Z */
 
+/* The n headers h read as OpenAI's limits 5000 requests and 450 000 tokens, 449 985 tokens remaining, resets
+ * in 12 ms and 6 min, and remaining requests. */
+static void expect_openai(const lg_header *h, size_t n, int64_t remaining_requests)
+{
+    lg_ratelimit_info in;
+    assert_true(lg_ratelimit_parse(h, n, NOW, &in));
+    assert_true(in.exact);
+    assert_int_equal(in.limit[LG_DIM_REQUESTS], 5000);
+    assert_int_equal(in.limit[LG_DIM_TOKENS], 450000);
+    assert_int_equal(in.remaining[LG_DIM_REQUESTS], remaining_requests);
+    assert_int_equal(in.remaining[LG_DIM_TOKENS], 449985);
+    assert_int_equal(in.reset_ms[LG_DIM_REQUESTS], 12);
+    assert_int_equal(in.reset_ms[LG_DIM_TOKENS], 360000);
+}
+
 static void openai_headers(void **state)
 {
     (void)state;
@@ -27,14 +42,7 @@ static void openai_headers(void **state)
         {"x-ratelimit-reset-requests", "12ms"},   {"x-ratelimit-reset-tokens", "6m0s"},
         {"content-type", "application/json"},
     };
-    lg_ratelimit_info in;
-    assert_true(lg_ratelimit_parse(h, sizeof h / sizeof h[0], NOW, &in));
-    assert_int_equal(in.limit[LG_DIM_REQUESTS], 5000);
-    assert_int_equal(in.limit[LG_DIM_TOKENS], 450000);
-    assert_int_equal(in.remaining[LG_DIM_REQUESTS], 4999);
-    assert_int_equal(in.remaining[LG_DIM_TOKENS], 449985);
-    assert_int_equal(in.reset_ms[LG_DIM_REQUESTS], 12);
-    assert_int_equal(in.reset_ms[LG_DIM_TOKENS], 360000);
+    expect_openai(h, sizeof h / sizeof h[0], 4999);
 }
 
 /* OpenAI's names in any case among names that begin alike, each kind's first value taken (the learning reads
@@ -43,24 +51,19 @@ static void openai_headers(void **state)
 static void openai_first_of_each_name(void **state)
 {
     (void)state;
-    lg_header h[] = {
-        {"x-ratelimit-limit-requestss", "7"},    {"X-RATELIMIT-LIMIT-REQUESTS", "5000"},
-        {"x-ratelimit-limit-tokens-day", "8"},   {"x-ratelimit-limit-requests", "6000"},
-        {"x-ratelimit-remaining-requests", "4"}, {"x-ratelimit-reset-tokenz", "9s"},
-        {"x-ratelimit-Reset-Tokens", "6m0s"},    {"x-ratelimit-limit-tokens", "450000"},
-        {"x-ratelimit-remaining-requests", "5"}, {"x-ratelimit-remaining-tokens", "449985"},
-        {"x-ratelimit-reset-requests", "12ms"},  {"anthropic-ratelimit-requests-limit", "50"},
-        {"x-ratelimit-reset-tokens", "1s"},      {"x-ratelimit-limit-tokens", "1"},
+    static const char *const nv[] = {
+        "x-ratelimit-limit-requestss", "7",    "X-RATELIMIT-LIMIT-REQUESTS", "5000",
+        "x-ratelimit-limit-tokens-day", "8",   "x-ratelimit-limit-requests", "6000",
+        "x-ratelimit-remaining-requests", "4", "x-ratelimit-reset-tokenz", "9s",
+        "x-ratelimit-Reset-Tokens", "6m0s",    "x-ratelimit-limit-tokens", "450000",
+        "x-ratelimit-remaining-requests", "5", "x-ratelimit-remaining-tokens", "449985",
+        "x-ratelimit-reset-requests", "12ms",  "anthropic-ratelimit-requests-limit", "50",
+        "x-ratelimit-reset-tokens", "1s",      "x-ratelimit-limit-tokens", "1",
     };
-    lg_ratelimit_info in;
-    assert_true(lg_ratelimit_parse(h, sizeof h / sizeof h[0], NOW, &in));
-    assert_true(in.exact);
-    assert_int_equal(in.limit[LG_DIM_REQUESTS], 5000);
-    assert_int_equal(in.limit[LG_DIM_TOKENS], 450000);
-    assert_int_equal(in.remaining[LG_DIM_REQUESTS], 4);
-    assert_int_equal(in.remaining[LG_DIM_TOKENS], 449985);
-    assert_int_equal(in.reset_ms[LG_DIM_REQUESTS], 12);
-    assert_int_equal(in.reset_ms[LG_DIM_TOKENS], 360000);
+    lg_header h[sizeof nv / sizeof *nv / 2];
+    for (size_t i = 0; i < sizeof h / sizeof *h; i++)
+        h[i] = (lg_header){nv[2 * i], nv[2 * i + 1]};
+    expect_openai(h, sizeof h / sizeof h[0], 4);
 }
 
 static void openai_fractional_and_seconds_resets(void **state)

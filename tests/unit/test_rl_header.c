@@ -611,8 +611,8 @@ static void openai_names_match_the_old_reading(void **state)
                 fail_msg("seed %llu round %d \"%s\": %d %d %d %d, the old reading %d %d %d", (unsigned long long)seed,
                          round, v, g, got.kind, got.exact, got.dim, old.kind, old.exact, old.dim);
             int os = lg_rlh_openai_slot(v, strlen(v)); /* the learning's inline reading (learn.c) */
-            if (!os != !o || (os && (!g || got.exact != (lg_rlh_exact)(LG_RLH_OPENAI_REQUESTS + (os - 1) / 3) ||
-                                     got.kind != (lg_rlh_kind)(LG_RLH_LIMIT + (os - 1) % 3))))
+            if (!os != !o || (os && (!g || got.exact != (lg_rlh_exact)(LG_RLH_OPENAI_REQUESTS + (os - 1) / 4) ||
+                                     got.kind != (lg_rlh_kind)(LG_RLH_LIMIT + (os - 1) % 4))))
                 fail_msg("seed %llu round %d \"%s\": slot %d, the old reading %d", (unsigned long long)seed, round, v,
                          os, o);
             bool f = lg_rlh_name_of(v, false, &full) && full.exact != LG_RLH_INEXACT;
