@@ -32,7 +32,6 @@
 #include "classify/dialects.h"
 #include "classify/rl_header.h"
 #include "llmgate/duration.h"
-#include "util/word.h"
 
 #define WORDS_MAX 8
 #define WORD_LEN 16

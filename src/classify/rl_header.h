@@ -64,11 +64,12 @@ static inline __attribute__((always_inline)) bool lg_rlh_is_name(const char *nam
 }
 
 /* Which of OpenAI's six names, x-ratelimit-{limit,remaining,reset}-{requests,tokens} (any case), the n bytes
- * at name are: 1 + 4 * (family - LG_RLH_OPENAI_REQUESTS) + (kind - LG_RLH_LIMIT), so 1-3 the requests' limit,
- * remaining and reset, 5-7 the tokens' (a shift and a mask apart); 0 for any other name. The name's length picks the one it may be
- * (limit and reset, of the same length, by their first letter), then four 8-byte words are compared with
- * that one's (nothing outside the n bytes is read). Inline: the learning (src/limiter/learn.c) asks it of
- * each candidate name, the name reader (rl_header.c) of the names it is handed. */
+ * at name are: 1 + 4 * (family - LG_RLH_OPENAI_REQUESTS) + (kind - LG_RLH_LIMIT), so 1-3 the requests'
+ * limit, remaining and reset, 5-7 the tokens' (a shift and a mask apart); 0 for any other name. The name's
+ * length picks the one it may be (limit and reset, of the same length, by their first letter), then four
+ * 8-byte words are compared with that one's (nothing outside the n bytes is read). Inline: the learning
+ * (src/limiter/learn.c) asks it of each candidate name, the name reader (rl_header.c) of the names it is
+ * handed. */
 static inline __attribute__((always_inline)) int lg_rlh_openai_slot(const char *name, size_t n)
 {
     bool limit = n >= 24 && (name[12] | 0x20) == 'l';
