@@ -494,9 +494,18 @@ act.switched ? "switching account" : (backoff_why(&res->outcome), "rate limited,
 attempt-watch-never-fires|src/hook/curl/progress.c|test_attempt_timeout
     if (limit > 0 && now - x->watch_at_ms >= limit) {
     if (limit < 0 && now - x->watch_at_ms >= limit) {
-openai-name-third-word-unread|src/classify/rl_header.c|test_rl_header
+openai-name-third-word-unread|src/classify/rl_header.h|test_rl_header
     return !(lg_word_differs(name, lit) | lg_word_differs(name + 8, lit + 8) | lg_word_differs(name + 16, lit + 16) |
     return !(lg_word_differs(name, lit) | lg_word_differs(name + 8, lit + 8) |
+openai-slot-remaining-family-swapped|src/classify/rl_header.h|test_rl_header
+    case 28: return 6 * lg_rlh_is_name(name, "x-ratelimit-remaining-tokens", 28);
+    case 28: return 2 * lg_rlh_is_name(name, "x-ratelimit-remaining-tokens", 28);
+learn-openai-slot-kind-shifted|src/limiter/learn.c|test_learn
+            nm.kind = LG_RLH_LIMIT + ((os - 1) & 3);
+            nm.kind = LG_RLH_LIMIT + (os & 3);
+learn-first-name-not-kept|src/limiter/learn.c|test_learn
+        if (!*slot)
+        if (1)
 capture-colon-tail-unread|src/front/capture.c|test_capture
             if (q + 8 == end)
             if (q + 16 >= end)

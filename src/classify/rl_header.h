@@ -6,7 +6,10 @@
 #define LLMGATE_CLASSIFY_RL_HEADER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include "util/word.h"
 
 #define LG_RLH_KEY 48
 
@@ -50,6 +53,37 @@ static inline bool lg_rlh_may_be_exact(const char *name)
     return c == 'x'   ? name[1] == '-' && (name[2] | 0x20) == 'r' && (name[3] | 0x20) == 'a'
            : c == 'a' ? (name[1] | 0x20) == 'n' && (name[2] | 0x20) == 't' && (name[3] | 0x20) == 'h'
                       : false;
+}
+
+/* Whether the n bytes at name (24 <= n <= 32) are the lowercase name lit of as many (letters and '-') in any
+ * case: four 8-byte words compared, the last overlapping the one before (lit a constant: folded). */
+static inline __attribute__((always_inline)) bool lg_rlh_is_name(const char *name, const char *lit, size_t n)
+{
+    return !(lg_word_differs(name, lit) | lg_word_differs(name + 8, lit + 8) | lg_word_differs(name + 16, lit + 16) |
+             lg_word_differs(name + n - 8, lit + n - 8));
+}
+
+/* Which of OpenAI's six names, x-ratelimit-{limit,remaining,reset}-{requests,tokens} (any case), the n bytes
+ * at name are: 1 + 4 * (family - LG_RLH_OPENAI_REQUESTS) + (kind - LG_RLH_LIMIT), so 1-3 the requests'
+ * limit, remaining and reset, 5-7 the tokens' (a shift and a mask apart); 0 for any other name. The name's
+ * length picks the one it may be (limit and reset, of the same length, by their first letter), then four
+ * 8-byte words are compared with that one's (nothing outside the n bytes is read). Inline: the learning
+ * (src/limiter/learn.c) asks it of each candidate name, the name reader (rl_header.c) of the names it is
+ * handed. */
+static inline __attribute__((always_inline)) int lg_rlh_openai_slot(const char *name, size_t n)
+{
+    bool limit = n >= 24 && (name[12] | 0x20) == 'l';
+    switch (n) {
+    case 24:
+        return limit ? 5 * lg_rlh_is_name(name, "x-ratelimit-limit-tokens", 24)
+                     : 7 * lg_rlh_is_name(name, "x-ratelimit-reset-tokens", 24);
+    case 26:
+        return limit ? 1 * lg_rlh_is_name(name, "x-ratelimit-limit-requests", 26)
+                     : 3 * lg_rlh_is_name(name, "x-ratelimit-reset-requests", 26);
+    case 28: return 6 * lg_rlh_is_name(name, "x-ratelimit-remaining-tokens", 28);
+    case 30: return 2 * lg_rlh_is_name(name, "x-ratelimit-remaining-requests", 30);
+    default: return 0;
+    }
 }
 
 /* A count value: a decimal integer, optionally signed and preceded by blanks, followed by nothing but

@@ -90,15 +90,25 @@ bool lg_ratelimit_parse(const lg_header *h, size_t n, int64_t now_ms, lg_ratelim
     rl_values v;
     bool seen = false;
     for (size_t i = 0; h && i < n; i++) {
+        const char *name = h[i].name;
+        if (!name || !lg_rlh_may_be_exact(name))
+            continue;
+        /* OpenAI's six names (what every OpenAI answer carries) by lg_rlh_openai_slot, inline; the rest as
+         * the name reader reads them */
+        int os = (*name | 0x20) == 'x' ? lg_rlh_openai_slot(name, strlen(name)) : 0;
         lg_rlh_name nm;
-        if (h[i].name && lg_rlh_may_be_exact(h[i].name) && lg_rlh_name_of(h[i].name, true, &nm)) {
-            if (!seen)
-                memset(v, 0, sizeof v);
-            seen = true;
-            const char **slot = &v[nm.exact][nm.kind - LG_RLH_LIMIT];
-            if (!*slot)
-                *slot = h[i].value ? h[i].value : "";
+        if (os) {
+            nm.exact = LG_RLH_OPENAI_REQUESTS + ((os - 1) >> 2);
+            nm.kind = LG_RLH_LIMIT + ((os - 1) & 3);
+        } else if (!lg_rlh_name_of(name, true, &nm)) {
+            continue;
         }
+        if (!seen)
+            memset(v, 0, sizeof v);
+        seen = true;
+        const char **slot = &v[nm.exact][nm.kind - LG_RLH_LIMIT];
+        if (!*slot)
+            *slot = h[i].value ? h[i].value : "";
     }
     if (!seen)
         return false;

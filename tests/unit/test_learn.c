@@ -14,8 +14,24 @@
 #include "llmgate/duration.h"
 #include "llmgate/http.h"
 #include "llmgate/limiter.h"
+#include "rng.h"
 
 #define NOW INT64_C(1711483200000) /* 2024-03-26T20:00:00Z */
+
+/* The n headers h read as OpenAI's limits 5000 requests and 450 000 tokens, 449 985 tokens remaining, resets
+ * in 12 ms and 6 min, and remaining requests. */
+static void expect_openai(const lg_header *h, size_t n, int64_t remaining_requests)
+{
+    lg_ratelimit_info in;
+    assert_true(lg_ratelimit_parse(h, n, NOW, &in));
+    assert_true(in.exact);
+    assert_int_equal(in.limit[LG_DIM_REQUESTS], 5000);
+    assert_int_equal(in.limit[LG_DIM_TOKENS], 450000);
+    assert_int_equal(in.remaining[LG_DIM_REQUESTS], remaining_requests);
+    assert_int_equal(in.remaining[LG_DIM_TOKENS], 449985);
+    assert_int_equal(in.reset_ms[LG_DIM_REQUESTS], 12);
+    assert_int_equal(in.reset_ms[LG_DIM_TOKENS], 360000);
+}
 
 static void openai_headers(void **state)
 {
@@ -26,14 +42,28 @@ static void openai_headers(void **state)
         {"x-ratelimit-reset-requests", "12ms"},   {"x-ratelimit-reset-tokens", "6m0s"},
         {"content-type", "application/json"},
     };
-    lg_ratelimit_info in;
-    assert_true(lg_ratelimit_parse(h, sizeof h / sizeof h[0], NOW, &in));
-    assert_int_equal(in.limit[LG_DIM_REQUESTS], 5000);
-    assert_int_equal(in.limit[LG_DIM_TOKENS], 450000);
-    assert_int_equal(in.remaining[LG_DIM_REQUESTS], 4999);
-    assert_int_equal(in.remaining[LG_DIM_TOKENS], 449985);
-    assert_int_equal(in.reset_ms[LG_DIM_REQUESTS], 12);
-    assert_int_equal(in.reset_ms[LG_DIM_TOKENS], 360000);
+    expect_openai(h, sizeof h / sizeof h[0], 4999);
+}
+
+/* OpenAI's names in any case among names that begin alike, each kind's first value taken (the learning reads
+ * the six by lg_rlh_openai_slot, the others by the name reader): a later duplicate, a near name (one letter
+ * more or off) and another family change nothing. */
+static void openai_first_of_each_name(void **state)
+{
+    (void)state;
+    static const char *const nv[] = {
+        "x-ratelimit-limit-requestss", "7",    "X-RATELIMIT-LIMIT-REQUESTS", "5000",
+        "x-ratelimit-limit-tokens-day", "8",   "x-ratelimit-limit-requests", "6000",
+        "x-ratelimit-remaining-requests", "4", "x-ratelimit-reset-tokenz", "9s",
+        "x-ratelimit-Reset-Tokens", "6m0s",    "x-ratelimit-limit-tokens", "450000",
+        "x-ratelimit-remaining-requests", "5", "x-ratelimit-remaining-tokens", "449985",
+        "x-ratelimit-reset-requests", "12ms",  "anthropic-ratelimit-requests-limit", "50",
+        "x-ratelimit-reset-tokens", "1s",      "x-ratelimit-limit-tokens", "1",
+    };
+    lg_header h[sizeof nv / sizeof *nv / 2];
+    for (size_t i = 0; i < sizeof h / sizeof *h; i++)
+        h[i] = (lg_header){nv[2 * i], nv[2 * i + 1]};
+    expect_openai(h, sizeof h / sizeof h[0], 4);
 }
 
 static void openai_fractional_and_seconds_resets(void **state)
@@ -378,10 +408,95 @@ static void classifier_spellings_teach_nothing(void **state)
     }
 }
 
+/* Each exact family's three names, as the name reader (lg_rlh_name_of) reads them: [family][kind]. */
+static const char *const canonical[LG_RLH_EXACT_END][3] = {
+    [LG_RLH_OPENAI_REQUESTS] = {"x-ratelimit-limit-requests", "x-ratelimit-remaining-requests",
+                                "x-ratelimit-reset-requests"},
+    [LG_RLH_OPENAI_TOKENS] = {"x-ratelimit-limit-tokens", "x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens"},
+    [LG_RLH_ANTHROPIC_REQUESTS] = {"anthropic-ratelimit-requests-limit", "anthropic-ratelimit-requests-remaining",
+                                   "anthropic-ratelimit-requests-reset"},
+    [LG_RLH_ANTHROPIC_TOKENS] = {"anthropic-ratelimit-tokens-limit", "anthropic-ratelimit-tokens-remaining",
+                                 "anthropic-ratelimit-tokens-reset"},
+    [LG_RLH_ANTHROPIC_INPUT] = {"anthropic-ratelimit-input-tokens-limit", "anthropic-ratelimit-input-tokens-remaining",
+                                "anthropic-ratelimit-input-tokens-reset"},
+    [LG_RLH_ANTHROPIC_OUTPUT] = {"anthropic-ratelimit-output-tokens-limit",
+                                 "anthropic-ratelimit-output-tokens-remaining",
+                                 "anthropic-ratelimit-output-tokens-reset"},
+};
+
+/* Random header sets (the exact names in random case, names one byte off or longer, other headers, values of
+ * every form, duplicates), 40 seeds x 2 000: lg_ratelimit_parse (which reads OpenAI's six names inline) says
+ * what it says of the set of each family's and kind's first value as lg_rlh_name_of finds it (the reading
+ * before the inline one), each under its family's name in lower case. (The name reader takes OpenAI's six in
+ * no other spelling: that the inline reading maps each to its family and kind, openai_headers and
+ * test_rl_header say.) */
+static void sets_read_as_the_name_reader_reads_them(void **state)
+{
+    (void)state;
+    for (int f = LG_RLH_OPENAI_REQUESTS; f < LG_RLH_EXACT_END; f++)
+        for (int k = 0; k < 3; k++) {
+            lg_rlh_name nm;
+            assert_true(lg_rlh_name_of(canonical[f][k], true, &nm));
+            assert_int_equal(nm.exact, f);
+            assert_int_equal(nm.kind, LG_RLH_LIMIT + k);
+        }
+    static const char *const others[] = {"content-type", "x-request-id", "x-ratelimit-limit-tokens-day",
+                                         "x-rate-limit-reset-tokens", "x-ratelimit-remaining", "anthropic-version",
+                                         "x-ratelimit-limit-requests-minute", "retry-after"};
+    static const char *const values[] = {"5000", "0", "999999999963", "12ms", "6m0s", "1.5s", "20", "1s",
+                                         "2024-03-26T20:00:01.5Z", "abc", "-1", "", " 7", "1711483260"};
+    static const char letters[] = "-xaeilmnrstq_ ";
+    for (uint64_t seed = 1; seed <= 40; seed++) {
+        test_rng_seed(seed);
+        for (int round = 0; round < 2000; round++) {
+            char names[24][64];
+            lg_header h[24];
+            size_t n = rnd(24);
+            for (size_t i = 0; i < n; i++) {
+                const char *b = rnd(4) == 0 ? others[rnd(sizeof others / sizeof *others)]
+                                            : canonical[1 + rnd(LG_RLH_EXACT_END - 1)][rnd(3)];
+                if (rnd(3) == 0)
+                    b = canonical[LG_RLH_OPENAI_REQUESTS + rnd(2)][rnd(3)];
+                size_t len = strlen(b);
+                memcpy(names[i], b, len + 1);
+                for (size_t k = 0; k < len; k++)
+                    if (rnd(3) == 0 && names[i][k] >= 'a' && names[i][k] <= 'z')
+                        names[i][k] = (char)(names[i][k] - 32);
+                switch (rnd(8)) {
+                case 0: names[i][rnd((uint32_t)len)] = letters[rnd(sizeof letters - 1)]; break;
+                case 1: names[i][len] = letters[rnd(sizeof letters - 1)], names[i][len + 1] = '\0'; break;
+                case 2: names[i][rnd((uint32_t)len)] = '\0'; break;
+                default: break;
+                }
+                h[i].name = rnd(40) ? names[i] : NULL;
+                h[i].value = rnd(40) ? values[rnd(sizeof values / sizeof *values)] : NULL;
+            }
+            lg_header first[LG_RLH_EXACT_END * 3];
+            size_t nf = 0;
+            bool taken[LG_RLH_EXACT_END][3] = {{false}};
+            for (size_t i = 0; i < n; i++) {
+                lg_rlh_name nm;
+                if (h[i].name && lg_rlh_name_of(h[i].name, true, &nm) && !taken[nm.exact][nm.kind - LG_RLH_LIMIT]) {
+                    taken[nm.exact][nm.kind - LG_RLH_LIMIT] = true;
+                    first[nf++] = (lg_header){canonical[nm.exact][nm.kind - LG_RLH_LIMIT], h[i].value ? h[i].value : ""};
+                }
+            }
+            lg_ratelimit_info got, want;
+            bool g = lg_ratelimit_parse(h, n, NOW, &got), w = lg_ratelimit_parse(first, nf, NOW, &want);
+            if (g != w || got.exact != want.exact || memcmp(got.limit, want.limit, sizeof got.limit) ||
+                memcmp(got.remaining, want.remaining, sizeof got.remaining) ||
+                memcmp(got.reset_ms, want.reset_ms, sizeof got.reset_ms))
+                fail_msg("seed %llu round %d: %d, the name reader's set %d", (unsigned long long)seed, round, g, w);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(openai_headers),
+        cmocka_unit_test(openai_first_of_each_name),
+        cmocka_unit_test(sets_read_as_the_name_reader_reads_them),
         cmocka_unit_test(openai_fractional_and_seconds_resets),
         cmocka_unit_test(anthropic_headers),
         cmocka_unit_test(anthropic_input_and_output_tokens_summed),

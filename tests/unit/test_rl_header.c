@@ -564,7 +564,8 @@ static bool old_openai_name(const char *name, lg_rlh_name *out)
 /* Names near OpenAI's six (their letters' case flipped at random, then up to three bytes changed, added or
  * cut, a word added, the name cut short), 400 000 over 40 seeds: the limiter's reading (exact_only) takes
  * each of the six exactly when the old letter-at-a-time reading did, into the same kind, family and
- * dimension; and it reads every name as the general reader does (the same answer, kind, family, dimension
+ * dimension, and so does lg_rlh_openai_slot (the learning's own reading of the six); and it reads every name
+ * as the general reader does (the same answer, kind, family, dimension
  * and window). */
 static void openai_names_match_the_old_reading(void **state)
 {
@@ -609,6 +610,11 @@ static void openai_names_match_the_old_reading(void **state)
             if (o && (!g || got.kind != old.kind || got.exact != old.exact || got.dim != old.dim))
                 fail_msg("seed %llu round %d \"%s\": %d %d %d %d, the old reading %d %d %d", (unsigned long long)seed,
                          round, v, g, got.kind, got.exact, got.dim, old.kind, old.exact, old.dim);
+            int os = lg_rlh_openai_slot(v, strlen(v)); /* the learning's inline reading (learn.c) */
+            if (!os != !o || (os && (!g || got.exact != (lg_rlh_exact)(LG_RLH_OPENAI_REQUESTS + (os - 1) / 4) ||
+                                     got.kind != (lg_rlh_kind)(LG_RLH_LIMIT + (os - 1) % 4))))
+                fail_msg("seed %llu round %d \"%s\": slot %d, the old reading %d", (unsigned long long)seed, round, v,
+                         os, o);
             bool f = lg_rlh_name_of(v, false, &full) && full.exact != LG_RLH_INEXACT;
             if (g != f || (g && (got.kind != full.kind || got.exact != full.exact || got.dim != full.dim ||
                                  got.window != full.window || got.key[0])))
