@@ -329,9 +329,6 @@ memo-digests-unchecked|src/gate/accounts.c|test_engine_memo
 memo-epoch-unchecked|src/store/shm_index.h|test_store
     if (h->map != m || h->n != n || h->epoch != lg_shm_index_epoch())
     if (h->map != m || h->n != n)
-ratelimit-last-wins|src/limiter/learn.c|test_learn
-            if (!*slot)
-            if (1)
 ratelimit-exact-any-separator|src/classify/rl_header.c|test_learn test_rl_header
         plain = plain && len && (!c || c == '-');
         plain = plain && len;
