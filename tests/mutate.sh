@@ -395,6 +395,15 @@ burst-rate-unread|src/providers/dashscope.c|test_classify_rules test_classify_fi
 zhipu-codes-unread|src/classify/codes.c|test_classify_rules
         table_lookup(&zhipu_codes, code, &s, specific))
         (0 && table_lookup(&zhipu_codes, code, &s, specific)))
+exceeded-quota-code-unread|src/classify/codes.c|test_classify_rules test_classify_fixtures
+        has_suffix(code, "_quota_exceeded") || exceeded_quota(code))
+        has_suffix(code, "_quota_exceeded") || (0 && exceeded_quota(code)))
+usage-cap-reached-unread|src/classify/classify.c|test_classify_rules test_classify_fixtures
+    if (c->credit || (c->cap_reached && !c->window_named && st >= 400 && st <= 499))
+    if (c->credit)
+usage-cap-window-ignored|src/classify/classify.c|test_classify_rules
+    if (c->credit || (c->cap_reached && !c->window_named && st >= 400 && st <= 499))
+    if (c->credit || (c->cap_reached && st >= 400 && st <= 499))
 google-error-reasons-unread|src/providers/google.c|test_classify_rules
     {"API_KEY_IP_ADDRESS_BLOCKED", LG_SIG_REJECT, true},
     /* mutated */

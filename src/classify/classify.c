@@ -245,7 +245,10 @@ static lg_sig by_period(const lg_cls *c, lg_sig s)
 }
 
 /* The deciding signal: the most specific evidence, unless the request can never fit; a message that says
- * the balance or credit is insufficient is a quota whatever the status or code; the period named decides
+ * the balance or credit is insufficient is a quota whatever the status or code, and so is one that says a
+ * usage cap is reached on a 4xx (a 401 included: LLMGateway's "API key reached its usage limit" comes with
+ * code invalid_api_key, yet the key is good and another serves) when no window shorter than an hour is
+ * named; the period named decides
  * between quota and rate (by_period); a family name of "invalid request" does not outweigh a 402, 429 or
  * 5xx status (but an inferred one: the status of an error inside a 200 that states none), nor a server
  * error's name an HTTP client-error status http_st (4xx but 408 and 429). With no evidence, a generic 5xx that comes with an exhausted rate-limit header family is that
@@ -255,7 +258,7 @@ static lg_sig decide(const lg_cls *c, int st, int http_st, bool inferred)
 {
     if (c->never_fit)
         return LG_SIG_REJECT;
-    if (c->credit)
+    if (c->credit || (c->cap_reached && !c->window_named && st >= 400 && st <= 499))
         return LG_SIG_QUOTA;
     for (int ev = 0; ev < LG_EV_COUNT; ev++) {
         lg_sig s = c->ev[ev];

@@ -179,11 +179,19 @@ static const lg_code_table *native_table(lg_dialect d)
 
 /* Suffix families: "organization_spend_limit_exceeded", "ModelAccountTpmRateLimitExceeded",
  * "Service:RateLimitsExceeded", "insufficient_user_quota", "provider_quota_exceeded" (Dify),
- * "INSUFFICIENT_G1_CREDITS_BALANCE" (Cloud Code). */
+ * "INSUFFICIENT_G1_CREDITS_BALANCE" (Cloud Code); and exceeded_quota's prefix family. */
 static bool has_suffix(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
     return n >= m && !strcasecmp(s + n - m, suffix);
+}
+
+/* True when code (an identifier: no space) begins by saying a quota is exceeded: "EXCEED_TOKEN_QUOTA_LIMIT"
+ * (Tencent CloudBase: the model's token allowance used up, "purchase a resource package"), the mirror of the
+ * "_quota_exceeded" suffix. A window the code names still decides (by_period in classify.c). */
+static bool exceeded_quota(const char *code)
+{
+    return !strncasecmp(code, "exceed", 6) && strcasestr(code, "quota") && !strchr(code, ' ');
 }
 
 lg_sig lg_code_signal(lg_dialect d, const char *code, bool *specific)
@@ -207,7 +215,7 @@ lg_sig lg_code_signal(lg_dialect d, const char *code, bool *specific)
         has_suffix(code, "_rate_limit_exceeded"))
         return LG_SIG_RATE;
     if ((!strncasecmp(code, "insufficient_", 13) && has_suffix(code, "_quota")) || /* insufficient_user_quota */
-        has_suffix(code, "_quota_exceeded"))
+        has_suffix(code, "_quota_exceeded") || exceeded_quota(code))
         return LG_SIG_QUOTA;
     /* an insufficient balance or credit: Cloud Code's INSUFFICIENT_G1_CREDITS_BALANCE */
     if (!strncasecmp(code, "insufficient_", 13) && (has_suffix(code, "_balance") || has_suffix(code, "_credits")))

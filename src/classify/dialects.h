@@ -54,6 +54,7 @@ typedef struct {
     bool window_named;       /* the text names a per-second or per-minute window */
     lg_sig text_period;      /* the period the first message naming one names (lg_text_info.period) */
     bool credit;             /* a message says the balance or credit is insufficient */
+    bool cap_reached;        /* a message says a usage cap is reached (lg_text_info.cap_reached) */
     lg_dim dim;              /* dimension from a structured field (OpenAI type "tokens") */
     lg_dim text_dim;         /* dimension named in the message */
     bool has_message;
@@ -156,6 +157,7 @@ typedef struct {
     lg_sig period;     /* QUOTA: only a period of an hour or longer is named ("per day", "RPD", "monthly");
                         * RATE: only a second or minute window; NONE: neither, or both */
     bool credit;       /* the balance or credit is said to be insufficient */
+    bool cap_reached;  /* a usage cap is said to be reached ("reached its usage limit") */
 } lg_text_info;
 lg_text_info lg_text_signal(const char *text, size_t len);
 

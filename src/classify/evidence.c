@@ -83,6 +83,7 @@ void lg_cls_text(lg_cls *c, const char *text, size_t len, bool as_message)
     c->never_fit = c->never_fit || info.never_fit;
     c->window_named = c->window_named || info.window_named;
     c->credit = c->credit || info.credit;
+    c->cap_reached = c->cap_reached || info.cap_reached;
     if (c->text_period == LG_SIG_NONE)
         c->text_period = info.period;
     if (c->text_dim == LG_DIM_NONE)

@@ -246,13 +246,14 @@ static bool zero_limit(const char *t, size_t n)
     return false;
 }
 
-/* "Out of call volume quota" (Azure API Management): out of a quota named a few words later, in the same
- * clause (no punctuation between). */
-static bool out_of_quota(const char *t, size_t n)
+/* True when lead is followed within 40 bytes of the same clause (no punctuation between) by noun: "Out of
+ * call volume quota" (Azure API Management), "reached its usage limit". */
+static bool lead_then_noun(const char *t, size_t n, const char *lead, const char *noun)
 {
-    for (long at = lg_text_find(t, n, "out of "); at >= 0; at = lg_text_find_from(t, n, (size_t)at + 1, "out of ")) {
-        size_t from = (size_t)at + 7, end = from + 40 < n ? from + 40 : n;
-        long q = lg_text_find_from(t, end, from, "quota");
+    size_t m = strlen(lead);
+    for (long at = lg_text_find(t, n, lead); at >= 0; at = lg_text_find_from(t, n, (size_t)at + 1, lead)) {
+        size_t from = (size_t)at + m, end = from + 40 < n ? from + 40 : n;
+        long q = lg_text_find_from(t, end, from, noun);
         size_t k = from;
         while (q >= 0 && k < (size_t)q && !strchr(".,;:!?\n", t[k]))
             k++;
@@ -260,6 +261,20 @@ static bool out_of_quota(const char *t, size_t n)
             return true;
     }
     return false;
+}
+
+/* Out of a quota named a few words later: "Out of call volume quota". */
+static bool out_of_quota(const char *t, size_t n)
+{
+    return lead_then_noun(t, n, "out of ", "quota");
+}
+
+/* A usage cap said to be reached: "API key reached its usage limit" (LLMGateway: the key's configured cap
+ * spent), "you have reached your session usage limit" (Ollama Cloud), "You've reached your usage limit for
+ * this billing cycle" (Kimi Code), "usage limit reached" (Claude, Codex). */
+static bool usage_cap_reached(const char *t, size_t n)
+{
+    return lead_then_noun(t, n, "reached ", "usage limit") || lg_text_find(t, n, "usage limit reached") >= 0;
 }
 
 /* The first number after an occurrence of keyword ("Limit 30000", "Requested: 36,821"). */
@@ -331,7 +346,7 @@ static lg_dim text_dimension(const char *t, size_t n)
 
 lg_text_info lg_text_signal(const char *t, size_t n)
 {
-    lg_text_info r = {LG_SIG_NONE, false, false, false, LG_DIM_NONE, LG_SIG_NONE, false};
+    lg_text_info r = {LG_SIG_NONE, false, false, false, LG_DIM_NONE, LG_SIG_NONE, false, false};
     if (!t || !n)
         return r;
     int64_t reset;
@@ -349,6 +364,7 @@ lg_text_info lg_text_signal(const char *t, size_t n)
                : r.window_named && !long_period        ? LG_SIG_RATE
                                                        : LG_SIG_NONE;
     r.credit = lg_text_says_credit(t, n);
+    r.cap_reached = usage_cap_reached(t, n);
     if (any_phrase(t, n, shed_phrases, COUNT(shed_phrases)))
         r.sig = LG_SIG_CAPACITY;
     else if (zero || long_period || r.credit || any_phrase(t, n, quota_phrases, COUNT(quota_phrases)) ||

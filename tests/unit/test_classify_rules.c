@@ -657,6 +657,24 @@ static const rule_case rules[] = {
     RULE("insufficient_quota_beside_capacity_message", OAI, 429, "", "{\"error\":{\"message\":\"\xe5\xbd\x93\xe5\x89\x8d"
          "\xe5\x88\x86\xe7\xbb\x84\xe4\xb8\x8a\xe6\xb8\xb8\xe8\xb4\x9f\xe8\xbd\xbd\xe5\xb7\xb2\xe9\xa5\xb1\xe5\x92\x8c\","
          "\"type\":\"insufficient_quota\",\"code\":\"insufficient_quota\"}}", false, RL, CAP, NO, NO),
+    /* A code that begins by saying a quota is exceeded is a quota (Tencent CloudBase's flat
+     * EXCEED_TOKEN_QUOTA_LIMIT: the free token allowance used up), whatever spelling; a window the code
+     * names is still that window. */
+    RULE("code_exceed_token_quota_limit_is_quota", OAI, 429, "", "{\"code\":\"EXCEED_TOKEN_QUOTA_LIMIT\",\"message\":"
+         "\"Token usage exceeded quota limit.\"}", false, RL, QUOTA, NO, NO),
+    RULE("code_exceeded_quota_camelcase_is_quota", OAI, 403, "", "{\"error\":{\"code\":\"ExceededTokenQuota\","
+         "\"message\":\"Request denied.\"}}", false, RL, QUOTA, NO, NO),
+    RULE("code_exceed_qps_quota_is_rate", OAI, 429, "", "{\"code\":\"EXCEED_QPS_QUOTA_LIMIT\",\"message\":"
+         "\"Request denied.\"}", false, RL, RATE, NO, NO),
+    /* A usage cap said to be reached is a quota on any 4xx, a 401 with a bad-key code included (LLMGateway:
+     * the key's configured cap is spent, another key serves), unless a window under an hour is named. */
+    RULE("usage_cap_reached_on_401_bad_key_code_is_quota", OAI, 401, "", "{\"error\":{\"message\":\"Unauthorized: "
+         "LLMGateway API key reached its usage limit.\",\"type\":\"invalid_request_error\",\"param\":null,"
+         "\"code\":\"invalid_api_key\"}}", false, RL, QUOTA, NO, NO),
+    RULE("usage_cap_reached_the_limit_on_403_is_quota", OAI, 403, "", "{\"error\":{\"message\":\"This key has "
+         "reached the usage limit set by its owner\",\"code\":\"invalid_api_key\"}}", false, RL, QUOTA, NO, NO),
+    RULE("usage_cap_reached_per_minute_stays_refusal", OAI, 401, "", "{\"error\":{\"message\":\"API key reached "
+         "its usage limit of 10 requests per minute\",\"code\":\"invalid_api_key\"}}", false, NR, UNK, NO, NO),
 };
 
 /* Builds a view from a rule's header lines and body (copied to an exact-size heap buffer so ASan sees any
@@ -883,6 +901,9 @@ static void test_account_refusals(void **state)
                    "\"invalid_request_error\",\"code\":\"model_not_found\"}}", false},
         /* not a refusal at all */
         {OAI, 429, "{\"error\":{\"message\":\"Rate limit reached\",\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}", false},
+        /* a key whose usage cap is spent is a good key set aside (LLMGateway's 401) */
+        {OAI, 401, "{\"error\":{\"message\":\"Unauthorized: LLMGateway API key reached its usage limit.\",\"type\":"
+                   "\"invalid_request_error\",\"param\":null,\"code\":\"invalid_api_key\"}}", false},
         {OAI, 200, "{\"choices\":[]}", false},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -925,6 +946,8 @@ static void test_documented_codes(void **state)
         {OAI, "tokens_too_long", LG_SIG_REJECT}, {OAI, "ModelErrorException", LG_SIG_SERVER}, {OAI, "UnrecognizedClientException", LG_SIG_REJECT},
         /* families: an insufficient balance or credit (Cloud Code's ErrorInfo reason) */
         {GOO, "INSUFFICIENT_G1_CREDITS_BALANCE", LG_SIG_QUOTA}, {OAI, "insufficient_credits", LG_SIG_QUOTA},
+        /* a quota said exceeded at the code's start (CloudBase); prose with a space is no code */
+        {OAI, "EXCEED_TOKEN_QUOTA_LIMIT", LG_SIG_QUOTA}, {OAI, "Exceeded quota", LG_SIG_NONE},
         /* MiniMax's 1002 (its RPM limit) is no Zhipu authentication code */
         {OAI, "1002", LG_SIG_NONE},
     };
