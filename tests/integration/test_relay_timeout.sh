@@ -61,7 +61,8 @@ done
 # the gateway: an 8 MB request, openai dry, then a plain http target that never reads, then spare
 config gw "$MOCK_URL" deaf spare
 PORT=$(lg_free_port)
-K1=sk-dry KD=sk-deaf KS=sk-spare "$LG_CLI" relay --config "$LG_TMP/gw.json" --listen "127.0.0.1:$PORT" >"$LG_TMP/gw.out" 2>&1 &
+mkdir -m 700 "$LG_TMP/gwrun" # a store of its own: spare's limits learned above do not admit 8 MB
+XDG_RUNTIME_DIR=$LG_TMP/gwrun K1=sk-dry KD=sk-deaf KS=sk-spare "$LG_CLI" relay --config "$LG_TMP/gw.json" --listen "127.0.0.1:$PORT" >"$LG_TMP/gw.out" 2>&1 &
 GW=$!
 for i in $(seq 1 100); do grep -q "gateway on" "$LG_TMP/gw.out" 2>/dev/null && break; sleep 0.05; done
 /usr/bin/python3 -c 'import json; print(json.dumps({"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "x" * 8000000}]}))' >"$LG_TMP/big.json"
