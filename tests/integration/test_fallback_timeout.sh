@@ -46,53 +46,42 @@ r = c.getresponse()
 print(r.status, json.loads(r.read()).get("mock_key"))' "$1" "${2:-60}" "${3:-0}" 2>"$LG_TMP/err"
 }
 
+# attempt SCHEME TIMEOUT HOLE_URL MODE WHAT [SIZE]: ask (SCHEME TIMEOUT SIZE) through the chain dry -> the
+# MODE hole at HOLE_URL -> spare: spare's 200 within seconds, the hole reached (but a full one)
+attempt() {
+    local out took t0
+    config "$1" "$3"
+    fresh
+    : >"$LG_TMP/hole.$4.log"
+    t0=$(date +%s%3N)
+    out=$(ask "$1" "$2" "${6:-0}")
+    took=$(($(date +%s%3N) - t0))
+    diag "$5: $out in $took ms"
+    check_eq "$5: the program got spare's 200" "200 sk-spare" "$out"
+    check "$5: within 20 s, not the hole's ($took ms)" test "$took" -lt 20000
+    check_eq "$5: the mock saw the dry key then spare's, never the program's" "sk-dry sk-spare" "$(reqkeys)"
+    [ "$4" = full ] || check "$5: the hole was reached" test -s "$LG_TMP/hole.$4.log"
+    [ "$out" = "200 sk-spare" ] || diag "$(tail -c 600 "$LG_TMP/err")"
+}
+
 for scheme in http https; do
     for mode in silent full silent-blocking full-blocking; do
         port=$SILENT; [[ $mode = full* ]] && port=$FULL
         tmo=60; [[ $mode = *-blocking ]] && tmo=None
-        config $scheme "$scheme://127.0.0.1:$port"
-        fresh
-        : >"$LG_TMP/hole.silent.log"
-        t0=$(date +%s%3N)
-        out=$(ask $scheme $tmo)
-        took=$(($(date +%s%3N) - t0))
-        what="$scheme host, $scheme hole ($mode)"
-        diag "$what: $out in $took ms"
-        check_eq "$what: the program got spare's 200" "200 sk-spare" "$out"
-        check "$what: within 20 s, not the hole's ($took ms)" test "$took" -lt 20000
-        check_eq "$what: the mock saw the dry key then spare's, never the program's" "sk-dry sk-spare" "$(reqkeys)"
-        [[ $mode = silent* ]] && check "$what: the hole was reached" test -s "$LG_TMP/hole.silent.log"
-        [ "$out" = "200 sk-spare" ] || diag "$(tail -c 600 "$LG_TMP/err")"
+        attempt $scheme $tmo "$scheme://127.0.0.1:$port" "${mode%-blocking}" "$scheme host, $scheme hole ($mode)"
     done
 done
 # an https program whose chain reaches a plain http hole: llmgate's own plain connection beside its TLS
 for tmo in 60 None; do
-    config https "http://127.0.0.1:$SILENT"
-    fresh
-    t0=$(date +%s%3N)
-    out=$(ask https $tmo)
-    took=$(($(date +%s%3N) - t0))
-    check_eq "https host (timeout $tmo), http hole: the program got spare's 200" "200 sk-spare" "$out"
-    check "https host (timeout $tmo), http hole: within 20 s ($took ms)" test "$took" -lt 20000
+    attempt https $tmo "http://127.0.0.1:$SILENT" silent "https host (timeout $tmo), http hole"
 done
 # a plain http target that never reads (a tiny receive buffer): an 8 MB request's send to it stops once the
 # buffers are full; the attempt's time limit bounds the send as it bounds the wait for the answer
 lg_hole deaf; DEAF=$HOLE_PORT
 for scheme in http https; do
     for tmo in 60 None; do
-        config $scheme "http://127.0.0.1:$DEAF"
-        fresh
-        : >"$LG_TMP/hole.deaf.log"
-        t0=$(date +%s%3N)
-        out=$(ask $scheme $tmo 8000000)
-        took=$(($(date +%s%3N) - t0))
-        what="$scheme host (timeout $tmo), 8 MB request, an http target that never reads"
-        diag "$what: $out in $took ms"
-        check_eq "$what: the program got spare's 200" "200 sk-spare" "$out"
-        check "$what: within 20 s, not the hole's ($took ms)" test "$took" -lt 20000
-        check_eq "$what: the mock saw the dry key then spare's" "sk-dry sk-spare" "$(reqkeys)"
-        check "$what: the hole was reached" test -s "$LG_TMP/hole.deaf.log"
-        [ "$out" = "200 sk-spare" ] || diag "$(tail -c 600 "$LG_TMP/err")"
+        attempt $scheme $tmo "http://127.0.0.1:$DEAF" deaf \
+            "$scheme host (timeout $tmo), 8 MB request, an http target that never reads" 8000000
     done
 done
 lg_done

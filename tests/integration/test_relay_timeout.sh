@@ -10,9 +10,7 @@
 source "$(dirname "$0")/../lib.sh"
 command -v go >/dev/null || { skip "no Go toolchain (golang-go)" 1; lg_done; exit; }
 lg_gencerts || { not_ok "test certificates created"; exit 1; }
-cat >"$LG_TMP/scenario.json" <<'JSON'
-{"keys": {"sk-dry": {"sequence": [{"error": "quota"}], "repeat": true}}}
-JSON
+echo '{"keys": {"sk-dry": {"sequence": [{"error": "quota"}], "repeat": true}}}' >"$LG_TMP/scenario.json" # the gateway's primary
 lg_start_mock --scenario "$LG_TMP/scenario.json" --quiet --tls-port 0 --cert "$LG_TMP/certs/server.pem" --key "$LG_TMP/certs/server.key"
 export SSL_CERT_FILE=$LG_TMP/certs/ca.pem
 MOCK_TLS=https://127.0.0.1:$MOCK_TLS_PORT
