@@ -45,7 +45,8 @@ bool lg_h1_fd_send(int fd, const void *p, size_t n, int64_t until_ms)
     int flags = MSG_NOSIGNAL | (until_ms > 0 ? MSG_DONTWAIT : 0);
     for (size_t off = 0; off < n;) {
         ssize_t w = real->send(fd, (const char *)p + off, n - off, flags);
-        if (w < 0 && (errno == EINTR || ((errno == EAGAIN || errno == EWOULDBLOCK) && lg_fd_wait_by(fd, true, until_ms))))
+        bool room = w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && lg_fd_wait_by(fd, true, until_ms);
+        if (w < 0 && (errno == EINTR || room))
             continue;
         if (w <= 0)
             return false;
