@@ -71,10 +71,7 @@ plain-target-send-waits-in-kernel|src/hook/sock/plain_conn.c|test_fallback_timeo
 attempt-send-unbounded|src/front/h1_attempt.c|test_fallback_timeout test_relay_timeout
     bool sent = c->wio->send(c->wctx, wire, len, until);
     bool sent = c->wio->send(c->wctx, wire, len, 0);
-relay-up-read-waits-in-kernel|src/relay/upstream.c|test_relay_timeout
-        ssize_t r = recv(u->fd, p, n, MSG_DONTWAIT);
-        ssize_t r = recv(u->fd, p, n, 0);
-relay-up-tls-blocking|src/relay/upstream.c|test_relay_timeout
+relay-up-blocking|src/relay/upstream.c|test_relay_timeout
     return fl >= 0 && fcntl(u->fd, F_SETFL, fl | O_NONBLOCK) == 0;
     return fl >= 0;
 relay-up-send-unbounded|src/relay/upstream.c|test_relay_timeout

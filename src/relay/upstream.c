@@ -137,7 +137,7 @@ static bool up_send(void *io, const void *p, size_t n, int64_t until_ms)
     lg_relay_up *u = io;
     for (size_t off = 0; off < n;) {
         ssize_t w = u->ssl ? SSL_write(u->ssl, (const char *)p + off, (int)(n - off))
-                           : send(u->fd, (const char *)p + off, n - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+                           : send(u->fd, (const char *)p + off, n - off, MSG_NOSIGNAL);
         if (w > 0)
             off += (size_t)w;
         else if (!up_wants(u, w, POLLOUT) || wait_fd(u->fd, u->want == POLLOUT, until_ms) != LG_WAIT_READY)
@@ -154,7 +154,7 @@ static ssize_t up_recv(void *io, void *p, size_t n)
     if (u->fd < 0)
         return -1;
     if (!u->ssl) {
-        ssize_t r = recv(u->fd, p, n, MSG_DONTWAIT);
+        ssize_t r = recv(u->fd, p, n, 0);
         return r >= 0 ? r : up_wants(u, r, POLLIN) ? LG_IO_AGAIN : -1;
     }
     int r = SSL_read(u->ssl, p, (int)(n > 1 << 30 ? 1 << 30 : n));
