@@ -123,6 +123,17 @@ lg_loop_lateness() {
 # hides a loop blocked for a whole answer.
 lg_tick_bound() { local b=$(($1 + ${2:-0})); echo $((b < 350 ? b : 350)); }
 
+# lg_hole MODE [tls]: a black-holed listener (tests/servers/black_hole.py: silent, head, deaf, full; with
+# tls, speaking TLS with the test certificates), each accepted connection logged in $LG_TMP/hole.MODE.log;
+# sets HOLE_PORT.
+lg_hole() {
+    local pf=$LG_TMP/hole.$1${2:+.$2}.port i
+    /usr/bin/python3 "$LG_ROOT/tests/servers/black_hole.py" "$1" "$pf" "$LG_TMP/hole.$1.log" \
+        ${2:+"$LG_TMP/certs/server.pem" "$LG_TMP/certs/server.key"} &
+    LG_MOCK_PIDS+=($!)
+    for i in $(seq 1 100); do [ -s "$pf" ] && break; sleep 0.05; done
+    HOLE_PORT=$(cat "$pf")
+}
 lg_free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 # lg_start_redis [PORT]: starts a redis-server of our own on 127.0.0.1 (a free port, or PORT), without

@@ -65,6 +65,18 @@ static ssize_t plain_recv(void *io, void *p, size_t n) { return lg_h1_fd_recv(*(
 own-connect-unbounded|src/util/tcp_connect.c|test_fallback_timeout
         if (!nonblock && until_ms > 0)
         if (0)
+plain-target-send-waits-in-kernel|src/hook/sock/plain_conn.c|test_fallback_timeout
+    int flags = MSG_NOSIGNAL | (until_ms > 0 ? MSG_DONTWAIT : 0);
+    int flags = MSG_NOSIGNAL;
+attempt-send-unbounded|src/front/h1_attempt.c|test_fallback_timeout test_relay_timeout
+    bool sent = c->wio->send(c->wctx, wire, len, until);
+    bool sent = c->wio->send(c->wctx, wire, len, 0);
+relay-up-blocking|src/relay/upstream.c|test_relay_timeout
+    return fl >= 0 && fcntl(u->fd, F_SETFL, fl | O_NONBLOCK) == 0;
+    return fl >= 0;
+relay-up-send-unbounded|src/relay/upstream.c|test_relay_timeout
+        else if (!up_wants(u, w, POLLOUT) || wait_fd(u->fd, u->want == POLLOUT, until_ms) != LG_WAIT_READY)
+        else if (!up_wants(u, w, POLLOUT) || wait_fd(u->fd, u->want == POLLOUT, 0) != LG_WAIT_READY)
 repl-handshake-unbounded|src/hook/tls/ssl_transport.c|test_fallback_timeout
     int64_t until = c->repl ? c->repl_until : 0;
     int64_t until = 0;

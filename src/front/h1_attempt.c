@@ -202,12 +202,13 @@ lg_h1_attempt_rc lg_h1_attempt(lg_h1_conn *c, const lg_step *st, bool drive_asyn
     free(path);
     if (!wire)
         return LG_H1A_FATAL;
-    bool sent = c->wio->send(c->wctx, wire, len);
+    bool sent = c->wio->send(c->wctx, wire, len, until);
     explicit_bzero(wire, len);
     free(wire);
-    if (!sent) { /* a new connection's handshake, finished in the send, may have timed out */
+    if (!sent) { /* the send (or a new connection's handshake, finished in it) may have timed out */
         c->dead = true;
-        return c->served ? LG_H1A_STALE : open_failed(until);
+        lg_h1_attempt_rc failed = open_failed(until);
+        return failed == LG_H1A_RETRYABLE && c->served ? LG_H1A_STALE : failed;
     }
     c->watched = st && (c->cfg->retry.attempt_timeout_ms > 0 || c->cfg->retry.idle_timeout_ms > 0);
     c->heard = c->timed_out = false;

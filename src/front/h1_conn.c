@@ -132,8 +132,8 @@ static ssize_t release(lg_h1_conn *c, const void *p, size_t n, lg_ungated_cause 
                lg_ungated_word(cause));
         lg_ungated(c->store, c->prov->name, cause);
     }
-    bool ok = (c->req.raw_len == 0 || c->io->send(c->ioctx, c->req.raw, c->req.raw_len)) &&
-              (n == 0 || c->io->send(c->ioctx, p, n));
+    bool ok = (c->req.raw_len == 0 || c->io->send(c->ioctx, c->req.raw, c->req.raw_len, 0)) &&
+              (n == 0 || c->io->send(c->ioctx, p, n, 0));
     lg_h1_req_free(&c->req);
     return ok ? (ssize_t)n : -1;
 }
@@ -164,7 +164,7 @@ ssize_t lg_h1_write(lg_h1_conn *c, const void *p, size_t n)
     const char *b = p;
     size_t off = 0;
     if (c->released) /* still held only while the host reads what llmgate holds for it */
-        return n == 0 || c->io->send(c->ioctx, p, n) ? (ssize_t)n : -1;
+        return n == 0 || c->io->send(c->ioctx, p, n, 0) ? (ssize_t)n : -1;
     lg_h1_land_inflight(c);
     if (c->wx) { /* more bytes while the request waits: the exchange is cancelled, all goes out as it came */
         lg_h1_cancel_parked(c);

@@ -28,8 +28,9 @@ struct lg_h1_target;
 /* The transport under the connection. Each function preserves nothing: the caller saves errno. */
 typedef struct lg_h1_io {
     /* Sends all n bytes (blocking; a transport with `wait` may only take them, to go out from recv);
-     * false on failure. */
-    bool (*send)(void *io, const void *p, size_t n);
+     * false on failure, or (llmgate's own connection: an http target's, the relay's upstream) when they
+     * are not all sent by until_ms (lg_now_ms's clock; 0: no limit; the host's own transports ignore it). */
+    bool (*send)(void *io, const void *p, size_t n, int64_t until_ms);
     /* Receives up to n bytes: > 0, 0 at end of stream, -1 on failure. Blocking, except on a transport with
      * `wait`, which returns LG_IO_AGAIN instead of blocking; LG_IO_INTR when a signal the host takes
      * interrupted the wait (nothing was received). */

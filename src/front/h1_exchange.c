@@ -138,7 +138,7 @@ void lg_h1_run_paced(lg_h1_conn *c)
         lg_h1_request_done(c);
         return;
     }
-    if (!c->io->send(c->ioctx, c->req.raw, c->req.raw_len))
+    if (!c->io->send(c->ioctx, c->req.raw, c->req.raw_len, 0))
         c->host_errno = errno ? errno : EPIPE;
     lg_h1_request_done(c);
 }

@@ -268,6 +268,7 @@ static void gate(SSL *cs, int fd, lg_relay_up *up, const lg_provider *prov)
             break;
         if (lg_h1_released(h1)) { /* not a request we follow: the rest passes through as it comes */
             end_point provider = {.fd = up->fd, .ssl = up->ssl};
+            lg_relay_up_blocking(up);
             pump(&client, &provider);
             break;
         }

@@ -96,6 +96,7 @@ typedef struct lg_relay_up {
     char port[16];
     char name[256]; /* the name verified (and sent as SNI unless an address) */
     bool tls;
+    short want; /* what its last send or receive that could not go on waits for: POLLIN, POLLOUT */
 } lg_relay_up;
 extern const struct lg_h1_io lg_relay_up_io;
 extern const struct lg_front_host lg_relay_front_host;
@@ -103,10 +104,13 @@ extern const struct lg_front_host lg_relay_front_host;
  * the name host), else host:port itself over TLS. */
 bool lg_relay_open_provider(lg_relay_up *u, const lg_provider *prov, const char *host, const char *port);
 /* Connects u to host:port over TLS verified for name (tls) or plain TCP; its connect and handshake not
- * done by until_ms (lg_now_ms's clock; 0: no limit) fail. */
+ * done by until_ms (lg_now_ms's clock; 0: no limit) fail. Its socket is non-blocking once open. */
 bool lg_relay_up_open(lg_relay_up *u, const char *host, const char *port, const char *name, bool tls,
                       int64_t until_ms);
 void lg_relay_up_close(lg_relay_up *u);
+/* Makes u's socket (non-blocking while the front runs over it) blocking: for the tunnel of a connection the
+ * front released. */
+void lg_relay_up_blocking(lg_relay_up *u);
 /* Sends all n bytes on the blocking socket fd; false when it fails. */
 bool lg_relay_send_all(int fd, const char *p, size_t n);
 /* A blocking TCP socket connected to host:port, or -1. */

@@ -16,39 +16,8 @@ lg_start_mock --scenario "$LG_TMP/scenario.json" --quiet --tls-port 0 --cert "$L
 export SSL_CERT_FILE=$LG_TMP/certs/ca.pem
 PY=/usr/bin/python3
 
-# hole MODE: a black-holed listener on 127.0.0.1 (silent: accepts, reads, never answers, each accepted
-# connection logged in $LG_TMP/hole.MODE.log; full: never accepts, its backlog filled so that a SYN is
-# dropped); sets HOLE_PORT.
-hole() {
-    local pf=$LG_TMP/hole.$1.port i
-    $PY - "$1" "$pf" "$LG_TMP/hole.$1.log" <<'PY' &
-import socket, sys, threading, time
-mode, pf, log = sys.argv[1:4]
-s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(0 if mode == "full" else 16)
-port, keep = s.getsockname()[1], []
-if mode == "full":
-    for _ in range(4):
-        c = socket.socket(); c.setblocking(False)
-        try: c.connect(("127.0.0.1", port))
-        except BlockingIOError: pass
-        keep.append(c)
-    time.sleep(0.3)
-open(pf + ".tmp", "w").write(str(port)); __import__("os").rename(pf + ".tmp", pf)
-def drain(c):
-    while c.recv(65536): pass
-if mode == "full":
-    time.sleep(600)
-while True:
-    c, _ = s.accept(); keep.append(c)
-    open(log, "a").write("accepted\n")
-    threading.Thread(target=drain, args=(c,), daemon=True).start()
-PY
-    LG_MOCK_PIDS+=($!)
-    for i in $(seq 1 100); do [ -s "$pf" ] && break; sleep 0.05; done
-    HOLE_PORT=$(cat "$pf")
-}
-hole silent; SILENT=$HOLE_PORT
-hole full; FULL=$HOLE_PORT
+lg_hole silent; SILENT=$HOLE_PORT
+lg_hole full; FULL=$HOLE_PORT
 fresh() { rm -rf "$XDG_RUNTIME_DIR/llmgate" "$XDG_STATE_HOME/llmgate"; curl -s -X POST "$MOCK_URL/__reset" >/dev/null; }
 reqkeys() { curl -s "$MOCK_URL/__requests" | lg_json '" ".join(r["key"] for r in j)'; }
 # config SCHEME HOLE_URL: the chain openai (dry) -> hole -> spare, over SCHEME to the mock
@@ -59,49 +28,60 @@ config() {
 {"providers": {"openai": {"upstream": "$mock", "accounts": [{"name": "main", "key": "env:K1"}], "fallback": ["hole", "spare"]},
                "hole": {"dialect": "openai", "upstream": "$2", "accounts": [{"name": "h", "key": "env:KH"}]},
                "spare": {"dialect": "openai", "upstream": "$mock", "accounts": [{"name": "s", "key": "env:KS"}]}},
- "retry": {"attempt_timeout_ms": 1500, "max_server_retries": 0, "max_rate_limit_wait_seconds": 5}}
+ "retry": {"attempt_timeout_ms": 1500, "max_server_retries": 0, "max_rate_limit_wait_seconds": 5},
+ "hold": {"max_body_bytes": 16777216}}
 JSON
     chmod 600 "$LG_TMP/config.json"
 }
-# ask SCHEME [TIMEOUT]: one request of http.client (its own timeout, in s, default 60: a non-blocking socket
-# under Python's waits; None: a blocking one) to api.openai.com; prints "STATUS KEY"
+# ask SCHEME [TIMEOUT [SIZE]]: one request of http.client (its own timeout, in s, default 60: a non-blocking
+# socket under Python's waits; None: a blocking one; SIZE bytes more in its message) to
+# api.openai.com; prints "STATUS KEY"
 ask() {
     K1=sk-dry KH=sk-hole KS=sk-spare LLMGATE_CONFIG=$LG_TMP/config.json LD_PRELOAD=$LG_LIB timeout 30 $PY -c '
 import http.client, json, sys
 c = (http.client.HTTPSConnection if sys.argv[1] == "https" else http.client.HTTPConnection)("api.openai.com", timeout=eval(sys.argv[2]))
-c.request("POST", "/v1/chat/completions", json.dumps({"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]}),
+c.request("POST", "/v1/chat/completions", json.dumps({"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi" + "x" * int(sys.argv[3])}]}),
           {"Authorization": "Bearer sk-host", "Content-Type": "application/json"})
 r = c.getresponse()
-print(r.status, json.loads(r.read()).get("mock_key"))' "$1" "${2:-60}" 2>"$LG_TMP/err"
+print(r.status, json.loads(r.read()).get("mock_key"))' "$1" "${2:-60}" "${3:-0}" 2>"$LG_TMP/err"
+}
+
+# attempt SCHEME TIMEOUT HOLE_URL MODE WHAT [SIZE]: ask (SCHEME TIMEOUT SIZE) through the chain dry -> the
+# MODE hole at HOLE_URL -> spare: spare's 200 within seconds, the hole reached (but a full one)
+attempt() {
+    local out took t0
+    config "$1" "$3"
+    fresh
+    : >"$LG_TMP/hole.$4.log"
+    t0=$(date +%s%3N)
+    out=$(ask "$1" "$2" "${6:-0}")
+    took=$(($(date +%s%3N) - t0))
+    diag "$5: $out in $took ms"
+    check_eq "$5: the program got spare's 200" "200 sk-spare" "$out"
+    check "$5: within 20 s, not the hole's ($took ms)" test "$took" -lt 20000
+    check_eq "$5: the mock saw the dry key then spare's, never the program's" "sk-dry sk-spare" "$(reqkeys)"
+    [ "$4" = full ] || check "$5: the hole was reached" test -s "$LG_TMP/hole.$4.log"
+    [ "$out" = "200 sk-spare" ] || diag "$(tail -c 600 "$LG_TMP/err")"
 }
 
 for scheme in http https; do
     for mode in silent full silent-blocking full-blocking; do
         port=$SILENT; [[ $mode = full* ]] && port=$FULL
         tmo=60; [[ $mode = *-blocking ]] && tmo=None
-        config $scheme "$scheme://127.0.0.1:$port"
-        fresh
-        : >"$LG_TMP/hole.silent.log"
-        t0=$(date +%s%3N)
-        out=$(ask $scheme $tmo)
-        took=$(($(date +%s%3N) - t0))
-        what="$scheme host, $scheme hole ($mode)"
-        diag "$what: $out in $took ms"
-        check_eq "$what: the program got spare's 200" "200 sk-spare" "$out"
-        check "$what: within 20 s, not the hole's ($took ms)" test "$took" -lt 20000
-        check_eq "$what: the mock saw the dry key then spare's, never the program's" "sk-dry sk-spare" "$(reqkeys)"
-        [[ $mode = silent* ]] && check "$what: the hole was reached" test -s "$LG_TMP/hole.silent.log"
-        [ "$out" = "200 sk-spare" ] || diag "$(tail -c 600 "$LG_TMP/err")"
+        attempt $scheme $tmo "$scheme://127.0.0.1:$port" "${mode%-blocking}" "$scheme host, $scheme hole ($mode)"
     done
 done
 # an https program whose chain reaches a plain http hole: llmgate's own plain connection beside its TLS
 for tmo in 60 None; do
-    config https "http://127.0.0.1:$SILENT"
-    fresh
-    t0=$(date +%s%3N)
-    out=$(ask https $tmo)
-    took=$(($(date +%s%3N) - t0))
-    check_eq "https host (timeout $tmo), http hole: the program got spare's 200" "200 sk-spare" "$out"
-    check "https host (timeout $tmo), http hole: within 20 s ($took ms)" test "$took" -lt 20000
+    attempt https $tmo "http://127.0.0.1:$SILENT" silent "https host (timeout $tmo), http hole"
+done
+# a plain http target that never reads (a tiny receive buffer): an 8 MB request's send to it stops once the
+# buffers are full; the attempt's time limit bounds the send as it bounds the wait for the answer
+lg_hole deaf; DEAF=$HOLE_PORT
+for scheme in http https; do
+    for tmo in 60 None; do
+        attempt $scheme $tmo "http://127.0.0.1:$DEAF" deaf \
+            "$scheme host (timeout $tmo), 8 MB request, an http target that never reads" 8000000
+    done
 done
 lg_done

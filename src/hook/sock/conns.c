@@ -91,7 +91,11 @@ static void copy_timeouts(int from, int fresh)
     }
 }
 
-static bool io_send(void *io, const void *p, size_t n) { return lg_h1_fd_send(((sock_conn *)io)->fd, p, n); }
+/* The host's own socket, as the host would send (its own SO_SNDTIMEO bounds a blocking send). */
+static bool io_send(void *io, const void *p, size_t n, int64_t until_ms)
+{
+    return lg_h1_fd_send(((sock_conn *)io)->fd, p, n, 0);
+}
 
 /* Receives without blocking: LG_IO_AGAIN when nothing is there yet. A non-blocking host's attempt is then
  * driven from its own readiness waits (io_wait); a blocking host's waits in the front's wait_fd, which the

@@ -39,6 +39,11 @@ bool lg_fd_wait(int fd, bool write) { return wait_fd(fd, write, 0, false) == LG_
 
 lg_wait_rc lg_fd_wait_until(int fd, bool write, int64_t until_ms) { return wait_fd(fd, write, until_ms, true); }
 
+bool lg_fd_wait_by(int fd, bool write, int64_t until_ms)
+{
+    return until_ms > 0 ? lg_fd_wait_until(fd, write, until_ms) == LG_WAIT_READY : lg_fd_wait(fd, write);
+}
+
 int lg_timeout_ms(const struct timespec *ts)
 {
     if (!ts)

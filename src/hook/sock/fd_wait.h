@@ -15,6 +15,8 @@ bool lg_fd_wait(int fd, bool write);
 /* Waits until fd is readable (write: writable), but not past until_ms (lg_now_ms's clock; 0: no limit):
  * LG_WAIT_INTR when a signal the host takes (lg_host_takes_eintr) interrupted it. The front's wait_fd. */
 lg_wait_rc lg_fd_wait_until(int fd, bool write, int64_t until_ms);
+/* True when fd is ready (write: writable) by until_ms: lg_fd_wait_until, or lg_fd_wait when until_ms is 0. */
+bool lg_fd_wait_by(int fd, bool write, int64_t until_ms);
 
 /* Whether the host is interrupted by its signals: a signal it catches has a handler installed without
  * SA_RESTART (as Python installs all of its handlers), so its own blocking calls would return EINTR and

@@ -39,12 +39,14 @@ int lg_h1_plain_socket(const lg_h1_target *t, bool nonblock, int64_t until_ms)
     return fd;
 }
 
-bool lg_h1_fd_send(int fd, const void *p, size_t n)
+bool lg_h1_fd_send(int fd, const void *p, size_t n, int64_t until_ms)
 {
     const lg_sock_real *real = lg_sock_real_get();
+    int flags = MSG_NOSIGNAL | (until_ms > 0 ? MSG_DONTWAIT : 0);
     for (size_t off = 0; off < n;) {
-        ssize_t w = real->send(fd, (const char *)p + off, n - off, MSG_NOSIGNAL);
-        if (w < 0 && (errno == EINTR || ((errno == EAGAIN || errno == EWOULDBLOCK) && lg_fd_wait(fd, true))))
+        ssize_t w = real->send(fd, (const char *)p + off, n - off, flags);
+        bool room = w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && lg_fd_wait_by(fd, true, until_ms);
+        if (w < 0 && (errno == EINTR || room))
             continue;
         if (w <= 0)
             return false;
@@ -72,7 +74,11 @@ ssize_t lg_h1_fd_recv(int fd, void *p, size_t n, bool park)
     }
 }
 
-static bool plain_send(void *io, const void *p, size_t n) { return lg_h1_fd_send(*(int *)io, p, n); }
+/* Never waits in the kernel with a time limit: each wait for room ends at until_ms. */
+static bool plain_send(void *io, const void *p, size_t n, int64_t until_ms)
+{
+    return lg_h1_fd_send(*(int *)io, p, n, until_ms);
+}
 
 /* Never waits in the kernel: LG_IO_AGAIN when nothing is there yet, and the attempt waits in the front's
  * wait_fd, which its time limits bound (a non-blocking host's is driven from its readiness waits). */

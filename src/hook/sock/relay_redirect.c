@@ -128,7 +128,7 @@ bool lg_sock_to_relay(int fd, const struct sockaddr *dst, uint16_t asked)
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     int fdflags = fcntl(fd, F_GETFD), flflags = fcntl(fd, F_GETFL);
     int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    bool ok = s >= 0 && real->connect(s, (struct sockaddr *)&a, sizeof a) == 0 && lg_h1_fd_send(s, pre, n) &&
+    bool ok = s >= 0 && real->connect(s, (struct sockaddr *)&a, sizeof a) == 0 && lg_h1_fd_send(s, pre, n, 0) &&
               lg_fd_epoll_dup3(s, fd, fdflags >= 0 && (fdflags & FD_CLOEXEC) ? O_CLOEXEC : 0) == fd;
     if (ok && flflags >= 0)
         fcntl(fd, F_SETFL, flflags);

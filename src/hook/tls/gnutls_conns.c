@@ -83,7 +83,7 @@ static bool send_all(lg_gnutls_conn *c, const void *p, size_t n)
     return ok;
 }
 
-static bool io_send(void *io, const void *p, size_t n)
+static bool io_send(void *io, const void *p, size_t n, int64_t until_ms)
 {
     bool ok;
     LG_OURS(ok = send_all(io, p, n));
@@ -167,12 +167,6 @@ static int own_socket(lg_gnutls_conn *c, int64_t until_ms)
     return fd;
 }
 
-/* Waits for fd (write: writable) until until_ms (0: no limit); true when it is ready. */
-static bool wait_by(int fd, bool write, int64_t until_ms)
-{
-    return until_ms > 0 ? lg_fd_wait_until(fd, write, until_ms) == LG_WAIT_READY : lg_fd_wait(fd, write);
-}
-
 /* Opens *fdp (to the host's peer, or to the target to) and runs a new client session *sp over it, with the
  * host's credentials cred and its verification, through its handshake (blocking, as the request's send is:
  * OpenSSL's replacement too finishes its handshake inside the host's write; connect and handshake not done
@@ -198,7 +192,7 @@ static bool handshake_new(lg_gnutls_conn *c, const lg_h1_target *to, void *cred,
         do
             rc = real->handshake(s);
         while (rc == GNUTLS_E_INTERRUPTED ||
-               (rc == GNUTLS_E_AGAIN && wait_by(fd, real->record_get_direction(s) == 1, until_ms)));
+               (rc == GNUTLS_E_AGAIN && lg_fd_wait_by(fd, real->record_get_direction(s) == 1, until_ms)));
         if (until_ms > 0)
             lg_sock_deadline(fd, 0);
         int fl = rc == 0 ? fcntl(socket_of(c, c->session), F_GETFL) : -1;

@@ -26,7 +26,7 @@ static bool again(lg_ssl_conn *c, int ok)
     int fd = real->get_fd(wire);
     bool write = err == SSL_ERROR_WANT_WRITE;
     int64_t until = c->repl ? c->repl_until : 0;
-    return until > 0 ? lg_fd_wait_until(fd, write, until) == LG_WAIT_READY : lg_fd_wait(fd, write);
+    return lg_fd_wait_by(fd, write, until);
 }
 
 /* Memory BIOs: the bytes are taken, to go out from io_recv over llmgate's own non-blocking session. */
@@ -66,7 +66,7 @@ static bool wire_send(lg_ssl_conn *c, const void *p, size_t n)
     return ok == 1 && done == n;
 }
 
-static bool io_send(void *io, const void *p, size_t n)
+static bool io_send(void *io, const void *p, size_t n, int64_t until_ms)
 {
     lg_ssl_conn *c = io;
     bool ok;
