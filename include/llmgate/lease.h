@@ -90,11 +90,8 @@ void lg_lease_ask_failed(lg_lease *l, const lg_lease_return *ret);
  * not_before_ms. */
 void lg_lease_ask_given_back(lg_lease *l, int64_t not_before_ms);
 
-/* Requests per bucket to ask for, when the lease holds no room (the asker's turn): the recent rate (the
- * requests this lease served per bucket elapsed) with half as much again; or, for a lease granted from the
- * bucket current at its grant (the window had room then) and used up before its last bucket ended, twice
- * its places a bucket when that is more (the machine was paced by its lease, not by its demand); at least 1,
- * at most `cap` (> 0). */
+/* Requests per bucket to ask for: the recent rate (the requests this lease served per bucket elapsed) with
+ * half as much again, at least 1, at most `cap` (> 0). */
 int64_t lg_lease_ask_size(const lg_lease *l, int64_t now_ms, int64_t cap);
 
 /* Installs a new grant (n buckets from Redis's bucket epoch of a span of span_ms, requests and tokens per

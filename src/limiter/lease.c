@@ -129,12 +129,6 @@ int64_t lg_lease_ask_size(const lg_lease *l, int64_t now_ms, int64_t cap)
             buckets = 1;
         int64_t rate = (l->used + buckets - 1) / buckets;
         want = rate + (rate + 1) / 2;
-        /* granted from the bucket of its grant (the window had room now) and used up before its last bucket
-         * ended: the machine sends faster than it was granted, which its rate cannot show (it was paced by
-         * the lease): twice the lease's places a bucket */
-        int64_t per = (l->used + l->n - 1) / l->n;
-        if (lg_lease_bucket_start(l, 0) <= l->granted_ms && bucket_close(l, l->n - 1) > now_ms && 2 * per > want)
-            want = 2 * per;
     }
     if (want > cap)
         want = cap;

@@ -445,23 +445,16 @@ end
 -- each of LEASE_N buckets, then cu rs fl le pr per account}.
 local LEASE_N = 16
 local LEASE_AHEAD = 3 * LEASE_N
--- A grant that starts now (the window has room now: nobody queues ahead) covers LEASE_NOW buckets, sized
--- by the asker alone: a machine that asks again because it used such a grant up before its end asks twice
--- as much (lg_lease_ask_size), so a fleet's start and the machine left alone at its end take the room as
--- it frees instead of the even share a bucket (a lone machine paced at a sixteenth of a window a bucket).
-local LEASE_NOW = 4
 local function lease_grant(a, l, ask, tok, at)
   local span = span_of(l)
   local e0, k_max = epoch_of(at, span), epoch_of(now, span) + AHEAD
-  local queued = at > now
-  local n = queued and LEASE_N or LEASE_NOW
+  local n = LEASE_N
   if e0 + n - 1 > k_max then n = k_max - e0 + 1 end
-  -- while others queue (the grant starts later than now), no bucket of a grant holds more than the key's
-  -- even share of a window (the limit over B buckets, at least 1): a machine is never granted more than it
-  -- can send in a bucket's time while others wait
+  -- no bucket of a grant holds more than the key's even share of a window (the limit over B buckets, at
+  -- least 1): a machine is never granted more than it can send in a bucket's time while others queue
   for d = 0, 1 do
     local unit = d == 0 and 1 or tok
-    if queued and l[d] > 0 and unit > 0 then
+    if l[d] > 0 and unit > 0 then
       local even = math.max(1, math.ceil(l[d] / B / unit))
       if even < ask then ask = even end
     end

@@ -161,31 +161,6 @@ static void test_ask_size_follows_the_rate(void **state)
     assert_int_equal(lg_lease_ask_size(&l, T0 + 200, 5), 5);   /* at most the cap */
 }
 
-/* A lease granted from the bucket current at its grant (the window had room then) and used up before its
- * last bucket ended asks twice its places a bucket, more than its rate and a half: the machine was paced by
- * its lease. A lease granted ahead (others queued), or used up only as its buckets ended, asks by its rate. */
-static void test_ask_size_doubles_a_lease_used_up_early(void **state)
-{
-    lg_lease l = {0};
-    int64_t at;
-    int b;
-    grant(&l, T0 + 5, 4, 3); /* from the current bucket: 4 buckets of 3 */
-    for (int j = 0; j < 4; j++)
-        for (int i = 0; i < 3; i++)
-            assert_int_equal(lg_lease_take(&l, 1, T0 + 100 * j + 10, T0 + 5000, &at, &b), LG_LEASE_TAKEN);
-    /* used up in bucket 3, before its end: 12 over 4 buckets is a rate of 3 (asks 5), its places 3 a bucket */
-    assert_int_equal(lg_lease_ask_size(&l, T0 + 350, 100), 6);
-    assert_int_equal(lg_lease_ask_size(&l, T0 + 350, 4), 4); /* at most the cap */
-    /* asked only once its last bucket ended: the rate's */
-    assert_int_equal(lg_lease_ask_size(&l, T0 + 400, 100), 5);
-    /* the same lease granted 100 ms ahead of its first bucket (others queued): the rate's */
-    grant(&l, T0 - 95, 4, 3);
-    for (int j = 0; j < 4; j++)
-        for (int i = 0; i < 3; i++)
-            assert_int_equal(lg_lease_take(&l, 1, T0 + 100 * j + 10, T0 + 5000, &at, &b), LG_LEASE_TAKEN);
-    assert_int_equal(lg_lease_ask_size(&l, T0 + 350, 100), 5);
-}
-
 /* lg_lease_room: the requests left in buckets not ended and when the first could go; a request it counts is
  * one lg_lease_take gives. */
 static void test_room(void **state)
@@ -341,7 +316,6 @@ int main(void)
         cmocka_unit_test(test_expiry),               cmocka_unit_test(test_ask_turn_and_return),
         cmocka_unit_test(test_dead_asker),           cmocka_unit_test(test_redis_gone),
         cmocka_unit_test(test_ask_size_follows_the_rate), cmocka_unit_test(test_room),
-        cmocka_unit_test(test_ask_size_doubles_a_lease_used_up_early),
         cmocka_unit_test(test_given_back_not_before), cmocka_unit_test(test_skew_best_measure_and_error),
         cmocka_unit_test(test_takers_and_the_last_one), cmocka_unit_test(test_taker_of_a_reused_pid_is_gone),
     };
