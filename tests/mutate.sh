@@ -116,6 +116,9 @@ lease-exit-not-the-last|src/limiter/lease.c|test_lease
 lease-takers-lost-at-grant|src/limiter/lease.c|test_lease
     memcpy(l->takers, takers, sizeof takers);
     (void)takers;
+lease-taker-by-pid-alone|src/limiter/lease.c|test_lease
+    return a->pid == b->pid && a->start == b->start;
+    return a->pid == b->pid;
 lease-exit-scope-not-noted|src/store/redis_lease.c|test_redis_lease
         note_exit_scope(s, sc);
         (void)note_exit_scope;

@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "llmgate/owner.h"
+
 #define LG_LEASE_BUCKETS 16 /* buckets one lease covers: a quarter of the window */
 #define LG_LEASE_ASK_MS 200 /* a grant asked for longer than this is taken as lost (its asker died) */
 #define LG_LEASE_DRIFT_MS 1000 /* a kept skew's error grows by 1 ms per this many ms (clocks drift apart) */
@@ -32,8 +34,8 @@ typedef struct {
     int64_t learned[2];    /* the provider's limits (requests, tokens) a record last told Redis */
     int64_t requests[LG_LEASE_BUCKETS]; /* requests granted and not used, per bucket */
     int64_t tokens[LG_LEASE_BUCKETS];   /* tokens granted and not used, per bucket */
-    int32_t takers[LG_LEASE_TAKERS];    /* pids of the machine's processes that took places from this
-                                           account's leases (0: free), kept across grants */
+    lg_store_owner takers[LG_LEASE_TAKERS]; /* the machine's processes (pid and start time) that took places
+                                               from this account's leases (pid 0: free), kept across grants */
 } lg_lease;
 
 /* The start (machine's clock) of the lease's bucket j (0 <= j <= n: j == n is its end). A request of bucket j
@@ -101,13 +103,14 @@ void lg_lease_grant(lg_lease *l, int64_t now_ms, int64_t skew_ms, int64_t skew_e
                     int64_t epoch, int n,
                     const int64_t *requests, const int64_t *tokens, bool tokens_limited);
 
-/* Notes pid as a taker of the account's leases: in a free entry, else in one whose process alive() says
- * is gone. True when pid was not noted before and is now; false when it was, or the table is full of live
- * processes (pid is then never the last taker: its exit gives nothing back). */
-bool lg_lease_note_taker(lg_lease *l, int32_t pid, bool (*alive)(int32_t pid));
+/* Notes process me as a taker of the account's leases: in a free entry, else in one whose process alive()
+ * says is gone (a process of me's pid that started at another time is another one, gone when the pid was
+ * reused). True when me was not noted before and is now; false when it was, or the table is full of live
+ * processes (me is then never the last taker: its exit gives nothing back). */
+bool lg_lease_note_taker(lg_lease *l, const lg_store_owner *me, lg_owner_alive_fn alive, void *ctx);
 
-/* At pid's exit: drops it from the takers; true when it was one and no other taker is alive (by alive()):
+/* At me's exit: drops it from the takers; true when it was one and no other taker is alive (by alive()):
  * the lease's unused part should go back to Redis, no process of the machine being left to use it. */
-bool lg_lease_last_taker(lg_lease *l, int32_t pid, bool (*alive)(int32_t pid));
+bool lg_lease_last_taker(lg_lease *l, const lg_store_owner *me, lg_owner_alive_fn alive, void *ctx);
 
 #endif

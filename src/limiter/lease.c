@@ -139,7 +139,7 @@ void lg_lease_grant(lg_lease *l, int64_t now_ms, int64_t skew_ms, int64_t skew_e
                     int64_t epoch, int n, const int64_t *requests, const int64_t *tokens, bool tokens_limited)
 {
     int64_t pending[3], learned[2], id = l->id + 1;
-    int32_t takers[LG_LEASE_TAKERS];
+    lg_store_owner takers[LG_LEASE_TAKERS];
     if (l->id != 0) {
         int64_t since = now_ms > l->granted_ms ? now_ms - l->granted_ms : 0;
         int64_t aged = (since + LG_LEASE_DRIFT_MS - 1) / LG_LEASE_DRIFT_MS;
@@ -167,33 +167,39 @@ void lg_lease_grant(lg_lease *l, int64_t now_ms, int64_t skew_ms, int64_t skew_e
     memcpy(l->takers, takers, sizeof takers);
 }
 
-bool lg_lease_note_taker(lg_lease *l, int32_t pid, bool (*alive)(int32_t pid))
+/* True when a and b are the same process (a pid reused by a later process is another one). */
+static bool same_owner(const lg_store_owner *a, const lg_store_owner *b)
+{
+    return a->pid == b->pid && a->start == b->start;
+}
+
+bool lg_lease_note_taker(lg_lease *l, const lg_store_owner *me, lg_owner_alive_fn alive, void *ctx)
 {
     int free_at = -1;
     for (int i = 0; i < LG_LEASE_TAKERS; i++) {
-        if (l->takers[i] == pid)
+        if (same_owner(&l->takers[i], me))
             return false;
-        if (free_at < 0 && l->takers[i] == 0)
+        if (free_at < 0 && l->takers[i].pid == 0)
             free_at = i;
     }
     for (int i = 0; free_at < 0 && i < LG_LEASE_TAKERS; i++)
-        if (!alive(l->takers[i]))
+        if (!alive(&l->takers[i], ctx))
             free_at = i;
     if (free_at < 0)
         return false;
-    l->takers[free_at] = pid;
+    l->takers[free_at] = *me;
     return true;
 }
 
-bool lg_lease_last_taker(lg_lease *l, int32_t pid, bool (*alive)(int32_t pid))
+bool lg_lease_last_taker(lg_lease *l, const lg_store_owner *me, lg_owner_alive_fn alive, void *ctx)
 {
     bool was = false, others = false;
     for (int i = 0; i < LG_LEASE_TAKERS; i++) {
-        if (l->takers[i] == pid) {
-            l->takers[i] = 0;
+        if (same_owner(&l->takers[i], me)) {
+            l->takers[i] = (lg_store_owner){0};
             was = true;
-        } else if (l->takers[i] != 0 && !others) {
-            others = alive(l->takers[i]);
+        } else if (l->takers[i].pid != 0 && !others) {
+            others = alive(&l->takers[i], ctx);
         }
     }
     return was && !others;

@@ -6,18 +6,10 @@
 #ifndef LLMGATE_STORE_HOLDS_H
 #define LLMGATE_STORE_HOLDS_H
 
+#include "llmgate/owner.h"
 #include "store/layout.h"
 
 #define LG_HOLD_CHECK_MS 20 /* an owner seen alive is looked at again after this long at the earliest */
-
-/* A process: its pid and its start time (clock ticks after boot), which tells a reused pid apart. */
-typedef struct {
-    int32_t pid;
-    uint64_t start;
-} lg_store_owner;
-
-/* True when owner o still runs. */
-typedef bool (*lg_owner_alive_fn)(const lg_store_owner *o, void *ctx);
 
 /* What a ticket held before a store step (lg_holds_note), to move its record after it (lg_holds_apply). */
 typedef struct {

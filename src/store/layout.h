@@ -9,13 +9,14 @@
 #include "llmgate/store.h"
 
 #define LG_STORE_MAGIC UINT64_C(0x31455441474d4c4c) /* "LLMGATE1" as little-endian bytes */
-#define LG_STORE_VERSION 11u /* 2: windows; 3: probe lease; 4: prompt calibration; 5: notice time; 6: budget, breaker;
+#define LG_STORE_VERSION 12u /* 2: windows; 3: probe lease; 4: prompt calibration; 5: notice time; 6: budget, breaker;
                              7: the retired flag and the stall mark; 8: the ungated count and notice times,
                              an account's set-aside reason,
                              the window's running sums,
                              the owners of the reservations (holds); 9: an account's Redis lease;
                              10: the window's marks of buckets holding places at their first ms only;
-                             11: the takers of an account's leases */
+                             11: the takers of an account's leases;
+                             12: a taker as its pid and start time */
 #define LG_STORE_PROVIDERS LG_CONFIG_STORE_PROVIDERS
 #define LG_STORE_ACCOUNTS LG_CONFIG_STORE_ACCOUNTS
 

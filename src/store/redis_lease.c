@@ -3,8 +3,6 @@
  * whose request finds no lease with room asks Redis (script op "lease") for a grant on the eligible accounts
  * whose leases are empty, one call for them all. At exit, the last process of the machine using an account's
  * lease gives its unused part back (lg_redis_lease_exit). */
-#include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +13,7 @@
 #include "llmgate/limiter.h"
 #include "llmgate/policy.h"
 #include "store/redis_call.h"
+#include "store/owner.h"
 #include "store/redis_lease.h"
 #include "store/shm.h"
 
@@ -72,15 +71,6 @@ static long pick(lg_account_slot *const *acc, const lease_ctx *x, int64_t *at_ms
     return best;
 }
 
-/* True when process pid exists (errno kept). */
-static bool alive(int32_t pid)
-{
-    int saved = errno;
-    bool yes = kill((pid_t)pid, 0) == 0 || errno == EPERM;
-    errno = saved;
-    return yes;
-}
-
 /* Takes this request's place from account i's lease (LEASE_TAKEN), counting its counter when it goes now. */
 static void take(lg_account_slot *const *acc, size_t i, lease_ctx *x)
 {
@@ -92,7 +82,7 @@ static void take(lg_account_slot *const *acc, size_t i, lease_ctx *x)
     x->step = LEASE_TAKEN;
     x->idx = i;
     x->id = l->id;
-    x->noted = lg_lease_note_taker(l, (int32_t)getpid(), alive);
+    x->noted = lg_lease_note_taker(l, lg_owner_self(), lg_owner_alive, NULL);
     if (x->count >= 0 && x->at_ms <= x->now_ms)
         l->pending[x->count]++;
 }
@@ -298,11 +288,11 @@ static void lease_exit_fn(lg_provider_slot *p, lg_account_slot *const *acc, size
 {
     (void)p;
     lease_ctx *x = ctx;
-    int32_t me = (int32_t)getpid();
+    const lg_store_owner *me = lg_owner_self();
     x->nc = 0;
     for (size_t i = 0; i < n; i++) {
         lg_lease *l = &acc[i]->lease;
-        if (lg_lease_last_taker(l, me, alive) && l->id != 0 && x->nc < ASK_MAX &&
+        if (lg_lease_last_taker(l, me, lg_owner_alive, NULL) && l->id != 0 && x->nc < ASK_MAX &&
             lg_lease_begin_ask(l, x->now_ms, &x->ret[x->nc])) {
             x->ask[x->nc] = 0;
             x->cand[x->nc++] = i;

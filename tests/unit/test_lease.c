@@ -239,8 +239,23 @@ static void test_skew_best_measure_and_error(void **state)
     assert_int_equal(lg_lease_take(&l, 10, T0, T0 + 5000, &at, &b), LG_LEASE_EMPTY);
 }
 
-/* Processes 100..199 are alive, the rest gone (a fake process table). */
-static bool fake_alive(int32_t pid) { return pid >= 100 && pid < 200; }
+/* A fake process table: pids 100..199 run, each started at tick pid * 10; every other pid is gone, and a
+ * process of a live pid with another start time is an earlier one whose pid was reused. */
+static bool fake_alive(const lg_store_owner *o, void *ctx)
+{
+    (void)ctx;
+    return o->pid >= 100 && o->pid < 200 && o->start == (uint64_t)o->pid * 10;
+}
+
+/* The process of pid as the fake table has it. */
+static const lg_store_owner *proc(int32_t pid)
+{
+    static lg_store_owner o[8];
+    static int next;
+    lg_store_owner *p = &o[next++ % 8];
+    *p = (lg_store_owner){pid, (uint64_t)pid * 10};
+    return p;
+}
 
 /* The takers of an account's leases: each process noted once, kept across grants, a gone one's entry reused
  * when the table is full; at exit the last live taker is told so, a process that took nothing never is. */
@@ -248,27 +263,50 @@ static void test_takers_and_the_last_one(void **state)
 {
     lg_lease l = {0};
     grant(&l, T0, 4, 2);
-    assert_true(lg_lease_note_taker(&l, 101, fake_alive));
-    assert_false(lg_lease_note_taker(&l, 101, fake_alive)); /* once */
-    assert_true(lg_lease_note_taker(&l, 102, fake_alive));
+    assert_true(lg_lease_note_taker(&l, proc(101), fake_alive, NULL));
+    assert_false(lg_lease_note_taker(&l, proc(101), fake_alive, NULL)); /* once */
+    assert_true(lg_lease_note_taker(&l, proc(102), fake_alive, NULL));
     grant(&l, T0 + 400, 4, 2); /* a new grant keeps them */
-    assert_false(lg_lease_note_taker(&l, 102, fake_alive));
-    assert_false(lg_lease_last_taker(&l, 150, fake_alive)); /* took nothing: gives nothing back */
-    assert_false(lg_lease_last_taker(&l, 101, fake_alive)); /* 102 still uses it */
-    assert_true(lg_lease_last_taker(&l, 102, fake_alive));  /* the last one */
-    assert_false(lg_lease_last_taker(&l, 102, fake_alive)); /* and only once */
+    assert_false(lg_lease_note_taker(&l, proc(102), fake_alive, NULL));
+    assert_false(lg_lease_last_taker(&l, proc(150), fake_alive, NULL)); /* took nothing: gives nothing back */
+    assert_false(lg_lease_last_taker(&l, proc(101), fake_alive, NULL)); /* 102 still uses it */
+    assert_true(lg_lease_last_taker(&l, proc(102), fake_alive, NULL));  /* the last one */
+    assert_false(lg_lease_last_taker(&l, proc(102), fake_alive, NULL)); /* and only once */
     /* a taker that died (pid 5) does not keep the lease from going back */
-    assert_true(lg_lease_note_taker(&l, 5, fake_alive));
-    assert_true(lg_lease_note_taker(&l, 103, fake_alive));
-    assert_true(lg_lease_last_taker(&l, 103, fake_alive));
+    assert_true(lg_lease_note_taker(&l, proc(5), fake_alive, NULL));
+    assert_true(lg_lease_note_taker(&l, proc(103), fake_alive, NULL));
+    assert_true(lg_lease_last_taker(&l, proc(103), fake_alive, NULL));
     /* a full table: a gone process's entry is taken; full of live ones, the newcomer is not noted */
     memset(l.takers, 0, sizeof l.takers);
     for (int32_t i = 0; i < LG_LEASE_TAKERS; i++)
-        assert_true(lg_lease_note_taker(&l, i == 3 ? 7 : 110 + i, fake_alive));
-    assert_true(lg_lease_note_taker(&l, 120, fake_alive));
-    assert_int_equal(l.takers[3], 120);
-    assert_false(lg_lease_note_taker(&l, 121, fake_alive));
-    assert_false(lg_lease_last_taker(&l, 121, fake_alive));
+        assert_true(lg_lease_note_taker(&l, proc(i == 3 ? 7 : 110 + i), fake_alive, NULL));
+    assert_true(lg_lease_note_taker(&l, proc(120), fake_alive, NULL));
+    assert_int_equal(l.takers[3].pid, 120);
+    assert_false(lg_lease_note_taker(&l, proc(121), fake_alive, NULL));
+    assert_false(lg_lease_last_taker(&l, proc(121), fake_alive, NULL));
+}
+
+/* A taker whose pid a later process got (the taker died, the pid came round again): the earlier one is seen
+ * gone, not as the later one, so it neither keeps the lease from going back at the last live taker's exit
+ * nor stands for the later process (which is noted as a taker of its own, and whose exit is the last). */
+static void test_taker_of_a_reused_pid_is_gone(void **state)
+{
+    lg_lease l = {0};
+    grant(&l, T0, 4, 2);
+    lg_store_owner earlier = {104, 1}; /* pid 104 in the table now started at 1040: this one is gone */
+    assert_true(lg_lease_note_taker(&l, &earlier, fake_alive, NULL));
+    assert_true(lg_lease_note_taker(&l, proc(104), fake_alive, NULL)); /* the pid's process now: another taker */
+    assert_true(lg_lease_note_taker(&l, proc(105), fake_alive, NULL));
+    assert_false(lg_lease_last_taker(&l, proc(105), fake_alive, NULL)); /* 104 (now) still uses it */
+    assert_true(lg_lease_last_taker(&l, proc(104), fake_alive, NULL)); /* the earlier 104 keeps nothing back */
+    /* a full table whose only gone entry is a reused pid's: the newcomer takes that one */
+    memset(l.takers, 0, sizeof l.takers);
+    for (int32_t i = 0; i < LG_LEASE_TAKERS; i++) {
+        lg_store_owner o = {130 + i, i == 5 ? 7 : (uint64_t)(130 + i) * 10};
+        assert_true(lg_lease_note_taker(&l, &o, fake_alive, NULL));
+    }
+    assert_true(lg_lease_note_taker(&l, proc(140), fake_alive, NULL));
+    assert_int_equal(l.takers[5].pid, 140);
 }
 
 int main(void)
@@ -279,7 +317,7 @@ int main(void)
         cmocka_unit_test(test_dead_asker),           cmocka_unit_test(test_redis_gone),
         cmocka_unit_test(test_ask_size_follows_the_rate), cmocka_unit_test(test_room),
         cmocka_unit_test(test_given_back_not_before), cmocka_unit_test(test_skew_best_measure_and_error),
-        cmocka_unit_test(test_takers_and_the_last_one),
+        cmocka_unit_test(test_takers_and_the_last_one), cmocka_unit_test(test_taker_of_a_reused_pid_is_gone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,7 +13,7 @@
 static void header_is_pinned(void **state)
 {
     assert_int_equal(LG_STORE_MAGIC, UINT64_C(0x31455441474d4c4c));
-    assert_int_equal(LG_STORE_VERSION, 11);
+    assert_int_equal(LG_STORE_VERSION, 12);
     assert_int_equal(offsetof(lg_store_layout, magic), 0);
     assert_int_equal(offsetof(lg_store_layout, version), 8);
     assert_int_equal(offsetof(lg_store_layout, retired), 12);
@@ -23,8 +23,8 @@ static void header_is_pinned(void **state)
     assert_int_equal(offsetof(lg_store_layout, lock), 40);
     assert_int_equal(offsetof(lg_store_layout, providers), 80);
     assert_int_equal(offsetof(lg_store_layout, accounts), 35408);
-    assert_int_equal(offsetof(lg_store_layout, holds), 3430992);
-    assert_int_equal(sizeof(lg_store_layout), 3441240);
+    assert_int_equal(offsetof(lg_store_layout, holds), 3455568);
+    assert_int_equal(sizeof(lg_store_layout), 3465816);
     assert_int_equal(LG_STORE_PROVIDERS, 64);
     assert_int_equal(LG_STORE_ACCOUNTS, 256);
 }
@@ -34,7 +34,7 @@ static void entries_are_pinned(void **state)
     assert_int_equal(sizeof(lg_store_provider_entry), 552);
     assert_int_equal(offsetof(lg_store_provider_entry, name), 4);
     assert_int_equal(offsetof(lg_store_provider_entry, slot), 72);
-    assert_int_equal(sizeof(lg_store_account_entry), 13264);
+    assert_int_equal(sizeof(lg_store_account_entry), 13360);
     assert_int_equal(offsetof(lg_store_account_entry, provider), 4);
     assert_int_equal(offsetof(lg_store_account_entry, name), 68);
     assert_int_equal(offsetof(lg_store_account_entry, digest), 132);
@@ -61,10 +61,12 @@ static void slots_are_pinned(void **state)
     assert_int_equal(offsetof(lg_account_state, probe_until_ms), 24);
     assert_int_equal(offsetof(lg_account_state, aside), 32);
     assert_int_equal(sizeof(lg_account_counters), 56);
-    assert_int_equal(sizeof(lg_account_slot), 13112);
+    assert_int_equal(sizeof(lg_account_slot), 13208);
     assert_int_equal(offsetof(lg_account_slot, lease), 12712);
-    assert_int_equal(sizeof(lg_lease), 400);
+    assert_int_equal(sizeof(lg_lease), 496);
     assert_int_equal(offsetof(lg_lease, takers), 368);
+    assert_int_equal(sizeof(lg_store_owner), 16);
+    assert_int_equal(offsetof(lg_store_owner, start), 8);
     assert_int_equal(LG_LEASE_TAKERS, 8);
     assert_int_equal(offsetof(lg_lease, skew_err_ms), 32);
     assert_int_equal(LG_LEASE_BUCKETS, 16);
