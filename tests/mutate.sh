@@ -71,6 +71,9 @@ plain-target-send-waits-in-kernel|src/hook/sock/plain_conn.c|test_fallback_timeo
 attempt-send-unbounded|src/front/h1_attempt.c|test_fallback_timeout test_relay_timeout
     bool sent = c->wio->send(c->wctx, wire, len, until);
     bool sent = c->wio->send(c->wctx, wire, len, 0);
+attempt-answer-timer-after-send|src/front/h1_attempt.c|test_fallback_timeout test_relay_timeout
+    c->heard_ms = c->watched ? began : 0;
+    c->heard_ms = c->watched ? lg_now_ms() : 0;
 relay-up-blocking|src/relay/upstream.c|test_relay_timeout
     return fl >= 0 && fcntl(u->fd, F_SETFL, fl | O_NONBLOCK) == 0;
     return fl >= 0;

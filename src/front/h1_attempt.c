@@ -21,10 +21,10 @@ int64_t lg_h1_attempt_due(const lg_h1_conn *c)
     return limit > 0 ? c->heard_ms + limit : INT64_MAX;
 }
 
-int64_t lg_h1_open_until(const lg_h1_conn *c)
+int64_t lg_h1_open_until(const lg_h1_conn *c, int64_t from_ms)
 {
     int64_t limit = c->cfg->retry.attempt_timeout_ms;
-    return limit > 0 ? lg_now_ms() + limit : 0;
+    return limit > 0 ? from_ms + limit : 0;
 }
 
 /* How an attempt fails whose connection could not be opened by until (lg_h1_open_until): timed out when
@@ -182,7 +182,8 @@ lg_h1_attempt_rc lg_h1_attempt(lg_h1_conn *c, const lg_step *st, bool drive_asyn
         return LG_H1A_FATAL; /* another provider only ever gets a key of its own */
     if (!lg_attempt_tr_start(&c->tr, c->prov->dialect, to->dialect, tr))
         return LG_H1A_FATAL;
-    int64_t until = lg_h1_open_until(c);
+    /* one deadline from the attempt's start for its open, its send and its answer's first byte (heard_ms) */
+    int64_t began = lg_now_ms(), until = lg_h1_open_until(c, began);
     lg_h1_attempt_rc aimed = aim(c, p, until);
     if (aimed != LG_H1A_RESPONSE)
         return aimed;
@@ -212,7 +213,7 @@ lg_h1_attempt_rc lg_h1_attempt(lg_h1_conn *c, const lg_step *st, bool drive_asyn
     }
     c->watched = st && (c->cfg->retry.attempt_timeout_ms > 0 || c->cfg->retry.idle_timeout_ms > 0);
     c->heard = c->timed_out = false;
-    c->heard_ms = c->watched ? lg_now_ms() : 0;
+    c->heard_ms = c->watched ? began : 0;
     lg_capture_reset(&c->cap);
     lg_relay_sink sink = lg_h1_host_sink(c);
     lg_relay_start(&c->relay, &c->cap, to->dialect, to->boundary, &sink);

@@ -120,7 +120,7 @@ static ssize_t release(lg_h1_conn *c, const void *p, size_t n, lg_ungated_cause 
     c->released = true;
     if (c->at) { /* the provider side went elsewhere: back to the host's own provider first */
         lg_h1_leave_target(c);
-        if (c->dead && !c->io->detached && c->io->reopen(c->ioctx, NULL, lg_h1_open_until(c)))
+        if (c->dead && !c->io->detached && c->io->reopen(c->ioctx, NULL, lg_h1_open_until(c, lg_now_ms())))
             c->dead = false;
     }
     const char *first = c->req.raw_len ? c->req.raw : p;

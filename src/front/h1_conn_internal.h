@@ -54,7 +54,8 @@ struct lg_h1_conn {
                          * LG_H1_UNTIL_HOST: at once when its socket has a time limit of its own, else none) */
     int wait_errno;     /* why the last wait for an answer ended without one: EINTR, EAGAIN */
     bool watched;       /* the attempt in flight is under retry.attempt_timeout_ms / idle_timeout_ms */
-    bool heard;         /* ... and a byte of its answer came, the last at heard_ms (else it began then) */
+    bool heard;         /* ... and a byte of its answer came, the last at heard_ms (else it began then,
+                         * before its connection was opened and its request sent) */
     int64_t heard_ms;
     bool timed_out;     /* ... and was abandoned on one of them */
     int watch_fd;    /* the descriptor watched for this connection, or -1 */
@@ -108,9 +109,10 @@ lg_h1_attempt_rc lg_h1_attempt(lg_h1_conn *c, const lg_step *st, bool drive_asyn
  * the last byte of its answer; INT64_MAX never (off, or not watched: the host's own request, or a stream
  * committed to the host). */
 int64_t lg_h1_attempt_due(const lg_h1_conn *c);
-/* The time by which a connection llmgate opens for an attempt (a reopen, a target's) must be connected
- * and its handshake done: retry.attempt_timeout_ms from now; 0 when that is off. */
-int64_t lg_h1_open_until(const lg_h1_conn *c);
+/* The time by which a connection llmgate opens for an attempt (a reopen, a target's) must be connected,
+ * its handshake done and (llmgate's own) the attempt's request sent, and its answer begun: the attempt's
+ * one deadline, retry.attempt_timeout_ms from from_ms (its start); 0 when that is off. */
+int64_t lg_h1_open_until(const lg_h1_conn *c, int64_t from_ms);
 /* Whether the provider side is driven (lg_h1_driven) as the reads below take it: 1 driven, 0 not, or
  * LG_H1_DRIVE_ASK: lg_h1_driven asked only when the response is not all there (its fcntl is then the only
  * system call llmgate adds to a request whose answer is in). */

@@ -6,7 +6,8 @@
 # key is out of quota, the chain goes to "hole" (a listener that accepts and never answers, or one whose
 # backlog is full, so that a connect never completes) and then to "spare" (the mock, a live key): the
 # program gets spare's 200 within seconds, where it used to wait on the hole for as long as the kernel or
-# the hole kept the connection.
+# the hole kept the connection. The connect, the send and the wait for the answer share one deadline,
+# attempt_timeout_ms from the attempt's start.
 source "$(dirname "$0")/../lib.sh"
 lg_gencerts || { not_ok "test certificates created"; exit 1; }
 cat >"$LG_TMP/scenario.json" <<'JSON'
@@ -82,6 +83,17 @@ for scheme in http https; do
     for tmo in 60 None; do
         attempt $scheme $tmo "http://127.0.0.1:$DEAF" deaf \
             "$scheme host (timeout $tmo), 8 MB request, an http target that never reads" 8000000
+    done
+done
+# a plain http target that reads the 8 MB request slowly (1.2 s) and answers 1 s after it read it all: the
+# send and the wait for the answer each end within the attempt's 1.5 s, together not; one deadline from
+# the attempt's start bounds both, so spare answers (the attempt timed out at 1.5 s), not the slow target
+# (whose 200, sk-slow, came at 2.2 s when the wait for the answer had a 1.5 s of its own after the send)
+lg_hole slow; SLOW=$HOLE_PORT
+for scheme in http https; do
+    for tmo in 60 None; do
+        attempt $scheme $tmo "http://127.0.0.1:$SLOW" slow \
+            "$scheme host (timeout $tmo), 8 MB request, an http target slow to read it and to answer" 8000000
     done
 done
 lg_done
