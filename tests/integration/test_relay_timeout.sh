@@ -6,7 +6,9 @@
 # that answers a 200's head and one byte and then stalls; the attempt times out and the request falls back
 # to "spare" (the mock): the program gets spare's 200 within seconds, where it used to wait on the hole for
 # as long as the hole kept the connection. Then the relay's gateway (curl, plain HTTP) with an 8 MB request
-# whose fallback chain reaches a plain http target that never reads: its send is bounded the same way.
+# whose fallback chain reaches a plain http target that never reads, or one slow to read it and then to
+# answer (each within the attempt's time, together not): its send and the wait for the answer are bounded
+# the same way, by one deadline from the attempt's start.
 source "$(dirname "$0")/../lib.sh"
 command -v go >/dev/null || { skip "no Go toolchain (golang-go)" 1; lg_done; exit; }
 lg_gencerts || { not_ok "test certificates created"; exit 1; }
@@ -27,6 +29,7 @@ config() {
     cat >"$LG_TMP/$name.json" <<JSON
 {"providers": {"openai": {"upstream": "$up", "accounts": [{"name": "main", "key": "env:K1"}], "fallback": [${chain%,}]},
                "deaf": {"dialect": "openai", "upstream": "http://127.0.0.1:$DEAF", "accounts": [{"name": "d", "key": "env:KD"}]},
+               "slow": {"dialect": "openai", "upstream": "http://127.0.0.1:$SLOW", "accounts": [{"name": "w", "key": "env:KW"}]},
                "spare": {"dialect": "openai", "upstream": "$MOCK_TLS", "accounts": [{"name": "s", "key": "env:KS"}]}},
  "retry": {"attempt_timeout_ms": 1500, "idle_timeout_ms": 1500, "max_server_retries": 0, "max_rate_limit_wait_seconds": 5},
  "hold": {"max_body_bytes": 16777216}}
@@ -34,6 +37,7 @@ JSON
     chmod 600 "$LG_TMP/$name.json"
 }
 lg_hole deaf; DEAF=$HOLE_PORT
+lg_hole slow; SLOW=$HOLE_PORT
 
 for mode in silent head; do
     for scheme in http https; do
@@ -43,7 +47,7 @@ for mode in silent head; do
         curl -s -X POST "$MOCK_URL/__reset" >/dev/null
         : >"$LG_TMP/hole.$mode.log"
         t0=$(date +%s%3N)
-        out=$(K1=sk-main KD=sk-deaf KS=sk-spare timeout 60 "$LG_CLI" run --config "$LG_TMP/$name.json" -- \
+        out=$(K1=sk-main KD=sk-deaf KW=sk-slow KS=sk-spare timeout 60 "$LG_CLI" run --config "$LG_TMP/$name.json" -- \
             "$LG_TMP/gocgo" https://api.openai.com/v1/chat/completions 1 2>"$LG_TMP/err")
         took=$(($(date +%s%3N) - t0))
         what="relayed Go, primary upstream a $scheme hole ($mode)"
@@ -56,26 +60,31 @@ for mode in silent head; do
     done
 done
 
-# the gateway: an 8 MB request, openai dry, then a plain http target that never reads, then spare
-config gw "$MOCK_URL" deaf spare
-PORT=$(lg_free_port)
-mkdir -m 700 "$LG_TMP/gwrun" # a store of its own: spare's limits learned above do not admit 8 MB
-XDG_RUNTIME_DIR=$LG_TMP/gwrun K1=sk-dry KD=sk-deaf KS=sk-spare "$LG_CLI" relay --config "$LG_TMP/gw.json" --listen "127.0.0.1:$PORT" >"$LG_TMP/gw.out" 2>&1 &
-GW=$!
-for i in $(seq 1 100); do grep -q "gateway on" "$LG_TMP/gw.out" 2>/dev/null && break; sleep 0.05; done
+# the gateway: an 8 MB request, openai dry, then a plain http target that never reads (or reads it in 1.2 s
+# and answers 1 s after: slow), then spare
 /usr/bin/python3 -c 'import json; print(json.dumps({"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "x" * 8000000}]}))' >"$LG_TMP/big.json"
-curl -s -X POST "$MOCK_URL/__reset" >/dev/null
-: >"$LG_TMP/hole.deaf.log"
-t0=$(date +%s%3N)
-out=$(timeout 60 curl -s -w '\n%{http_code}' -H 'Content-Type: application/json' --data-binary @"$LG_TMP/big.json" \
-    "http://127.0.0.1:$PORT/openai/v1/chat/completions")
-took=$(($(date +%s%3N) - t0))
-what="gateway, 8 MB request, a plain target that never reads"
-diag "$what: $(tail -n1 <<<"$out") in $took ms"
-check_eq "$what: the client got spare's 200" 200 "$(tail -n1 <<<"$out")"
-check_match "$what: ... from spare's key" '"mock_key": *"sk-spare"' "$out"
-check "$what: within 20 s, not the hole's ($took ms)" test "$took" -lt 20000
-check "$what: the hole was reached" test -s "$LG_TMP/hole.deaf.log"
-check_eq "$what: the mock saw the dry key then spare's" "sk-dry sk-spare" "$(reqkeys)"
-kill "$GW"; wait "$GW" 2>/dev/null
+for hole in deaf slow; do
+    config gw-$hole "$MOCK_URL" $hole spare
+    PORT=$(lg_free_port)
+    mkdir -m 700 "$LG_TMP/gw-$hole" # a store and state of its own (spare's learned limits, main set aside)
+    XDG_RUNTIME_DIR=$LG_TMP/gw-$hole XDG_STATE_HOME=$LG_TMP/gw-$hole K1=sk-dry KD=sk-deaf KW=sk-slow KS=sk-spare "$LG_CLI" relay --config "$LG_TMP/gw-$hole.json" \
+        --listen "127.0.0.1:$PORT" >"$LG_TMP/gw.out" 2>&1 &
+    GW=$!
+    for i in $(seq 1 100); do grep -q "gateway on" "$LG_TMP/gw.out" 2>/dev/null && break; sleep 0.05; done
+    curl -s -X POST "$MOCK_URL/__reset" >/dev/null
+    : >"$LG_TMP/hole.$hole.log"
+    t0=$(date +%s%3N)
+    out=$(timeout 60 curl -s -w '\n%{http_code}' -H 'Content-Type: application/json' --data-binary @"$LG_TMP/big.json" \
+        "http://127.0.0.1:$PORT/openai/v1/chat/completions")
+    took=$(($(date +%s%3N) - t0))
+    what="gateway, 8 MB request, a plain target that never reads"
+    [ $hole = slow ] && what="gateway, 8 MB request, a plain target slow to read it and to answer"
+    diag "$what: $(tail -n1 <<<"$out") in $took ms"
+    check_eq "$what: the client got spare's 200" 200 "$(tail -n1 <<<"$out")"
+    check_match "$what: ... from spare's key" '"mock_key": *"sk-spare"' "$out"
+    check "$what: within 20 s, not the hole's ($took ms)" test "$took" -lt 20000
+    check "$what: the hole was reached" test -s "$LG_TMP/hole.$hole.log"
+    check_eq "$what: the mock saw the dry key then spare's" "sk-dry sk-spare" "$(reqkeys)"
+    kill "$GW"; wait "$GW" 2>/dev/null
+done
 lg_done
