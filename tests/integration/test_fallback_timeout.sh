@@ -76,24 +76,20 @@ done
 for tmo in 60 None; do
     attempt https $tmo "http://127.0.0.1:$SILENT" silent "https host (timeout $tmo), http hole"
 done
-# a plain http target that never reads (a tiny receive buffer): an 8 MB request's send to it stops once the
-# buffers are full; the attempt's time limit bounds the send as it bounds the wait for the answer
-lg_hole deaf; DEAF=$HOLE_PORT
-for scheme in http https; do
-    for tmo in 60 None; do
-        attempt $scheme $tmo "http://127.0.0.1:$DEAF" deaf \
-            "$scheme host (timeout $tmo), 8 MB request, an http target that never reads" 8000000
-    done
-done
-# a plain http target that reads the 8 MB request slowly (1.2 s) and answers 1 s after it read it all: the
-# send and the wait for the answer each end within the attempt's 1.5 s, together not; one deadline from
-# the attempt's start bounds both, so spare answers (the attempt timed out at 1.5 s), not the slow target
-# (whose 200, sk-slow, came at 2.2 s when the wait for the answer had a 1.5 s of its own after the send)
-lg_hole slow; SLOW=$HOLE_PORT
-for scheme in http https; do
-    for tmo in 60 None; do
-        attempt $scheme $tmo "http://127.0.0.1:$SLOW" slow \
-            "$scheme host (timeout $tmo), 8 MB request, an http target slow to read it and to answer" 8000000
+# an 8 MB request to a plain http target that never reads (deaf, a tiny receive buffer): its send stops
+# once the buffers are full; the attempt's time limit bounds the send as it bounds the wait for the answer.
+# One that reads it slowly (1.2 s) and answers 1 s after it read it all (slow): the send and the wait for
+# the answer each end within the attempt's 1.5 s, together not; one deadline from the attempt's start
+# bounds both, so spare answers (the attempt timed out at 1.5 s), not the slow target (whose 200, sk-slow,
+# came at 2.5 s when the wait for the answer had 1.5 s of its own after the send)
+declare -A WHAT=([deaf]="never reads" [slow]="is slow to read it and to answer")
+for mode in deaf slow; do
+    lg_hole $mode
+    for scheme in http https; do
+        for tmo in 60 None; do
+            attempt $scheme $tmo "http://127.0.0.1:$HOLE_PORT" $mode \
+                "$scheme host (timeout $tmo), 8 MB request, an http target that ${WHAT[$mode]}" 8000000
+        done
     done
 done
 lg_done
