@@ -94,13 +94,6 @@ void lg_lease_ask_given_back(lg_lease *l, int64_t not_before_ms);
  * half as much again, at least 1, at most `cap` (> 0). */
 int64_t lg_lease_ask_size(const lg_lease *l, int64_t now_ms, int64_t cap);
 
-/* Overflow admission: true when a request whose place in its machine's lease goes at at_ms (or, the machine
- * refused a grant, whose wait ends then) should first ask Redis for an ordinary admission now (exact, counted
- * in the same window as the leases' places): that place is more than a bucket (bucket_ms) after now_ms, and
- * this process's last such ask that Redis refused told it no room frees before not_before_ms (0: none). A
- * burst then goes at the window's speed, not the lease's pace; the lease carries the steady part. */
-bool lg_lease_overflow(int64_t now_ms, int64_t at_ms, int64_t bucket_ms, int64_t not_before_ms);
-
 /* Installs a new grant (n buckets from Redis's bucket epoch of a span of span_ms, requests and tokens per
  * bucket, skew_ms = Redis's clock minus the machine's measured by this call to within skew_err_ms) in place
  * of the old lease (whose unused part the asker gave back), and ends the asker's turn. The old lease's skew

@@ -135,11 +135,6 @@ int64_t lg_lease_ask_size(const lg_lease *l, int64_t now_ms, int64_t cap)
     return want > 0 ? want : 1;
 }
 
-bool lg_lease_overflow(int64_t now_ms, int64_t at_ms, int64_t bucket_ms, int64_t not_before_ms)
-{
-    return at_ms > now_ms + bucket_ms && now_ms >= not_before_ms;
-}
-
 void lg_lease_grant(lg_lease *l, int64_t now_ms, int64_t skew_ms, int64_t skew_err_ms, int64_t span_ms,
                     int64_t epoch, int n, const int64_t *requests, const int64_t *tokens, bool tokens_limited)
 {

@@ -14,8 +14,6 @@
 #include <unistd.h>
 
 #include "llmgate/clock.h"
-#include "llmgate/lease.h"
-#include "llmgate/limiter.h"
 #include "llmgate/log.h"
 #include "store/backend.h"
 #include "store/owner.h"
@@ -134,107 +132,6 @@ static int local_admit(redis_store *s, const lg_store_scope *sc, lg_store_ticket
     return rc;
 }
 
-/* The ordinary admission in Redis (script op "admit") on connection c: the ticket t's reservation given back
- * and the new one held in it; asked once more, with their names, when the reply names dead owners of this
- * machine's places and the request must wait (their places are given back first). The reply (its account
- * checked), or NULL when the call failed (c given back). */
-static redisReply *window_admit(redis_store *s, conn *c, const lg_store_scope *sc, lg_store_ticket *t,
-                                size_t preferred, int64_t now_ms, int64_t deadline_ms, const lg_admit_opts *rest,
-                                lg_account_state *snap)
-{
-    own(s, t);
-    register_accounts(s, c, sc);
-    /* The charge without calibration (Redis keeps none), the pool filter on the states last seen. */
-    int64_t tokens = lg_charge_admit(sc->dialect, sc->est, NULL);
-    char usable[sc->n + 1];
-    lg_redis_pool_mask(sc, snap, now_ms, usable);
-    char me[OWNER_MAX], dead[512] = "";
-    owner_name(me);
-    for (int round = 0;; round++) {
-        lg_redis_args a = {0};
-        lg_redis_window_head(s, &a, sc, "admit");
-        lg_redis_arg(&a, "%lld", (long long)tokens);
-        lg_redis_arg(&a, "%lld", preferred < sc->n ? (long long)preferred : -1LL);
-        lg_redis_arg(&a, "%lld", (long long)(deadline_ms - now_ms)); /* placed on Redis's clock by the script */
-        lg_redis_arg(&a, "%d", t->held ? 1 : 0);
-        lg_redis_arg(&a, "%zu", t->account);
-        lg_redis_arg(&a, "%lld", (long long)t->bucket);
-        lg_redis_arg(&a, "%lld", (long long)t->tokens);
-        lg_redis_arg(&a, "%.17g", sc->jitter);
-        lg_redis_arg(&a, "%lld", (long long)lg_policy_longest_cooldown_ms(sc->backoff));
-        lg_redis_arg(&a, "%s", usable);
-        lg_redis_arg(&a, "%s", rest->count ? counter_field[rest->ev] : "");
-        lg_redis_arg(&a, "%s", me);
-        lg_redis_arg(&a, "%s", dead);
-        redisReply *r = lg_redis_exchange(s, c, &a, 7 + LG_REDIS_STATE_FIELDS * sc->n);
-        if (r && (lg_redis_int_at(r, 1) < 0 || (size_t)lg_redis_int_at(r, 1) >= sc->n)) {
-            s->api->free_reply(r);
-            lg_redis_put_conn(s, c, false, "unexpected reply");
-            r = NULL;
-        }
-        if (!r)
-            return NULL;
-        t->held = false; /* the script gave back the reservation held before */
-        t->lease = 0;
-        t->tokens = tokens;
-        if (lg_redis_int_at(r, 3)) {
-            t->held = true;
-            t->account = (size_t)lg_redis_int_at(r, 1);
-            t->bucket = lg_redis_int_at(r, 5);
-        }
-        bool now_goes = lg_redis_int_at(r, 3) && lg_redis_int_at(r, 2) <= lg_redis_int_at(r, 0);
-        if (round > 0 || now_goes || !dead_owners(r, dead, sizeof dead))
-            return r;
-        s->api->free_reply(r);
-    }
-}
-
-/* The admission out (with the breaker's verdict) from window_admit's reply r, the states into snap; r freed
- * and c given back. */
-static void window_admitted(redis_store *s, conn *c, const lg_store_scope *sc, redisReply *r, int64_t now_ms,
-                            lg_breaker_verdict verdict, lg_account_state *snap, lg_admission *out)
-{
-    int64_t skew = lg_redis_int_at(r, 0) - now_ms;
-    out->breaker = verdict;
-    out->idx = (size_t)lg_redis_int_at(r, 1);
-    out->at_ms = lg_redis_int_at(r, 2) - skew;
-    out->reserved = lg_redis_int_at(r, 3) != 0;
-    out->retry_ms = lg_redis_int_at(r, 4);
-    lg_redis_read_states(r, 6, sc->n, skew, snap);
-    s->api->free_reply(r);
-    lg_redis_put_conn(s, c, true, NULL);
-}
-
-/* Overflow admission (lg_lease_overflow): the leases decided out (a place later, or a wait); when that is
- * more than a bucket away, one ordinary admission in Redis for now only. Admitted now: the lease's place
- * goes back to it and t, out are the ordinary admission's; else out stands, and this process asks again no
- * sooner than Redis says room frees. */
-static void overflow_admit(redis_store *s, const lg_store_scope *sc, lg_store_ticket *t, size_t preferred,
-                           int64_t now_ms, const lg_admit_opts *rest, lg_account_state *snap, lg_admission *out)
-{
-    int64_t bucket_ms = lg_window_span_ms(&sc->limits) / LG_WINDOW_BUCKETS;
-    int64_t not_before = __atomic_load_n(&s->overflow_after_ms, __ATOMIC_RELAXED);
-    if (!lg_lease_overflow(now_ms, out->reserved ? out->at_ms : now_ms + out->retry_ms, bucket_ms, not_before))
-        return;
-    conn *c = lg_redis_get_conn(s);
-    lg_store_ticket d = {.owner = s};
-    redisReply *r = c ? window_admit(s, c, sc, &d, preferred, now_ms, now_ms, rest, snap) : NULL;
-    if (!r)
-        return;
-    int64_t skew = lg_redis_int_at(r, 0) - now_ms;
-    if (!lg_redis_int_at(r, 3) || lg_redis_int_at(r, 2) > lg_redis_int_at(r, 0)) {
-        int64_t after = lg_redis_int_at(r, 4) > 0 ? now_ms + lg_redis_int_at(r, 4) : lg_redis_int_at(r, 2) - skew;
-        __atomic_store_n(&s->overflow_after_ms, after, __ATOMIC_RELAXED);
-        s->api->free_reply(r);
-        lg_redis_put_conn(s, c, true, NULL);
-        return;
-    }
-    if (lg_redis_leased(s, t))
-        lg_redis_lease_give_back(s, sc, t);
-    *t = d;
-    window_admitted(s, c, sc, r, now_ms, out->breaker, snap, out);
-}
-
 static int redis_admit(lg_store *st, const lg_store_scope *sc, lg_store_ticket *t, size_t preferred, int64_t now_ms,
                        int64_t deadline_ms, const lg_admit_opts *opts, lg_account_state *snap, lg_admission *out)
 {
@@ -249,15 +146,68 @@ static int redis_admit(lg_store *st, const lg_store_scope *sc, lg_store_ticket *
     lg_breaker_verdict verdict = out->breaker;
     if (lg_redis_leased(s, t))
         lg_redis_lease_give_back(s, sc, t);
-    if (lg_redis_lease_admit(s, sc, t, now_ms, deadline_ms, &rest, snap, out)) {
-        overflow_admit(s, sc, t, preferred, now_ms, &rest, snap, out);
+    if (lg_redis_lease_admit(s, sc, t, now_ms, deadline_ms, &rest, snap, out))
         return 0;
-    }
     conn *c = lg_redis_get_conn(s);
-    redisReply *r = c ? window_admit(s, c, sc, t, preferred, now_ms, deadline_ms, &rest, snap) : NULL;
-    if (!r)
+    if (!c)
         return local_admit(s, sc, t, preferred, now_ms, deadline_ms, &rest, verdict, snap, out);
-    window_admitted(s, c, sc, r, now_ms, verdict, snap, out);
+    own(s, t);
+    register_accounts(s, c, sc);
+    /* The charge without calibration (Redis keeps none), the pool filter on the states last seen. */
+    int64_t tokens = lg_charge_admit(sc->dialect, sc->est, NULL);
+    char usable[sc->n + 1];
+    lg_redis_pool_mask(sc, snap, now_ms, usable);
+    /* When the reply names owners of this machine's places that are dead, and the request must wait, asked
+     * once more with them: their places are given back first. */
+    char me[OWNER_MAX], dead[512] = "";
+    owner_name(me);
+    redisReply *r = NULL;
+    for (int round = 0;; round++) {
+        lg_redis_args a = {0};
+        lg_redis_window_head(s, &a, sc, "admit");
+        lg_redis_arg(&a, "%lld", (long long)tokens);
+        lg_redis_arg(&a, "%lld", preferred < sc->n ? (long long)preferred : -1LL);
+        lg_redis_arg(&a, "%lld", (long long)(deadline_ms - now_ms)); /* placed on Redis's clock by the script */
+        lg_redis_arg(&a, "%d", t->held ? 1 : 0);
+        lg_redis_arg(&a, "%zu", t->account);
+        lg_redis_arg(&a, "%lld", (long long)t->bucket);
+        lg_redis_arg(&a, "%lld", (long long)t->tokens);
+        lg_redis_arg(&a, "%.17g", sc->jitter);
+        lg_redis_arg(&a, "%lld", (long long)lg_policy_longest_cooldown_ms(sc->backoff));
+        lg_redis_arg(&a, "%s", usable);
+        lg_redis_arg(&a, "%s", rest.count ? counter_field[rest.ev] : "");
+        lg_redis_arg(&a, "%s", me);
+        lg_redis_arg(&a, "%s", dead);
+        r = lg_redis_exchange(s, c, &a, 7 + LG_REDIS_STATE_FIELDS * sc->n);
+        if (r && (lg_redis_int_at(r, 1) < 0 || (size_t)lg_redis_int_at(r, 1) >= sc->n)) {
+            s->api->free_reply(r);
+            lg_redis_put_conn(s, c, false, "unexpected reply");
+            r = NULL;
+        }
+        if (!r)
+            return local_admit(s, sc, t, preferred, now_ms, deadline_ms, &rest, verdict, snap, out);
+        t->held = false; /* the script gave back the reservation held before */
+        t->lease = 0;
+        t->tokens = tokens;
+        if (lg_redis_int_at(r, 3)) {
+            t->held = true;
+            t->account = (size_t)lg_redis_int_at(r, 1);
+            t->bucket = lg_redis_int_at(r, 5);
+        }
+        bool now_goes = lg_redis_int_at(r, 3) && lg_redis_int_at(r, 2) <= lg_redis_int_at(r, 0);
+        if (round > 0 || now_goes || !dead_owners(r, dead, sizeof dead))
+            break;
+        s->api->free_reply(r);
+    }
+    int64_t skew = lg_redis_int_at(r, 0) - now_ms;
+    out->breaker = verdict;
+    out->idx = (size_t)lg_redis_int_at(r, 1);
+    out->at_ms = lg_redis_int_at(r, 2) - skew;
+    out->reserved = lg_redis_int_at(r, 3) != 0;
+    out->retry_ms = lg_redis_int_at(r, 4);
+    lg_redis_read_states(r, 6, sc->n, skew, snap);
+    s->api->free_reply(r);
+    lg_redis_put_conn(s, c, true, NULL);
     return 0;
 }
 

@@ -33,7 +33,6 @@ typedef struct {
     char where[300];
     int64_t timeout_ms, retry_max_ms;
     bool leases; /* admit from leases (store.leases) */
-    int64_t overflow_after_ms; /* (atomic) no overflow admission before (lg_lease_overflow) */
     char sha[2 * SHA_DIGEST_LENGTH + 1];
     pthread_mutex_t mu; /* guards everything below; never held across I/O */
     pid_t pid;

@@ -200,28 +200,6 @@ static void test_given_back_not_before(void **state)
     assert_true(lg_lease_begin_ask(&l, T0 + 650, &ret));
 }
 
-/* Overflow admission: a request whose lease place is now or within the next bucket waits for it; one further
- * than a bucket away (the lease used up for the next buckets) asks Redis for a place now, unless this
- * process was refused one and told room frees only later. */
-static void test_overflow_beyond_a_bucket(void **state)
-{
-    lg_lease l = {0};
-    int64_t at;
-    int b;
-    grant(&l, T0, 4, 1);
-    assert_int_equal(lg_lease_take(&l, 10, T0 + 5, T0 + 5000, &at, &b), LG_LEASE_TAKEN);
-    assert_false(lg_lease_overflow(T0 + 5, at, 100, 0)); /* now */
-    assert_int_equal(lg_lease_take(&l, 10, T0 + 5, T0 + 5000, &at, &b), LG_LEASE_TAKEN);
-    assert_int_equal(at, T0 + 100);
-    assert_false(lg_lease_overflow(T0 + 5, at, 100, 0)); /* the next bucket, 95 ms away */
-    assert_int_equal(lg_lease_take(&l, 10, T0 + 5, T0 + 5000, &at, &b), LG_LEASE_TAKEN);
-    assert_int_equal(at, T0 + 200);
-    assert_true(lg_lease_overflow(T0 + 5, at, 100, 0)); /* 195 ms away: Redis is asked for now */
-    assert_false(lg_lease_overflow(T0 + 100, at, 100, 0)); /* exactly a bucket away: waits */
-    assert_false(lg_lease_overflow(T0 + 5, at, 100, T0 + 6)); /* refused until T0 + 6 */
-    assert_true(lg_lease_overflow(T0 + 6, at + 1, 100, T0 + 6));
-}
-
 /* A grant whose call was slow measures the skew badly: the machine keeps the better measure it had (its error
  * grown by a ms a second begun), and a request goes only where its bucket runs whatever the skew within the
  * error; a fresher measure wins once the kept one has aged past it. */
@@ -340,7 +318,6 @@ int main(void)
         cmocka_unit_test(test_ask_size_follows_the_rate), cmocka_unit_test(test_room),
         cmocka_unit_test(test_given_back_not_before), cmocka_unit_test(test_skew_best_measure_and_error),
         cmocka_unit_test(test_takers_and_the_last_one), cmocka_unit_test(test_taker_of_a_reused_pid_is_gone),
-        cmocka_unit_test(test_overflow_beyond_a_bucket),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
