@@ -140,6 +140,9 @@ lease-granted-a-window-ahead|src/store/redis_script.lua|test_redis_lease
 lease-grants-two-leases-ahead|src/store/redis_script.lua|test_redis_lease
 local LEASE_AHEAD = 3 * LEASE_N
 local LEASE_AHEAD = 2 * LEASE_N
+lease-places-uncounted|src/store/redis_script.lua|test_redis_lease
+      a.q[j] = (a.q[j] or 0) + need[0]; a.k[j] = (a.k[j] or 0) + need[1]
+      a.k[j] = (a.k[j] or 0) + need[1]
 dead-waiter-kept|src/store/shm_ops.c|test_dead_waiter
     lg_holds_reap(m, me, now_ms, lg_owner_alive, NULL); /* a dead waiter's place is free again */
     (void)me;

@@ -22,10 +22,11 @@ SECONDS_=${FLEET_SECONDS:-60}
 RPM=${FLEET_RPM:-200}
 WINDOW_MS=${FLEET_WINDOW_MS:-2000}
 
-# fleet_run CONFIG: one run of the fleet (the mock's and Redis's counters reset first); prints
+# fleet_run CONFIG [EVEN_CONFIG]: one run of the fleet (the mock's and Redis's counters reset first), the
+# even-numbered machines on EVEN_CONFIG when given; prints
 # "requests makespan_ms host_failures calls usec provider_requests provider_429s max_arrived_in_window".
 fleet_run() {
-    local m p pids=() start end total per
+    local m p cfg pids=() start end total per
     total=$(( 2 * RPM * SECONDS_ * 1000 / WINDOW_MS ))
     per=$(( (total + MACHINES * PROCS - 1) / (MACHINES * PROCS) ))
     total=$(( per * MACHINES * PROCS ))
@@ -35,9 +36,11 @@ fleet_run() {
     start=$(( $(date +%s%N) / 1000000 ))
     for m in $(seq 1 "$MACHINES"); do
         mkdir -p "$LG_TMP/fleet/m$m/run" "$LG_TMP/fleet/m$m/state" && chmod -R 700 "$LG_TMP/fleet/m$m"
+        cfg=$1
+        [ -n "${2:-}" ] && [ $((m % 2)) = 0 ] && cfg=$2
         for p in $(seq 1 "$PROCS"); do
             XDG_RUNTIME_DIR=$LG_TMP/fleet/m$m/run XDG_STATE_HOME=$LG_TMP/fleet/m$m/state \
-                LLMGATE_CONFIG=$LG_TMP/$1.json LD_PRELOAD=$LG_LIB "$LG_BUILD/clients/bench_client" -n "$per" \
+                LLMGATE_CONFIG=$LG_TMP/$cfg.json LD_PRELOAD=$LG_LIB "$LG_BUILD/clients/bench_client" -n "$per" \
                 -c "api.openai.com:80:127.0.0.1:$MOCK_PORT" -H 'Authorization: Bearer sk-host' -d "$BODY" "$URL" \
                 >"$LG_TMP/fleet/out.$m.$p" 2>>"$LG_TMP/fleet/err" &
             pids+=($!)

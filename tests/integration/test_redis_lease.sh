@@ -3,7 +3,8 @@
 # and state directories, so separate local stores, each holding its leases) of three processes share one
 # redis-server of our own and two keys for a few seconds at the keys' full rate, against the mock's exact
 # sliding window. With leases: no host failure, no provider 429, never more requests arriving in one window
-# at a key than its limit, and fewer script calls per request than the same run with "leases": false. Then
+# at a key than its limit, and fewer script calls per request than the same run with "leases": false; nor
+# when machines with and without leases share the keys. Then
 # Redis is killed in the middle of a leased run: the machines go on with what they hold and then their own
 # stores, and no host request fails.
 source "$(dirname "$0")/../lib.sh"
@@ -29,6 +30,16 @@ diag "leases off: $total2 requests in $ms2 ms, $calls2 script calls, $usec2 us o
 check_eq "leases off: no host failure" 0 "$fails2"
 check "fewer script calls a request with leases ($calls / $total) than without ($calls2 / $total2)" \
     test $(( calls * total2 )) -lt $(( calls2 * total ))
+
+# 1b. Leased and direct admission in one window: machines 1 and 3 admit from leases, machine 2 each request
+# through Redis's ordinary admission; both are counted in the same buckets of each key's window, so together
+# never more than the limit arrives at a key in one window, and no provider 429.
+sleep 2.2
+read -r total5 ms5 fails5 calls5 usec5 sent5 r4295 arrived5 <<<"$(fleet_run lease nolease)"
+diag "mixed: $total5 requests in $ms5 ms, $calls5 script calls, $r4295 provider 429s of $sent5, at most $arrived5 arriving in a window at a key"
+check_eq "mixed: no host failure" 0 "$fails5"
+check_eq "mixed: no provider 429" 0 "$r4295"
+check "mixed: never more than 20 arriving at a key in one window ($arrived5)" test "$arrived5" -le 20
 
 # 2. The lease op alone (rpm 20 per 2 s, 64 buckets: a grant is at most 1 a bucket): two grants fill the
 # window; the third's soonest place is a window ahead, beyond a lease's length (16 buckets), so Redis grants
