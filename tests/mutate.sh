@@ -658,13 +658,16 @@ aws-exception-type-unread|src/classify/aws_eventstream.c|test_aws_frames test_aw
         (void)code;
 aws-invocation-metrics-unread|src/classify/aws_eventstream.c|test_aws_frames
             invocation_metrics(c, m);
-            (void)m;
+            invocation_metrics(c, NULL);
 aws-content-type-unseen|src/front/capture.c|test_aws_eventstream
         c->aws_frames = end - v >= 34 && lg_is_aws_eventstream(h->value); /* "application/vnd.amazon.eventstream" */
         c->aws_frames = false;
 aws-tail-cut-anywhere|src/front/stream_relay.c|test_aws_eventstream
         if (at >= from){NL}            from = at;
         if (at >= from){NL}            (void)at;
+aws-failure-as-frames|src/hook/curl/deliver.c|test_aws_eventstream
+    bool synthesized = lg_lines_synthesized(res, cap->event_stream || cap->aws_frames);
+    bool synthesized = lg_lines_synthesized(res, cap->event_stream);
 EOF
 )
 

@@ -3,7 +3,7 @@
 # the preload: a ConverseStream that opens with a throttlingException frame is retried invisibly (the host
 # gets the healthy stream only, byte for byte; the provider saw two requests), and the usage of the
 # metadata event is what `llmgate usage` counts; a stream whose first content frame comes before an
-# exception passes through as it came. The provider is a small python server on 127.0.0.1.
+# exception passes through as it came; a stream throttled on every attempt ends as a JSON 429. The provider is a small python server on 127.0.0.1.
 source "$(dirname "$0")/../lib.sh"
 PORT=$(lg_free_port)
 cat >"$LG_TMP/server.py" <<'PY'
@@ -43,7 +43,9 @@ class H(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
         self.rfile.read(int(self.headers.get("Content-Length", 0)))
         seen[self.path] = seen.get(self.path, 0) + 1
-        if "late" in self.path:
+        if "dry" in self.path:
+            body = THROTTLE
+        elif "late" in self.path:
             body = LATE
         elif "long" in self.path:
             body = LONG
@@ -75,7 +77,7 @@ for _ in $(seq 100); do curl -s "http://127.0.0.1:$PORT/" >/dev/null && break; s
 cat >"$LG_TMP/config.json" <<JSON
 {"providers": {"bedrock": {"hosts": ["bedrock-runtime.us-east-1.amazonaws.com"], "dialect": "openai",
                            "upstream": "http://127.0.0.1:$PORT"}},
- "backoff": {"single_account_base_ms": 50}}
+ "backoff": {"single_account_base_ms": 50}, "retry": {"max_attempts": 3}}
 JSON
 chmod 600 "$LG_TMP/config.json"
 export LLMGATE_CONFIG=$LG_TMP/config.json
@@ -103,4 +105,13 @@ check "content before the exception: the stream passes through as the provider s
     cmp -s "$LG_TMP/out" "$LG_TMP/late.expected"
 check_eq "content before the exception: one request" 1 \
     "$(curl -s "http://127.0.0.1:$PORT/" | lg_json 'j.get("/model/anthropic.claude-3-5-haiku-20241022-v1:0/late/converse-stream", 0)')"
+
+# throttled on every attempt: the host gets a real 429 with a JSON error carrying Bedrock's message, not frames
+LD_PRELOAD=$LG_LIB curl -s -o "$LG_TMP/out" -w '%{http_code} %{content_type}' -H "Authorization: Bearer sk-aws" \
+    "$URL/dry/converse-stream" -d '{}' >"$LG_TMP/status"
+check_eq "throttled on every attempt: 429, typed JSON" "429 application/json" "$(cat "$LG_TMP/status")"
+check_match "throttled on every attempt: the body carries Bedrock's message" 'Too many requests, please wait' \
+    "$(cat "$LG_TMP/out")"
+check_eq "throttled on every attempt: max_attempts requests" 3 \
+    "$(curl -s "http://127.0.0.1:$PORT/" | lg_json 'j.get("/model/anthropic.claude-3-5-haiku-20241022-v1:0/dry/converse-stream", 0)')"
 lg_done

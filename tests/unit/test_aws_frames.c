@@ -181,6 +181,17 @@ static void test_exceptions_are_classified_by_their_type(void **state)
     assert_string_equal(o.message, "Rate exceeded");
 }
 
+/* The n bytes at b are a success whose usage is prompt and completion tokens. */
+static void assert_success_with_usage(const unsigned char *b, size_t n, int64_t prompt, int64_t completion)
+{
+    lg_outcome o;
+    classify(b, n, &o);
+    assert_int_equal(o.state, LG_STATE_SUCCESS);
+    assert_true(o.has_usage);
+    assert_int_equal(o.prompt_tokens, prompt);
+    assert_int_equal(o.completion_tokens, completion);
+}
+
 static void test_converse_stream_usage_from_metadata(void **state)
 {
     (void)state;
@@ -190,12 +201,7 @@ static void test_converse_stream_usage_from_metadata(void **state)
     n += frame(b + n, "event", "messageStop", "{\"stopReason\":\"end_turn\"}");
     n += frame(b + n, "event", "metadata", "{\"usage\":{\"inputTokens\":12,\"outputTokens\":7,\"totalTokens\":19},"
                                            "\"metrics\":{\"latencyMs\":300}}");
-    lg_outcome o;
-    classify(b, n, &o);
-    assert_int_equal(o.state, LG_STATE_SUCCESS);
-    assert_true(o.has_usage);
-    assert_int_equal(o.prompt_tokens, 12);
-    assert_int_equal(o.completion_tokens, 7);
+    assert_success_with_usage(b, n, 12, 7);
 }
 
 static void test_invoke_stream_usage_from_invocation_metrics(void **state)
@@ -208,12 +214,7 @@ static void test_invoke_stream_usage_from_invocation_metrics(void **state)
     n += frame(b + n, "event", "chunk",
                "{\"bytes\":\"eyJ0eXBlIjoibWVzc2FnZV9zdG9wIiwiYW1hem9uLWJlZHJvY2staW52b2NhdGlvbk1ldHJpY3MiOnsiaW5wdXRU"
                "b2tlbkNvdW50IjoyMSwib3V0cHV0VG9rZW5Db3VudCI6NX19\"}");
-    lg_outcome o;
-    classify(b, n, &o);
-    assert_int_equal(o.state, LG_STATE_SUCCESS);
-    assert_true(o.has_usage);
-    assert_int_equal(o.prompt_tokens, 21);
-    assert_int_equal(o.completion_tokens, 5);
+    assert_success_with_usage(b, n, 21, 5);
 }
 
 static lg_probe probe(const unsigned char *b, size_t n)
