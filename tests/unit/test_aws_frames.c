@@ -118,6 +118,16 @@ static void test_reader_refuses_truncated_and_lying_frames(void **state)
     memcpy(lie, b, n);
     lie[12] = 0; /* a header name of no bytes */
     assert_int_equal(lg_aws_frame_read((char *)lie, n, &f), LG_AWS_FRAME_BAD);
+    /* headers that run into the message CRC, where a header could be read: still longer than the frame */
+    n = frame(lie, "event", "chunk", "");
+    size_t hl = n - 16;
+    lie[n - 4] = 1, lie[n - 3] = 'z', lie[n - 2] = 0;
+    put32(lie + 4, hl + 3);
+    assert_int_equal(lg_aws_frame_read((char *)lie, n, &f), LG_AWS_FRAME_BAD);
+    /* a header of an unknown value type: its size unknown, the frame unreadable */
+    const unsigned char unknown[] = {1, 'u', 10};
+    n = frame_x(lie, "event", "chunk", unknown, sizeof unknown, "{}");
+    assert_int_equal(lg_aws_frame_read((char *)lie, n, &f), LG_AWS_FRAME_BAD);
 }
 
 static void test_complete_prefix_over_frames_split_in_pieces(void **state)
