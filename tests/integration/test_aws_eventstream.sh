@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # AWS Bedrock's streaming answers (200, application/vnd.amazon.eventstream: binary frames with CRCs) under
 # the preload: a ConverseStream that opens with a throttlingException frame is retried invisibly (the host
-# gets the healthy stream only, byte for byte; the provider saw two requests), and the usage of the
-# metadata event is what `llmgate usage` counts; a stream whose first content frame comes before an
-# exception passes through as it came; a stream throttled on every attempt ends as a JSON 429. The provider is a small python server on 127.0.0.1.
+# gets the healthy stream only, byte for byte; the provider saw two requests; curl and python's
+# http.client), and the usage of the metadata event is what `llmgate usage` counts, also at the end of a
+# stream longer than the tail the relay keeps; a stream whose first content frame comes before an exception
+# passes through as it came; one throttled on every attempt ends as a JSON 429. The provider is a small
+# python server on 127.0.0.1.
 source "$(dirname "$0")/../lib.sh"
 PORT=$(lg_free_port)
 cat >"$LG_TMP/server.py" <<'PY'
@@ -94,10 +96,23 @@ check_eq "throttlingException first: the provider saw two requests" 2 \
 check_eq "the metadata event's usage is counted, not estimated" "12 7 0" \
     "$("$LG_CLI" usage --json --by provider | lg_json '" ".join(str(r[k]) for r in j["rows"] if r["provider"] == "bedrock" for k in ("input_tokens", "output_tokens", "estimated"))')"
 
+# the same over the socket hooks: python's http.client
+LD_PRELOAD=$LG_LIB /usr/bin/python3 -c '
+import http.client, sys
+c = http.client.HTTPConnection("bedrock-runtime.us-east-1.amazonaws.com")
+c.request("POST", "/model/anthropic.claude-3-5-haiku-20241022-v1:0/py/converse-stream", b"{}", {"Authorization": "Bearer sk-aws"})
+r = c.getresponse()
+sys.stdout.buffer.write(r.read())
+print(r.status, file=sys.stderr)' >"$LG_TMP/out" 2>"$LG_TMP/err"
+check "http.client, throttlingException first: 200 and the healthy stream only" \
+    bash -c "grep -qx 200 '$LG_TMP/err' && cmp -s '$LG_TMP/out' '$LG_TMP/healthy.expected'"
+check_eq "http.client, throttlingException first: the provider saw two requests" 2 \
+    "$(curl -s "http://127.0.0.1:$PORT/" | lg_json 'j.get("/model/anthropic.claude-3-5-haiku-20241022-v1:0/py/converse-stream", 0)')"
+
 # a stream longer than the tail the relay keeps (300 KiB): the tail is cut at a frame, so the usage at its end is read
 LD_PRELOAD=$LG_LIB curl -s -o "$LG_TMP/out" -H "Authorization: Bearer sk-aws" "$URL/long/converse-stream" -d '{}'
 check "a long stream reaches the host byte for byte" cmp -s "$LG_TMP/out" "$LG_TMP/long.expected"
-check_eq "a long stream's usage is read from the tail kept" "24 14 0" \
+check_eq "a long stream's usage is read from the tail kept" "36 21 0" \
     "$("$LG_CLI" usage --json --by provider | lg_json '" ".join(str(r[k]) for r in j["rows"] if r["provider"] == "bedrock" for k in ("input_tokens", "output_tokens", "estimated"))')"
 
 LD_PRELOAD=$LG_LIB curl -s -o "$LG_TMP/out" -H "Authorization: Bearer sk-aws" "$URL/late/converse-stream" -d '{}'
