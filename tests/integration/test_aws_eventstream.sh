@@ -109,10 +109,23 @@ check "http.client, throttlingException first: 200 and the healthy stream only" 
 check_eq "http.client, throttlingException first: the provider saw two requests" 2 \
     "$(curl -s "http://127.0.0.1:$PORT/" | lg_json 'j.get("/model/anthropic.claude-3-5-haiku-20241022-v1:0/py/converse-stream", 0)')"
 
+# the same under the preload built with AddressSanitizer and UBSan (make asan), in a client built with them
+ASAN_LIB=$LG_BUILD/asan/libllmgate.so
+if [ -f "$ASAN_LIB" ]; then
+    ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+        LD_PRELOAD="$(cc -print-file-name=libasan.so) $(cc -print-file-name=libubsan.so) $ASAN_LIB" \
+        "$LG_BUILD/clients/asan_stream_client" -H "Authorization: Bearer sk-aws" -d '{}' "$URL/asan/converse-stream" \
+        >"$LG_TMP/out" 2>"$LG_TMP/err"
+    check "ASan preload, throttlingException first: the healthy stream only, no sanitizer report" \
+        bash -c "cmp -s '$LG_TMP/out' '$LG_TMP/healthy.expected' && ! grep -q 'Sanitizer\|runtime error' '$LG_TMP/err'"
+else
+    not_ok "the ASan preload library is built (make asan)"
+fi
+
 # a stream longer than the tail the relay keeps (300 KiB): the tail is cut at a frame, so the usage at its end is read
 LD_PRELOAD=$LG_LIB curl -s -o "$LG_TMP/out" -H "Authorization: Bearer sk-aws" "$URL/long/converse-stream" -d '{}'
 check "a long stream reaches the host byte for byte" cmp -s "$LG_TMP/out" "$LG_TMP/long.expected"
-check_eq "a long stream's usage is read from the tail kept" "36 21 0" \
+check_eq "a long stream's usage is read from the tail kept" "48 28 0" \
     "$("$LG_CLI" usage --json --by provider | lg_json '" ".join(str(r[k]) for r in j["rows"] if r["provider"] == "bedrock" for k in ("input_tokens", "output_tokens", "estimated"))')"
 
 LD_PRELOAD=$LG_LIB curl -s -o "$LG_TMP/out" -H "Authorization: Bearer sk-aws" "$URL/late/converse-stream" -d '{}'
