@@ -2,10 +2,10 @@
 # AWS Bedrock's streaming answers (200, application/vnd.amazon.eventstream: binary frames with CRCs) under
 # the preload: a ConverseStream that opens with a throttlingException frame is retried invisibly (the host
 # gets the healthy stream only, byte for byte; the provider saw two requests; curl, python's http.client,
-# a libcurl client under the ASan preload), and the usage of the metadata event is what `llmgate usage` counts, also at the end of a
-# stream longer than the tail the relay keeps; a stream whose first content frame comes before an exception
-# passes through as it came; one throttled on every attempt ends as a JSON 429. The provider is a small
-# python server on 127.0.0.1.
+# a libcurl client under the ASan preload), and the usage of the metadata event is what `llmgate usage`
+# counts, also at the end of a stream longer than the tail the relay keeps; a stream whose first content
+# frame comes before an exception passes through as it came; one throttled on every attempt ends as a JSON
+# 429. The provider is a small python server on 127.0.0.1.
 source "$(dirname "$0")/../lib.sh"
 PORT=$(lg_free_port)
 cat >"$LG_TMP/server.py" <<'PY'
