@@ -668,6 +668,33 @@ stream-invalid-request-as-server|src/classify/classify.c|test_classify_rules tes
 quota-code-over-capacity-msg|src/classify/codes.c|test_classify_rules test_classify_fixtures
         if (c->ev[LG_EV_MESSAGE] == LG_SIG_CAPACITY) {
         if (0) {
+aws-frame-headers-unbounded|src/util/aws_frames.c|test_aws_frames
+    if (total < LG_AWS_FRAME_MIN || total > LG_AWS_FRAME_MAX || hl > total - LG_AWS_FRAME_MIN)
+    if (total < LG_AWS_FRAME_MIN || total > LG_AWS_FRAME_MAX)
+aws-frame-unknown-type-skipped|src/util/aws_frames.c|test_aws_frames
+        return (size_t)-1;{NL}    }{NL}    return len <= avail ? len : (size_t)-1;
+        len = 0;{NL}    }{NL}    return len <= avail ? len : (size_t)-1;
+aws-probe-ignored|src/classify/stream_probe.c|test_aws_frames test_aws_eventstream
+    if (r->aws_frames){NL}        return aws_probe(d, r);
+    if (0 && r->aws_frames){NL}        return aws_probe(d, r);
+aws-exception-no-error|src/classify/aws_eventstream.c|test_aws_frames test_aws_eventstream
+    c->error = true;
+    c->error = false;
+aws-exception-type-unread|src/classify/aws_eventstream.c|test_aws_frames test_aws_eventstream
+        lg_cls_code(c, code);
+        (void)code;
+aws-invocation-metrics-unread|src/classify/aws_eventstream.c|test_aws_frames
+            invocation_metrics(c, m);
+            invocation_metrics(c, NULL);
+aws-content-type-unseen|src/front/capture.c|test_aws_eventstream
+        c->aws_frames = end - v >= 34 && lg_is_aws_eventstream(h->value); /* "application/vnd.amazon.eventstream" */
+        c->aws_frames = false;
+aws-tail-cut-anywhere|src/front/stream_relay.c|test_aws_eventstream
+        if (at >= from){NL}            from = at;
+        if (at >= from){NL}            (void)at;
+aws-failure-as-frames|src/hook/curl/deliver.c|test_aws_eventstream
+    bool synthesized = lg_lines_synthesized(res, cap->event_stream || cap->aws_frames);
+    bool synthesized = lg_lines_synthesized(res, cap->event_stream);
 EOF
 )
 

@@ -18,6 +18,7 @@ typedef struct {
     const char *body;          /* raw bytes, not NUL-terminated necessarily */
     size_t body_len;
     bool stream;               /* body is text/event-stream */
+    bool aws_frames;           /* body is application/vnd.amazon.eventstream (binary frames: aws_frames.h) */
     bool delivered;            /* the transport already handed (part of) it to the host: no retry possible */
 } lg_response_view;
 
@@ -26,5 +27,7 @@ const char *lg_header_get(const lg_header *h, size_t n, const char *name);
 
 /* True when the Content-Type value ct (NULL: none) names text/event-stream (any case, anywhere in it). */
 bool lg_is_event_stream(const char *ct);
+/* True when the Content-Type value ct (NULL: none) names application/vnd.amazon.eventstream (any case). */
+bool lg_is_aws_eventstream(const char *ct);
 
 #endif

@@ -144,6 +144,10 @@ static bool scan_body(lg_cls *c, const lg_response_view *r, bool http_error)
 {
     const char *b = r->body;
     size_t n = b ? r->body_len : 0, i = 0;
+    if (r->aws_frames) {
+        lg_scan_aws_frames(c, b, n, http_error, scan_document);
+        return true;
+    }
     while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n'))
         i++;
     if (i >= n)

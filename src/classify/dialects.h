@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "llmgate/aws_frames.h"
 #include "util/json_scan.h"
 #include "classify/rl_header.h"
 #include "llmgate/classify.h"
@@ -192,6 +193,16 @@ typedef struct {
 /* Calls fn for each event of an event-stream text (also the unterminated last one); stops when fn
  * returns false. Lines may end in LF, CRLF or CR. */
 void lg_sse_each(const char *s, size_t len, bool (*fn)(const lg_sse_event *ev, void *ctx), void *ctx);
+
+/* AWS event-stream frames read as a stream's events (src/classify/aws_eventstream.c). */
+/* Reads the whole frames of the n bytes at b into c, until an error: an exception or error frame is the
+ * stream's error (its type the code, its payload the error body), an event's payload a document read with
+ * read (a chunk's decoded bytes, with their invocation metrics as usage). */
+void lg_scan_aws_frames(lg_cls *c, const char *b, size_t n, bool http_error, lg_document_reader read);
+/* Whether a frame is an exception or error; whether it is an event with content (neither messageStart, which
+ * only names the role, nor initial-response). */
+bool lg_aws_frame_is_error(const lg_aws_frame *f);
+bool lg_aws_frame_is_content(const lg_aws_frame *f);
 
 /* Usage objects (src/classify/usage.c): {prompt_tokens, completion_tokens} totals or Anthropic-style
  * {input_tokens, cache_*_input_tokens, output_tokens} fields, merged per field; Gemini's usageMetadata

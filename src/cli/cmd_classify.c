@@ -333,7 +333,8 @@ static bool classify_stdin(const char *provider)
                           .n_headers = r.n_headers,
                           .body = r.body,
                           .body_len = r.body_len,
-                          .stream = is_event_stream(r.headers, r.n_headers)};
+                          .stream = is_event_stream(r.headers, r.n_headers),
+                          .aws_frames = lg_is_aws_eventstream(lg_header_get(r.headers, r.n_headers, "content-type"))};
     lg_outcome o;
     lg_classify(dialect_of(provider), &v, &o);
     print_outcome("-", &o);

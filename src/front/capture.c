@@ -87,7 +87,7 @@ void lg_capture_reset(lg_capture *c)
     c->n_lines = 0;
     c->n_hdrs = 0;
     c->text_len = 0;
-    c->event_stream = false;
+    c->event_stream = c->aws_frames = false;
     c->body_len = 0;
     c->status = 0;
     c->status_plain = false;
@@ -246,7 +246,7 @@ static inline void read_status(lg_capture *c, const char *p, size_t len)
 static __attribute__((noinline)) size_t status_line(lg_capture *c, const char *p, size_t len)
 {
     c->n_lines = c->n_hdrs = c->text_len = 0;
-    c->event_stream = false;
+    c->event_stream = c->aws_frames = false;
     c->lines_seen++;
     read_status(c, p, len);
     if (c->skip_lines)
@@ -300,8 +300,10 @@ static inline __attribute__((always_inline)) void add_header(lg_capture *c, size
     lg_header *h = &c->hdrs[c->n_hdrs++];
     h->name = copy;
     h->value = copy + (v - ptr);
-    if (nlen == 12 && is_content_type(copy))
+    if (nlen == 12 && is_content_type(copy)) {
         c->event_stream = end - v >= 17 && lg_is_event_stream(h->value); /* 17: "text/event-stream" */
+        c->aws_frames = end - v >= 34 && lg_is_aws_eventstream(h->value); /* "application/vnd.amazon.eventstream" */
+    }
 }
 
 /* Each other line is kept as it came (unless skip_lines) and, when it is a header ("Name: value\r\n"), copied once more up to
@@ -353,4 +355,5 @@ void lg_capture_view(const lg_capture *c, lg_response_view *v)
     v->body = c->body ? c->body : "";
     v->body_len = c->body_len;
     v->stream = c->event_stream;
+    v->aws_frames = c->aws_frames;
 }

@@ -18,6 +18,7 @@ typedef struct {
     char *text;         /* the block's lines, names and values, NUL-terminated, one after the other */
     size_t text_len, text_cap;
     bool event_stream;  /* the block's Content-Type names text/event-stream */
+    bool aws_frames;    /* ... or application/vnd.amazon.eventstream (AWS's binary frames) */
     int status;         /* from the block's status line */
     bool status_plain;  /* it was three digits right after the line's first space (libcurl reads the same) */
     int oom;            /* an allocation failed: the capture is incomplete */

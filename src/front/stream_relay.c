@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "front/stream_relay.h"
+#include "llmgate/aws_frames.h"
 #include "llmgate/clock.h"
 #include "llmgate/stream_probe.h"
 
@@ -23,10 +24,11 @@ void lg_relay_free(lg_relay *x) { lg_boundary_free(&x->boundary); }
 
 bool lg_relay_committed(const lg_relay *x) { return x->phase == LG_RELAY_PASS; }
 
-/* A 2xx event stream is relayed; anything else is buffered whole for the gate. */
+/* A 2xx event stream (text or AWS frames) is relayed; anything else is buffered whole for the gate. */
 static lg_relay_phase first_phase(const lg_capture *cap)
 {
-    return cap->event_stream && cap->status >= 200 && cap->status < 300 ? LG_RELAY_HOLD : LG_RELAY_BUFFER;
+    return (cap->event_stream || cap->aws_frames) && cap->status >= 200 && cap->status < 300 ? LG_RELAY_HOLD
+                                                                                              : LG_RELAY_BUFFER;
 }
 
 /* Lets the response through: the header block, then everything captured so far. */
@@ -44,7 +46,8 @@ static bool hold_step(lg_relay *x)
 {
     lg_header none = {0};
     lg_response_view v = {.status = x->cap->status, .headers = &none, .n_headers = 0,
-                          .body = x->cap->body, .body_len = x->cap->body_len, .stream = true};
+                          .body = x->cap->body, .body_len = x->cap->body_len, .stream = true,
+                          .aws_frames = x->cap->aws_frames};
     lg_probe p = lg_stream_probe(x->dialect, &v);
     if (p == LG_PROBE_ERROR) {
         x->stopped_on_error = true;
@@ -63,7 +66,16 @@ static void keep_tail(lg_relay *x)
     if (c->body_len <= 2 * LG_RELAY_TAIL)
         return;
     size_t from = c->body_len - LG_RELAY_TAIL;
-    if (x->stream) {
+    if (c->aws_frames) {
+        /* the body starts at a frame: keep from the first frame that starts at or after from (a frame too
+         * long or unreadable there leaves the cut where it is: memory stays bounded) */
+        size_t at = 0;
+        lg_aws_frame f;
+        while (at < from && lg_aws_frame_read(c->body + at, c->body_len - at, &f) == LG_AWS_FRAME_OK)
+            at += f.total;
+        if (at >= from)
+            from = at;
+    } else if (x->stream) {
         const char *ev = memmem(c->body + from, c->body_len - from, "\n\n", 2);
         if (ev)
             from = (size_t)(ev + 2 - c->body);
@@ -81,6 +93,10 @@ bool lg_relay_feed(lg_relay *x, const char *p, size_t len)
         x->phase = first_phase(x->cap);
         if (x->phase == LG_RELAY_HOLD)
             x->hold_started_ms = lg_mono_ms();
+        if (x->cap->aws_frames) { /* binary frames: no characters or events to cut at */
+            lg_boundary_free(&x->boundary);
+            lg_boundary_init(&x->boundary, LG_BOUNDARY_NONE);
+        }
     }
     switch (x->phase) {
     case LG_RELAY_HOLD:

@@ -22,6 +22,8 @@ static bool starts_nocase(const char *a, const char *want)
     return true;
 }
 
+bool lg_is_aws_eventstream(const char *ct) { return ct && strcasestr(ct, "application/vnd.amazon.eventstream"); }
+
 bool lg_is_event_stream(const char *ct)
 {
     static const char want[] = "text/event-stream"; /* its '/' is at 4: each '/' in ct is a place to look */

@@ -40,6 +40,14 @@ def http_responses(fx):
                 b"%x\r\n%s\r\n" % (len(c), c) for c in (body[:half], body[half:]) if c) + b"0\r\n\r\n",
             head + b"Connection: close\r\n\r\n" + body]
 
+def aws_frame(mtype, etype, payload):
+    """An AWS event-stream frame (CRCs zero: the reader does not check them)."""
+    def header(name, value):
+        return bytes([len(name)]) + name.encode() + b"\x07" + len(value).to_bytes(2, "big") + value.encode()
+    h = header(":message-type", mtype) + header(":exception-type" if mtype == "exception" else ":event-type", etype)
+    p = json.dumps(payload).encode()
+    return (16 + len(h) + len(p)).to_bytes(4, "big") + len(h).to_bytes(4, "big") + bytes(4) + h + p + bytes(4)
+
 def main():
     fixtures, outdir = sys.argv[1], sys.argv[2]
     for sub in ("responses", "streams"):
@@ -55,6 +63,12 @@ def main():
                 put(outdir, "fuzz_stream", data)
                 body = data.split(b"\n\n", 1)[1] if b"\n\n" in data else b""
                 put(outdir, "fuzz_sse", bytes([7]) + body)
+    converse = (aws_frame("event", "messageStart", {"role": "assistant"}) +
+                aws_frame("event", "contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": "Hi"}}) +
+                aws_frame("event", "metadata", {"usage": {"inputTokens": 3, "outputTokens": 1, "totalTokens": 4}}))
+    for data in (converse, aws_frame("exception", "throttlingException", {"message": "Too many requests"}),
+                 aws_frame("event", "chunk", {"bytes": "eyJhbWF6b24tYmVkcm9jay1pbnZvY2F0aW9uTWV0cmljcyI6eyJpbnB1dFRva2VuQ291bnQiOjJ9fQ=="})):
+        put(outdir, "fuzz_aws_frames", bytes([1]) + data)
     names = {"openai": 1, "anthropic": 2, "gemini": 3}
     for name in sorted(os.listdir(os.path.join(fixtures, "translate"))):
         fx = json.load(open(os.path.join(fixtures, "translate", name)))
