@@ -6,7 +6,7 @@
 # A C client (tests/clients/bio_ssl_client.c) under the preload against the mock's TLS port: the mock gets the
 # account's key, never the program's, and the host its answer, in each of the three ways; a 429 then a success
 # (on one account, and a 429 that closes the connection before another account) is retried unseen; a host that
-# is no provider's passes untouched, its own key and all.
+# is no provider's passes untouched, its own key and all. Then two ways again before nginx as a TLS front.
 source "$(dirname "$0")/../lib.sh"
 lg_gencerts || { not_ok "test certificates created"; exit 1; }
 cat >"$LG_TMP/scenario.json" <<'JSON'
@@ -14,7 +14,13 @@ cat >"$LG_TMP/scenario.json" <<'JSON'
  "sk-once":  {"sequence": [{"error": "rate_limit", "retry_after_ms": 300}, {}]},
  "sk-close": {"sequence": [{"status": 429, "headers": {"Connection": "close", "retry-after": "20"},
                             "body": {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}}], "repeat": true},
- "sk-host":  {"sequence": [{"status": 200, "body": {"fixed": "the program's own"}}], "repeat": true}
+ "sk-host":  {"sequence": [{"status": 200, "body": {"fixed": "the program's own"}}], "repeat": true},
+ "sk-rl":    {"sequence": [{"status": 200, "body": {"id": "chatcmpl-rl", "object": "chat.completion", "model": "gpt-4o-mini",
+                            "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}],
+                            "usage": {"prompt_tokens": 9, "completion_tokens": 1, "total_tokens": 10}},
+                            "headers": {"x-ratelimit-limit-requests": "500", "x-ratelimit-remaining-requests": "499",
+                                        "x-ratelimit-reset-requests": "120ms", "x-ratelimit-limit-tokens": "30000",
+                                        "x-ratelimit-remaining-tokens": "29980", "x-ratelimit-reset-tokens": "40ms"}}], "repeat": true}
 }}
 JSON
 lg_start_mock --scenario "$LG_TMP/scenario.json" --quiet --tls-port 0 --cert "$LG_TMP/certs/server.pem" --key "$LG_TMP/certs/server.key"
@@ -74,5 +80,21 @@ for way in connect fssl nbio; do
     out=$(run $way localhost "$MOCK_TLS_PORT" sk-good sk-second)
     check_match "$way, no provider: the server's own answer" '"fixed":"the program.s own"' "$out"
     check_eq "$way, no provider: the program's key went out as it was" "sk-host" "$(reqkeys)"
+done
+# the same hosts before another server: Debian's nginx as the provider's TLS front (h2,http/1.1 by ALPN, TLS
+# 1.3) over the mock's plain port, answering with the rate-limit headers OpenAI sends on every answer
+lg_start_nginx_front "127.0.0.1:$MOCK_PORT"
+sed -i "s#https://127.0.0.1:$MOCK_TLS_PORT#https://127.0.0.1:$NGINX_PORT#" "$LG_TMP/config.json" "$LG_TMP/one.json"
+for way in connect nbio; do
+    fresh
+    out=$(run $way api.openai.com 443 sk-rl sk-second)
+    check_match "$way via nginx: the host got the 200 with its rate-limit headers" \
+        $'^HTTP/1\\.1 200.*x-ratelimit-remaining-tokens: 29980.*"id":"chatcmpl-rl"' "$out"
+    check_eq "$way via nginx: the provider got the account's key, never the program's" "HTTP/1.1 200 Bearer sk-rl" \
+        "$(tail -n 1 "$NGINX_LOG")"
+    fresh
+    out=$(run $way api.openai.com 443 sk-once)
+    check_match "$way via nginx, 429 then 200: the host got the 200" $'^HTTP/1\\.1 200.*"mock_key":"sk-once"' "$out"
+    check_eq "$way via nginx, 429 then 200: the account asked twice" "sk-once sk-once" "$(reqkeys)"
 done
 lg_done
