@@ -693,7 +693,7 @@ aws-tail-cut-anywhere|src/front/stream_relay.c|test_aws_eventstream
         if (at >= from){NL}            from = at;
         if (at >= from){NL}            (void)at;
 aws-failure-as-frames|src/hook/curl/deliver.c|test_aws_eventstream
-    bool synthesized = lg_lines_synthesized(res, cap->event_stream || cap->aws_frames);
+    bool synthesized = lg_lines_synthesized(res, lg_capture_is_stream(cap));
     bool synthesized = lg_lines_synthesized(res, cap->event_stream);
 EOF
 )

@@ -33,8 +33,9 @@ lg_aws_status lg_aws_frame_read(const char *b, size_t n, lg_aws_frame *f);
  * point into the frame. False when the frame has no such header or its value is not a string. */
 bool lg_aws_frame_header(const lg_aws_frame *f, const char *name, const char **v, size_t *len);
 
-/* Bytes of the whole frames at the start of the n bytes at b (stops at a short or bad frame); *bad (may be
- * NULL) tells that a bad frame stopped it. */
-size_t lg_aws_complete_prefix(const char *b, size_t n, bool *bad);
+/* Bytes of the whole frames at the start of the n bytes at b, up to the first frame boundary at or past stop
+ * (n or more: all the whole frames); stops early at a short or bad frame, and *bad (may be NULL) tells that
+ * a bad frame stopped it. */
+size_t lg_aws_frames_span(const char *b, size_t n, size_t stop, bool *bad);
 
 #endif

@@ -28,6 +28,9 @@ typedef struct {
                          * answer's progress before its body (the attempt watch) */
 } lg_capture;
 
+/* Whether the captured answer is an event stream: text/event-stream or AWS's binary event-stream frames. */
+static inline bool lg_capture_is_stream(const lg_capture *c) { return c->event_stream || c->aws_frames; }
+
 /* Empties the capture for a new attempt (keeps its buffers: a response no larger than an earlier one
  * allocates nothing; skip_lines stays as the owner set it). */
 void lg_capture_reset(lg_capture *c);

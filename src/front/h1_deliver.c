@@ -104,7 +104,7 @@ void lg_h1_deliver(lg_h1_conn *c, const lg_gate_result *res)
         c->host_errno = ECONNRESET;
         return;
     }
-    if (lg_lines_synthesized(res, c->cap.event_stream || c->cap.aws_frames)) {
+    if (lg_lines_synthesized(res, lg_capture_is_stream(&c->cap))) {
         synth = lg_synth_error_body(c->prov->dialect, res->status, &res->outcome, res->retry_after_ms);
         body = synth ? synth : "";
         body_len = strlen(body);

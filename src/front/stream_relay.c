@@ -27,8 +27,7 @@ bool lg_relay_committed(const lg_relay *x) { return x->phase == LG_RELAY_PASS; }
 /* A 2xx event stream (text or AWS frames) is relayed; anything else is buffered whole for the gate. */
 static lg_relay_phase first_phase(const lg_capture *cap)
 {
-    return (cap->event_stream || cap->aws_frames) && cap->status >= 200 && cap->status < 300 ? LG_RELAY_HOLD
-                                                                                              : LG_RELAY_BUFFER;
+    return lg_capture_is_stream(cap) && cap->status >= 200 && cap->status < 300 ? LG_RELAY_HOLD : LG_RELAY_BUFFER;
 }
 
 /* Lets the response through: the header block, then everything captured so far. */
@@ -69,10 +68,7 @@ static void keep_tail(lg_relay *x)
     if (c->aws_frames) {
         /* the body starts at a frame: keep from the first frame that starts at or after from (a frame too
          * long or unreadable there leaves the cut where it is: memory stays bounded) */
-        size_t at = 0;
-        lg_aws_frame f;
-        while (at < from && lg_aws_frame_read(c->body + at, c->body_len - at, &f) == LG_AWS_FRAME_OK)
-            at += f.total;
+        size_t at = lg_aws_frames_span(c->body, c->body_len, from, NULL);
         if (at >= from)
             from = at;
     } else if (x->stream) {

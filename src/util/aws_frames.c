@@ -95,12 +95,12 @@ bool lg_aws_frame_header(const lg_aws_frame *f, const char *name, const char **v
     return true;
 }
 
-size_t lg_aws_complete_prefix(const char *b, size_t n, bool *bad)
+size_t lg_aws_frames_span(const char *b, size_t n, size_t stop, bool *bad)
 {
     size_t at = 0;
     lg_aws_frame f;
     lg_aws_status st = LG_AWS_FRAME_OK;
-    while (at < n && (st = lg_aws_frame_read(b + at, n - at, &f)) == LG_AWS_FRAME_OK)
+    while (at < n && at < stop && (st = lg_aws_frame_read(b + at, n - at, &f)) == LG_AWS_FRAME_OK)
         at += f.total;
     if (bad)
         *bad = st == LG_AWS_FRAME_BAD;

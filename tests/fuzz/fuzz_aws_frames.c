@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     memcpy(b, data + 1, n);
     bool bad;
-    size_t complete = lg_aws_complete_prefix(b, n, &bad);
+    size_t complete = lg_aws_frames_span(b, n, n, &bad);
     if (complete > n)
         abort();
     lg_aws_frame f;

@@ -140,11 +140,18 @@ static void test_complete_prefix_over_frames_split_in_pieces(void **state)
     bool bad = true;
     for (size_t len = 0; len <= e; len++) {
         size_t want = len >= e ? e : len >= c ? c : len >= a ? a : 0;
-        assert_int_equal(lg_aws_complete_prefix((char *)b, len, &bad), want);
+        assert_int_equal(lg_aws_frames_span((char *)b, len, len, &bad), want);
         assert_false(bad);
     }
+    /* with a stop: the first frame boundary at or past it (the relay's tail is cut there) */
+    assert_int_equal(lg_aws_frames_span((char *)b, e, 0, &bad), 0);
+    assert_int_equal(lg_aws_frames_span((char *)b, e, 1, &bad), a);
+    assert_int_equal(lg_aws_frames_span((char *)b, e, a, &bad), a);
+    assert_int_equal(lg_aws_frames_span((char *)b, e, a + 1, &bad), c);
+    assert_int_equal(lg_aws_frames_span((char *)b, c + 5, c + 1, &bad), c); /* the next frame not all there */
+    assert_false(bad);
     b[c + 3] = 3; /* the third frame's length lies */
-    assert_int_equal(lg_aws_complete_prefix((char *)b, e, &bad), c);
+    assert_int_equal(lg_aws_frames_span((char *)b, e, e, &bad), c);
     assert_true(bad);
 }
 

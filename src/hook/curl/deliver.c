@@ -194,7 +194,7 @@ CURLcode lg_curl_deliver(lg_curl_rec *r, lg_capture *cap, const lg_gate_result *
     char *body = cap->body;
     size_t body_len = cap->body_len;
     bool ok;
-    bool synthesized = lg_lines_synthesized(res, cap->event_stream || cap->aws_frames);
+    bool synthesized = lg_lines_synthesized(res, lg_capture_is_stream(cap));
     if (synthesized) {
         synth = lg_synth_error_body(r->prov->dialect, res->status, &res->outcome, res->retry_after_ms);
         body = synth ? synth : "";
