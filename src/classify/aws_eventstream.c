@@ -23,11 +23,11 @@ static bool header_is(const lg_aws_frame *f, const char *name, const char *want)
 }
 
 /* Reads the n bytes at p as one JSON document with read; false when they do not parse. */
-static bool read_json(lg_cls *c, const char *p, size_t n, bool http_error, lg_document_reader read)
+static bool read_json(lg_cls *c, const char *p, size_t n, bool http_error, lg_document_reader read_doc)
 {
     cJSON *doc = n && (p[0] == '{' || p[0] == '[') ? lg_json_parse(p, n) : NULL;
     if (doc)
-        read(c, doc, http_error);
+        read_doc(c, doc, http_error);
     cJSON_Delete(doc);
     return doc != NULL;
 }
@@ -56,7 +56,7 @@ static void invocation_metrics(lg_cls *c, const cJSON *m)
 }
 
 /* A chunk event: its payload's base64 "bytes" decoded and read as the model's own document. */
-static void read_chunk(lg_cls *c, const lg_aws_frame *f, bool http_error, lg_document_reader read)
+static void read_chunk(lg_cls *c, const lg_aws_frame *f, bool http_error, lg_document_reader read_doc)
 {
     cJSON *outer = lg_json_parse(f->payload, f->payload_len);
     const char *b64 = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(outer, "bytes"));
@@ -67,7 +67,7 @@ static void read_chunk(lg_cls *c, const lg_aws_frame *f, bool http_error, lg_doc
         n--;
     cJSON *doc = n > 0 ? lg_json_parse((const char *)dec, (size_t)n) : NULL;
     if (doc) {
-        read(c, doc, http_error);
+        read_doc(c, doc, http_error);
         const cJSON *m = cJSON_GetObjectItemCaseSensitive(doc, "amazon-bedrock-invocationMetrics");
         if (cJSON_IsObject(m))
             invocation_metrics(c, m);
@@ -78,7 +78,7 @@ static void read_chunk(lg_cls *c, const lg_aws_frame *f, bool http_error, lg_doc
 }
 
 /* An exception or error frame: the stream's error, read as the error body it carries. */
-static void read_exception(lg_cls *c, const lg_aws_frame *f, bool exception, lg_document_reader read)
+static void read_exception(lg_cls *c, const lg_aws_frame *f, bool exception, lg_document_reader read_doc)
 {
     const char *v;
     size_t n;
@@ -86,7 +86,7 @@ static void read_exception(lg_cls *c, const lg_aws_frame *f, bool exception, lg_
     c->error = true;
     if (!exception && lg_aws_frame_header(f, ":error-message", &v, &n))
         lg_cls_text(c, v, n, true);
-    else if (!read_json(c, f->payload, f->payload_len, true, read) && f->payload_len)
+    else if (!read_json(c, f->payload, f->payload_len, true, read_doc) && f->payload_len)
         lg_cls_text(c, f->payload, f->payload_len, true);
     if (lg_aws_frame_header(f, exception ? ":exception-type" : ":error-code", &v, &n) && n && n < sizeof code) {
         memcpy(code, v, n);
@@ -100,17 +100,17 @@ bool lg_aws_frame_is_error(const lg_aws_frame *f)
     return header_is(f, ":message-type", "exception") || header_is(f, ":message-type", "error");
 }
 
-void lg_scan_aws_frames(lg_cls *c, const char *b, size_t n, bool http_error, lg_document_reader read)
+void lg_scan_aws_frames(lg_cls *c, const char *b, size_t n, bool http_error, lg_document_reader read_doc)
 {
     lg_aws_frame f;
     for (size_t at = 0; !c->error && at < n && lg_aws_frame_read(b + at, n - at, &f) == LG_AWS_FRAME_OK;
          at += f.total) {
         if (lg_aws_frame_is_error(&f))
-            read_exception(c, &f, header_is(&f, ":message-type", "exception"), read);
+            read_exception(c, &f, header_is(&f, ":message-type", "exception"), read_doc);
         else if (header_is(&f, ":event-type", "chunk"))
-            read_chunk(c, &f, http_error, read);
+            read_chunk(c, &f, http_error, read_doc);
         else
-            read_json(c, f.payload, f.payload_len, http_error, read);
+            read_json(c, f.payload, f.payload_len, http_error, read_doc);
     }
 }
 
