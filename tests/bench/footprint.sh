@@ -13,7 +13,7 @@ source tests/lib.sh
 command -v valgrind >/dev/null || { echo "footprint: valgrind not installed, skipped"; exit 0; }
 SHORT=${BENCH_FOOTPRINT_SHORT:-300} LONG=${BENCH_FOOTPRINT_LONG:-600}
 source tests/bench/setup.sh
-lg_start_mock --quiet --threads 1
+lg_start_mock --quiet --threads 1 --no-ratelimit-headers # the first case learns nothing
 echo '{"providers": {"openai": {}}}' >"$LG_TMP/config.json"
 
 # profile PRELOAD N CONFIG URL CONNECT_TO [CA]: callgrind profile of N requests to URL in $LG_TMP/fp.PRELOAD.N,

@@ -18,7 +18,7 @@ source tests/bench/setup.sh
 cat >"$LG_TMP/scenario.json" <<JSON
 {"keys": {"sk-stream": {"sequence": [{"fixture": "$LG_ROOT/tests/fixtures/streams/openai_multibyte.json", "chunk": 200, "chunk_delay_ms": 2}], "repeat": true}}}
 JSON
-lg_start_mock --quiet --threads 1 --scenario "$LG_TMP/scenario.json"
+lg_start_mock --quiet --threads 1 --no-ratelimit-headers --scenario "$LG_TMP/scenario.json"
 BODY=$BENCH_BODY
 # No upstream: both sides send the same request to the same URL (CONNECT_TO takes api.openai.com:80 to the
 # mock), as a real host does; an upstream would have libcurl on the gated side format another URL and Host.
