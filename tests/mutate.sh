@@ -59,6 +59,15 @@ bio-read-past-interposers|src/hook/tls/ssl_bio.c|test_tls_bio
 bio-nbio-no-retry-read|src/hook/tls/ssl_bio.c|test_tls_bio
         BIO_set_retry_read(b);
         (void)b;
+own-tls-target-unverified|src/hook/tls/ssl_own.c|test_plain_tls_target
+    real->set_verify(s->ssl, SSL_VERIFY_PEER, NULL);
+    real->set_verify(s->ssl, SSL_VERIFY_NONE, NULL);
+own-tls-target-not-offered|src/hook/sock/front_host.c|test_plain_tls_target
+    .own_tls_open = lg_ssl_own_open,
+    .own_tls_open = NULL,
+own-tls-target-read-gives-up|src/hook/tls/ssl_own.c|test_plain_tls_target
+    if (r <= 0 && wants(s, real, r)) {
+    if (r <= 0 && wants(s, real, r) && 0) {
 plain-target-read-waits-in-kernel|src/hook/sock/plain_conn.c|test_fallback_timeout
 static ssize_t plain_recv(void *io, void *p, size_t n) { return lg_h1_fd_recv(*(int *)io, p, n, true); }
 static ssize_t plain_recv(void *io, void *p, size_t n) { return lg_h1_fd_recv(*(int *)io, p, n, false); }

@@ -125,6 +125,9 @@ void lg_h1_leave_target(lg_h1_conn *c)
     if (c->plain_fd >= 0)
         c->host->close(c->plain_fd);
     c->plain_fd = -1;
+    if (c->own_tls)
+        c->host->own_tls_close(c->own_tls);
+    c->own_tls = NULL;
     c->wio = c->io;
     c->wctx = c->ioctx;
     c->dead = c->own_dead;
@@ -151,22 +154,25 @@ static lg_h1_attempt_rc aim(lg_h1_conn *c, const lg_provider *p, int64_t until)
     if (!lg_h1_target_of(p, &t))
         return LG_H1A_FATAL;
     bool own_dead = c->dead, own_served = c->served;
-    if (t.tls && !c->io->tls) {
-        lg_log(LG_LOG_DEBUG, "[%s] %s: an https target cannot be reached from a plain connection", c->prov->name,
+    bool own_tls = t.tls && !c->io->tls; /* a plain connection's https target: over a TLS session of llmgate's own */
+    if (own_tls && !c->host->own_tls_open) {
+        lg_log(LG_LOG_DEBUG, "[%s] %s: an https target cannot be reached from this plain connection", c->prov->name,
                p->name);
         return LG_H1A_FATAL;
     }
-    if (t.tls && !c->io->reopen(c->ioctx, &t, until)) {
+    if (own_tls && !(c->own_tls = c->host->own_tls_open(&t, until)))
+        return open_failed(until);
+    if (t.tls && !own_tls && !c->io->reopen(c->ioctx, &t, until)) {
         c->dead = true; /* the transport's own connection may be gone too */
         return open_failed(until);
     }
     if (!t.tls && (c->plain_fd = c->host->target_socket(&t, false, until)) < 0)
         return open_failed(until);
-    if (!t.tls) {
-        c->wio = c->host->plain_io;
-        c->wctx = &c->plain_fd;
+    if (!t.tls || own_tls) {
+        c->wio = own_tls ? c->host->own_tls_io : c->host->plain_io;
+        c->wctx = own_tls ? c->own_tls : (void *)&c->plain_fd;
     }
-    c->own_dead = own_dead || t.tls; /* a TLS target took the transport's connection */
+    c->own_dead = own_dead || (t.tls && !own_tls); /* a TLS target took the transport's connection */
     c->own_served = own_served;
     c->at = p;
     c->dead = c->served = false;

@@ -51,6 +51,8 @@ void lg_h1_free(lg_h1_conn *c)
     lg_attempt_tr_free(&c->tr);
     if (c->plain_fd >= 0)
         c->host->close(c->plain_fd);
+    if (c->own_tls)
+        c->host->own_tls_close(c->own_tls);
     free(c->out);
     free(c);
 }

@@ -32,6 +32,7 @@ struct lg_h1_conn {
     void *wctx;
     const lg_provider *at; /* the provider the provider side goes to: NULL, the host's own */
     int plain_fd;    /* llmgate's own plain connection to an http target, or -1 */
+    void *own_tls;   /* llmgate's own TLS session to an https target (host->own_tls_open), or NULL */
     bool own_dead, own_served; /* while at: dead and served of the host's own provider side */
     bool released;
     bool dead;       /* the provider side is closed or unusable: reopen before the next attempt */

@@ -49,6 +49,14 @@ typedef struct lg_front_host {
     /* A transport over such a socket (the context: a pointer to its int descriptor), with a `wait`: its
      * receives never block. */
     const struct lg_h1_io *plain_io;
+    /* NULL, or llmgate's own TLS session to https target t, for a connection whose own transport has no TLS
+     * (a plain http host rerouted to an https provider): connected, verified against the system's trust
+     * store for t's name and handshaken by until_ms (lg_now_ms's clock; 0: no limit), or NULL; the context
+     * of own_tls_io, ended with own_tls_close. */
+    void *(*own_tls_open)(const struct lg_h1_target *t, int64_t until_ms);
+    void (*own_tls_close)(void *s);
+    /* The transport over such a session, with a `wait`: its receives never block. */
+    const struct lg_h1_io *own_tls_io;
     /* NULL (the front asks the descriptor: lg_front_fd_timeout_ms), or fd's SO_RCVTIMEO or SO_SNDTIMEO (opt)
      * as the program last set it, in ms, 0 for none; a preload that sees the program's setsockopt calls
      * answers from what it noted, without a system call. */

@@ -49,7 +49,12 @@
     X(ctx_set_alpn_protos, SSL_CTX_set_alpn_protos, int, (SSL_CTX *, const unsigned char *, unsigned))         \
     X(ctx_get_ex_data, SSL_CTX_get_ex_data, void *, (const SSL_CTX *, int))                                    \
     X(ctx_set_ex_data, SSL_CTX_set_ex_data, int, (SSL_CTX *, int, void *))                                     \
-    X(bio_f_ssl, BIO_f_ssl, const BIO_METHOD *, (void))
+    X(bio_f_ssl, BIO_f_ssl, const BIO_METHOD *, (void))                                                        \
+    X(client_method, TLS_client_method, const SSL_METHOD *, (void))                                            \
+    X(ctx_new, SSL_CTX_new, SSL_CTX *, (const SSL_METHOD *))                                                   \
+    X(ctx_free, SSL_CTX_free, void, (SSL_CTX *))                                                               \
+    X(ctx_ctrl, SSL_CTX_ctrl, long, (SSL_CTX *, int, long, void *))                                            \
+    X(ctx_default_paths, SSL_CTX_set_default_verify_paths, int, (SSL_CTX *))
 
 typedef struct {
     LG_SSL_REAL(LG_REAL_FIELD)

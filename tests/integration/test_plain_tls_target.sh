@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# A plain http host whose request goes to an https provider (a fallback, as from a local model server to a
+# cloud provider): llmgate opens a TLS session of its own to the target, verified against the system's
+# trust store (SSL_CERT_FILE here) for the target's name, where the attempt used to fail as fatal. Python's
+# http.client over plain http, blocking and with a timeout of its own (a non-blocking socket), asks
+# api.openai.com, whose provider (the mock over http) has one key out of quota and the fallback "spare" at
+# the mock's https port: the program gets spare's 200, twice on one kept-alive connection (aiohttp: six
+# requests at once); spare saw its own key, nobody the program's. Without the trust (SSL_CERT_FILE naming no file) the session is refused before
+# anything is sent: the program gets no 200 (the last attempt's transport failure, as for any fallback that
+# cannot be reached) and spare is never sent anything.
+source "$(dirname "$0")/../lib.sh"
+lg_gencerts || { not_ok "test certificates created"; exit 1; }
+cat >"$LG_TMP/scenario.json" <<'JSON'
+{"keys": {"sk-dry": {"sequence": [{"error": "quota"}], "repeat": true}}}
+JSON
+lg_start_mock --scenario "$LG_TMP/scenario.json" --quiet --tls-port 0 --cert "$LG_TMP/certs/server.pem" --key "$LG_TMP/certs/server.key"
+PY=/usr/bin/python3
+cat >"$LG_TMP/config.json" <<JSON
+{"providers": {"openai": {"upstream": "$MOCK_URL", "accounts": [{"name": "main", "key": "env:K1"}], "fallback": ["spare"]},
+               "spare": {"dialect": "openai", "upstream": "https://127.0.0.1:$MOCK_TLS_PORT", "accounts": [{"name": "s", "key": "env:KS"}]}},
+ "retry": {"attempt_timeout_ms": 5000, "max_server_retries": 0, "max_rate_limit_wait_seconds": 5}}
+JSON
+chmod 600 "$LG_TMP/config.json"
+fresh() { rm -rf "$XDG_RUNTIME_DIR/llmgate" "$XDG_STATE_HOME/llmgate"; curl -s -X POST "$MOCK_URL/__reset" >/dev/null; }
+reqkeys() { curl -s "$MOCK_URL/__requests" | lg_json '" ".join(r["key"] for r in j)'; }
+# ask TIMEOUT N: N requests of http.client (its own timeout in s; None: a blocking socket) on one plain
+# connection to api.openai.com; prints "STATUS KEY" for each
+ask() {
+    K1=sk-dry KS=sk-spare LLMGATE_CONFIG=$LG_TMP/config.json LD_PRELOAD=$LG_LIB timeout 60 $PY -c '
+import http.client, json, sys
+c = http.client.HTTPConnection("api.openai.com", timeout=eval(sys.argv[1]))
+for _ in range(int(sys.argv[2])):
+    c.request("POST", "/v1/chat/completions", json.dumps({"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]}),
+              {"Authorization": "Bearer sk-host", "Content-Type": "application/json"})
+    r = c.getresponse()
+    body = r.read()
+    try:
+        key = json.loads(body).get("mock_key")
+    except ValueError:
+        key = None
+    print(r.status, key)' "$1" "$2" 2>"$LG_TMP/err"
+}
+
+for tmo in None 60; do
+    fresh
+    out=$(SSL_CERT_FILE=$LG_TMP/certs/ca.pem ask "$tmo" 2 | tr '\n' ' ')
+    check_eq "plain host (timeout $tmo): both requests get spare's 200 over https" "200 sk-spare 200 sk-spare " "$out"
+    keys=$(reqkeys)
+    check "plain host (timeout $tmo): spare was sent its own key, twice" test "$(grep -o sk-spare <<<"$keys" | wc -l)" = 2
+    check "plain host (timeout $tmo): the dry key was tried first" test "${keys%% *}" = sk-dry
+    check "plain host (timeout $tmo): nobody saw the program's key" bash -c "! grep -q sk-host <<<'$keys'"
+    [ "$out" = "200 sk-spare 200 sk-spare " ] || diag "$(tail -c 800 "$LG_TMP/err")"
+done
+
+# aiohttp (asyncio, one session, six requests at once over plain http): each attempt at spare over a session
+# of llmgate's own, driven from the event loop's waits.
+fresh
+out=$(SSL_CERT_FILE=$LG_TMP/certs/ca.pem K1=sk-dry KS=sk-spare LLMGATE_CONFIG=$LG_TMP/config.json LD_PRELOAD=$LG_LIB \
+    timeout 60 $PY -c '
+import asyncio, aiohttp
+async def one(s, i):
+    async with s.post("http://api.openai.com/v1/chat/completions", headers={"Authorization": "Bearer sk-host"},
+                      json={"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi %d" % i}]}) as r:
+        return "%d %s" % (r.status, (await r.json()).get("mock_key"))
+async def main():
+    async with aiohttp.ClientSession() as s:
+        print(" ".join(await asyncio.gather(*[one(s, i) for i in range(6)])))
+asyncio.run(main())' 2>"$LG_TMP/err")
+check_eq "aiohttp, six at once: each gets spare's 200 over https" "$(printf '200 sk-spare %.0s' 1 2 3 4 5 6 | sed 's/ $//')" "$out"
+keys=$(reqkeys)
+check_eq "aiohttp: spare was sent its own key six times, nobody the program's" "6 0" \
+    "$(grep -o sk-spare <<<"$keys" | wc -l) $(grep -o sk-host <<<"$keys" | wc -l)"
+
+# Without the trust: the session is refused before anything is sent.
+fresh
+out=$(unset SSL_CERT_DIR; SSL_CERT_FILE=/nonexistent ask 60 1)
+check "untrusted https target: the program does not get a 200 ($out)" test "${out%% *}" != 200
+keys=$(reqkeys)
+check_eq "untrusted https target: only the dry key was sent anything" "sk-dry" "$keys"
+lg_done
