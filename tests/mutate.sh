@@ -59,6 +59,12 @@ bio-read-past-interposers|src/hook/tls/ssl_bio.c|test_tls_bio
 bio-nbio-no-retry-read|src/hook/tls/ssl_bio.c|test_tls_bio
         BIO_set_retry_read(b);
         (void)b;
+fallback-unreached-transport-error|src/gate/exchange.c|test_fallback_unreached test_plain_tls_target
+        if (x->has_before && failure != LG_ATTEMPT_ABANDONED) /* no fallback answered: the answer before */
+        if (0)
+fallback-unreached-nothing-kept|src/gate/exchange_local.c|test_fallback_unreached
+    x->has_before = true;
+    x->has_before = false;
 own-tls-target-unverified|src/hook/tls/ssl_own.c|test_plain_tls_target
     real->set_verify(s->ssl, SSL_VERIFY_PEER, NULL);
     real->set_verify(s->ssl, SSL_VERIFY_NONE, NULL);

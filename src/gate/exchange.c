@@ -257,6 +257,7 @@ __attribute__((cold)) static bool fall_back(lg_exchange *x, const char *why, int
         next++; /* a request that cannot be translated faithfully is not sent there */
     if (next >= x->n_chain)
         return false;
+    lg_exchange_keep_before(x, now); /* what the host gets if no fallback answers */
     const lg_provider *from = x->req.prov;
     lg_accounts_count(&x->a, x->idx < x->a.n ? x->idx : 0, LG_EV_FELL_BACK, 0);
     lg_accounts_release(&x->a);
@@ -508,8 +509,12 @@ void lg_exchange_on_transport_error(lg_exchange *x, lg_transport_failure failure
     const lg_config *cfg = x->req.cfg;
     lg_action act = lg_policy_decide_transport(&cfg->retry, &cfg->backoff, failure, x->idx, &x->h, now_ms);
     if (act.kind != LG_ACT_RETRY || !within_budget(x, now_ms)) {
-        if (failure == LG_ATTEMPT_FATAL || failure == LG_ATTEMPT_ABANDONED ||
-            !fall_back(x, "transport failures", now_ms, step))
+        if (failure != LG_ATTEMPT_FATAL && failure != LG_ATTEMPT_ABANDONED &&
+            fall_back(x, "transport failures", now_ms, step))
+            return;
+        if (x->has_before && failure != LG_ATTEMPT_ABANDONED) /* no fallback answered: the answer before */
+            end_locally(x, lg_exchange_answer_before(x), step);
+        else
             finish(x, now_ms, step);
         return;
     }

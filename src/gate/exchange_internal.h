@@ -55,6 +55,7 @@ struct lg_exchange {
     bool answer_stream;   /* ... an event stream */
     lg_spend_ticket spend; /* what the request holds of the budgets (spend_gate.c) */
     const lg_provider *spend_prov; /* the provider spend was taken for (NULL: none yet) */
+    bool has_before;     /* before holds an answer: ... */
     /* From here on, members lg_exchange_begin does not clear: each is set before it is read (a string:
      * its first byte). */
     char model[LG_MODEL_MAX]; /* the host's model, a pin suffix stripped */
@@ -64,6 +65,8 @@ struct lg_exchange {
     char tr_path[LG_MODEL_MAX + 64];
     lg_accounts a;       /* lg_accounts_init; not read while bare */
     lg_gate_result res;  /* reset by lg_exchange_begin */
+    lg_gate_result before; /* ... the last one a provider the request fell back from gave (not a success),
+                            * or made itself: the host's answer when no fallback answers at all */
 };
 
 /* The body for provider p (malloc'd into *body, NULL: the host's as it is) and, when p speaks another
@@ -110,6 +113,12 @@ __attribute__((cold)) const char *lg_exchange_answer_limited(lg_exchange *x, siz
 __attribute__((cold)) const char *lg_exchange_answer_circuit_open(lg_exchange *x, int64_t wait_ms);
 /* ... a local error (status, msg) for a request refused before anything is sent (a route, a translation): */
 __attribute__((cold)) const char *lg_exchange_answer_refused(lg_exchange *x, int status, const char *msg);
+/* Keeps x->res in x->before (x->has_before) when it is an answer the host could be given (not a success, or
+ * one x made itself), as x leaves its provider for a fallback. */
+void lg_exchange_keep_before(lg_exchange *x, int64_t now);
+/* ... the answer kept in x->before (x->has_before), made again (its bytes went with its attempt), for a
+ * request whose fallbacks gave no answer (unreachable, timed out, cut short before the host had a byte): */
+__attribute__((cold)) const char *lg_exchange_answer_before(lg_exchange *x);
 
 /* The debug lines of x's move to phase, for why (none when x already stands there): the move, and the
  * request's line when it ends there (exchange_trace.c; called only when debugging). */

@@ -3,6 +3,7 @@
  * before anything is sent. Each fills x->res as the host will see it (status, outcome, message, the
  * account counted) and says why, for the phase's trace; exchange.c ends the exchange with it. */
 #include <stdio.h>
+#include <string.h>
 
 #include "gate/exchange_internal.h"
 #include "llmgate/classify.h"
@@ -81,6 +82,38 @@ const char *lg_exchange_answer_circuit_open(lg_exchange *x, int64_t wait_ms)
     lg_log(LG_LOG_INFO, "[Circuit] %s: open, answering 503 locally (next probe in %lldms)", x->req.prov->name,
            (long long)wait_ms);
     return "refused: circuit open";
+}
+
+void lg_exchange_keep_before(lg_exchange *x, int64_t now)
+{
+    const lg_gate_result *r = &x->res;
+    if (x->bare || !(r->verdict == LG_GATE_REFUSED || (r->verdict == LG_GATE_DELIVER && r->outcome.state != LG_STATE_SUCCESS)))
+        return;
+    x->before = *r;
+    x->before.prov = x->req.prov;
+    x->before.retry_after_ms = r->outcome.retry_after_ms > 0 ? r->outcome.retry_after_ms : lg_accounts_soonest_ms(&x->a, now);
+    x->has_before = true;
+}
+
+const char *lg_exchange_answer_before(lg_exchange *x)
+{
+    const lg_provider *unreached = x->req.prov;
+    lg_gate_result *res = &x->res;
+    *res = x->before;
+    res->verdict = LG_GATE_REFUSED;
+    res->normalized = true;
+    if (res->status < 400) /* an error a 2xx carried, or a local answer's: a status that says it */
+        res->status = res->outcome.state == LG_STATE_PROVIDER_DOWN ? 503
+                      : res->outcome.reason == LG_REASON_QUOTA_EXHAUSTED ||
+                              res->outcome.state == LG_STATE_RETRYABLE_RATE_LIMIT
+                          ? 429
+                          : 502;
+    size_t used = strnlen(res->outcome.message, sizeof res->outcome.message);
+    snprintf(res->outcome.message + used, sizeof res->outcome.message - used, "%s(llmgate: its fallback %s gave no answer)",
+             used ? " " : "", unreached->name);
+    lg_log(LG_LOG_INFO, "[GiveUp] %s: fallback %s gave no answer, answering %d as %s answered",
+           res->prov->name, unreached->name, res->status, res->prov->name);
+    return "no answer from the fallback: the answer before it";
 }
 
 const char *lg_exchange_answer_refused(lg_exchange *x, int status, const char *msg)

@@ -6,8 +6,8 @@
 # api.openai.com, whose provider (the mock over http) has one key out of quota and the fallback "spare" at
 # the mock's https port: the program gets spare's 200, twice on one kept-alive connection (aiohttp: six
 # requests at once); spare saw its own key, nobody the program's. Without the trust (SSL_CERT_FILE naming no file) the session is refused before
-# anything is sent: the program gets no 200 (the last attempt's transport failure, as for any fallback that
-# cannot be reached) and spare is never sent anything.
+# anything is sent: the program gets the primary's answer (its quota error, as a 429 in OpenAI's format)
+# and spare is never sent anything.
 source "$(dirname "$0")/../lib.sh"
 lg_gencerts || { not_ok "test certificates created"; exit 1; }
 cat >"$LG_TMP/scenario.json" <<'JSON'
@@ -35,7 +35,8 @@ for _ in range(int(sys.argv[2])):
     r = c.getresponse()
     body = r.read()
     try:
-        key = json.loads(body).get("mock_key")
+        j = json.loads(body)
+        key = j.get("mock_key") or (j.get("error") or {}).get("code")
     except ValueError:
         key = None
     print(r.status, key)' "$1" "$2" 2>"$LG_TMP/err"
@@ -74,7 +75,8 @@ check_eq "aiohttp: spare was sent its own key six times, nobody the program's" "
 # Without the trust: the session is refused before anything is sent.
 fresh
 out=$(unset SSL_CERT_DIR; SSL_CERT_FILE=/nonexistent ask 60 1)
-check "untrusted https target: the program does not get a 200 ($out)" test "${out%% *}" != 200
+check_eq "untrusted https target: the program gets the primary's quota error" "429 insufficient_quota" \
+    "$(sed -n 's/^\([0-9]*\) .*/\1/p' <<<"$out") $(grep -o insufficient_quota <<<"$out" | head -1)"
 keys=$(reqkeys)
 check_eq "untrusted https target: only the dry key was sent anything" "sk-dry" "$keys"
 lg_done

@@ -178,11 +178,14 @@ out=$(ask fbdown '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"h
 check_eq "error: the overloaded Anthropic answer becomes an OpenAI error object" "True" \
     "$(lg_json '"message" in j["error"] and "type" in j["error"]' <<<"$out")"
 check_eq "error: the host sees no Anthropic envelope" "" "$(grep -o '"type":"error"' <<<"$out")"
-# an Anthropic answer cut short: the host sees curl's own error, never the target's raw bytes
+# an Anthropic answer cut short (before the host had a byte): the host gets the answer before it, the dry
+# key's quota error in OpenAI's format, never the target's raw bytes
 fresh_store
 reset_mock
 out=$(ask fbcut '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}]}')
-check_eq "cut short: curl's partial-file error and nothing of Anthropic's bytes" "18|" "$?|$out"
+check_eq "cut short: curl exits 0 with the dry key's OpenAI quota error" "0|insufficient_quota" \
+    "$?|$(lg_json 'j["error"]["code"]' <<<"$out")"
+check "cut short: nothing of Anthropic's bytes ($out)" bash -c "! grep -q 'msg_\|\"type\":\"message\"' <<<'$out'"
 check_eq "cut short: it was the translated attempt that was cut" "sk-dry sk-claude-cut" "$(reqlog | lg_json '" ".join(r["key"] for r in j)')"
 
 # 4. A request Anthropic cannot take faithfully (temperature above 1) is not sent there: the host gets
