@@ -144,6 +144,8 @@ static int redis_admit(lg_store *st, const lg_store_scope *sc, lg_store_ticket *
             return 0;
     }
     lg_breaker_verdict verdict = out->breaker;
+    if (lg_redis_leased(s, t))
+        lg_redis_lease_give_back(s, sc, t);
     if (lg_redis_lease_admit(s, sc, t, now_ms, deadline_ms, &rest, snap, out))
         return 0;
     conn *c = lg_redis_get_conn(s);

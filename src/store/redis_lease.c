@@ -16,7 +16,6 @@
 #include "store/owner.h"
 #include "store/redis_lease.h"
 #include "store/shm.h"
-#include "store/shm_store.h"
 
 #define LEASE_BUSY_MS 3 /* another process of the machine asks Redis for a grant: ask again after this */
 #define ASK_MAX 4       /* accounts one grant call asks for */
@@ -48,10 +47,6 @@ typedef struct {
     enum { BACK_NONE, BACK_GIVE, BACK_SETTLE } back; /* lease_back_fn: the place given back (tokens) or
                                                         settled by dk tokens more */
     int64_t dk;
-    bool recheck;         /* lease_try_fn: the request held the place held_* (given back first, no asking) */
-    size_t held_idx;
-    int64_t held_id, held_tokens;
-    int held_bucket;
     const int64_t *learn; /* lease_back_fn with count >= 0: the provider's limits a response reported (NULL:
                              none); not counted (count = -1 after) when Redis was not told them yet */
 } lease_ctx;
@@ -100,11 +95,9 @@ static void lease_try_fn(lg_provider_slot *p, lg_account_slot *const *acc, size_
 {
     (void)p, (void)n;
     lease_ctx *x = ctx;
-    if (x->recheck)
-        lg_lease_give_back(&acc[x->held_idx]->lease, x->held_id, x->held_bucket, x->held_tokens);
     int64_t at = 0;
     long best = pick(acc, x, &at);
-    if (best >= 0 && (at <= x->now_ms || x->recheck)) {
+    if (best >= 0 && at <= x->now_ms) {
         take(acc, (size_t)best, x);
         return;
     }
@@ -204,19 +197,6 @@ bool lg_redis_leased(const redis_store *s, const lg_store_ticket *t)
     return t->held && t->lease != 0 && t->owner == s;
 }
 
-/* This machine in Redis's fair shares (redis_script.lua, fair_ask): the host and its local store's file. */
-static const char *machine_id(redis_store *s)
-{
-    static char id[40];
-    if (!id[0]) {
-        uint64_t h = 1469598103934665603ULL;
-        for (const char *c = ((lg_shm_store *)s->local)->path; *c; c++)
-            h = (h ^ (unsigned char)*c) * 1099511628211ULL;
-        snprintf(id, sizeof id, "%s%016llx", lg_owner_host(), (unsigned long long)h);
-    }
-    return id;
-}
-
 /* Asks Redis for a grant on the accounts x->cand (script op "lease"), giving back what each carried (x->ret);
  * NULL when the call failed (the connection is then given back). */
 static redisReply *lease_call(redis_store *s, conn *c, const lg_store_scope *sc, const lease_ctx *x, int64_t longest_ms)
@@ -226,7 +206,6 @@ static redisReply *lease_call(redis_store *s, conn *c, const lg_store_scope *sc,
     lg_redis_arg(&a, "%lld", (long long)x->tokens);
     lg_redis_arg(&a, "%.17g", sc->jitter);
     lg_redis_arg(&a, "%lld", (long long)longest_ms);
-    lg_redis_arg(&a, "%s", machine_id(s));
     for (int i = 0; i < x->nc; i++) {
         const lg_lease_return *ret = &x->ret[i];
         char back[LG_LEASE_BUCKETS * 48 + 32] = "none";
@@ -360,11 +339,8 @@ void lg_redis_lease_exit(redis_store *s)
 bool lg_redis_lease_admit(redis_store *s, const lg_store_scope *sc, lg_store_ticket *t, int64_t now_ms,
                           int64_t deadline_ms, const lg_admit_opts *rest, lg_account_state *snap, lg_admission *out)
 {
-    if (!s->leases || !s->local || !snap || sc->n == 0 || sc->n > LG_STORE_ACCOUNTS) {
-        if (lg_redis_leased(s, t))
-            lg_redis_lease_give_back(s, sc, t);
+    if (!s->leases || !s->local || !snap || sc->n == 0 || sc->n > LG_STORE_ACCOUNTS)
         return false;
-    }
     char eligible[sc->n + 1];
     lg_redis_pool_mask(sc, snap, now_ms, eligible);
     bool any = false;
@@ -373,30 +349,15 @@ bool lg_redis_lease_admit(redis_store *s, const lg_store_scope *sc, lg_store_tic
             eligible[i] = '0';
         any = any || eligible[i] == '1';
     }
-    if (!any) {
-        if (lg_redis_leased(s, t))
-            lg_redis_lease_give_back(s, sc, t);
+    if (!any)
         return false;
-    }
     int64_t tokens = lg_charge_admit(sc->dialect, sc->est, NULL);
     lease_ctx x = {.n = sc->n, .eligible = eligible, .first = (size_t)getpid() % sc->n, .tokens = tokens,
                    .now_ms = now_ms, .deadline_ms = deadline_ms, .span_ms = lg_window_span_ms(&sc->limits),
                    .cap = sc->limits.limit[0] > 8 ? sc->limits.limit[0] / 8 : 1,
                    .count = rest->count ? (rest->ev == LG_EV_WAITED ? 1 : 0) : -1,
                    .tokens_limited = sc->limits.limit[1] > 0};
-    if (lg_redis_leased(s, t)) {
-        x.recheck = true;
-        x.held_idx = t->account;
-        x.held_id = t->lease;
-        x.held_bucket = (int)t->bucket;
-        x.held_tokens = t->tokens;
-    }
-    int rc = lg_shm_with_scope(s->local, sc, lease_try_fn, &x);
-    if (rc != 0 && x.recheck)
-        lg_redis_lease_give_back(s, sc, t);
-    t->held = false;
-    t->lease = 0;
-    if (rc != 0 || x.step == LEASE_NO)
+    if (lg_shm_with_scope(s->local, sc, lease_try_fn, &x) != 0 || x.step == LEASE_NO)
         return false;
     if (x.step == LEASE_ASK) {
         conn *c = lg_redis_get_conn(s);
@@ -425,12 +386,7 @@ bool lg_redis_lease_admit(redis_store *s, const lg_store_scope *sc, lg_store_tic
         return false;
     if (x.noted)
         note_exit_scope(s, sc);
-    /* A place more than RECHECK later: the request looks again then (keeping its place), so that a place that
-     * frees sooner in the machine's leases (a grant another process received) goes to it before later comers */
-    int64_t recheck_ms = lg_window_span_ms(&sc->limits) / 32;
-    bool later = x.at_ms - now_ms > recheck_ms;
-    *out = (lg_admission){.idx = x.idx, .at_ms = x.at_ms, .reserved = !later, .retry_ms = later ? recheck_ms : 0,
-                          .breaker = out->breaker};
+    *out = (lg_admission){.idx = x.idx, .at_ms = x.at_ms, .reserved = true, .breaker = out->breaker};
     *t = (lg_store_ticket){.held = true, .account = x.idx, .bucket = x.bucket, .tokens = tokens, .lease = x.id,
                            .owner = s};
     return true;

@@ -41,7 +41,7 @@ local function known_layout(lv)
 end
 local function load(i)
   local raw = redis.call('HGETALL', KEYS[i + 2])
-  local a = {f = {}, q = {}, k = {}, z = {}, o = {}, g = {}, w = {}, d = {}, key = KEYS[i + 2], top = -math.huge}
+  local a = {f = {}, q = {}, k = {}, z = {}, o = {}, w = {}, d = {}, key = KEYS[i + 2], top = -math.huge}
   local q, k, z, top, lv = a.q, a.k, a.z, -math.huge, nil
   for j = 1, #raw, 2 do
     local name = raw[j]
@@ -56,7 +56,6 @@ local function load(i)
       end
       if e > top and raw[j + 1] ~= '' then top = e end
     elseif c == 111 then a.o[name] = tonumber(raw[j + 1]) or 0 -- 'o': an owner's places
-    elseif c == 103 then a.g[name] = raw[j + 1] -- 'g': a machine's grants (see fair_ask)
     elseif name == 'qv' then lv = tonumber(raw[j + 1])
     elseif c == 113 or c == 107 or c == 122 then -- 'q' 'k' 'z': a bucket of layout 1, folded into W
       local e = tonumber(string.sub(name, 2))
@@ -446,10 +445,6 @@ end
 -- each of LEASE_N buckets, then cu rs fl le pr per account}.
 local LEASE_N = 16
 local LEASE_AHEAD = 3 * LEASE_N
--- The key's even share of a window a bucket (the request limit over B buckets, at least 1; no limit: 1 << 30).
-local function even_share(l)
-  return l[0] > 0 and math.max(1, math.ceil(l[0] / B)) or 1073741824
-end
 local function lease_grant(a, l, ask, tok, at)
   local span = span_of(l)
   local e0, k_max = epoch_of(at, span), epoch_of(now, span) + AHEAD
@@ -528,49 +523,12 @@ local function lease_grant(a, l, ask, tok, at)
   return n, e0, per
 end
 
--- Fair shares between machines (a machine: one local store, ARGV[10]): field g<machine> of an account holds
--- "<places>:<bucket>", the places granted to the machine there so far and the first bucket of its last
--- grant (a machine with no grant begun in the last two windows is gone: its field is dropped; a machine new
--- or back starts at the mean of the others). A machine at or below the mean of the machines there may take
--- the key's even share a bucket (one that used its last lease up asks that much, whatever its rate); one
--- ahead of the mean by a part of a lease's worth at the even share, that part less (ahead by a lease's
--- worth or more: 1 a bucket). So the machine that asks first at each burst's head does not run ahead of the
--- others, and a fleet's machines finish together (fair queueing over the places granted).
-local function fair_state(a, mid)
-  local k_now = epoch_of(now, g(a, 'sp') > 0 and g(a, 'sp') or 1)
-  local me, n, sum, mine = 'g' .. mid, 0, 0, nil
-  for name, v in pairs(a.g) do
-    local placed, last = string.match(v, '^(%d+):(%-?%d+)$')
-    if placed and tonumber(last) > k_now - 2 * B then
-      if name == me then mine = tonumber(placed) else n, sum = n + 1, sum + tonumber(placed) end
-    elseif name ~= me then
-      a.g[name] = nil; del(a, name)
-    end
-  end
-  if not mine then mine = n > 0 and math.floor(sum / n) or 0 end
-  return mine, (sum + mine) / (n + 1)
-end
-local function fair_ask(a, ask, mid, hungry, even)
-  local mine, mean = fair_state(a, mid)
-  local fair, lease = even, even * LEASE_N
-  if mine > mean then fair = math.max(1, math.floor(even * (1 - (mine - mean) / lease))) end
-  if hungry or fair < ask then return fair end
-  return ask
-end
--- Notes a grant of `got` places from bucket e0 in the machine's field.
-local function note_grant(a, mid, e0, got)
-  local mine = fair_state(a, mid)
-  a.g['g' .. mid] = (mine + got) .. ':' .. e0
-  put(a, 'g' .. mid, a.g['g' .. mid])
-end
-
 if op == 'lease' then
   local cfg = {[0] = tonumber(ARGV[3]), [1] = tonumber(ARGV[4]), w = tonumber(ARGV[5]), m = tonumber(ARGV[6])}
   local tok, jitter, cap = tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9])
   local names = {'n_immediate', 'n_waited', 'n_requests'}
-  local best, best_at, best_ask, best_hungry = -1, 0, 0, false
-  local mid = ARGV[10]
-  for c = 11, #ARGV - 3, 4 do
+  local best, best_at, best_ask = -1, 0, 0
+  for c = 10, #ARGV - 3, 4 do
     local i = tonumber(ARGV[c])
     if i == nil or i < 0 or i >= n then return redis.error_reply('llmgate: no such account') end
     local e, back = string.match(ARGV[c + 2], '^(%-?%d+);(.*)$')
@@ -602,14 +560,11 @@ if op == 'lease' then
         m = m + 1
       end
       if g(a, 'cu') > now + cap then set(a, 'cu', now + cap) end -- lg_policy_clamp_cooldown
-      if tonumber(ARGV[c + 1]) == 0 and a.g['g' .. mid] then a.g['g' .. mid] = nil; del(a, 'g' .. mid) end
       if tonumber(ARGV[c + 1]) > 0 and ready_at(a, jitter) <= now and g(a, 'rs') == 0 and
          not (best >= 0 and best_at <= now) then
         respan(a, span)
         local at, retry = earliest(a, l, tok, now)
-        if retry == 0 and (best < 0 or at < best_at) then
-          best, best_at, best_ask, best_hungry = i, at, tonumber(ARGV[c + 1]), ARGV[c + 2] == 'none'
-        end
+        if retry == 0 and (best < 0 or at < best_at) then best, best_at, best_ask = i, at, tonumber(ARGV[c + 1]) end
       end
     end
   end
@@ -621,11 +576,7 @@ if op == 'lease' then
     if again > now then
       e0, span = again, best_at
     else
-      local a = accts[best]
-      n, e0, per = lease_grant(a, l, fair_ask(a, best_ask, mid, best_hungry, even_share(l)), tok, best_at)
-      local got = 0
-      for j = 1, #per, 2 do got = got + per[j] end
-      if got > 0 then note_grant(a, mid, e0, got) end
+      n, e0, per = lease_grant(accts[best], l, best_ask, tok, best_at)
     end
   end
   local out = {now, n > 0 and best or -1, n, e0, span}

@@ -46,7 +46,7 @@ check "mixed: never more than 20 arriving at a key in one window ($arrived5)" te
 # nothing and says when to ask again (between now and that place) and when the place begins.
 lease_op() { # [ACCOUNT_KEY]
     redis-cli -u "$REDIS_URL" --eval "$LG_ROOT/src/store/redis_script.lua" lgt:prov "${1:-lgt:acct}" , \
-        lease 600000 20 0 2000 0 0 0 60000 m0 0 20 none 0,0,0 | head -5 | tr '\n' ' '
+        lease 600000 20 0 2000 0 0 0 60000 0 20 none 0,0,0 | head -5 | tr '\n' ' '
 }
 read -r _ acct1 n1 _ <<<"$(lease_op)"
 read -r _ acct2 n2 _ <<<"$(lease_op)"
