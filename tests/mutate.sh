@@ -65,13 +65,13 @@ fallback-unreached-transport-error|src/gate/exchange.c|test_fallback_unreached t
 fallback-unreached-nothing-kept|src/gate/exchange_local.c|test_fallback_unreached
     x->has_before = true;
     x->has_before = false;
-own-tls-target-unverified|src/hook/tls/ssl_own.c|test_plain_tls_target
+own-tls-target-unverified|src/hook/sock/tls_conn.c|test_plain_tls_target
     real->set_verify(s->ssl, SSL_VERIFY_PEER, NULL);
     real->set_verify(s->ssl, SSL_VERIFY_NONE, NULL);
 own-tls-target-not-offered|src/hook/sock/front_host.c|test_plain_tls_target
-    .own_tls_open = lg_ssl_own_open,
+    .own_tls_open = lg_h1_tls_open,
     .own_tls_open = NULL,
-own-tls-target-read-gives-up|src/hook/tls/ssl_own.c|test_plain_tls_target
+own-tls-target-read-gives-up|src/hook/sock/tls_conn.c|test_plain_tls_target
     if (r <= 0 && wants(s, real, r)) {
     if (r <= 0 && wants(s, real, r) && 0) {
 plain-target-read-waits-in-kernel|src/hook/sock/plain_conn.c|test_fallback_timeout

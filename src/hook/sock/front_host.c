@@ -6,7 +6,7 @@
 #include "hook/sock/fd_watch.h"
 #include "hook/sock/front_host.h"
 #include "hook/sock/plain_conn.h"
-#include "hook/tls/ssl_own.h"
+#include "hook/sock/tls_conn.h"
 
 static const lg_config *runtime_config(void) { return lg_runtime_get()->cfg; }
 static lg_store *runtime_store(void) { return lg_runtime_get()->store; }
@@ -27,9 +27,9 @@ const lg_front_host lg_sock_front_host = {
     .unwatch = lg_fd_unwatch,
     .target_socket = lg_h1_plain_socket,
     .plain_io = &lg_h1_plain_io,
-    .own_tls_open = lg_ssl_own_open,
-    .own_tls_close = lg_ssl_own_close,
-    .own_tls_io = &lg_ssl_own_io,
+    .own_tls_open = lg_h1_tls_open,
+    .own_tls_close = lg_h1_tls_close,
+    .own_tls_io = &lg_h1_tls_io,
     .sock_timeout_ms = lg_sock_timeout_ms,
     .fd_status_flags = lg_sock_status_flags,
 };

@@ -1,5 +1,4 @@
-/* llmgate's own TLS sessions to an https target (see ssl_own.h). */
-#include <arpa/inet.h>
+/* llmgate's own TLS connections to an https target (see tls_conn.h). */
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
@@ -11,7 +10,7 @@
 #include "hook/base/ssl_real.h"
 #include "hook/sock/fd_wait.h"
 #include "hook/sock/plain_conn.h"
-#include "hook/tls/ssl_own.h"
+#include "hook/sock/tls_conn.h"
 
 typedef struct {
     int fd;
@@ -77,7 +76,7 @@ static bool handshake(own_session *s, const lg_ssl_real *real, const lg_h1_targe
     }
 }
 
-void *lg_ssl_own_open(const lg_h1_target *t, int64_t until_ms)
+void *lg_h1_tls_open(const lg_h1_target *t, int64_t until_ms)
 {
     const lg_ssl_real *real = lg_ssl_real_get();
     if (!real->complete)
@@ -92,11 +91,11 @@ void *lg_ssl_own_open(const lg_h1_target *t, int64_t until_ms)
     ERR_pop_to_mark();
     if (ok)
         return s;
-    lg_ssl_own_close(s);
+    lg_h1_tls_close(s);
     return NULL;
 }
 
-void lg_ssl_own_close(void *p)
+void lg_h1_tls_close(void *p)
 {
     own_session *s = p;
     if (s->ssl)
@@ -150,4 +149,4 @@ static int own_wait(void *io, short *events)
     return s->fd;
 }
 
-const lg_h1_io lg_ssl_own_io = {.send = own_send, .recv = own_recv, .wait = own_wait};
+const lg_h1_io lg_h1_tls_io = {.send = own_send, .recv = own_recv, .wait = own_wait};
