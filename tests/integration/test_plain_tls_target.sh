@@ -5,7 +5,8 @@
 # http.client over plain http, blocking and with a timeout of its own (a non-blocking socket), asks
 # api.openai.com, whose provider (the mock over http) has one key out of quota and the fallback "spare" at
 # the mock's https port: the program gets spare's 200, twice on one kept-alive connection (aiohttp: six
-# requests at once); spare saw its own key, nobody the program's. Without the trust (SSL_CERT_FILE naming no file) the session is refused before
+# requests at once; Ruby's Net::HTTP, which has no libssl loaded); spare saw its own key, nobody the
+# program's. Without the trust (SSL_CERT_FILE naming no file) the session is refused before
 # anything is sent: the program gets the primary's answer (its quota error, as a 429 in OpenAI's format)
 # and spare is never sent anything.
 source "$(dirname "$0")/../lib.sh"
@@ -71,6 +72,20 @@ check_eq "aiohttp, six at once: each gets spare's 200 over https" "$(printf '200
 keys=$(reqkeys)
 check_eq "aiohttp: spare was sent its own key six times, nobody the program's" "6 0" \
     "$(grep -o sk-spare <<<"$keys" | wc -l) $(grep -o sk-host <<<"$keys" | wc -l)"
+
+# Ruby's Net::HTTP over plain http: a program that has no libssl loaded (OpenSSL is only required for
+# https), so llmgate loads the system's libssl itself for the session.
+fresh
+out=$(SSL_CERT_FILE=$LG_TMP/certs/ca.pem K1=sk-dry KS=sk-spare LLMGATE_CONFIG=$LG_TMP/config.json LD_PRELOAD=$LG_LIB \
+    timeout 60 ruby -rnet/http -rjson -e '
+abort "openssl loaded" unless $LOADED_FEATURES.grep(/openssl/).empty?
+r = Net::HTTP.start("api.openai.com", 80) { |h|
+  h.post("/v1/chat/completions", %q({"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}]}),
+         "Authorization" => "Bearer sk-host", "Content-Type" => "application/json") }
+puts "#{r.code} #{JSON.parse(r.body)["mock_key"]}"' 2>"$LG_TMP/err")
+check_eq "ruby Net::HTTP, no libssl of its own: spare's 200 over https" "200 sk-spare" "$out"
+check_eq "ruby: the dry key, then spare's; never the program's" "sk-dry sk-spare" "$(reqkeys)"
+[ "$out" = "200 sk-spare" ] || diag "$(tail -c 600 "$LG_TMP/err")"
 
 # Without the trust: the session is refused before anything is sent.
 fresh

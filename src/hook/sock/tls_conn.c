@@ -1,4 +1,6 @@
 /* llmgate's own TLS connections to an https target (see tls_conn.h). */
+#include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
@@ -76,10 +78,23 @@ static bool handshake(own_session *s, const lg_ssl_real *real, const lg_h1_targe
     }
 }
 
-void *lg_h1_tls_open(const lg_h1_target *t, int64_t until_ms)
+/* The real OpenSSL, with the system's libssl loaded for it when the program has none (kept loaded: its
+ * functions are those of every session made); NULL when there is none to be had. */
+static const lg_ssl_real *real_ssl(void)
 {
     const lg_ssl_real *real = lg_ssl_real_get();
-    if (!real->complete)
+    if (real->complete)
+        return real;
+    int saved = errno;
+    bool loaded = dlopen("libssl.so.3", RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) != NULL;
+    errno = saved;
+    return loaded && (real = lg_ssl_real_get())->complete ? real : NULL;
+}
+
+void *lg_h1_tls_open(const lg_h1_target *t, int64_t until_ms)
+{
+    const lg_ssl_real *real = real_ssl();
+    if (!real)
         return NULL;
     own_session *s = calloc(1, sizeof *s);
     if (!s)

@@ -1,9 +1,10 @@
 /* llmgate's own TLS sessions to an https target, for a connection whose own transport is plain (a plain
  * http host rerouted to an https provider: a fallback, a pin, a route). Made with the real OpenSSL of the
- * process (hook/base/ssl_real.h): none when the program has no libssl loaded. One client context for the
- * process (the system's trust store as OpenSSL reads it: SSL_CERT_FILE, SSL_CERT_DIR; TLS 1.2 or later;
- * http/1.1 by ALPN), each session verified for its target's name (an address literal: its IP). The host's
- * OpenSSL error queue is left as it was. */
+ * process (hook/base/ssl_real.h), the system's libssl.so.3 loaded for it when the program has none (a Ruby
+ * program over plain http): none when it cannot be. One client context for the process (the system's
+ * trust store as OpenSSL reads it: SSL_CERT_FILE, SSL_CERT_DIR; TLS 1.2 or later; http/1.1 by ALPN), each
+ * session verified for its target's name (an address literal: its IP). The host's OpenSSL error queue is
+ * left as it was. */
 #ifndef LLMGATE_HOOK_SOCK_TLS_CONN_H
 #define LLMGATE_HOOK_SOCK_TLS_CONN_H
 
