@@ -68,6 +68,9 @@ fallback-unreached-nothing-kept|src/gate/exchange_local.c|test_fallback_unreache
 own-tls-target-no-libssl-loaded|src/hook/sock/tls_conn.c|test_plain_tls_target
     bool loaded = dlopen("libssl.so.3", RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) != NULL;
     bool loaded = false;
+own-tls-target-other-name|src/hook/sock/tls_conn.c|test_plain_tls_target
+                       : X509_VERIFY_PARAM_set1_host(param, t->host, 0) == 1 &&
+                       : X509_VERIFY_PARAM_set1_host(param, "other.example", 0) == 1 &&
 own-tls-target-unverified|src/hook/sock/tls_conn.c|test_plain_tls_target
     real->set_verify(s->ssl, SSL_VERIFY_PEER, NULL);
     real->set_verify(s->ssl, SSL_VERIFY_NONE, NULL);

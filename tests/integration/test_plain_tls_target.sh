@@ -2,13 +2,13 @@
 # A plain http host whose request goes to an https provider (a fallback, as from a local model server to a
 # cloud provider): llmgate opens a TLS session of its own to the target, verified against the system's
 # trust store (SSL_CERT_FILE here) for the target's name, where the attempt used to fail as fatal. Python's
-# http.client over plain http, blocking and with a timeout of its own (a non-blocking socket), asks
-# api.openai.com, whose provider (the mock over http) has one key out of quota and the fallback "spare" at
-# the mock's https port: the program gets spare's 200, twice on one kept-alive connection (aiohttp: six
-# requests at once; Ruby's Net::HTTP, which has no libssl loaded); spare saw its own key, nobody the
-# program's. Without the trust (SSL_CERT_FILE naming no file) the session is refused before
-# anything is sent: the program gets the primary's answer (its quota error, as a 429 in OpenAI's format)
-# and spare is never sent anything.
+# http.client over plain http, blocking and with a timeout of its own (a non-blocking socket; spare named
+# localhost), asks api.openai.com, whose provider (the mock over http) has one key out of quota and the
+# fallback "spare" at the mock's https port: the program gets spare's 200, twice on one kept-alive
+# connection (aiohttp: six requests at once; Ruby's Net::HTTP, which has no libssl loaded; spare named by its
+# address); spare saw its own key, nobody the program's. Without the trust (SSL_CERT_FILE naming no file)
+# the session is refused before anything is sent: the program gets the primary's answer (its quota error,
+# as a 429 in OpenAI's format) and spare is never sent anything.
 source "$(dirname "$0")/../lib.sh"
 lg_gencerts || { not_ok "test certificates created"; exit 1; }
 cat >"$LG_TMP/scenario.json" <<'JSON'
@@ -16,12 +16,16 @@ cat >"$LG_TMP/scenario.json" <<'JSON'
 JSON
 lg_start_mock --scenario "$LG_TMP/scenario.json" --quiet --tls-port 0 --cert "$LG_TMP/certs/server.pem" --key "$LG_TMP/certs/server.key"
 PY=/usr/bin/python3
-cat >"$LG_TMP/config.json" <<JSON
+# config HOST: spare at https://HOST (a name: verified for it and sent as SNI; an address: verified as one)
+config() {
+    cat >"$LG_TMP/config.json" <<JSON
 {"providers": {"openai": {"upstream": "$MOCK_URL", "accounts": [{"name": "main", "key": "env:K1"}], "fallback": ["spare"]},
-               "spare": {"dialect": "openai", "upstream": "https://127.0.0.1:$MOCK_TLS_PORT", "accounts": [{"name": "s", "key": "env:KS"}]}},
+               "spare": {"dialect": "openai", "upstream": "https://$1:$MOCK_TLS_PORT", "accounts": [{"name": "s", "key": "env:KS"}]}},
  "retry": {"attempt_timeout_ms": 5000, "max_server_retries": 0, "max_rate_limit_wait_seconds": 5}}
 JSON
-chmod 600 "$LG_TMP/config.json"
+    chmod 600 "$LG_TMP/config.json"
+}
+config localhost
 fresh() { rm -rf "$XDG_RUNTIME_DIR/llmgate" "$XDG_STATE_HOME/llmgate"; curl -s -X POST "$MOCK_URL/__reset" >/dev/null; }
 reqkeys() { curl -s "$MOCK_URL/__requests" | lg_json '" ".join(r["key"] for r in j)'; }
 # ask TIMEOUT N: N requests of http.client (its own timeout in s; None: a blocking socket) on one plain
@@ -55,7 +59,8 @@ for tmo in None 60; do
 done
 
 # aiohttp (asyncio, one session, six requests at once over plain http): each attempt at spare over a session
-# of llmgate's own, driven from the event loop's waits.
+# of llmgate's own, driven from the event loop's waits; spare named by its address from here on.
+config 127.0.0.1
 fresh
 out=$(SSL_CERT_FILE=$LG_TMP/certs/ca.pem K1=sk-dry KS=sk-spare LLMGATE_CONFIG=$LG_TMP/config.json LD_PRELOAD=$LG_LIB \
     timeout 60 $PY -c '
