@@ -23,7 +23,7 @@ cat >"$LG_TMP/scenario.json" <<'JSON'
 }}
 JSON
 lg_gencerts || { not_ok "test certificates created"; exit 1; }
-lg_start_mock --scenario "$LG_TMP/scenario.json" --tls-port 0 --cert "$LG_TMP/certs/server.pem" --key "$LG_TMP/certs/server.key"
+SCENARIO=$LG_TMP/scenario.json
 export SSL_CERT_FILE=$LG_TMP/certs/ca.pem REQUESTS_CA_BUNDLE=$LG_TMP/certs/ca.pem
 PY=/usr/bin/python3
 CLIENT=$LG_ROOT/tests/clients/py/edge_clients.py
@@ -40,7 +40,11 @@ JSON
 # run CONFIG ARGS...: the client under llmgate run with CONFIG
 run() { timeout 60 "$LG_CLI" run --config "$LG_TMP/$1.json" -- $PY "$CLIENT" "${@:2}" 2>"$LG_TMP/err"; }
 
-for SCHEME in http https; do
+# cases SCHEME: every case over SCHEME, against a mock of its own (http and https side by side: each case
+# mostly waits for a timeout or a backoff)
+cases() {
+    local SCHEME=$1 SERVER URL out c ticks cpu
+    lg_start_mock --scenario "$SCENARIO" --tls-port 0 --cert "$LG_TMP/certs/server.pem" --key "$LG_TMP/certs/server.key"
     SERVER=$MOCK_URL
     [ "$SCHEME" = https ] && SERVER=https://127.0.0.1:$MOCK_TLS_PORT
     URL=$SCHEME://api.openai.com/v1/chat/completions
@@ -112,5 +116,8 @@ for SCHEME in http https; do
         awk -v c="${cpu:-9}" 'BEGIN { exit !(c < 1.0) }'
     check_eq "$SCHEME aiohttp: the 429, then the retry on the same account" "sk-close sk-close" "$(reqkeys)"
     [ -n "$out" ] || diag "$(tail -c 600 "$LG_TMP/err")"
-done
+}
+lg_branch cases http
+lg_branch cases https
+lg_join
 lg_done
