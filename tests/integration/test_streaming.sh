@@ -37,19 +37,22 @@ declare -A URL=(
 declare -A AUTH=([openai]=Authorization:\ Bearer [anthropic]=x-api-key: [gemini]=x-goog-api-key: [dashscope]=Authorization:\ Bearer)
 expected() { /usr/bin/python3 -c "import json,sys; sys.stdout.write(json.load(open('$F/$1'))['body'])"; }
 
-# dialect D: its seven chunk sizes, by the C client and by curl (a case beside the others: keys of its own)
+# dialect D: its seven chunk sizes, by the C client and by curl at the same time (a case beside the others:
+# keys of its own)
 dialect() {
-    local d=$1 bad=0 diff=0 split=0 n key status chunks bad_utf8
+    local d=$1 bad=0 diff=0 split=0 n key status chunks bad_utf8 c
     expected "${d}_multibyte.json" >"$LG_TMP/$d.expected"
     for n in 1 2 3 4 5 6 7; do
         key=sk-$d-$n
+        LD_PRELOAD=$LG_LIB curl -s -H "${AUTH[$d]} $key" "${URL[$d]}" -d '{"stream":true}' >"$LG_TMP/curl.out" &
+        c=$!
         LD_PRELOAD=$LG_LIB "$LG_BUILD/clients/stream_client" -H "${AUTH[$d]} $key" "${URL[$d]}" \
             >"$LG_TMP/out" 2>"$LG_TMP/err"
+        wait "$c"
         read -r status chunks bad_utf8 _ <<<"$(sed 's/[a-z_0-9]*=//g' "$LG_TMP/err")"
         [ "$status" = 200 ] && [ "$bad_utf8" = 0 ] || bad=$((bad + 1))
         cmp -s "$LG_TMP/out" "$LG_TMP/$d.expected" || diff=$((diff + 1))
         [ "$chunks" -gt 1 ] && split=$((split + 1))
-        LD_PRELOAD=$LG_LIB curl -s -H "${AUTH[$d]} $key" "${URL[$d]}" -d '{"stream":true}' >"$LG_TMP/curl.out"
         cmp -s "$LG_TMP/curl.out" "$LG_TMP/$d.expected" || diff=$((diff + 1))
     done
     check_eq "$d: every chunk whole UTF-8, for chunk sizes 1..7" 0 "$bad"
