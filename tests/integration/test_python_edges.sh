@@ -40,10 +40,11 @@ JSON
 # run CONFIG ARGS...: the client under llmgate run with CONFIG
 run() { timeout 60 "$LG_CLI" run --config "$LG_TMP/$1.json" -- $PY "$CLIENT" "${@:2}" 2>"$LG_TMP/err"; }
 
-# cases SCHEME: every case over SCHEME, against a mock of its own (http and https side by side: each case
-# mostly waits for a timeout or a backoff)
+# cases SCHEME PART: the cases over SCHEME, in two parts (1: up to the slow answers of requests and httpx;
+# 2: the rest), each against a mock of its own (the four side by side: each case mostly waits for a timeout
+# or a backoff)
 cases() {
-    local SCHEME=$1 SERVER URL out c ticks cpu
+    local SCHEME=$1 part=$2 SERVER URL out c
     lg_start_mock --scenario "$SCENARIO" --tls-port 0 --cert "$LG_TMP/certs/server.pem" --key "$LG_TMP/certs/server.key"
     SERVER=$MOCK_URL
     [ "$SCHEME" = https ] && SERVER=https://127.0.0.1:$MOCK_TLS_PORT
@@ -51,6 +52,7 @@ cases() {
     config two "$SERVER" '[{"name": "dead", "key": "env:K1"}, {"name": "live", "key": "env:K2"}]'
     config one "$SERVER" '[{"name": "only", "key": "env:K1"}]'
     export K1=sk-dead K2=sk-good
+    [ "$part" = 1 ] || { slow aiohttp httpclient; rest; return; }
 
     fresh
     out=$(run two sendfile "$URL")
@@ -78,16 +80,24 @@ cases() {
         check_eq "$SCHEME host timeout $c: one attempt, with the account's key" "sk-dead" "$(reqkeys)"
     done
 
-    # a provider slow to answer (6 s), the host's own 2 s timeout: its timeout error in about 2 s (the attempt in
-    # flight is read from the host's readiness waits, not inside its write); also when it is the retry, on a
-    # new connection after a 429 that closed the first
-    for c in requests httpx aiohttp httpclient; do
+    slow requests httpx
+}
+# slow CLIENT...: a provider slow to answer (6 s), the host's own 2 s timeout: its timeout error in about 2 s
+# (the attempt in flight is read from the host's readiness waits, not inside its write)
+slow() {
+    local c out
+    for c in "$@"; do
         fresh
         out=$(K1=sk-slow run one timeout "$URL" "$c")
         check_match "$SCHEME slow answer, $c: its own timeout error in about 2 s ($out)" \
             '^EXC (ReadTimeout|TimeoutError|timeout) (1\.[89]|2\.[0-9]|3\.[0-5])$' "$out"
         check_eq "$SCHEME slow answer, $c: one attempt, with the account's key" "sk-slow" "$(reqkeys)"
     done
+}
+# rest: the slow answer also when it is the retry, on a new connection after a 429 that closed the first;
+# the loops through a backoff
+rest() {
+    local out ticks cpu
     fresh
     out=$(K1=sk-later run one timeout "$URL" requests)
     check_match "$SCHEME slow retry after a 429 that closed: the host's timeout in about 2 s ($out)" \
@@ -117,7 +127,9 @@ cases() {
     check_eq "$SCHEME aiohttp: the 429, then the retry on the same account" "sk-close sk-close" "$(reqkeys)"
     [ -n "$out" ] || diag "$(tail -c 600 "$LG_TMP/err")"
 }
-lg_branch cases http
-lg_branch cases https
+lg_branch cases http 1
+lg_branch cases http 2
+lg_branch cases https 1
+lg_branch cases https 2
 lg_join
 lg_done
