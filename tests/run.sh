@@ -7,8 +7,10 @@
 # built binary, and a PATTERN that selects nothing, are failures too.
 # The unit tests (one at a time) run beside the integration scripts (one at a time): each unit test works in
 # its own temporary directories on free ports, each script in its own (tests/lib.sh), so neither sees the
-# other; the results are printed in the same order as when they ran one after the other, each with its own
-# wall time. Logs: build/test-logs/NAME.log (a unit test whose name a script shares: NAME.unit.log).
+# other. The unit tests run at a lower priority (nice 5): they keep a fake clock, while the scripts' hosts
+# and servers work against the wall clock. The results are printed in the same order as when they ran one
+# after the other, each with its own wall time. Logs: build/test-logs/NAME.log (a unit test whose name a script shares:
+# NAME.unit.log).
 # Usage: tests/run.sh [PATTERN]   (only tests whose file name contains PATTERN)
 cd "$(dirname "$0")/.." || exit 2
 pattern=${1:-}
@@ -44,7 +46,7 @@ missing() {
 
 selected() { [ -z "$pattern" ] || [[ $1 == *"$pattern"* ]]; }
 
-# The selected tests, in order: kind (unit or integration), name, program.
+# The selected unit tests and scripts, by name, in the order of their files.
 units=() scripts=()
 for src in tests/unit/test_*.c; do
     [ -f "$src" ] || continue
@@ -70,7 +72,7 @@ run_units() {
         t=build/tests/$name
         if [ ! -x "$t" ]; then echo missing >"$logdir/done/unit/$name"; continue; fi
         start=$SECONDS
-        CMOCKA_MESSAGE_OUTPUT=TAP timeout 300 "$t" >"$(unit_log "$name")" 2>&1
+        CMOCKA_MESSAGE_OUTPUT=TAP nice -n 5 timeout 300 "$t" >"$(unit_log "$name")" 2>&1
         rc=$?
         echo "$rc $((SECONDS - start))" >"$logdir/done/unit/$name"
     done
