@@ -7,7 +7,7 @@
 # built binary, and a PATTERN that selects nothing, are failures too.
 # The unit tests (one at a time) run beside the integration scripts (one at a time): each unit test works in
 # its own temporary directories on free ports, each script in its own (tests/lib.sh), so neither sees the
-# other. The unit tests run at a lower priority (nice 5): they keep a fake clock, while the scripts' hosts
+# other. The unit tests run at a slightly lower priority (nice 2): they keep a fake clock, while the scripts' hosts
 # and servers work against the wall clock. The results are printed in the same order as when they ran one
 # after the other, each with its own wall time. Logs: build/test-logs/NAME.log (a unit test whose name a script shares:
 # NAME.unit.log).
@@ -72,7 +72,7 @@ run_units() {
         t=build/tests/$name
         if [ ! -x "$t" ]; then echo missing >"$logdir/done/unit/$name"; continue; fi
         start=$SECONDS
-        CMOCKA_MESSAGE_OUTPUT=TAP nice -n 5 timeout 300 "$t" >"$(unit_log "$name")" 2>&1
+        CMOCKA_MESSAGE_OUTPUT=TAP nice -n 2 timeout 300 "$t" >"$(unit_log "$name")" 2>&1
         rc=$?
         echo "$rc $((SECONDS - start))" >"$logdir/done/unit/$name"
     done
