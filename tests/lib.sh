@@ -14,11 +14,13 @@ mkdir -p "$XDG_RUNTIME_DIR" "$XDG_STATE_HOME" "$XDG_CONFIG_HOME"
 chmod 700 "$XDG_RUNTIME_DIR"
 unset LLMGATE_CONFIG LLMGATE_DEBUG LLMGATE_LOG
 LG_MOCK_PIDS=()
+LG_BRANCH_PIDS=() LG_BRANCH_IDS=() LG_BRANCH_N=0 # cases beside the script (lg_branch)
 LG_FAILS=0
 LG_COUNT=0
 
 lg_cleanup() {
     local p f
+    for p in "${LG_BRANCH_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; wait "$p" 2>/dev/null; done # cases beside, unjoined
     for f in "$LG_TMP"/*/llmgate/relay-*.addr; do # relays `llmgate run` started for the test
         [ -f "$f" ] && read -r _ _ p <"$f" && kill -TERM "$p" 2>/dev/null
     done
@@ -224,6 +226,52 @@ for line in sys.stdin.read().replace("\\n", "\n").splitlines():
         for c in json.loads(line[6:]).get("choices", []):
             text += c.get("delta", {}).get("content") or ""
 print(text + ("|DONE" if done else ""))'
+}
+
+# lg_branch FUNC ARG...: runs FUNC ARG... beside the script (in the background, a subshell) for cases
+# independent of the others: in a scratch directory of its own standing in for $LG_TMP, with XDG dirs of its
+# own (a fresh shared store) and the test certificates of lg_gencerts, if made, linked in; mocks, holes and
+# relays it starts are its own and stopped when it ends. Its output (checks and all) is held back until
+# lg_join. It shares what the script set up before (a mock started earlier, exported variables) but must
+# not reset or count that mock's requests while other cases use it; variables it sets stay in it.
+lg_branch() {
+    local d=$LG_TMP/branch.$LG_BRANCH_N
+    mkdir -m 700 "$d" "$d/run" "$d/state" "$d/config"
+    [ -d "$LG_TMP/certs" ] && ln -s "$LG_TMP/certs" "$d/certs"
+    (
+        LG_TMP=$d LG_COUNT=0 LG_FAILS=0 LG_MOCK_PIDS=() LG_BRANCH_PIDS=() LG_BRANCH_IDS=()
+        export XDG_RUNTIME_DIR=$d/run XDG_STATE_HOME=$d/state XDG_CONFIG_HOME=$d/config
+        trap lg_cleanup EXIT
+        "$@"
+        echo "# lg_branch $*: ended"
+    ) >"$LG_TMP/branch.$LG_BRANCH_N.out" 2>&1 </dev/null &
+    LG_BRANCH_PIDS+=("$!") LG_BRANCH_IDS+=("$LG_BRANCH_N")
+    LG_BRANCH_N=$((LG_BRANCH_N + 1))
+}
+
+# lg_join: waits for the cases of lg_branch, then prints their output in the order they were started, their
+# checks numbered on from the script's own; a case that stopped before its end (exit, a failed start) is one
+# more failed check.
+lg_join() {
+    local i id line ended
+    for i in "${!LG_BRANCH_PIDS[@]}"; do
+        id=${LG_BRANCH_IDS[$i]}
+        wait "${LG_BRANCH_PIDS[$i]}"
+        ended=""
+        while IFS= read -r line; do
+            if [[ $line =~ ^(not ok|ok)\ [0-9]+(.*)$ ]]; then
+                LG_COUNT=$((LG_COUNT + 1))
+                echo "${BASH_REMATCH[1]} $LG_COUNT${BASH_REMATCH[2]}"
+                [ "${BASH_REMATCH[1]}" = ok ] || LG_FAILS=$((LG_FAILS + 1))
+            elif [[ $line =~ ^#\ lg_branch\ (.*):\ ended$ ]]; then
+                ended=${BASH_REMATCH[1]}
+            else
+                echo "$line"
+            fi
+        done <"$LG_TMP/branch.$id.out"
+        [ -n "$ended" ] || not_ok "case $id beside the script ran to its end (stopped early; its output above)"
+    done
+    LG_BRANCH_PIDS=() LG_BRANCH_IDS=()
 }
 
 # lg_done: ends a script: prints the TAP plan (tests/run.sh counts a script that stopped before it as

@@ -13,12 +13,12 @@ lg_gencerts || { not_ok "test certificates created"; exit 1; }
 cat >"$LG_TMP/scenario.json" <<'JSON'
 {"keys": {"sk-dry": {"sequence": [{"error": "quota"}], "repeat": true}}}
 JSON
-lg_start_mock --scenario "$LG_TMP/scenario.json" --quiet --tls-port 0 --cert "$LG_TMP/certs/server.pem" --key "$LG_TMP/certs/server.key"
+SCENARIO=$LG_TMP/scenario.json
 export SSL_CERT_FILE=$LG_TMP/certs/ca.pem
 PY=/usr/bin/python3
-
-lg_hole silent; SILENT=$HOLE_PORT
-lg_hole full; FULL=$HOLE_PORT
+# The cases below run side by side in four groups (lg_branch), each with a mock and holes of its own: each
+# attempt mostly waits for its 1.5 s time limit.
+start_mock() { lg_start_mock --scenario "$SCENARIO" --quiet --tls-port 0 --cert "$LG_TMP/certs/server.pem" --key "$LG_TMP/certs/server.key"; }
 fresh() { rm -rf "$XDG_RUNTIME_DIR/llmgate" "$XDG_STATE_HOME/llmgate"; curl -s -X POST "$MOCK_URL/__reset" >/dev/null; }
 reqkeys() { curl -s "$MOCK_URL/__requests" | lg_json '" ".join(r["key"] for r in j)'; }
 # config SCHEME HOLE_URL: the chain openai (dry) -> hole -> spare, over SCHEME to the mock
@@ -65,17 +65,23 @@ attempt() {
     [ "$out" = "200 sk-spare" ] || diag "$(tail -c 600 "$LG_TMP/err")"
 }
 
-for scheme in http https; do
+# holes SCHEME: a SCHEME host through a silent and a full SCHEME hole; an https host also through a plain
+# http hole (llmgate's own plain connection beside its TLS)
+holes() {
+    local scheme=$1 mode port tmo SILENT FULL
+    start_mock
+    lg_hole silent; SILENT=$HOLE_PORT
+    lg_hole full; FULL=$HOLE_PORT
     for mode in silent full silent-blocking full-blocking; do
         port=$SILENT; [[ $mode = full* ]] && port=$FULL
         tmo=60; [[ $mode = *-blocking ]] && tmo=None
         attempt $scheme $tmo "$scheme://127.0.0.1:$port" "${mode%-blocking}" "$scheme host, $scheme hole ($mode)"
     done
-done
-# an https program whose chain reaches a plain http hole: llmgate's own plain connection beside its TLS
-for tmo in 60 None; do
-    attempt https $tmo "http://127.0.0.1:$SILENT" silent "https host (timeout $tmo), http hole"
-done
+    [ "$scheme" = https ] || return 0
+    for tmo in 60 None; do
+        attempt https $tmo "http://127.0.0.1:$SILENT" silent "https host (timeout $tmo), http hole"
+    done
+}
 # an 8 MB request to a plain http target that never reads (deaf, a tiny receive buffer): its send stops
 # once the buffers are full; the attempt's time limit bounds the send as it bounds the wait for the answer.
 # One that reads it slowly (1.2 s) and answers 1 s after it read it all (slow): the send and the wait for
@@ -83,7 +89,9 @@ done
 # bounds both, so spare answers (the attempt timed out at 1.5 s), not the slow target (whose 200, sk-slow,
 # came at 2.5 s when the wait for the answer had 1.5 s of its own after the send)
 declare -A WHAT=([deaf]="never reads" [slow]="is slow to read it and to answer")
-for mode in deaf slow; do
+big() { # MODE
+    local mode=$1 scheme tmo
+    start_mock
     lg_hole $mode
     for scheme in http https; do
         for tmo in 60 None; do
@@ -91,5 +99,10 @@ for mode in deaf slow; do
                 "$scheme host (timeout $tmo), 8 MB request, an http target that ${WHAT[$mode]}" 8000000
         done
     done
-done
+}
+lg_branch holes http
+lg_branch holes https
+lg_branch big deaf
+lg_branch big slow
+lg_join
 lg_done

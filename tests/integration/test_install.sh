@@ -4,7 +4,14 @@
 # `make deb` builds the Debian packages, which are unpacked into a scratch root (dpkg -x; the real system
 # is not touched) and used from there: llmgate run -- curl against the packaged mock provider.
 source "$(dirname "$0")/../lib.sh"
-mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$LG_ROOT" "$@" >"$LG_TMP/make.log" 2>&1 || cat "$LG_TMP/make.log"; }
+# mk TARGET VAR=VALUE...: make in the source tree, of the build under test: when the tree is built without
+# profile feedback (make PGO=0, as the suite may have been), with PGO=0 too, so that installing and packaging
+# do not rebuild the library (a training and every object again) under the other tests' feet.
+mk() {
+    local pgo=
+    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -q -C "$LG_ROOT" all PGO=0 2>/dev/null && pgo=PGO=0
+    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$LG_ROOT" $pgo "$@" >"$LG_TMP/make.log" 2>&1 || cat "$LG_TMP/make.log"
+}
 BODY='{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}]}'
 export KEY_MAIN=sk-installed-main
 

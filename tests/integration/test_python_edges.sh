@@ -23,7 +23,7 @@ cat >"$LG_TMP/scenario.json" <<'JSON'
 }}
 JSON
 lg_gencerts || { not_ok "test certificates created"; exit 1; }
-lg_start_mock --scenario "$LG_TMP/scenario.json" --tls-port 0 --cert "$LG_TMP/certs/server.pem" --key "$LG_TMP/certs/server.key"
+SCENARIO=$LG_TMP/scenario.json
 export SSL_CERT_FILE=$LG_TMP/certs/ca.pem REQUESTS_CA_BUNDLE=$LG_TMP/certs/ca.pem
 PY=/usr/bin/python3
 CLIENT=$LG_ROOT/tests/clients/py/edge_clients.py
@@ -40,13 +40,19 @@ JSON
 # run CONFIG ARGS...: the client under llmgate run with CONFIG
 run() { timeout 60 "$LG_CLI" run --config "$LG_TMP/$1.json" -- $PY "$CLIENT" "${@:2}" 2>"$LG_TMP/err"; }
 
-for SCHEME in http https; do
+# cases SCHEME PART: the cases over SCHEME, in two parts (1: up to the slow answers of requests and httpx;
+# 2: the rest), each against a mock of its own (the four side by side: each case mostly waits for a timeout
+# or a backoff)
+cases() {
+    local SCHEME=$1 part=$2 SERVER URL out c
+    lg_start_mock --scenario "$SCENARIO" --tls-port 0 --cert "$LG_TMP/certs/server.pem" --key "$LG_TMP/certs/server.key"
     SERVER=$MOCK_URL
     [ "$SCHEME" = https ] && SERVER=https://127.0.0.1:$MOCK_TLS_PORT
     URL=$SCHEME://api.openai.com/v1/chat/completions
     config two "$SERVER" '[{"name": "dead", "key": "env:K1"}, {"name": "live", "key": "env:K2"}]'
     config one "$SERVER" '[{"name": "only", "key": "env:K1"}]'
     export K1=sk-dead K2=sk-good
+    [ "$part" = 1 ] || { slow aiohttp httpclient; rest; return; }
 
     fresh
     out=$(run two sendfile "$URL")
@@ -74,16 +80,24 @@ for SCHEME in http https; do
         check_eq "$SCHEME host timeout $c: one attempt, with the account's key" "sk-dead" "$(reqkeys)"
     done
 
-    # a provider slow to answer (6 s), the host's own 2 s timeout: its timeout error in about 2 s (the attempt in
-    # flight is read from the host's readiness waits, not inside its write); also when it is the retry, on a
-    # new connection after a 429 that closed the first
-    for c in requests httpx aiohttp httpclient; do
+    slow requests httpx
+}
+# slow CLIENT...: a provider slow to answer (6 s), the host's own 2 s timeout: its timeout error in about 2 s
+# (the attempt in flight is read from the host's readiness waits, not inside its write)
+slow() {
+    local c out
+    for c in "$@"; do
         fresh
         out=$(K1=sk-slow run one timeout "$URL" "$c")
         check_match "$SCHEME slow answer, $c: its own timeout error in about 2 s ($out)" \
             '^EXC (ReadTimeout|TimeoutError|timeout) (1\.[89]|2\.[0-9]|3\.[0-5])$' "$out"
         check_eq "$SCHEME slow answer, $c: one attempt, with the account's key" "sk-slow" "$(reqkeys)"
     done
+}
+# rest: the slow answer also when it is the retry, on a new connection after a 429 that closed the first;
+# the loops through a backoff
+rest() {
+    local out ticks cpu
     fresh
     out=$(K1=sk-later run one timeout "$URL" requests)
     check_match "$SCHEME slow retry after a 429 that closed: the host's timeout in about 2 s ($out)" \
@@ -112,5 +126,10 @@ for SCHEME in http https; do
         awk -v c="${cpu:-9}" 'BEGIN { exit !(c < 1.0) }'
     check_eq "$SCHEME aiohttp: the 429, then the retry on the same account" "sk-close sk-close" "$(reqkeys)"
     [ -n "$out" ] || diag "$(tail -c 600 "$LG_TMP/err")"
-done
+}
+lg_branch cases http 1
+lg_branch cases http 2
+lg_branch cases https 1
+lg_branch cases https 2
+lg_join
 lg_done

@@ -13,6 +13,21 @@ source "$(dirname "$0")/../lib.sh"
 command -v go >/dev/null || { skip "no Go toolchain (golang-go)" 1; lg_done; exit; }
 F=$LG_ROOT/tests/fixtures/streams
 lg_gencerts || { not_ok "test certificates created"; exit 1; }
+# The rustls client of the cases below, built offline from Debian's crates in the background from the start
+# (its first build, in a clean build directory, takes longer than the cases before it); RUST_BUILD: its pid
+RUST_REG=/usr/share/cargo/registry
+RUST_BUILD=
+if command -v cargo >/dev/null && compgen -G "$RUST_REG/rustls-0.20*" >/dev/null && compgen -G "$RUST_REG/rustls-native-certs-*" >/dev/null; then
+    cp -r "$LG_ROOT/tests/clients/rust" "$LG_TMP/rust"
+    mkdir -p "$LG_TMP/rust/.cargo"
+    printf '[source.crates-io]\nreplace-with = "debian"\n[source.debian]\ndirectory = "%s"\n[net]\noffline = true\n' "$RUST_REG" >"$LG_TMP/rust/.cargo/config.toml"
+    (export CARGO_TARGET_DIR=$LG_BUILD/rust-target
+     cd "$LG_TMP/rust" && timeout 900 cargo build -q --release --offline && cp "$CARGO_TARGET_DIR/release/rustls_client" "$LG_TMP/rustls_client" &&
+        timeout 900 cargo build -q --release --offline --features fake-webpki-roots && cp "$CARGO_TARGET_DIR/release/rustls_client" "$LG_TMP/rustls_webpki") \
+        2>"$LG_TMP/cargo.err" </dev/null &
+    RUST_BUILD=$!
+    LG_MOCK_PIDS+=("$RUST_BUILD")
+fi
 /usr/bin/python3 - "$LG_TMP/scenario.json" "$F/openai_multibyte.json" <<'PY'
 import json, sys
 json.dump({"keys": {
@@ -183,14 +198,9 @@ fi
 # a rustls client (std's sockets, the system's roots through rustls-native-certs), built offline from
 # Debian's crates: led to the relay like Node.js, trusting the local CA through SSL_CERT_FILE in the form
 # its verifier (webpki 0.22) reads; one whose roots are compiled in (webpki-roots) named and left ungated
-RUST_REG=/usr/share/cargo/registry
-if command -v cargo >/dev/null && compgen -G "$RUST_REG/rustls-0.20*" >/dev/null && compgen -G "$RUST_REG/rustls-native-certs-*" >/dev/null; then
-    cp -r "$LG_ROOT/tests/clients/rust" "$LG_TMP/rust"
-    mkdir -p "$LG_TMP/rust/.cargo"
-    printf '[source.crates-io]\nreplace-with = "debian"\n[source.debian]\ndirectory = "%s"\n[net]\noffline = true\n' "$RUST_REG" >"$LG_TMP/rust/.cargo/config.toml"
+if [ -n "$RUST_BUILD" ]; then
     export CARGO_TARGET_DIR=$LG_BUILD/rust-target
-    if (cd "$LG_TMP/rust" && timeout 900 cargo build -q --release --offline && cp "$CARGO_TARGET_DIR/release/rustls_client" "$LG_TMP/rustls_client" &&
-        timeout 900 cargo build -q --release --offline --features fake-webpki-roots && cp "$CARGO_TARGET_DIR/release/rustls_client" "$LG_TMP/rustls_webpki") 2>"$LG_TMP/cargo.err"; then
+    if wait "$RUST_BUILD"; then
         relayed "rustls" run-rustls '^200 .*"mock_key":"sk-good"' \
             '^llmgate: [^ ]*rustls_client is a Rust program with rustls \(its own TLS\): its https requests to providers are gated through the relay on 127\.0\.0\.1:[0-9]+$' \
             "$LG_TMP/rustls_client" api.openai.com /v1/chat/completions post 3

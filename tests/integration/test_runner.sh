@@ -27,4 +27,18 @@ run test_early; check_eq "a script that exits 0 before its plan: a failure" "1 1
 run test_unbuilt; check_eq "a unit test that is not built: a failure" "1 0 passed, 1 failed" "$RC $LAST"
 check_match "... named as not built" 'build/tests/test_unbuilt is not built' "$(cat "$LG_TMP/run.out")"
 run no_such_test; check_eq "a pattern matching nothing: a failure" "1 0 passed, 1 failed" "$RC $LAST"
+# The unit tests run beside the scripts: a unit test that passes only once a script has started (within
+# 30 s), a script of the same name as another unit test; all counted, the unit tests' lines first, in order,
+# each program with a log of its own.
+fake_unit test_twin '1..1\nok 1 - unit twin\n'
+printf '#!/bin/sh\nfor i in $(seq 300); do [ -e "%s" ] && break; sleep 0.1; done\n[ -e "%s" ] && printf "1..1\\nok 1 - waited\\n"\n' \
+    "$T/build/script-started" "$T/build/script-started" >"$T/build/tests/test_twin_waits"
+chmod +x "$T/build/tests/test_twin_waits"
+touch "$T/tests/unit/test_twin_waits.c"
+fake_script test_twin 'touch "$(dirname "$0")/../../build/script-started"; echo "ok 1 - script twin"; echo "1..1"'
+run twin; check_eq "unit tests beside the scripts: all counted" "0 3 passed, 0 failed" "$RC $LAST"
+check_eq "... the unit tests' lines first, in order" "test_twin test_twin_waits test_twin" \
+    "$(grep -E ' passed +[0-9]+ failed' "$LG_TMP/run.out" | awk '{print $1}' | paste -sd' ')"
+check_eq "... a unit test and a script of one name, each with its own log" "ok 1 - unit twin|ok 1 - script twin" \
+    "$(grep -h '^ok' "$T/build/test-logs/test_twin.unit.log" "$T/build/test-logs/test_twin.log" | paste -sd'|')"
 lg_done

@@ -37,35 +37,49 @@ declare -A URL=(
 declare -A AUTH=([openai]=Authorization:\ Bearer [anthropic]=x-api-key: [gemini]=x-goog-api-key: [dashscope]=Authorization:\ Bearer)
 expected() { /usr/bin/python3 -c "import json,sys; sys.stdout.write(json.load(open('$F/$1'))['body'])"; }
 
-for d in openai anthropic gemini dashscope; do
+# dialect D: its seven chunk sizes, by the C client and by curl at the same time (a case beside the others:
+# keys of its own)
+dialect() {
+    local d=$1 bad=0 diff=0 split=0 n key status chunks bad_utf8 c
     expected "${d}_multibyte.json" >"$LG_TMP/$d.expected"
-    bad=0 diff=0 split=0
     for n in 1 2 3 4 5 6 7; do
         key=sk-$d-$n
+        LD_PRELOAD=$LG_LIB curl -s -H "${AUTH[$d]} $key" "${URL[$d]}" -d '{"stream":true}' >"$LG_TMP/curl.out" &
+        c=$!
         LD_PRELOAD=$LG_LIB "$LG_BUILD/clients/stream_client" -H "${AUTH[$d]} $key" "${URL[$d]}" \
             >"$LG_TMP/out" 2>"$LG_TMP/err"
+        wait "$c"
         read -r status chunks bad_utf8 _ <<<"$(sed 's/[a-z_0-9]*=//g' "$LG_TMP/err")"
         [ "$status" = 200 ] && [ "$bad_utf8" = 0 ] || bad=$((bad + 1))
         cmp -s "$LG_TMP/out" "$LG_TMP/$d.expected" || diff=$((diff + 1))
         [ "$chunks" -gt 1 ] && split=$((split + 1))
-        LD_PRELOAD=$LG_LIB curl -s -H "${AUTH[$d]} $key" "${URL[$d]}" -d '{"stream":true}' >"$LG_TMP/curl.out"
         cmp -s "$LG_TMP/curl.out" "$LG_TMP/$d.expected" || diff=$((diff + 1))
     done
     check_eq "$d: every chunk whole UTF-8, for chunk sizes 1..7" 0 "$bad"
     check_eq "$d: the host received exactly the provider's bytes (C client and curl)" 0 "$diff"
     check "$d: the stream really arrived in pieces" test "$split" -ge 5
-done
+}
 
 # whole events only
-bad=0 diff=0
-for n in 1 3 7; do
-    LLMGATE_CONFIG=$LG_TMP/config-event.json LD_PRELOAD=$LG_LIB "$LG_BUILD/clients/stream_client" --event \
-        -H "x-api-key: sk-anthropic-$n" "${URL[anthropic]}" >"$LG_TMP/out" 2>"$LG_TMP/err"
-    grep -q 'bad_utf8=0 bad_event=0' "$LG_TMP/err" || bad=$((bad + 1))
-    cmp -s "$LG_TMP/out" "$LG_TMP/anthropic.expected" || diff=$((diff + 1))
-done
-check_eq "event boundary: every chunk ends after a whole event" 0 "$bad"
-check_eq "event boundary: identical total" 0 "$diff"
+events() {
+    local bad=0 diff=0 n
+    expected anthropic_multibyte.json >"$LG_TMP/anthropic.expected"
+    for n in 1 3 7; do
+        LLMGATE_CONFIG=$CONFIG_EVENT LD_PRELOAD=$LG_LIB "$LG_BUILD/clients/stream_client" --event \
+            -H "x-api-key: sk-anthropic-$n" "${URL[anthropic]}" >"$LG_TMP/out" 2>"$LG_TMP/err"
+        grep -q 'bad_utf8=0 bad_event=0' "$LG_TMP/err" || bad=$((bad + 1))
+        cmp -s "$LG_TMP/out" "$LG_TMP/anthropic.expected" || diff=$((diff + 1))
+    done
+    check_eq "event boundary: every chunk ends after a whole event" 0 "$bad"
+    check_eq "event boundary: identical total" 0 "$diff"
+}
+
+# The streams are mostly waiting (a chunk every 1 ms): the dialects and the event case run side by side.
+CONFIG_EVENT=$LG_TMP/config-event.json
+for d in openai anthropic gemini dashscope; do lg_branch dialect "$d"; done
+lg_branch events
+lg_join
+expected anthropic_multibyte.json >"$LG_TMP/anthropic.expected"
 
 # an error at the start of a stream is retried invisibly
 curl -s -X POST "$MOCK_URL/__reset" >/dev/null
