@@ -19,7 +19,7 @@ echo '{"providers": {"openai": {}}}' >"$LG_TMP/config.json"
 # profile PRELOAD N CONFIG URL CONNECT_TO [CA]: callgrind profile of N requests to URL in $LG_TMP/fp.PRELOAD.N,
 # each run from a state of its own (a new store, nothing learned), so the two runs differ by requests alone.
 profile() {
-    local rt=$LG_TMP/fp.rt.$1.$2.$RANDOM$RANDOM
+    local rt=$LG_TMP/fp.rt.$RANDOM$RANDOM
     mkdir -m 700 -p "$rt/run" "$rt/state"
     local env=(LLMGATE_CONFIG="$3" XDG_RUNTIME_DIR="$rt/run" XDG_STATE_HOME="$rt/state") ca=()
     [ "$1" = yes ] && env+=(LD_PRELOAD="$LG_LIB")
@@ -30,17 +30,11 @@ profile() {
 }
 
 # footprint NAME GOAL CONFIG URL CONNECT_TO [CA]: one line of figures without and with the preload, and the
-# verdict on the instructions against GOAL. The two sides are profiled side by side (instruction counts do
-# not depend on what else the machine runs).
+# verdict on the instructions against GOAL.
 footprint() {
-    local side out=() pids=() failed=0 p
+    local side out=()
     for side in no yes; do
-        { profile "$side" "$SHORT" "${@:3}" && profile "$side" "$LONG" "${@:3}"; } &
-        pids+=($!)
-    done
-    for p in "${pids[@]}"; do wait "$p" || failed=1; done
-    [ "$failed" = 0 ] || { echo "$1: a run failed"; return 1; }
-    for side in no yes; do
+        profile "$side" "$SHORT" "${@:3}" && profile "$side" "$LONG" "${@:3}" || { echo "$1: a run failed"; return 1; }
         out+=("$(/usr/bin/python3 tests/bench/footprint.py "$LG_TMP/fp.$side.$SHORT" "$LG_TMP/fp.$side.$LONG" \
             $((LONG - SHORT)))")
     done
@@ -66,11 +60,6 @@ total() {
     profile "$1" 1 "$LG_TMP/config.json" http://api.openai.com/v1/chat/completions \
         "api.openai.com:80:127.0.0.1:$MOCK_PORT" && sed -n 's/^summary: //p' "$LG_TMP/fp.$1.1"
 }
-total no >"$LG_TMP/total.no" &
-t=$!
-total yes >"$LG_TMP/total.yes"
-wait "$t"
-b=$(cat "$LG_TMP/total.no") p=$(cat "$LG_TMP/total.yes")
-[ -n "$b" ] && [ -n "$p" ] && awk -v b="$b" -v p="$p" 'BEGIN {
+b=$(total no) && p=$(total yes) && awk -v b="$b" -v p="$p" 'BEGIN {
     printf "one-request process  instructions %.2f M -> %.2f M (+%.2f M: loading, set-up, first request)\n",
            b / 1e6, p / 1e6, (p - b) / 1e6 }'

@@ -46,16 +46,10 @@ instructions() {
     echo $((($(sed -n 's/^summary: //p' "$LG_TMP/sock.$1.$LONG") - $(sed -n 's/^summary: //p' "$LG_TMP/sock.$1.$SHORT")) /
         (LONG - SHORT)))
 }
-# footprint NAME GOAL PRELOADED_CONFIG PRELOADED_URL (the two sides side by side: instruction counts do not
-# depend on what else the machine runs)
+# footprint NAME GOAL PRELOADED_CONFIG PRELOADED_URL
 footprint() {
     local b p
-    instructions no "" "$URL" >"$LG_TMP/sock.no" &
-    b=$!
-    instructions yes "$3" "$4" >"$LG_TMP/sock.yes"
-    wait "$b"
-    b=$(cat "$LG_TMP/sock.no") p=$(cat "$LG_TMP/sock.yes")
-    [ -n "$b" ] && [ -n "$p" ] || { echo "$1: a run failed"; return 1; }
+    b=$(instructions no "" "$URL") && p=$(instructions yes "$3" "$4") || { echo "$1: a run failed"; return 1; }
     awk -v n="$1" -v g="$2" -v b="$b" -v p="$p" 'BEGIN {
         printf "%-20s instructions %d -> %d /req (x%.3f, %+d; goal <= %.2fx: %s)\n", n, b, p, p / b, p - b, g,
                p / b <= g ? "met" : "missed" }'
