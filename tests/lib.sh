@@ -24,6 +24,9 @@ lg_cleanup() {
     for f in "$LG_TMP"/*/llmgate/relay-*.addr; do # relays `llmgate run` started for the test
         [ -f "$f" ] && read -r _ _ p <"$f" && kill -TERM "$p" 2>/dev/null
     done
+    for p in $(pgrep -f 'llmgate relay' 2>/dev/null); do # ... and those whose files a fresh store removed
+        tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -q "^XDG_RUNTIME_DIR=$LG_TMP/" && kill -TERM "$p" 2>/dev/null
+    done
     for p in "${LG_MOCK_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
     for p in "${LG_MOCK_PIDS[@]}"; do wait "$p" 2>/dev/null; done
     rm -rf "$LG_TMP"
