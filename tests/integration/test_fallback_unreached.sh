@@ -12,21 +12,11 @@ cat >"$LG_TMP/scenario.json" <<'JSON'
 JSON
 lg_start_mock --scenario "$LG_TMP/scenario.json" --quiet
 CLOSED=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-# config SPARE_URL SPARE_KEY_VAR: openai (the dry key) falling back to spare
-config() {
-    cat >"$LG_TMP/config.json" <<JSON
-{"providers": {"openai": {"upstream": "$MOCK_URL", "accounts": [{"name": "main", "key": "env:K1"}], "fallback": ["spare"]},
-               "spare": {"dialect": "openai", "upstream": "$1", "accounts": [{"name": "s", "key": "env:$2"}]}},
- "retry": {"attempt_timeout_ms": 3000, "max_server_retries": 0, "max_rate_limit_wait_seconds": 2}}
-JSON
-    chmod 600 "$LG_TMP/config.json"
-}
-fresh() { rm -rf "$XDG_RUNTIME_DIR/llmgate" "$XDG_STATE_HOME/llmgate"; curl -s -X POST "$MOCK_URL/__reset" >/dev/null; }
-reqkeys() { curl -s "$MOCK_URL/__requests" | lg_json '" ".join(r["key"] for r in j)'; }
+source "$(dirname "$0")/fallback_setup.sh"
 BODY='{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}]}'
 export K1=sk-dry KS=sk-spare KB=sk-busy
 
-config "http://127.0.0.1:$CLOSED" KS
+fallback_config "http://127.0.0.1:$CLOSED" KS
 fresh
 code=$(LLMGATE_CONFIG=$LG_TMP/config.json LD_PRELOAD=$LG_LIB timeout 60 curl -s -o "$LG_TMP/out" -w '%{http_code}' \
     --connect-to "api.openai.com:80:127.0.0.1:$MOCK_PORT" http://api.openai.com/v1/chat/completions \
@@ -49,7 +39,7 @@ check_eq "http.client, fallback at a closed port: the primary's 429 insufficient
 check_eq "http.client: only the dry key was sent anything" "sk-dry" "$(reqkeys)"
 
 # A fallback that answers (an overload of its own): its answer is the host's, as before.
-config "$MOCK_URL" KB
+fallback_config "$MOCK_URL" KB
 fresh
 code=$(LLMGATE_CONFIG=$LG_TMP/config.json LD_PRELOAD=$LG_LIB timeout 60 curl -s -o "$LG_TMP/out" -w '%{http_code}' \
     --connect-to "api.openai.com:80:127.0.0.1:$MOCK_PORT" http://api.openai.com/v1/chat/completions \

@@ -16,18 +16,10 @@ cat >"$LG_TMP/scenario.json" <<'JSON'
 JSON
 lg_start_mock --scenario "$LG_TMP/scenario.json" --quiet --tls-port 0 --cert "$LG_TMP/certs/server.pem" --key "$LG_TMP/certs/server.key"
 PY=/usr/bin/python3
+source "$(dirname "$0")/fallback_setup.sh"
 # config HOST: spare at https://HOST (a name: verified for it and sent as SNI; an address: verified as one)
-config() {
-    cat >"$LG_TMP/config.json" <<JSON
-{"providers": {"openai": {"upstream": "$MOCK_URL", "accounts": [{"name": "main", "key": "env:K1"}], "fallback": ["spare"]},
-               "spare": {"dialect": "openai", "upstream": "https://$1:$MOCK_TLS_PORT", "accounts": [{"name": "s", "key": "env:KS"}]}},
- "retry": {"attempt_timeout_ms": 5000, "max_server_retries": 0, "max_rate_limit_wait_seconds": 5}}
-JSON
-    chmod 600 "$LG_TMP/config.json"
-}
+config() { fallback_config "https://$1:$MOCK_TLS_PORT" KS; }
 config localhost
-fresh() { rm -rf "$XDG_RUNTIME_DIR/llmgate" "$XDG_STATE_HOME/llmgate"; curl -s -X POST "$MOCK_URL/__reset" >/dev/null; }
-reqkeys() { curl -s "$MOCK_URL/__requests" | lg_json '" ".join(r["key"] for r in j)'; }
 # ask TIMEOUT N: N requests of http.client (its own timeout in s; None: a blocking socket) on one plain
 # connection to api.openai.com; prints "STATUS KEY" for each
 ask() {
