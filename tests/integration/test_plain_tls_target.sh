@@ -6,13 +6,20 @@
 # localhost), asks api.openai.com, whose provider (the mock over http) has one key out of quota and the
 # fallback "spare" at the mock's https port: the program gets spare's 200, twice on one kept-alive
 # connection (aiohttp: six requests at once; Ruby's Net::HTTP, which has no libssl loaded; spare named by its
-# address); spare saw its own key, nobody the program's. Without the trust (SSL_CERT_FILE naming no file)
-# the session is refused before anything is sent: the program gets the primary's answer (its quota error,
-# as a 429 in OpenAI's format) and spare is never sent anything.
+# address; and before nginx as a TLS front with OpenAI's rate-limit headers); spare saw its own key, nobody
+# the program's. Without the trust (SSL_CERT_FILE naming no file) the session is refused before anything
+# is sent: the program gets the primary's answer (its quota error, as a 429 in OpenAI's format) and spare is
+# never sent anything.
 source "$(dirname "$0")/../lib.sh"
 lg_gencerts || { not_ok "test certificates created"; exit 1; }
 cat >"$LG_TMP/scenario.json" <<'JSON'
-{"keys": {"sk-dry": {"sequence": [{"error": "quota"}], "repeat": true}}}
+{"keys": {"sk-dry": {"sequence": [{"error": "quota"}], "repeat": true},
+          "sk-front": {"sequence": [{"status": 200, "body": {"id": "chatcmpl-front", "object": "chat.completion", "model": "gpt-4o-mini",
+                       "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}],
+                       "usage": {"prompt_tokens": 9, "completion_tokens": 1, "total_tokens": 10}},
+                       "headers": {"x-ratelimit-limit-requests": "500", "x-ratelimit-remaining-requests": "499",
+                                   "x-ratelimit-reset-requests": "120ms", "x-ratelimit-limit-tokens": "30000",
+                                   "x-ratelimit-remaining-tokens": "29980", "x-ratelimit-reset-tokens": "40ms"}}], "repeat": true}}}
 JSON
 lg_start_mock --scenario "$LG_TMP/scenario.json" --quiet --tls-port 0 --cert "$LG_TMP/certs/server.pem" --key "$LG_TMP/certs/server.key"
 PY=/usr/bin/python3
@@ -83,6 +90,26 @@ puts "#{r.code} #{JSON.parse(r.body)["mock_key"]}"' 2>"$LG_TMP/err")
 check_eq "ruby Net::HTTP, no libssl of its own: spare's 200 over https" "200 sk-spare" "$out"
 check_eq "ruby: the dry key, then spare's; never the program's" "sk-dry sk-spare" "$(reqkeys)"
 [ "$out" = "200 sk-spare" ] || diag "$(tail -c 600 "$LG_TMP/err")"
+
+# Before Debian's nginx as the provider's TLS front (TLS 1.3, h2 and http/1.1 by ALPN; llmgate offers
+# http/1.1), answering with OpenAI's six rate-limit headers: http.client gets spare's 200 with them.
+lg_start_nginx_front "127.0.0.1:$MOCK_PORT"
+fallback_config "https://localhost:$NGINX_PORT" KF
+fresh
+: >"$NGINX_LOG"
+out=$(SSL_CERT_FILE=$LG_TMP/certs/ca.pem K1=sk-dry KF=sk-front LLMGATE_CONFIG=$LG_TMP/config.json LD_PRELOAD=$LG_LIB \
+    timeout 60 $PY -c '
+import http.client, json
+c = http.client.HTTPConnection("api.openai.com", timeout=60)
+c.request("POST", "/v1/chat/completions", json.dumps({"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]}),
+          {"Authorization": "Bearer sk-host", "Content-Type": "application/json"})
+r = c.getresponse()
+print(r.status, json.loads(r.read())["id"], r.getheader("x-ratelimit-remaining-tokens"))' 2>"$LG_TMP/err")
+check_eq "nginx front: spare's 200 through it, its rate-limit headers to the program" "200 chatcmpl-front 29980" "$out"
+check_eq "nginx front: one request over HTTP/1.1 on spare's key, never the program's" "HTTP/1.1 200 Bearer sk-front" \
+    "$(cat "$NGINX_LOG")"
+lg_stop_nginx_front
+config 127.0.0.1
 
 # Without the trust: the session is refused before anything is sent.
 fresh
