@@ -154,25 +154,29 @@ static lg_h1_attempt_rc aim(lg_h1_conn *c, const lg_provider *p, int64_t until)
     if (!lg_h1_target_of(p, &t))
         return LG_H1A_FATAL;
     bool own_dead = c->dead, own_served = c->served;
-    bool own_tls = t.tls && !c->io->tls; /* a plain connection's https target: over a TLS session of llmgate's own */
-    if (own_tls && !c->host->own_tls_open) {
-        lg_log(LG_LOG_DEBUG, "[%s] %s: an https target cannot be reached from this plain connection", c->prov->name,
-               p->name);
-        return LG_H1A_FATAL;
+    bool reopened = t.tls && c->io->tls; /* the host's TLS transport reaches it, with the host's trust */
+    if (reopened) {
+        if (!c->io->reopen(c->ioctx, &t, until)) {
+            c->dead = true; /* the transport's own connection may be gone too */
+            return open_failed(until);
+        }
+    } else if (t.tls) { /* a plain connection's https target: over a TLS session of llmgate's own */
+        if (!c->host->own_tls_open) {
+            lg_log(LG_LOG_DEBUG, "[%s] %s: an https target cannot be reached from this plain connection",
+                   c->prov->name, p->name);
+            return LG_H1A_FATAL;
+        }
+        if (!(c->own_tls = c->host->own_tls_open(&t, until)))
+            return open_failed(until);
+        c->wio = c->host->own_tls_io;
+        c->wctx = c->own_tls;
+    } else {
+        if ((c->plain_fd = c->host->target_socket(&t, false, until)) < 0)
+            return open_failed(until);
+        c->wio = c->host->plain_io;
+        c->wctx = &c->plain_fd;
     }
-    if (own_tls && !(c->own_tls = c->host->own_tls_open(&t, until)))
-        return open_failed(until);
-    if (t.tls && !own_tls && !c->io->reopen(c->ioctx, &t, until)) {
-        c->dead = true; /* the transport's own connection may be gone too */
-        return open_failed(until);
-    }
-    if (!t.tls && (c->plain_fd = c->host->target_socket(&t, false, until)) < 0)
-        return open_failed(until);
-    if (!t.tls || own_tls) {
-        c->wio = own_tls ? c->host->own_tls_io : c->host->plain_io;
-        c->wctx = own_tls ? c->own_tls : (void *)&c->plain_fd;
-    }
-    c->own_dead = own_dead || (t.tls && !own_tls); /* a TLS target took the transport's connection */
+    c->own_dead = own_dead || reopened; /* a reopened TLS transport took the host's connection */
     c->own_served = own_served;
     c->at = p;
     c->dead = c->served = false;
