@@ -90,9 +90,11 @@ void lg_lease_ask_failed(lg_lease *l, const lg_lease_return *ret);
  * not_before_ms. */
 void lg_lease_ask_given_back(lg_lease *l, int64_t not_before_ms);
 
-/* Requests per bucket to ask for: the recent rate (the requests this lease served per bucket elapsed) with
- * half as much again, at least 1, at most `cap` (> 0). */
-int64_t lg_lease_ask_size(const lg_lease *l, int64_t now_ms, int64_t cap);
+/* Requests to ask for in all (Redis places them as densely as the window and a machine's fair share
+ * allow): `cap` (> 0) when the machine holds no lease yet, else twice the places its lease served (a lease
+ * used up doubles, one whose buckets ended unused shrinks to what the machine sends), at least 1, at most
+ * cap. */
+int64_t lg_lease_ask_size(const lg_lease *l, int64_t cap);
 
 /* Installs a new grant (n buckets from Redis's bucket epoch of a span of span_ms, requests and tokens per
  * bucket, skew_ms = Redis's clock minus the machine's measured by this call to within skew_err_ms) in place

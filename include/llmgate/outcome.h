@@ -57,6 +57,8 @@ typedef struct {
 /* Upper-case names as in the fixtures ("RETRYABLE_RATE_LIMIT"); NULL-safe, never NULL. */
 const char *lg_state_name(lg_state s);
 const char *lg_reason_name(lg_reason r);
+/* The status the host should see for a final outcome: errors hidden in a 2xx become real statuses. */
+int lg_outcome_host_status(const lg_outcome *o, int status);
 /* Lower-case name of a detail ("billing"; "" for none); NULL-safe, never NULL. */
 const char *lg_detail_name(lg_detail d);
 /* Parses a name back; returns false for unknown names. */

@@ -94,6 +94,7 @@ typedef struct {
     int64_t tokens;     /* the tokens reserved there (lg_charge_admit) */
     int64_t lease;      /* redis backend: the lease (lg_lease.id) the place was taken from, bucket its
                            bucket index; 0: none */
+    int64_t at_ms;      /* a lease's place: when it may go */
     const void *owner;  /* the state it lives in (a backend, or an exchange's own slots) */
 } lg_store_ticket;
 
@@ -103,6 +104,8 @@ typedef struct {
     int64_t at_ms;    /* when the request may go on it (a lower bound when not reserved) */
     bool reserved;    /* its place is reserved (a ticket is held) */
     int64_t retry_ms; /* not reserved: ask again after this long */
+    int64_t recheck_ms; /* reserved ahead: a sooner place may come (a lease's); admit again, holding the
+                           ticket, after this long (0: never) */
     lg_breaker_verdict breaker; /* the circuit breaker's verdict (ALLOW when not asked); REJECT: nothing else
                                    was done (no account chosen, nothing counted) */
     int64_t breaker_retry_ms;   /* REJECT: when the breaker's next probe may go */

@@ -32,18 +32,6 @@ static bool is_failure(const lg_outcome *o)
     return o->state == LG_STATE_RETRYABLE_RATE_LIMIT || o->state == LG_STATE_PROVIDER_DOWN;
 }
 
-/* The status the host should see for a final outcome: errors hidden in a 2xx become real statuses. */
-static int host_status(const lg_outcome *o, int status)
-{
-    if (status >= 200 && status < 300) {
-        if (o->state == LG_STATE_RETRYABLE_RATE_LIMIT)
-            return 429;
-        if (o->state == LG_STATE_PROVIDER_DOWN)
-            return 503;
-    }
-    return status;
-}
-
 _Static_assert(offsetof(lg_step, result) + sizeof(lg_gate_result) == sizeof(lg_step), "result is the last member");
 
 /* Starts *step as one of kind with every member before `result` cleared: result is read in a DONE step
@@ -76,7 +64,7 @@ static void finish(lg_exchange *x, int64_t now, lg_step *step)
     lg_gate_result *res = &x->res;
     if (res->verdict == LG_GATE_DELIVER && !x->bare && is_failure(&res->outcome)) {
         res->normalized = true;
-        res->status = host_status(&res->outcome, res->status);
+        res->status = lg_outcome_host_status(&res->outcome, res->status);
         int64_t soonest = lg_accounts_soonest_ms(&x->a, now);
         res->retry_after_ms = res->outcome.retry_after_ms > 0 ? res->outcome.retry_after_ms : soonest;
     }
@@ -198,9 +186,16 @@ static void admit(lg_exchange *x, int64_t now, lg_step *step)
         return;
     }
     x->idx = ad.idx;
-    wait_until(x, X_CONFIRM, ad.at_ms,
-               x->a.snapshot[ad.idx].cooldown_until_ms > now ? "all accounts rate limited" : "rate limit window full",
-               now, step);
+    if (x->phase != X_CONFIRM || !x->recheck) /* else a look for a sooner place: the wait goes on, unlogged */
+        wait_until(x, X_CONFIRM, ad.at_ms,
+                   x->a.snapshot[ad.idx].cooldown_until_ms > now ? "all accounts rate limited" : "rate limit window full",
+                   now, step);
+    x->recheck = ad.recheck_ms > 0 && now + ad.recheck_ms < ad.at_ms;
+    step_start(step, LG_STEP_WAIT);
+    x->wait_began = now;
+    x->wait_at = ad.at_ms;
+    step->at_ms = x->recheck ? now + ad.recheck_ms : ad.at_ms;
+    step->why = x->wait_why;
 }
 
 /* The policy chose a retry on `account` after delay_ms: wait, then ask for admission there. */
@@ -531,13 +526,14 @@ void lg_exchange_on_transport_error(lg_exchange *x, lg_transport_failure failure
 
 void lg_exchange_on_timer(lg_exchange *x, int64_t now_ms, lg_step *step)
 {
-    if (x->phase == X_DONE || x->phase == X_SENT || now_ms < x->wait_at) {
+    bool early = now_ms < x->wait_at, recheck = x->phase == X_CONFIRM && x->recheck;
+    if (x->phase == X_DONE || x->phase == X_SENT || (early && !recheck)) {
         repeat(x, step);
         return;
     }
     x->waited_ms += now_ms - x->wait_began;
     x->prov_waited_ms += now_ms - x->wait_began;
-    if (x->phase == X_CONFIRM && lg_accounts_confirm(&x->a, x->idx, now_ms)) {
+    if (x->phase == X_CONFIRM && !early && lg_accounts_confirm(&x->a, x->idx, now_ms)) {
         admitted(x, x->idx, false, now_ms, step);
         return;
     }

@@ -47,6 +47,8 @@ struct lg_exchange {
     int64_t wait_at;
     const char *wait_why;
     int64_t wait_began;  /* when the wait in progress began */
+    bool recheck;        /* X_CONFIRM: the place is a lease's, admitted again (held) at each timer before
+                            wait_at for a sooner one (lg_admission.recheck_ms) */
     int64_t waited_ms;   /* time spent in the waits that ended (admission rounds, backoffs) */
     int64_t prov_waited_ms; /* the part of it spent on the provider now tried (retry.fallback_after_ms) */
     lg_history h;

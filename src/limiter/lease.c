@@ -117,19 +117,9 @@ void lg_lease_ask_given_back(lg_lease *l, int64_t not_before_ms)
     l->asking_until_ms = not_before_ms;
 }
 
-int64_t lg_lease_ask_size(const lg_lease *l, int64_t now_ms, int64_t cap)
+int64_t lg_lease_ask_size(const lg_lease *l, int64_t cap)
 {
-    int64_t want = 1;
-    if (l->id != 0 && l->n > 0 && l->used > 0) {
-        int64_t first = lg_lease_bucket_start(l, 0), bucket_ms = (lg_lease_bucket_start(l, l->n) - first) / l->n;
-        int64_t from = l->granted_ms > first ? l->granted_ms : first;
-        int64_t elapsed = now_ms > from ? now_ms - from : 0;
-        int64_t buckets = bucket_ms > 0 ? (elapsed + bucket_ms - 1) / bucket_ms : 1;
-        if (buckets < 1)
-            buckets = 1;
-        int64_t rate = (l->used + buckets - 1) / buckets;
-        want = rate + (rate + 1) / 2;
-    }
+    int64_t want = l->id != 0 ? 2 * l->used : cap;
     if (want > cap)
         want = cap;
     return want > 0 ? want : 1;

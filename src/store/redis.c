@@ -144,8 +144,6 @@ static int redis_admit(lg_store *st, const lg_store_scope *sc, lg_store_ticket *
             return 0;
     }
     lg_breaker_verdict verdict = out->breaker;
-    if (lg_redis_leased(s, t))
-        lg_redis_lease_give_back(s, sc, t);
     if (lg_redis_lease_admit(s, sc, t, now_ms, deadline_ms, &rest, snap, out))
         return 0;
     conn *c = lg_redis_get_conn(s);
@@ -447,6 +445,19 @@ static const lg_store_ops redis_ops = {
     .at_exit = redis_at_exit,
 };
 
+/* This machine's name among the fleet's: FNV-1a of its host (lg_owner_host) and its local store's path. */
+static void machine_name(char out[17])
+{
+    char file[4096] = "";
+    lg_store_resolve_path(NULL, file, sizeof file);
+    uint64_t h = 1469598103934665603ULL;
+    for (const char *p = lg_owner_host(); *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    for (const char *p = file; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
 lg_store *lg_redis_open(const lg_config *cfg, lg_store *local, char *err, size_t errlen)
 {
     int saved = errno;
@@ -469,6 +480,7 @@ lg_store *lg_redis_open(const lg_config *cfg, lg_store *local, char *err, size_t
     s->leases = cfg->store_leases;
     s->retry_max_ms = cfg->store_retry_ms > FIRST_BACKOFF_MS ? cfg->store_retry_ms : FIRST_BACKOFF_MS;
     lg_redis_url_where(&s->url, s->where, sizeof s->where);
+    machine_name(s->machine);
     unsigned char md[SHA_DIGEST_LENGTH];
     SHA1((const unsigned char *)lg_redis_script, strlen(lg_redis_script), md);
     for (int i = 0; i < SHA_DIGEST_LENGTH; i++)

@@ -33,6 +33,7 @@ typedef struct {
     char where[300];
     int64_t timeout_ms, retry_max_ms;
     bool leases; /* admit from leases (store.leases) */
+    char machine[17]; /* this machine's name in Redis's fair shares: its host and local store, hashed */
     char sha[2 * SHA_DIGEST_LENGTH + 1];
     pthread_mutex_t mu; /* guards everything below; never held across I/O */
     pid_t pid;

@@ -20,7 +20,7 @@
 #define LEASE_BUSY_MS 3 /* another process of the machine asks Redis for a grant: ask again after this */
 #define ASK_MAX 4       /* accounts one grant call asks for */
 
-typedef enum { LEASE_NO, LEASE_TAKEN, LEASE_ASK, LEASE_BUSY } lease_step;
+typedef enum { LEASE_NO, LEASE_TAKEN, LEASE_KEPT, LEASE_ASK, LEASE_BUSY } lease_step;
 
 /* One step on the scope's leases under the local store's lock. */
 typedef struct {
@@ -28,7 +28,11 @@ typedef struct {
     const char *eligible;     /* per account '1': usable and ready by the states last seen */
     size_t first;             /* where the round-robin over the accounts starts */
     size_t idx;               /* LEASE_TAKEN: the account; lease_back_fn: the ticket's */
-    int64_t tokens, now_ms, deadline_ms, cap, span_ms;
+    const lg_store_ticket *held; /* a lease's place the request holds (NULL: none): kept (LEASE_KEPT) unless
+                                    a sooner one is found, then given back to its lease */
+    bool gave;                /* the place held was given back */
+    int64_t tokens, now_ms, deadline_ms, span_ms;
+    int64_t cap;              /* the most requests one grant is asked for (ask_cap) */
     int count;                /* the pending counter to count on a request admitted now (-1: none) */
     bool noted;               /* LEASE_TAKEN: this process became a taker of the account's leases */
     lease_step step;          /* result */
@@ -87,6 +91,26 @@ static void take(lg_account_slot *const *acc, size_t i, lease_ctx *x)
         l->pending[x->count]++;
 }
 
+/* The request's place: account best's at `at` (best -1: none) when the request holds no place, or holds
+ * one that goes later and came from its account's lease still in force (given back to it); else the place
+ * held stays (LEASE_KEPT; one of a lease since replaced is never given back: its room would be lost). */
+static void take_sooner(lg_account_slot *const *acc, long best, int64_t at, lease_ctx *x)
+{
+    const lg_store_ticket *h = x->held;
+    if (h && (best < 0 || at >= h->at_ms || acc[h->account]->lease.id != h->lease)) {
+        x->step = LEASE_KEPT;
+        return;
+    }
+    if (h) {
+        lg_lease_give_back(&acc[h->account]->lease, h->lease, (int)h->bucket, h->tokens);
+        x->gave = true;
+    }
+    if (best >= 0)
+        take(acc, (size_t)best, x);
+    else
+        x->step = LEASE_NO;
+}
+
 /* Under the lock: a place from a lease with room now; else this process's turn to ask for a grant on the
  * eligible accounts whose leases are empty (up to ASK_MAX; an account Redis granted nothing is not asked
  * for again for a sixteenth of its window); else a place later in a lease, or another process asks already
@@ -98,7 +122,7 @@ static void lease_try_fn(lg_provider_slot *p, lg_account_slot *const *acc, size_
     int64_t at = 0;
     long best = pick(acc, x, &at);
     if (best >= 0 && at <= x->now_ms) {
-        take(acc, (size_t)best, x);
+        take_sooner(acc, best, at, x);
         return;
     }
     bool busy = false;
@@ -113,13 +137,13 @@ static void lease_try_fn(lg_provider_slot *p, lg_account_slot *const *acc, size_
             busy = true;
             continue;
         }
-        x->ask[x->nc] = lg_lease_ask_size(l, x->now_ms, x->cap);
+        x->ask[x->nc] = lg_lease_ask_size(l, x->cap);
         x->cand[x->nc++] = i;
     }
     if (x->nc > 0)
         x->step = LEASE_ASK;
-    else if (best >= 0)
-        take(acc, (size_t)best, x);
+    else if (best >= 0 || x->held)
+        take_sooner(acc, best, at, x);
     else
         x->step = busy ? LEASE_BUSY : LEASE_NO;
 }
@@ -133,7 +157,10 @@ static void lease_grant_fn(lg_provider_slot *p, lg_account_slot *const *acc, siz
     (void)p, (void)n;
     lease_ctx *x = ctx;
     long granted = x->r && lg_redis_int_at(x->r, 2) > 0 ? lg_redis_int_at(x->r, 1) : -1;
-    int64_t again = x->r && granted < 0 && lg_redis_int_at(x->r, 3) > 0 ? lg_redis_int_at(x->r, 3) - x->skew_ms : 0;
+    /* Redis's "ask again at" on this clock, the skew's error after it: asked sooner, Redis may refuse again */
+    int64_t again = x->r && granted < 0 && lg_redis_int_at(x->r, 3) > 0
+                        ? lg_redis_int_at(x->r, 3) - x->skew_ms + x->skew_err_ms
+                        : 0;
     for (int c = 0; c < x->nc; c++) {
         lg_lease *l = &acc[x->cand[c]]->lease;
         if (!x->r) {
@@ -152,8 +179,8 @@ static void lease_grant_fn(lg_provider_slot *p, lg_account_slot *const *acc, siz
     }
     int64_t at = 0;
     long best = pick(acc, x, &at);
-    if (best >= 0) {
-        take(acc, (size_t)best, x);
+    if (best >= 0 || x->held) {
+        take_sooner(acc, best, at, x);
     } else if (again > x->now_ms) {
         x->step = LEASE_BUSY;
         x->retry_ms = again - x->now_ms;
@@ -206,6 +233,7 @@ static redisReply *lease_call(redis_store *s, conn *c, const lg_store_scope *sc,
     lg_redis_arg(&a, "%lld", (long long)x->tokens);
     lg_redis_arg(&a, "%.17g", sc->jitter);
     lg_redis_arg(&a, "%lld", (long long)longest_ms);
+    lg_redis_arg(&a, "%s", s->machine);
     for (int i = 0; i < x->nc; i++) {
         const lg_lease_return *ret = &x->ret[i];
         char back[LG_LEASE_BUCKETS * 48 + 32] = "none";
@@ -336,8 +364,21 @@ void lg_redis_lease_exit(redis_store *s)
     }
 }
 
-bool lg_redis_lease_admit(redis_store *s, const lg_store_scope *sc, lg_store_ticket *t, int64_t now_ms,
-                          int64_t deadline_ms, const lg_admit_opts *rest, lg_account_state *snap, lg_admission *out)
+/* The most requests a grant is asked for: a quarter of the window's requests (twice the share Redis grants
+ * before a machine's fair share is counted), or of the requests its tokens allow when only tokens are
+ * configured; when neither is (learned limits, which Redis knows), as many as Redis grants. At least 1. */
+static int64_t ask_cap(const lg_window_limits *lim, int64_t tokens)
+{
+    int64_t most = lim->limit[0] > 0   ? lim->limit[0]
+                   : lim->limit[1] > 0 ? lim->limit[1] / (tokens > 0 ? tokens : 1)
+                                       : INT32_MAX;
+    return most / 4 > 0 ? most / 4 : 1;
+}
+
+/* lg_redis_lease_admit but for the place the ticket may hold, which is kept, swapped or given back here only
+ * on a decision (LEASE_KEPT, a sooner place). */
+static bool lease_admit(redis_store *s, const lg_store_scope *sc, lg_store_ticket *t, int64_t now_ms,
+                        int64_t deadline_ms, const lg_admit_opts *rest, lg_account_state *snap, lg_admission *out)
 {
     if (!s->leases || !s->local || !snap || sc->n == 0 || sc->n > LG_STORE_ACCOUNTS)
         return false;
@@ -353,11 +394,15 @@ bool lg_redis_lease_admit(redis_store *s, const lg_store_scope *sc, lg_store_tic
         return false;
     int64_t tokens = lg_charge_admit(sc->dialect, sc->est, NULL);
     lease_ctx x = {.n = sc->n, .eligible = eligible, .first = (size_t)getpid() % sc->n, .tokens = tokens,
+                   .held = lg_redis_leased(s, t) ? t : NULL,
                    .now_ms = now_ms, .deadline_ms = deadline_ms, .span_ms = lg_window_span_ms(&sc->limits),
-                   .cap = sc->limits.limit[0] > 8 ? sc->limits.limit[0] / 8 : 1,
+                   .cap = ask_cap(&sc->limits, tokens),
                    .count = rest->count ? (rest->ev == LG_EV_WAITED ? 1 : 0) : -1,
                    .tokens_limited = sc->limits.limit[1] > 0};
-    if (lg_shm_with_scope(s->local, sc, lease_try_fn, &x) != 0 || x.step == LEASE_NO)
+    bool locked = lg_shm_with_scope(s->local, sc, lease_try_fn, &x) == 0;
+    if (x.gave)
+        t->held = false, t->lease = 0;
+    if (!locked || x.step == LEASE_NO)
         return false;
     if (x.step == LEASE_ASK) {
         conn *c = lg_redis_get_conn(s);
@@ -371,6 +416,8 @@ bool lg_redis_lease_admit(redis_store *s, const lg_store_scope *sc, lg_store_tic
         x.skew_ms = r ? lg_redis_int_at(r, 0) - (t0 + t1) / 2 : 0;
         x.skew_err_ms = (t1 - t0 + 1) / 2 + 1;
         lg_shm_with_scope(s->local, sc, lease_grant_fn, &x);
+        if (x.gave)
+            t->held = false, t->lease = 0;
         if (r) {
             lg_redis_read_states(r, 5 + 2 * LG_LEASE_BUCKETS, sc->n, x.skew_ms, snap);
             s->api->free_reply(r);
@@ -382,14 +429,32 @@ bool lg_redis_lease_admit(redis_store *s, const lg_store_scope *sc, lg_store_tic
                               .retry_ms = x.retry_ms ? x.retry_ms : LEASE_BUSY_MS, .breaker = out->breaker};
         return true;
     }
+    int64_t bucket_ms = x.span_ms / LG_WINDOW_BUCKETS;
+    if (x.step == LEASE_KEPT) {
+        int64_t at = t->at_ms > now_ms ? t->at_ms : now_ms;
+        *out = (lg_admission){.idx = t->account, .at_ms = at, .reserved = true, .breaker = out->breaker,
+                              .recheck_ms = at - now_ms > bucket_ms ? bucket_ms : 0};
+        return true;
+    }
     if (x.step != LEASE_TAKEN)
         return false;
     if (x.noted)
         note_exit_scope(s, sc);
-    *out = (lg_admission){.idx = x.idx, .at_ms = x.at_ms, .reserved = true, .breaker = out->breaker};
+    *out = (lg_admission){.idx = x.idx, .at_ms = x.at_ms, .reserved = true, .breaker = out->breaker,
+                          .recheck_ms = x.at_ms - now_ms > bucket_ms ? bucket_ms : 0};
     *t = (lg_store_ticket){.held = true, .account = x.idx, .bucket = x.bucket, .tokens = tokens, .lease = x.id,
-                           .owner = s};
+                           .at_ms = x.at_ms, .owner = s};
     return true;
+}
+
+bool lg_redis_lease_admit(redis_store *s, const lg_store_scope *sc, lg_store_ticket *t, int64_t now_ms,
+                          int64_t deadline_ms, const lg_admit_opts *rest, lg_account_state *snap, lg_admission *out)
+{
+    if (lease_admit(s, sc, t, now_ms, deadline_ms, rest, snap, out))
+        return true;
+    if (lg_redis_leased(s, t))
+        lg_redis_lease_give_back(s, sc, t);
+    return false;
 }
 
 bool lg_redis_lease_record(redis_store *s, const lg_store_scope *sc, lg_store_ticket *t, size_t idx,

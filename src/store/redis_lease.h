@@ -21,8 +21,10 @@ void lg_redis_lease_give_back(redis_store *s, const lg_store_scope *sc, lg_store
 /* Admission from the machine's leases: a place from the lease of an eligible account (usable, ready by the
  * states last seen) that has room soonest (the most room among those with room now), asking Redis for a
  * grant on the eligible accounts whose leases are empty (Redis picks the one with room soonest) when no held
- * lease has room now. True when that decided the round (out, t filled); false: the ordinary admission
- * decides (leases off, no eligible account, Redis granted nothing or could not be asked). */
+ * lease has room now. A ticket that holds a lease's place (an admission again before its place, at
+ * out->recheck_ms: a bucket) keeps it unless a sooner one is found, which it takes, the one held going back
+ * to its lease. True when that decided the round (out, t filled); false: the ordinary admission decides
+ * (leases off, no eligible account, Redis granted nothing or could not be asked), the place held given back. */
 bool lg_redis_lease_admit(redis_store *s, const lg_store_scope *sc, lg_store_ticket *t, int64_t now_ms,
                           int64_t deadline_ms, const lg_admit_opts *rest, lg_account_state *snap, lg_admission *out);
 

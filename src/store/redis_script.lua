@@ -425,15 +425,18 @@ elseif op == 'record' then
   return states({now})
 end
 -- ---- Leases (include/llmgate/lease.h): a machine's block of one account's window ----
--- ARGV: 3 l0, 4 l1, 5 window, 6 margin, 7 tokens per request, 8 jitter, 9 longest cooldown, then per account
---       asked for (the caller's order, first preferred among equals) four: its index, requests asked per
---       bucket (0: nothing asked, only the return: a process's exit), its returned lease ("none", or "<first bucket>;q,k;q,k;..." its unused part per bucket),
---       the counters the machine kept ("immediate,waited,requests").
+-- ARGV: 3 l0, 4 l1, 5 window, 6 margin, 7 tokens per request, 8 jitter, 9 longest cooldown, 10 the machine
+--       (src/store/redis.c's machine_name), then per account asked for (the caller's order, first preferred
+--       among equals) four: its index, requests asked for in all (0: nothing asked, only the return: a
+--       process's exit, the machine's last on this account), its returned lease ("none", or
+--       "<first bucket>;q,k;q,k;..." its unused part per bucket), the counters the machine kept
+--       ("immediate,waited,requests").
 -- Gives every returned lease's unused part back and adds the counters, then picks the account asked for
 -- that is ready now (no cooldown or probe in force; a window of another span starts again) and where one request
--- fits soonest (after a provider's cap that leaves none), and places up to the requests asked for it in
--- each of LEASE_N buckets from then, each bucket as much as every run of B+1 buckets containing it still
--- allows and the buckets before a provider's cap ends no more than it leaves, and counts them there.
+-- fits soonest (after a provider's cap that leaves none), and places the requests asked for it (at most the
+-- machine's fair share, fair_total) in the LEASE_N buckets from then, each bucket as much as every run of
+-- B+1 buckets containing it still allows (and at most LEASE_DENSE times the key's even share) and the
+-- buckets before a provider's cap ends no more than it leaves, and counts them there.
 -- A grant starts no more than LEASE_AHEAD buckets (three leases' length, three quarters of a window) after
 -- now's: where the soonest fit is later, nothing is placed and the caller is told when to ask again (the
 -- window is then never promised more than a window ahead, which keeps each account's hash, its load and the
@@ -445,20 +448,55 @@ end
 -- each of LEASE_N buckets, then cu rs fl le pr per account}.
 local LEASE_N = 16
 local LEASE_AHEAD = 3 * LEASE_N
-local function lease_grant(a, l, ask, tok, at)
+-- A grant is dense: a bucket holds up to LEASE_DENSE times the key's even share of a window (the limit over
+-- B buckets, at least 1), so a burst goes in a few buckets as it would without leases (paced at the even
+-- share, the first window's width stayed in every window after it: a sliding window frees room where its
+-- places were). It is short: a machine's fair share is a LEASE_SHARE-th of the limit, and a machine asks
+-- again when its grant is used up, so the window's room goes round the machines asking in grants of about
+-- that size.
+local LEASE_DENSE, LEASE_SHARE = 3, 8
+-- Fair shares between machines: per account, each machine's places granted and not given back (field
+-- m<machine>) and when it was last granted (t<machine>; both dropped at its exit and FAIR_GONE spans after).
+-- A machine's share is `base` less its lead on the mean of the machines granted within FAIR_SEEN spans (one
+-- new to them, or back, starts at their mean), between a quarter of base and twice it: the first askers at
+-- each burst's head no longer run ahead of the others for good, which a fleet with a fixed amount of work
+-- pays at its end.
+local FAIR_SEEN, FAIR_GONE = 2, 8
+local function fair_total(a, me, base, span)
+  local sum, cnt = 0, 0
+  for name, v in pairs(a.f) do
+    if string.byte(name, 1) == 116 then -- 't'
+      local id = string.sub(name, 2)
+      if v < now - FAIR_GONE * span then
+        del(a, name); del(a, 'm' .. id); a.f[name] = nil; a.f['m' .. id] = nil
+      elseif v >= now - FAIR_SEEN * span and id ~= me then
+        sum, cnt = sum + (a.f['m' .. id] or 0), cnt + 1
+      end
+    end
+  end
+  if cnt == 0 then return base end
+  local mine = a.f['m' .. me]
+  if not mine or (a.f['t' .. me] or 0) < now - FAIR_SEEN * span then
+    mine = math.floor(sum / cnt)
+    set(a, 'm' .. me, mine)
+  end
+  local share = base - (mine - math.floor((sum + mine) / (cnt + 1)))
+  return math.min(math.max(share, math.max(1, math.floor(base / 4))), 2 * base)
+end
+local function lease_grant(a, l, ask, tok, at, me)
   local span = span_of(l)
   local e0, k_max = epoch_of(at, span), epoch_of(now, span) + AHEAD
   local n = LEASE_N
   if e0 + n - 1 > k_max then n = k_max - e0 + 1 end
-  -- no bucket of a grant holds more than the key's even share of a window (the limit over B buckets, at
-  -- least 1): a machine is never granted more than it can send in a bucket's time while others queue
+  local dense, share = math.huge, math.huge
   for d = 0, 1 do
     local unit = d == 0 and 1 or tok
     if l[d] > 0 and unit > 0 then
-      local even = math.max(1, math.ceil(l[d] / B / unit))
-      if even < ask then ask = even end
+      dense = math.min(dense, math.max(1, math.ceil(LEASE_DENSE * l[d] / B / unit)))
+      share = math.min(share, math.max(1, math.floor(l[d] / LEASE_SHARE / unit)))
     end
   end
+  local total = share < math.huge and math.min(ask, fair_total(a, me, share, span)) or ask
   -- Per limited dimension: base[s], what the run of buckets s .. s+B holds before the grant (s from e0-B);
   -- suf[s], the most any run from s to e0 holds. A run s <= e0 holds every place granted so far (cum); a
   -- run s > e0 those granted from s on, so the fullest run containing bucket j is
@@ -485,7 +523,7 @@ local function lease_grant(a, l, ask, tok, at)
   for d = 0, 1 do if g(a, 'cx' .. d) > now then left[d] = g(a, 'cl' .. d) end end
   local got, per = 0, {}
   for j = e0, e0 + n - 1 do
-    local q, capped = ask, {}
+    local q, capped = math.min(dense, total - got), {}
     for d = 0, 1 do
       local unit, r = d == 0 and 1 or tok, w[d]
       if r then
@@ -518,6 +556,8 @@ local function lease_grant(a, l, ask, tok, at)
     got = got + q
   end
   if got == 0 then return 0, 0, {} end
+  set(a, 'm' .. me, (a.f['m' .. me] or 0) + got)
+  set(a, 't' .. me, now)
   for d = 0, 1 do set(a, 'l' .. d, l[d]) end
   set(a, 'wm', l.w)
   return n, e0, per
@@ -525,10 +565,12 @@ end
 
 if op == 'lease' then
   local cfg = {[0] = tonumber(ARGV[3]), [1] = tonumber(ARGV[4]), w = tonumber(ARGV[5]), m = tonumber(ARGV[6])}
-  local tok, jitter, cap = tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9])
+  local tok, jitter, cap, me = tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9]), ARGV[10]
   local names = {'n_immediate', 'n_waited', 'n_requests'}
+  local exiting = true
+  for c = 11, #ARGV - 3, 4 do if ARGV[c + 1] ~= '0' then exiting = false end end
   local best, best_at, best_ask = -1, 0, 0
-  for c = 10, #ARGV - 3, 4 do
+  for c = 11, #ARGV - 3, 4 do
     local i = tonumber(ARGV[c])
     if i == nil or i < 0 or i >= n then return redis.error_reply('llmgate: no such account') end
     local e, back = string.match(ARGV[c + 2], '^(%-?%d+);(.*)$')
@@ -547,11 +589,15 @@ if op == 'lease' then
       local l = limits_for(a, cfg)
       local span = span_of(l)
       if e and g(a, 'sp') == span then
-        local j = tonumber(e)
+        local j, back_q = tonumber(e), 0
         for q, k in string.gmatch(back, '(%-?%d+),(%-?%d+)') do
-          if q ~= '0' or k ~= '0' then adjust(a, j, -tonumber(q), -tonumber(k)) end
+          if q ~= '0' or k ~= '0' then
+            adjust(a, j, -tonumber(q), -tonumber(k))
+            back_q = back_q + tonumber(q)
+          end
           j = j + 1
         end
+        if a.f['m' .. me] then set(a, 'm' .. me, a.f['m' .. me] - back_q) end
       end
       local m = 1
       for v in string.gmatch(ARGV[c + 3], '%-?%d+') do
@@ -560,6 +606,7 @@ if op == 'lease' then
         m = m + 1
       end
       if g(a, 'cu') > now + cap then set(a, 'cu', now + cap) end -- lg_policy_clamp_cooldown
+      if exiting then del(a, 'm' .. me); del(a, 't' .. me); a.f['m' .. me], a.f['t' .. me] = nil, nil end
       if tonumber(ARGV[c + 1]) > 0 and ready_at(a, jitter) <= now and g(a, 'rs') == 0 and
          not (best >= 0 and best_at <= now) then
         respan(a, span)
@@ -576,7 +623,7 @@ if op == 'lease' then
     if again > now then
       e0, span = again, best_at
     else
-      n, e0, per = lease_grant(accts[best], l, best_ask, tok, best_at)
+      n, e0, per = lease_grant(accts[best], l, best_ask, tok, best_at, me)
     end
   end
   local out = {now, n > 0 and best or -1, n, e0, span}

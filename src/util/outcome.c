@@ -1,4 +1,4 @@
-/* Names of the outcome vocabulary. */
+/* Names of the outcome vocabulary, and the status a host sees for an outcome. */
 #include <string.h>
 
 #include "llmgate/outcome.h"
@@ -44,3 +44,14 @@ bool lg_state_parse(const char *name, lg_state *out) { PARSE(state_names, lg_sta
 bool lg_reason_parse(const char *name, lg_reason *out) { PARSE(reason_names, lg_reason); }
 
 bool lg_detail_parse(const char *name, lg_detail *out) { PARSE(detail_names, lg_detail); }
+
+int lg_outcome_host_status(const lg_outcome *o, int status)
+{
+    if (status >= 200 && status < 300) {
+        if (o->state == LG_STATE_RETRYABLE_RATE_LIMIT)
+            return 429;
+        if (o->state == LG_STATE_PROVIDER_DOWN)
+            return 503;
+    }
+    return status;
+}

@@ -41,18 +41,31 @@ check_eq "mixed: no host failure" 0 "$fails5"
 check_eq "mixed: no provider 429" 0 "$r4295"
 check "mixed: never more than 20 arriving at a key in one window ($arrived5)" test "$arrived5" -le 20
 
-# 2. The lease op alone (rpm 20 per 2 s, 64 buckets: a grant is at most 1 a bucket): two grants fill the
-# window; the third's soonest place is a window ahead, beyond a lease's length (16 buckets), so Redis grants
-# nothing and says when to ask again (between now and that place) and when the place begins.
-lease_op() { # [ACCOUNT_KEY]
+# 2. The lease op alone. lease_op [ACCOUNT_KEY] [MACHINE] [ASK] [LIMIT] [WINDOW_MS] prints Redis's time, the
+# account granted (-1: none), the buckets of the grant, its first bucket (nothing granted: when to ask
+# again), its span field (nothing granted: when the soonest place begins), then the places granted in all,
+# the most in one bucket and those in its first bucket.
+lease_op() {
     redis-cli -u "$REDIS_URL" --eval "$LG_ROOT/src/store/redis_script.lua" lgt:prov "${1:-lgt:acct}" , \
-        lease 600000 20 0 2000 0 0 0 60000 0 20 none 0,0,0 | head -5 | tr '\n' ' '
+        lease 600000 "${4:-20}" 0 "${5:-2000}" 0 0 0 60000 "${2:-m1}" 0 "${3:-20}" none 0,0,0 |
+        awk 'NR <= 5 { printf "%s ", $1 } NR > 5 && NR <= 37 && NR % 2 == 0 { s += $1; if ($1 > m) m = $1; if (NR == 6) f = $1 }
+             END { print s + 0, m + 0, f + 0 }'
 }
-read -r _ acct1 n1 _ <<<"$(lease_op)"
-read -r _ acct2 n2 _ <<<"$(lease_op)"
-read -r now3 acct3 n3 again3 at3 <<<"$(lease_op)"
-diag "grants: $n1 then $n2 buckets; third: account $acct3, $n3 buckets, ask again $((again3 - now3)) ms, place at $((at3 - now3)) ms"
-check "lease op: the first two calls grant (${acct1}:${n1}, ${acct2}:${n2})" test "$acct1" = 0 -a "$n1" -gt 0 -a "$acct2" = 0 -a "$n2" -gt 0
+# 2a. rpm 20 per 2 s (64 buckets): a grant holds at most an eighth of the limit (2 places; LEASE_SHARE) and
+# at most 1 a bucket (three times the even share, rounded up: LEASE_DENSE); grants fill the window, and then
+# the soonest place is a window ahead, beyond three leases' length (48 buckets), so Redis grants nothing and
+# says when to ask again (between now and that place) and when the place begins.
+grants=0 granted=0 most=0 over=0
+for i in $(seq 1 12); do
+    read -r now3 acct3 n3 again3 at3 sum3 max3 _ <<<"$(lease_op)"
+    [ "$acct3" = -1 ] && break
+    grants=$((grants + 1)) granted=$((granted + sum3))
+    [ "$sum3" -gt 2 ] && over=$((over + 1))
+    [ "$max3" -gt "$most" ] && most=$max3
+done
+diag "$grants grants of $granted places (at most $most a bucket); then account $acct3, $n3 buckets, ask again $((again3 - now3)) ms, place at $((at3 - now3)) ms"
+check_eq "lease op: grants of at most 2 places fill the window's 20" "20 0" "$granted $over"
+check_eq "lease op: at most one place a bucket" 1 "$most"
 check_eq "lease op: a place a window ahead is not granted" "-1 0" "$acct3 $n3"
 check "lease op: ask again after now, before the place ($now3 < $again3 < $at3)" test "$again3" -gt "$now3" -a "$again3" -lt "$at3"
 check "lease op: the place is more than a lease's length ahead ($((at3 - now3)) ms > 500 ms)" test $((at3 - now3)) -gt 500
@@ -68,6 +81,27 @@ read -r _ acct4 n4 e4 _ <<<"$(lease_op lgt:acct2)"
 diag "a place 41 buckets ahead: account $acct4, $n4 buckets from bucket now+$((e4 - k_now))"
 check "lease op: a place 41 buckets ahead is granted from there (${acct4}:${n4} from now+$((e4 - k_now)))" \
     test "$acct4" = 0 -a "$n4" -gt 0 -a $((e4 - k_now)) -ge 40 -a $((e4 - k_now)) -le 42
+
+# 2c. Dense grants and fair shares (rpm 240 per 64 s, buckets of 1 s: a share of 30, at most 12 a bucket).
+# Machine m1 alone is granted what it asks, densely: 25 places as 12, 12 and 1. Machine m2 comes in at m1's
+# count; m1 asks twice more and leads, so its next grant shrinks (to a quarter of the share at least) while
+# m2, behind, is granted more than the share. m1's exit (asking for nothing) drops its count.
+op() { lease_op lgt:fair "$1" "$2" 240 64000; }
+read -r _ _ _ _ _ s1 m1 f1 <<<"$(op m1 25)"
+check_eq "dense grant: 25 places, 12 in its first bucket, 12 at most" "25 12 12" "$s1 $f1 $m1"
+read -r _ _ _ _ _ s2 _ <<<"$(op m2 40)"
+read -r _ _ _ _ _ s3 _ <<<"$(op m1 40)"
+read -r _ _ _ _ _ s4 _ <<<"$(op m1 40)"
+read -r _ _ _ _ _ s5 _ <<<"$(op m1 80)"
+read -r _ _ _ _ _ s6 _ <<<"$(op m2 80)"
+diag "m1 25, m2 $s2, m1 $s3, m1 $s4, m1 (leading) $s5, m2 (behind) $s6"
+check_eq "fair share: a machine new to the account is granted the share" 30 "$s2"
+check "fair share: the leading machine is granted less than the share ($s5 < 30), at least a quarter" test "$s5" -lt 30 -a "$s5" -ge 7
+check "fair share: the machine behind is granted more than the share ($s6 > 30)" test "$s6" -gt 30
+redis-cli -u "$REDIS_URL" --eval "$LG_ROOT/src/store/redis_script.lua" lgt:prov lgt:fair , \
+    lease 600000 240 0 64000 0 0 0 60000 m1 0 0 none 0,0,0 >/dev/null
+check_eq "fair share: an exit drops the machine's count" "0 1" \
+    "$(redis-cli -u "$REDIS_URL" hexists lgt:fair mm1) $(redis-cli -u "$REDIS_URL" hexists lgt:fair mm2)"
 
 # 3. A process's exit gives its machine's unused leased places back: one process (a machine of its own) sends
 # 3 requests under 2000 per 60 s (a grant: a place in each of 16 buckets of ~1 s) and exits; then Redis's

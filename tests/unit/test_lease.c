@@ -148,17 +148,20 @@ static void test_redis_gone(void **state)
     assert_true(lg_lease_begin_ask(&l, T0 + 151, &ret)); /* the turn is free again */
 }
 
-static void test_ask_size_follows_the_rate(void **state)
+static void test_ask_size_follows_what_the_lease_served(void **state)
 {
     lg_lease l = {0};
     int64_t at;
     int b;
-    assert_int_equal(lg_lease_ask_size(&l, T0, 100), 1); /* nothing known: one per bucket */
+    assert_int_equal(lg_lease_ask_size(&l, 40), 40); /* nothing known: the cap */
     grant(&l, T0, 16, 10);
-    for (int i = 0; i < 8; i++) /* 8 requests in the first 2 buckets: 4 a bucket */
+    assert_int_equal(lg_lease_ask_size(&l, 40), 1); /* a lease that served nothing: one */
+    for (int i = 0; i < 8; i++) /* 8 requests in the first 2 buckets */
         assert_int_equal(lg_lease_take(&l, 1, T0 + (i < 4 ? 10 : 110), T0 + 5000, &at, &b), LG_LEASE_TAKEN);
-    assert_int_equal(lg_lease_ask_size(&l, T0 + 200, 100), 6); /* 4 and half as much again */
-    assert_int_equal(lg_lease_ask_size(&l, T0 + 200, 5), 5);   /* at most the cap */
+    assert_int_equal(lg_lease_ask_size(&l, 40), 16); /* twice what it served */
+    assert_int_equal(lg_lease_ask_size(&l, 10), 10); /* at most the cap */
+    lg_lease_give_back(&l, l.id, b, 1);
+    assert_int_equal(lg_lease_ask_size(&l, 40), 14); /* a place given back was not served */
 }
 
 /* lg_lease_room: the requests left in buckets not ended and when the first could go; a request it counts is
@@ -315,7 +318,7 @@ int main(void)
         cmocka_unit_test(test_grant_and_use),        cmocka_unit_test(test_give_back_and_settle),
         cmocka_unit_test(test_expiry),               cmocka_unit_test(test_ask_turn_and_return),
         cmocka_unit_test(test_dead_asker),           cmocka_unit_test(test_redis_gone),
-        cmocka_unit_test(test_ask_size_follows_the_rate), cmocka_unit_test(test_room),
+        cmocka_unit_test(test_ask_size_follows_what_the_lease_served), cmocka_unit_test(test_room),
         cmocka_unit_test(test_given_back_not_before), cmocka_unit_test(test_skew_best_measure_and_error),
         cmocka_unit_test(test_takers_and_the_last_one), cmocka_unit_test(test_taker_of_a_reused_pid_is_gone),
     };

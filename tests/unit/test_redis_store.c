@@ -459,6 +459,54 @@ static void jitter_probe_and_notice_in_redis(void **state)
     lg_store_close(other);
 }
 
+/* A lease's place held is swapped for a sooner one when it is admitted again (the exchange does so a bucket
+ * at a time before its place comes): a grant of two places (rpm 16 per 64 s: a share of 2, one a bucket)
+ * taken by ticket 1 (now) and ticket 2 (the next bucket); ticket 1 given back, ticket 2 admitted again goes
+ * now and ticket 3 gets the place it gave back; ticket 3 admitted again, nothing sooner, keeps it. */
+static void a_leased_place_is_swapped_for_a_sooner_one(void **state)
+{
+    fixture *f = *state;
+    char json[512], err[256];
+    snprintf(json, sizeof json,
+             "{\"store\": {\"backend\": \"redis\", \"redis_url\": \"redis://127.0.0.1:%d\", \"timeout_ms\": 200, "
+             "\"leases\": true}}",
+             f->port);
+    lg_errors errs = {0};
+    lg_config *cfg = lg_config_parse(json, strlen(json), "test", false, &errs);
+    lg_errors_free(&errs);
+    assert_non_null(cfg);
+    lg_store *s = lg_store_open_config(cfg, err, sizeof err);
+    assert_non_null(s);
+    lg_store_scope sc = scope(f, "swap", 16, 0, 64000);
+    align_to_bucket(lg_window_span_ms(&sc.limits));
+    lg_store_ticket t1 = {0}, t2 = {0}, t3 = {0};
+    lg_account_state snap[2] = {0};
+    lg_admission a1, a2, a3, again;
+    int64_t now = lg_now_ms(), deadline = now + 600000;
+    assert_int_equal(lg_store_admit(s, &sc, &t1, LG_PREFER_CURRENT, now, deadline, NULL, snap, &a1), 0);
+    assert_int_equal(lg_store_admit(s, &sc, &t2, LG_PREFER_CURRENT, now, deadline, NULL, snap, &a2), 0);
+    assert_true(a1.reserved && a2.reserved);
+    assert_int_equal(a1.idx, a2.idx);
+    assert_true(a1.at_ms <= now);
+    assert_true(a2.at_ms > now); /* the grant's second place, a bucket on */
+    assert_int_equal(lg_store_release(s, &sc, &t1), 0);
+    assert_int_equal(lg_store_admit(s, &sc, &t2, LG_PREFER_CURRENT, now, deadline, NULL, snap, &again), 0);
+    assert_true(again.reserved);
+    assert_true(again.at_ms <= now); /* swapped for the place given back */
+    assert_int_equal(lg_store_admit(s, &sc, &t3, LG_PREFER_CURRENT, now, deadline, NULL, snap, &a3), 0);
+    assert_int_equal(a3.idx, a2.idx);
+    assert_int_equal(a3.at_ms, a2.at_ms); /* ticket 2's place, given back */
+    int64_t bucket = t3.bucket;
+    assert_int_equal(lg_store_admit(s, &sc, &t3, LG_PREFER_CURRENT, now, deadline, NULL, snap, &again), 0);
+    assert_true(again.reserved);
+    assert_int_equal(again.at_ms, a3.at_ms); /* nothing sooner: kept */
+    assert_int_equal(t3.bucket, bucket);
+    lg_store_release(s, &sc, &t2);
+    lg_store_release(s, &sc, &t3);
+    lg_store_close(s);
+    lg_config_free(cfg);
+}
+
 static void nothing_listening_fails_open_fast(void **state)
 {
     fixture *f = *state;
@@ -580,6 +628,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(lua_window_matches_the_c_scan, setup, teardown),
         cmocka_unit_test_setup_teardown(cooldown_and_counters_are_shared, setup, teardown),
         cmocka_unit_test_setup_teardown(jitter_probe_and_notice_in_redis, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_leased_place_is_swapped_for_a_sooner_one, setup, teardown),
         cmocka_unit_test_setup_teardown(nothing_listening_fails_open_fast, setup, teardown),
         cmocka_unit_test_setup_teardown(folded_steps_in_redis, setup, teardown),
         cmocka_unit_test(urls_parse),
