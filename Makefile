@@ -161,9 +161,12 @@ $(B)/san/%.o: %.c $(wildcard include/llmgate/*.h) | $(B)
 $(B):
 	@mkdir -p $(B)
 
-# The redis backend's Lua script, as a C string literal.
-$(B)/gen/redis_script.inc: src/store/redis_script.lua
+# The redis backend's Lua script (its ops, then the lease op last), whole for redis-cli --eval in the tests,
+# and as a C string literal.
+$(B)/gen/redis_script.lua: src/store/redis_script.lua src/store/redis_lease.lua
 	@mkdir -p $(dir $@)
+	cat $^ > $@
+$(B)/gen/redis_script.inc: $(B)/gen/redis_script.lua
 	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@
 REDIS_SCRIPT_OBJ := $(foreach d,obj san fuzzobj train,$(B)/$(d)/src/store/redis_script.o)
 $(REDIS_SCRIPT_OBJ): $(B)/gen/redis_script.inc

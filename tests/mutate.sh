@@ -152,25 +152,25 @@ redis-layout1-fields-kept|src/store/redis_script.lua|test_redis_layout
 redis-foreign-layout-written|src/store/redis_script.lua|test_redis_layout
   if lv and lv ~= LAYOUT then
   if false then
-lease-grant-over-room|src/store/redis_script.lua|test_redis_lease
+lease-grant-over-room|src/store/redis_lease.lua|test_redis_lease
         if room < q then q = room end
         q = q
-lease-granted-a-window-ahead|src/store/redis_script.lua|test_redis_lease
+lease-granted-a-window-ahead|src/store/redis_lease.lua|test_redis_lease
     if again > now then
     if false then
-lease-grants-two-leases-ahead|src/store/redis_script.lua|test_redis_lease
+lease-grants-two-leases-ahead|src/store/redis_lease.lua|test_redis_lease
 local LEASE_AHEAD = 3 * LEASE_N
 local LEASE_AHEAD = 2 * LEASE_N
 lease-held-never-swapped|src/store/redis_lease.c|test_redis_store
     if (h && (best < 0 || at >= h->at_ms || acc[h->account]->lease.id != h->lease)) {
     if (h) {
-lease-share-not-fair|src/store/redis_script.lua|test_redis_lease
+lease-share-not-fair|src/store/redis_lease.lua|test_redis_lease
   local total = share < math.huge and math.min(ask, fair_total(a, me, share, span)) or ask
   local total = share < math.huge and math.min(ask, share) or ask
-lease-grant-paced|src/store/redis_script.lua|test_redis_lease
+lease-grant-paced|src/store/redis_lease.lua|test_redis_lease
     local q, capped = math.min(dense, total - got), {}
     local q, capped = math.min(1, total - got), {}
-lease-places-uncounted|src/store/redis_script.lua|test_redis_lease
+lease-places-uncounted|src/store/redis_lease.lua|test_redis_lease
       a.q[j] = (a.q[j] or 0) + need[0]; a.k[j] = (a.k[j] or 0) + need[1]
       a.k[j] = (a.k[j] or 0) + need[1]
 dead-waiter-kept|src/store/shm_ops.c|test_dead_waiter

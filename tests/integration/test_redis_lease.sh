@@ -46,7 +46,7 @@ check "mixed: never more than 20 arriving at a key in one window ($arrived5)" te
 # again), its span field (nothing granted: when the soonest place begins), then the places granted in all,
 # the most in one bucket and those in its first bucket.
 lease_op() {
-    redis-cli -u "$REDIS_URL" --eval "$LG_ROOT/src/store/redis_script.lua" lgt:prov "${1:-lgt:acct}" , \
+    redis-cli -u "$REDIS_URL" --eval "$LG_BUILD/gen/redis_script.lua" lgt:prov "${1:-lgt:acct}" , \
         lease 600000 "${4:-20}" 0 "${5:-2000}" 0 0 0 60000 "${2:-m1}" 0 "${3:-20}" none 0,0,0 |
         awk 'NR <= 5 { printf "%s ", $1 } NR > 5 && NR <= 37 && NR % 2 == 0 { s += $1; if ($1 > m) m = $1; if (NR == 6) f = $1 }
              END { print s + 0, m + 0, f + 0 }'
@@ -98,7 +98,7 @@ diag "m1 25, m2 $s2, m1 $s3, m1 $s4, m1 (leading) $s5, m2 (behind) $s6"
 check_eq "fair share: a machine new to the account is granted the share" 30 "$s2"
 check "fair share: the leading machine is granted less than the share ($s5 < 30), at least a quarter" test "$s5" -lt 30 -a "$s5" -ge 7
 check "fair share: the machine behind is granted more than the share ($s6 > 30)" test "$s6" -gt 30
-redis-cli -u "$REDIS_URL" --eval "$LG_ROOT/src/store/redis_script.lua" lgt:prov lgt:fair , \
+redis-cli -u "$REDIS_URL" --eval "$LG_BUILD/gen/redis_script.lua" lgt:prov lgt:fair , \
     lease 600000 240 0 64000 0 0 0 60000 m1 0 0 none 0,0,0 >/dev/null
 check_eq "fair share: an exit drops the machine's count" "0 1" \
     "$(redis-cli -u "$REDIS_URL" hexists lgt:fair mm1) $(redis-cli -u "$REDIS_URL" hexists lgt:fair mm2)"

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Redis CPU per admission of the redis backend's script (src/store/redis_script.lua), from INFO
+"""Redis CPU per admission of the redis backend's script (build/gen/redis_script.lua), from INFO
 commandstats (usec_per_call: time inside the command, preemption included on a loaded machine) and from
 INFO cpu (the server's user + system CPU time over the calls, per call: the command's share and the
 connection's handling, preemption excluded), on a redis-server of its own:
@@ -8,8 +8,8 @@ usage: redis_script_cpu.py SCRIPT.lua [SCRIPT.lua ...]
 For each script, alternating, ROUNDS times: CALLS 'admit' calls on one account of a 2 s window (buckets of
 ~32 ms, so the hash holds a whole window of buckets), (a) limits never reached (every admission fits at
 once: the common case), (b) a full window (rpm 40, deadline 0: each call finds no room now, nothing
-written), and (c) CALLS 'lease' calls of a machine asking for both accounts of a 200-per-2-s key, 3 requests a
-bucket, nothing given back: the window fills as far ahead as grants go, then each call grants what freed up
+written), and (c) CALLS 'lease' calls of a machine asking for both accounts of a 200-per-2-s key, 25
+requests in all, nothing given back: the window fills as far ahead as grants go, then each call grants what freed up
 or nothing (the fleet bench's saturated state). Prints the medians per script and case."""
 import os
 import socket
@@ -74,7 +74,8 @@ def run(r, sha, rpm, deadline, key):
 
 
 def run_lease(r, sha):
-    args = ["lease", 600000, 200, 0, 2000, 40, 37, 0.5, 600000, 0, 3, "none", "0,0,0", 1, 3, "none", "0,0,0"]
+    args = ["lease", 600000, 200, 0, 2000, 40, 37, 0.5, 600000, "machine", 0, 25, "none", "0,0,0", 1, 25, "none",
+            "0,0,0"]
     return measure(r, sha, ["cpu:p", "cpu:a", "cpu:b"], args)
 
 
