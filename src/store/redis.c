@@ -22,19 +22,12 @@
 #include "store/redis_lease.h"
 #include "store/redis_visit.h"
 #include "store/shm.h"
+#include "store/shm_index.h"
 
-/* FNV-1a of an account's identity, to add it to the index once per process. */
+/* The hash of an account's identity, to add it to the index once per process. */
 static uint64_t identity_hash(const char *provider, const lg_account_ref *ref)
 {
-    uint64_t h = UINT64_C(1469598103934665603);
-    const char *parts[3] = {provider, ref->name, ref->digest ? ref->digest : ""};
-    for (int i = 0; i < 3; i++)
-        for (const char *p = parts[i];; p++) {
-            h = (h ^ (unsigned char)*p) * UINT64_C(1099511628211);
-            if (!*p)
-                break;
-        }
-    return h;
+    return lg_store_hash_names(provider, ref->name, ref->digest ? ref->digest : "");
 }
 
 /* Pipelines SADD of the scope's accounts to the index (for `llmgate status`) when this process has not. */
@@ -445,17 +438,12 @@ static const lg_store_ops redis_ops = {
     .at_exit = redis_at_exit,
 };
 
-/* This machine's name among the fleet's: FNV-1a of its host (lg_owner_host) and its local store's path. */
+/* This machine's name among the fleet's: the hash of its host (lg_owner_host) and its local store's path. */
 static void machine_name(char out[17])
 {
     char file[4096] = "";
     lg_store_resolve_path(NULL, file, sizeof file);
-    uint64_t h = 1469598103934665603ULL;
-    for (const char *p = lg_owner_host(); *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-    for (const char *p = file; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-    snprintf(out, 17, "%016llx", (unsigned long long)h);
+    snprintf(out, 17, "%016llx", (unsigned long long)lg_store_hash_names(lg_owner_host(), file, ""));
 }
 
 lg_store *lg_redis_open(const lg_config *cfg, lg_store *local, char *err, size_t errlen)

@@ -429,11 +429,12 @@ static bool lease_admit(redis_store *s, const lg_store_scope *sc, lg_store_ticke
                               .retry_ms = x.retry_ms ? x.retry_ms : LEASE_BUSY_MS, .breaker = out->breaker};
         return true;
     }
-    int64_t bucket_ms = x.span_ms / LG_WINDOW_BUCKETS;
+    /* a place more than a bucket ahead is looked at again every bucket for a sooner one */
+    int64_t bucket_ms = x.span_ms / LG_WINDOW_BUCKETS, at = x.step == LEASE_KEPT ? t->at_ms : x.at_ms;
+    int64_t recheck_ms = at - now_ms > bucket_ms ? bucket_ms : 0;
     if (x.step == LEASE_KEPT) {
-        int64_t at = t->at_ms > now_ms ? t->at_ms : now_ms;
-        *out = (lg_admission){.idx = t->account, .at_ms = at, .reserved = true, .breaker = out->breaker,
-                              .recheck_ms = at - now_ms > bucket_ms ? bucket_ms : 0};
+        *out = (lg_admission){.idx = t->account, .at_ms = at > now_ms ? at : now_ms, .reserved = true,
+                              .breaker = out->breaker, .recheck_ms = recheck_ms};
         return true;
     }
     if (x.step != LEASE_TAKEN)
@@ -441,7 +442,7 @@ static bool lease_admit(redis_store *s, const lg_store_scope *sc, lg_store_ticke
     if (x.noted)
         note_exit_scope(s, sc);
     *out = (lg_admission){.idx = x.idx, .at_ms = x.at_ms, .reserved = true, .breaker = out->breaker,
-                          .recheck_ms = x.at_ms - now_ms > bucket_ms ? bucket_ms : 0};
+                          .recheck_ms = recheck_ms};
     *t = (lg_store_ticket){.held = true, .account = x.idx, .bucket = x.bucket, .tokens = tokens, .lease = x.id,
                            .at_ms = x.at_ms, .owner = s};
     return true;

@@ -22,8 +22,7 @@ static void copy_name(char *dst, const char *s, size_t cap)
     memcpy(dst, s, len);
 }
 
-/* FNV-1a over the NUL-terminated strings, separators included. */
-static uint64_t hash_names(const char *a, const char *b, const char *c)
+uint64_t lg_store_hash_names(const char *a, const char *b, const char *c)
 {
     uint64_t h = UINT64_C(1469598103934665603);
     const char *parts[3] = {a, b, c};
@@ -42,7 +41,7 @@ static lg_store_provider_entry *provider_entry(lg_store_layout *m, const char *p
 {
     char name[LG_NAME_MAX];
     copy_name(name, provider, sizeof name);
-    uint64_t h = hash_names(name, "", "");
+    uint64_t h = lg_store_hash_names(name, "", "");
     for (size_t k = 0; k < LG_STORE_PROVIDERS; k++) {
         lg_store_provider_entry *e = &m->providers[(h + k) % LG_STORE_PROVIDERS];
         if (!e->used) {
@@ -63,7 +62,7 @@ lg_store_account_entry *lg_layout_account(lg_store_layout *m, const char *provid
     copy_name(prov, provider, sizeof prov);
     copy_name(name, ref->name, sizeof name);
     copy_name(digest, ref->digest, sizeof digest);
-    uint64_t h = hash_names(prov, name, digest);
+    uint64_t h = lg_store_hash_names(prov, name, digest);
     for (size_t k = 0; k < LG_STORE_ACCOUNTS; k++) {
         lg_store_account_entry *e = &m->accounts[(h + k) % LG_STORE_ACCOUNTS];
         if (!e->used) {

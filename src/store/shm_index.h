@@ -6,6 +6,10 @@
 
 #include "store/layout.h"
 
+/* FNV-1a over the three NUL-terminated strings, separators included: the index's names, and the redis
+ * backend's account identities and machine name. */
+uint64_t lg_store_hash_names(const char *a, const char *b, const char *c);
+
 /* The account's entry in m, created when missing; NULL when the table is full. */
 lg_store_account_entry *lg_layout_account(lg_store_layout *m, const char *provider, const lg_account_ref *ref);
 
