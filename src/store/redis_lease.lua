@@ -80,7 +80,7 @@ local function lease_grant(a, l, ask, tok, at, me)
   -- cum + max(suf[j-B], max over e0 < s <= j of base[s] - cum when s was reached): O(B + LEASE_N).
   local w = {}
   for d = 0, 1 do
-    if l[d] > 0 then
+    if binds(a, d, total * (d == 0 and 1 or tok), l[d]) then
       local vals, base, suf, sum, top = d == 0 and a.q or a.k, {}, {}, 0, 0
       for e = e0 - B, e0 - 1 do sum = sum + (vals[e] or 0) end
       for s = e0 - B, e0 + n - 1 do

@@ -125,6 +125,17 @@ end
 -- window.c's starts_only: every place of bucket e is at its first ms.
 local function starts_only(a, same, e) return same and a.q[e] ~= nil and a.z[e] == a.q[e] end
 
+-- Whether dimension d (0 requests, 1 tokens) can bind: every bucket the account keeps (old ones too) and
+-- `more` together exceed its limit lim. Where they do not, no run of buckets can, and the scans leave d out
+-- (a provider's token limit, learned from its headers, is often far above what its requests can use).
+local function binds(a, d, more, lim)
+  if lim <= 0 then return false end
+  local sum = more
+  for _, v in pairs(d == 0 and a.q or a.k) do sum = sum + v end
+  return sum > lim
+end
+local NONE = {}
+
 -- lg_window_earliest: returns at, retry (retry > 0: at is a lower bound, ask again after retry ms).
 local function earliest(a, l, tokens, not_before)
   local span = span_of(l)
@@ -137,9 +148,11 @@ local function earliest(a, l, tokens, not_before)
   local k_now = epoch_of(now, span)
   local k_max, k0 = k_now + AHEAD, epoch_of(start, span)
   if k0 > k_max then return start, start_of(k0 - AHEAD, span) - now end
-  if l[0] <= 0 and l[1] <= 0 then return start, 0 end
   local same = g(a, 'sp') == span
   local q, k, L0, L1, N0, N1 = a.q, a.k, l[0], l[1], need[0], need[1]
+  if not binds(a, 0, N0, L0) then q, L0 = NONE, 0 end
+  if not binds(a, 1, N1, L1) then k, L1 = NONE, 0 end
+  if L0 <= 0 and L1 <= 0 then return start, 0 end
   local s0, s1 = 0, 0 -- the buckets k0-B .. k0-1 (none of another span); locals: the scan is the call's cost
   if same then for e = k0 - B, k0 - 1 do s0 = s0 + (q[e] or 0); s1 = s1 + (k[e] or 0) end end
   if same and a.top <= k0 then -- window.c's fast path: the fullest run through k0 ends at k0
