@@ -167,6 +167,12 @@ lease-held-never-swapped|src/store/redis_lease.c|test_redis_store
 lease-share-not-fair|src/store/redis_lease.lua|test_redis_lease
   local total = share < math.huge and math.min(ask, fair_total(a, me, share, span)) or ask
   local total = share < math.huge and math.min(ask, share) or ask
+lease-grant-suffix-max-lost|src/store/redis_lease.lua|test_redis_store
+        if s + B - e0 < n then suf[s + B - e0] = top end
+        if s + B - e0 < n then suf[s + B - e0] = sum end
+lua-limit-never-binds|src/store/redis_script.lua|test_redis_store
+  if lim <= 0 then return false end
+  if true then return false end
 lease-grant-paced|src/store/redis_lease.lua|test_redis_lease
     local q, capped = math.min(dense, total - got), {}
     local q, capped = math.min(1, total - got), {}

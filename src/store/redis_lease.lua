@@ -74,23 +74,25 @@ local function lease_grant(a, l, ask, tok, at, me)
     end
   end
   local total = share < math.huge and math.min(ask, fair_total(a, me, share, span)) or ask
-  -- Per limited dimension: base[s], what the run of buckets s .. s+B holds before the grant (s from e0-B);
-  -- suf[s], the most any run from s to e0 holds. A run s <= e0 holds every place granted so far (cum); a
-  -- run s > e0 those granted from s on, so the fullest run containing bucket j is
-  -- cum + max(suf[j-B], max over e0 < s <= j of base[s] - cum when s was reached): O(B + LEASE_N).
+  -- Per dimension that can bind: base[j - e0], what the run of buckets j .. j+B holds before the grant (e0 <
+  -- j < e0 + n); suf[j - e0], the most any run from j-B to e0 holds (runs are summed from e0's back to e0-B).
+  -- A run s <= e0 holds every place granted so far (cum); a run s > e0 those granted from s on, so the
+  -- fullest run containing bucket j is cum + max(suf[j - e0], max over e0 < s <= j of base[s - e0] - cum
+  -- when s was reached): O(B + LEASE_N), the tables only as long as the grant.
   local w = {}
   for d = 0, 1 do
     if binds(a, d, total * (d == 0 and 1 or tok), l[d]) then
-      local vals, base, suf, sum, top = d == 0 and a.q or a.k, {}, {}, 0, 0
-      for e = e0 - B, e0 - 1 do sum = sum + (vals[e] or 0) end
-      for s = e0 - B, e0 + n - 1 do
-        sum = sum + (vals[s + B] or 0)
-        base[s] = sum
-        sum = sum - (vals[s] or 0)
+      local vals, sum = d == 0 and a.q or a.k, 0
+      for e = e0, e0 + B do sum = sum + (vals[e] or 0) end
+      local base, suf, run, top = {}, {}, sum, sum > 0 and sum or 0
+      for j = e0 + 1, e0 + n - 1 do
+        run = run + (vals[j + B] or 0) - (vals[j - 1] or 0)
+        base[j - e0] = run
       end
-      for s = e0, e0 - B, -1 do
-        if base[s] > top then top = base[s] end
-        suf[s] = top
+      for s = e0 - 1, e0 - B, -1 do
+        sum = sum + (vals[s] or 0) - (vals[s + B + 1] or 0)
+        if sum > top then top = sum end
+        if s + B - e0 < n then suf[s + B - e0] = top end
       end
       w[d] = {base = base, suf = suf, cum = 0}
     end
@@ -105,10 +107,10 @@ local function lease_grant(a, l, ask, tok, at, me)
       local unit, r = d == 0 and 1 or tok, w[d]
       if r then
         if j > e0 then
-          local v = r.base[j] - r.cum
+          local v = r.base[j - e0] - r.cum
           if r.later == nil or v > r.later then r.later = v end
         end
-        local top = r.suf[j - B]
+        local top = r.suf[j - e0]
         if r.later and r.later > top then top = r.later end
         local room = l[d] - (top + r.cum)
         if d == 1 then room = tok > 0 and math.floor(room / tok) or q end

@@ -329,6 +329,124 @@ static void lua_window_matches_the_c_scan(void **state)
     h->free_ctx(c);
 }
 
+/* A grant's places (the lease op) against a brute force: a random window of buckets (some over the limit, a
+ * token limit or none) and a machine's ask; every bucket j of the grant holds what the greedy rule places,
+ * min(LEASE_DENSE times the even share, what is left of the machine's share and ask, the room the fullest
+ * run of B+1 buckets containing j leaves with the grant's earlier places counted), summed afresh per run. */
+#define GRANT_N 16 /* the lease op's LEASE_N */
+static int64_t room_of(const int64_t *pre, const int64_t *got, int64_t base, int64_t j, int64_t limit)
+{
+    int64_t room = INT64_MAX;
+    for (int64_t s = j - LG_WINDOW_BUCKETS; s <= j; s++) {
+        int64_t sum = 0;
+        for (int64_t e = s; e <= s + LG_WINDOW_BUCKETS; e++)
+            sum += pre[e - base] + got[e - base];
+        if (limit - sum < room)
+            room = limit - sum;
+    }
+    return room;
+}
+
+static void redis_command(const lg_hiredis *h, redisContext *c, int argc, const char **argv)
+{
+    void *reply = NULL;
+    assert_int_equal(h->append_argv(c, argc, argv, NULL), REDIS_OK);
+    assert_int_equal(h->get_reply(c, &reply), REDIS_OK);
+    assert_true(((redisReply *)reply)->type != REDIS_REPLY_ERROR);
+    h->free_reply(reply);
+}
+
+static void lease_grant_matches_brute_force(void **state)
+{
+    fixture *f = *state;
+    char err[256];
+    const lg_hiredis *h = lg_hiredis_load(err, sizeof err);
+    assert_non_null(h);
+    redisContext *c = h->connect_tcp("127.0.0.1", f->port, (struct timeval){.tv_sec = 5});
+    assert_true(c && !c->err);
+    char *script = malloc(sizeof fake_time + strlen(lg_redis_script));
+    assert_non_null(script);
+    strcpy(script, fake_time);
+    strcat(script, lg_redis_script);
+    enum { B = LG_WINDOW_BUCKETS, LO = 2 * B + 2, LEN = 4 * B + GRANT_N };
+    int grants = 0, bound = 0, refused = 0;
+    for (int seed = 0; seed < 300; seed++) {
+        srand((unsigned)seed * 104729u + 3u);
+        int64_t L[2] = {4 + rand() % 200, rand() % 3 ? 0 : 500 + rand() % 20000}, tok = L[1] ? 1 + rand() % 100 : 0;
+        int64_t wms = 1000 + rand() % 4000, span = wms + lg_window_margin_ms(wms);
+        int64_t now = INT64_C(1700000000000) + rand() % 100000, k_now = now * B / span, base = k_now - LO;
+        int64_t pre[2][LEN], got[2][LEN];
+        memset(pre, 0, sizeof pre), memset(got, 0, sizeof got);
+        char W[8192] = "";
+        size_t len = 0;
+        int64_t last = 0;
+        for (int64_t e = k_now - B - 2; e <= k_now + 50; e++) { /* buckets in rising order, half of them held */
+            if (rand() % 2)
+                continue;
+            pre[0][e - base] = rand() % (3 * L[0] / B + 2);
+            pre[1][e - base] = L[1] ? pre[0][e - base] * (1 + rand() % (2 * tok)) : 0;
+            len += (size_t)snprintf(W + len, sizeof W - len, "%s%lld,%lld,%lld", len ? " " : "",
+                                    (long long)(e - last), (long long)pre[0][e - base], (long long)pre[1][e - base]);
+            last = e;
+        }
+        char key[32], sp[24], l0[24], l1[24], wm[24], mg[24], tk[24], ask[24];
+        int64_t want = 1 + rand() % 60;
+        snprintf(key, sizeof key, "lw:a%d", seed);
+        snprintf(sp, sizeof sp, "%lld", (long long)span);
+        const char *del[] = {"DEL", key}, *set[] = {"HSET", key, "qv", "2", "sp", sp, "W", W};
+        redis_command(h, c, 2, del);
+        redis_command(h, c, len ? 8 : 6, set);
+        snprintf(l0, sizeof l0, "%lld", (long long)L[0]);
+        snprintf(l1, sizeof l1, "%lld", (long long)L[1]);
+        snprintf(wm, sizeof wm, "%lld", (long long)wms);
+        snprintf(mg, sizeof mg, "%lld", (long long)(span - wms));
+        snprintf(tk, sizeof tk, "%lld", (long long)tok);
+        snprintf(ask, sizeof ask, "%lld", (long long)want);
+        const char *args[] = {"lease", "600000", l0, l1, wm, mg, tk, "0", "600000", "m1", "0", ask, "none", "0,0,0"};
+        redisReply *r = lua_call(h, c, script, seed, now, 14, args);
+        int64_t n = int_at(r, 2), e0 = int_at(r, 3);
+        if (int_at(r, 1) != 0 || n <= 0) {
+            refused++;
+            h->free_reply(r);
+            continue;
+        }
+        grants++;
+        assert_true(e0 >= k_now && e0 <= k_now + 48 && n <= GRANT_N);
+        /* the machine alone on the account: its share is an eighth of the limit (LEASE_SHARE), a bucket holds at
+         * most three times the even share (LEASE_DENSE), both in requests of tok where tokens are limited */
+        int64_t dense = L[0] * 3 / B + (L[0] * 3 % B != 0), share = L[0] / 8;
+        if (L[1] && tok) {
+            int64_t dk = (3 * L[1] + B * tok - 1) / (B * tok), sk = L[1] / 8 / tok;
+            dense = dk < dense ? dk : dense, share = sk < share ? sk : share;
+        }
+        dense = dense > 1 ? dense : 1, share = share > 1 ? share : 1;
+        int64_t total = want < share ? want : share, placed = 0;
+        for (int64_t j = e0; j < e0 + n; j++) {
+            int64_t q = dense < total - placed ? dense : total - placed;
+            int64_t room = room_of(pre[0], got[0], base, j, L[0]);
+            bound += room < q;
+            q = room < q ? room : q;
+            if (L[1] && tok) {
+                int64_t rk = room_of(pre[1], got[1], base, j, L[1]);
+                rk = rk < 0 ? -((-rk + tok - 1) / tok) : rk / tok;
+                q = rk < q ? rk : q;
+            }
+            q = q > 0 ? q : 0;
+            int64_t rq = int_at(r, 5 + 2 * (size_t)(j - e0)), rk = int_at(r, 6 + 2 * (size_t)(j - e0));
+            if (rq != q || rk != q * tok)
+                fail_msg("seed %d: bucket now+%lld granted %lld (%lld tokens), the brute force %lld (%lld)", seed,
+                         (long long)(j - k_now), (long long)rq, (long long)rk, (long long)q, (long long)(q * tok));
+            got[0][j - base] = q, got[1][j - base] = q * tok, placed += q;
+        }
+        h->free_reply(r);
+    }
+    print_message("# 300 windows: %d grants (%d refused), %d buckets where a run's room bound the grant\n", grants,
+                  refused, bound);
+    free(script);
+    h->free_ctx(c);
+    assert_true(grants > 100 && bound > 50);
+}
+
 static void cooldown_and_counters_are_shared(void **state)
 {
     fixture *f = *state;
@@ -626,6 +744,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(lua_window_matches_c_window, setup, teardown),
         cmocka_unit_test_setup_teardown(lua_window_matches_the_c_scan, setup, teardown),
+        cmocka_unit_test_setup_teardown(lease_grant_matches_brute_force, setup, teardown),
         cmocka_unit_test_setup_teardown(cooldown_and_counters_are_shared, setup, teardown),
         cmocka_unit_test_setup_teardown(jitter_probe_and_notice_in_redis, setup, teardown),
         cmocka_unit_test_setup_teardown(a_leased_place_is_swapped_for_a_sooner_one, setup, teardown),
