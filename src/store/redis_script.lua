@@ -260,14 +260,16 @@ local function reap(a, host, me, dead, seen)
   end
 end
 
--- Drops buckets no window can read any more, writes what changed, refreshes the key's time to live.
 -- Refreshes a key's time to live once it has run down by an eighth (not on every call: a write).
 local function expire(key)
   if redis.call('PTTL', key) < ttl - ttl / 8 then redis.call('PEXPIRE', key, ttl) end
 end
+-- Writes what changed, refreshes the key's time to live. Buckets no window can read any more are dropped
+-- when the buckets are written anyway (a call that only reads them, a refusal, leaves them: no scan reads
+-- them, and rewriting W for them alone was a refusal's largest write).
 local function tidy(a)
   local span = g(a, 'sp')
-  if span > 0 then
+  if span > 0 and a.dirty then
     local old = epoch_of(now, span) - B - 1
     for e in pairs(a.q) do if e < old then a.q[e], a.k[e], a.z[e], a.dirty = nil, nil, nil, true end end
   end
