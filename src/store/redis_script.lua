@@ -153,15 +153,30 @@ local function earliest(a, l, tokens, not_before)
   if not binds(a, 0, N0, L0) then q, L0 = NONE, 0 end
   if not binds(a, 1, N1, L1) then k, L1 = NONE, 0 end
   if L0 <= 0 and L1 <= 0 then return start, 0 end
-  local s0, s1 = 0, 0 -- the buckets k0-B .. k0-1 (none of another span); locals: the scan is the call's cost
-  if same then for e = k0 - B, k0 - 1 do s0 = s0 + (q[e] or 0); s1 = s1 + (k[e] or 0) end end
+  local s0, s1 = 0, 0 -- the buckets k0-B .. k0-1 (none of another span)
+  if same then
+    for e, v in pairs(q) do if e >= k0 - B and e < k0 then s0 = s0 + v end end
+    for e, v in pairs(k) do if e >= k0 - B and e < k0 then s1 = s1 + v end end
+  end
   if same and a.top <= k0 then -- window.c's fast path: the fullest run through k0 ends at k0
     local r0, r1 = s0 + (q[k0] or 0), s1 + (k[k0] or 0)
     if starts_only(a, true, k0 - B) then r0 = r0 - (q[k0 - B] or 0); r1 = r1 - (k[k0 - B] or 0) end
     if (L0 <= 0 or r0 + N0 <= L0) and (L1 <= 0 or r1 + N1 <= L1) then return start, 0 end
   end
-  local last_bad = k0 - B - 1
-  for j = k0 - B, k_max do -- window.c's scan: s0, s1 become the run [j, j+B]
+  -- window.c's scan, visiting only the j where a run's sum changes (a held bucket e enters the run [j, j+B]
+  -- at j = e - B and leaves it at j = e + 1): between two such, every run is as full, so the stretch is
+  -- decided at once (all over the limit, or its first j out of the last full run's reach fits).
+  local moves = {}
+  if same then
+    for _, t in ipairs({q, k}) do
+      for e, v in pairs(t) do
+        if v ~= 0 then moves[#moves + 1] = e - B; moves[#moves + 1] = e + 1 end
+      end
+    end
+    table.sort(moves)
+  end
+  local last_bad, i, j = k0 - B - 1, 1, k0 - B
+  while j <= k_max do -- s0, s1 become the run [j, j+B]
     local before = last_bad
     if same then
       s0 = s0 + (q[j + B] or 0); s1 = s1 + (k[j + B] or 0)
@@ -173,6 +188,17 @@ local function earliest(a, l, tokens, not_before)
       local t = j == k0 and start or sj
       if last_bad ~= j or t == sj then return t, 0 end
     end
+    while moves[i] and moves[i] <= j do i = i + 1 end
+    local next_j = moves[i] and moves[i] <= k_max and moves[i] or k_max + 1
+    if last_bad == j then
+      last_bad = next_j - 1
+    else
+      local f = last_bad + B + (starts_only(a, same, last_bad) and 0 or 1)
+      if f <= j then f = j + 1 end
+      if f < k0 then f = k0 end
+      if f < next_j then return f == k0 and start or start_of(f, span), 0 end
+    end
+    j = next_j
   end
   return start_of(k_max + 1, span), start_of(k_now + 1, span) - now
 end
