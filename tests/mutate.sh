@@ -245,6 +245,12 @@ window-marks-unused|src/limiter/window.c|test_window test_window_sums
 lua-now-admission-marked|src/store/redis_script.lua|test_redis_store
   local marked = at == start_of(e, span) and (((a.q[e] or 0) == 0 and (a.k[e] or 0) == 0) or starts_only(a, true, e))
   local marked = (((a.q[e] or 0) == 0 and (a.k[e] or 0) == 0) or starts_only(a, true, e))
+lua-scan-stretch-mark-ignored|src/store/redis_script.lua|test_redis_store
+      local f = last_bad + B + (starts_only(a, same, last_bad) and 0 or 1)
+      local f = last_bad + B + 1
+lua-scan-stretch-last-fit-missed|src/store/redis_script.lua|test_redis_store
+      last_bad = next_j - 1
+      last_bad = next_j - 2
 lua-marks-unused|src/store/redis_script.lua|test_redis_store
     if j >= k0 and (before < j - B or (before == j - B and starts_only(a, same, j - B))) then
     if j >= k0 and (before < j - B or (before == j - B and false)) then
