@@ -117,11 +117,6 @@ local function span_of(l)
   local s = l.w + (l.m > 0 and l.m or 0)
   return s > 0 and s or 1
 end
-local function bval(a, same, e, d)
-  if not same then return 0 end
-  if d == 0 then return a.q[e] or 0 end
-  return a.k[e] or 0
-end
 -- window.c's starts_only: every place of bucket e is at its first ms.
 local function starts_only(a, same, e) return same and a.q[e] ~= nil and a.z[e] == a.q[e] end
 
