@@ -211,6 +211,21 @@ static const char fake_time[] =
     "  return real_redis.call(c, ...)\n"
     "end}, {__index = real_redis})\n";
 
+/* A connection to the fixture's redis-server (*h, *c) and the script with fake_time first (the caller frees it). */
+static char *fake_timed_script(const fixture *f, const lg_hiredis **h, redisContext **c)
+{
+    char err[256];
+    *h = lg_hiredis_load(err, sizeof err);
+    assert_non_null(*h);
+    *c = (*h)->connect_tcp("127.0.0.1", f->port, (struct timeval){.tv_sec = 5});
+    assert_true(*c && !(*c)->err);
+    char *script = malloc(sizeof fake_time + strlen(lg_redis_script));
+    assert_non_null(script);
+    strcpy(script, fake_time);
+    strcat(script, lg_redis_script);
+    return script;
+}
+
 /* EVAL of the script (with fake_time first) on the keys "lw:p", "lw:a<seed>" with args, at now_ms; the reply. */
 static redisReply *lua_call(const lg_hiredis *h, redisContext *c, const char *script, int seed, int64_t now_ms,
                             int argc, const char **args)
@@ -310,16 +325,9 @@ static void lua_sequence(const lg_hiredis *h, redisContext *c, const char *scrip
 
 static void lua_window_matches_the_c_scan(void **state)
 {
-    fixture *f = *state;
-    char err[256];
-    const lg_hiredis *h = lg_hiredis_load(err, sizeof err);
-    assert_non_null(h);
-    redisContext *c = h->connect_tcp("127.0.0.1", f->port, (struct timeval){.tv_sec = 5});
-    assert_true(c && !c->err);
-    char *script = malloc(sizeof fake_time + strlen(lg_redis_script));
-    assert_non_null(script);
-    strcpy(script, fake_time);
-    strcat(script, lg_redis_script);
+    const lg_hiredis *h;
+    redisContext *c;
+    char *script = fake_timed_script(*state, &h, &c);
     long ahead = 0;
     for (int seed = 0; seed < 60; seed++)
         lua_sequence(h, c, script, seed, &ahead);
@@ -358,16 +366,9 @@ static void redis_command(const lg_hiredis *h, redisContext *c, int argc, const 
 
 static void lease_grant_matches_brute_force(void **state)
 {
-    fixture *f = *state;
-    char err[256];
-    const lg_hiredis *h = lg_hiredis_load(err, sizeof err);
-    assert_non_null(h);
-    redisContext *c = h->connect_tcp("127.0.0.1", f->port, (struct timeval){.tv_sec = 5});
-    assert_true(c && !c->err);
-    char *script = malloc(sizeof fake_time + strlen(lg_redis_script));
-    assert_non_null(script);
-    strcpy(script, fake_time);
-    strcat(script, lg_redis_script);
+    const lg_hiredis *h;
+    redisContext *c;
+    char *script = fake_timed_script(*state, &h, &c);
     enum { B = LG_WINDOW_BUCKETS, LO = 2 * B + 2, LEN = 4 * B + GRANT_N };
     int grants = 0, bound = 0, refused = 0;
     for (int seed = 0; seed < 300; seed++) {
