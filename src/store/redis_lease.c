@@ -400,11 +400,7 @@ static bool lease_admit(redis_store *s, const lg_store_scope *sc, lg_store_ticke
                    .count = rest->count ? (rest->ev == LG_EV_WAITED ? 1 : 0) : -1,
                    .tokens_limited = sc->limits.limit[1] > 0};
     bool locked = lg_shm_with_scope(s->local, sc, lease_try_fn, &x) == 0;
-    if (x.gave)
-        t->held = false, t->lease = 0;
-    if (!locked || x.step == LEASE_NO)
-        return false;
-    if (x.step == LEASE_ASK) {
+    if (locked && x.step == LEASE_ASK) {
         conn *c = lg_redis_get_conn(s);
         int64_t t0 = lg_now_ms();
         redisReply *r = c ? lease_call(s, c, sc, &x, lg_policy_longest_cooldown_ms(sc->backoff)) : NULL;
@@ -416,14 +412,16 @@ static bool lease_admit(redis_store *s, const lg_store_scope *sc, lg_store_ticke
         x.skew_ms = r ? lg_redis_int_at(r, 0) - (t0 + t1) / 2 : 0;
         x.skew_err_ms = (t1 - t0 + 1) / 2 + 1;
         lg_shm_with_scope(s->local, sc, lease_grant_fn, &x);
-        if (x.gave)
-            t->held = false, t->lease = 0;
         if (r) {
             lg_redis_read_states(r, 5 + 2 * LG_LEASE_BUCKETS, sc->n, x.skew_ms, snap);
             s->api->free_reply(r);
             lg_redis_put_conn(s, c, true, NULL);
         }
     }
+    if (x.gave) /* the held place went back to its lease (take_sooner) */
+        t->held = false, t->lease = 0;
+    if (!locked || x.step == LEASE_NO)
+        return false;
     if (x.step == LEASE_BUSY) {
         *out = (lg_admission){.idx = x.first, .at_ms = x.retry_ms ? x.at_ms : now_ms,
                               .retry_ms = x.retry_ms ? x.retry_ms : LEASE_BUSY_MS, .breaker = out->breaker};
