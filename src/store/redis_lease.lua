@@ -18,8 +18,9 @@
 -- now's: where the soonest fit is later, nothing is placed and the caller is told when to ask again (the
 -- window is then never promised more than a window ahead, which keeps each account's hash, its load and the
 -- window's scan short, and leaves few places held by a machine that stops). At a fleet's saturation the
--- soonest fit is where the window's past places leave it, 33-46 buckets ahead at 4 machines of a 2 s window:
--- two leases' length refused half the calls (each one a call that granted nothing).
+-- soonest fit is where the window's past places leave it (a sliding window frees room B+1 buckets after each
+-- place): in the fleet bench (4 machines, 2 s windows) about half the calls are refusals, one bucket beyond
+-- LEASE_AHEAD or 55-60 buckets ahead, and the refused machines' next asks are granted at LEASE_AHEAD.
 -- Returns {now, account granted (-1: none), buckets granted (0: none), first bucket (nothing granted: when
 -- to ask again, 0: never), span (nothing granted: when the soonest fit begins), then requests and tokens of
 -- each of LEASE_N buckets, then cu rs fl le pr per account}.
@@ -126,6 +127,7 @@ local function lease_grant(a, l, ask, tok, at, me)
     if q > 0 then
       a.q[j] = (a.q[j] or 0) + need[0]; a.k[j] = (a.k[j] or 0) + need[1]
       a.dirty = true
+      if j > a.top then a.top = j end
       for d = 0, 1 do
         if w[d] then w[d].cum = w[d].cum + need[d] end
         if capped[d] then left[d] = left[d] - need[d]; set(a, 'cl' .. d, left[d]) end
